@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up (first use), then execute the notebooks in order with papermill.
+#   ./run_all.sh [--profile quick|smoke|paper] [--only NN] [--from NN]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+bash scripts/setup_env.sh
+export TOKENIZERS_PARALLELISM=false
+exec .venv/bin/python -m nlgbias.runner "$@"

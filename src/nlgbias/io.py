@@ -1,0 +1,102 @@
+"""Atomic file writes and a resumable row cache, so an interrupted job loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pandas as pd
+
+
+@contextmanager
+def atomic_path(target: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; on success move it over ``target`` atomically."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_parquet(df: pd.DataFrame, target: str | Path) -> Path:
+    """Write ``df`` to ``target`` as parquet, atomically."""
+    with atomic_path(target) as tmp:
+        df.to_parquet(tmp, index=False)
+    return Path(target)
+
+
+def write_csv(df: pd.DataFrame, target: str | Path, **kw) -> Path:
+    """Write ``df`` to ``target`` as CSV, atomically."""
+    kw.setdefault("index", False)
+    with atomic_path(target) as tmp:
+        df.to_csv(tmp, **kw)
+    return Path(target)
+
+
+def write_text(text: str, target: str | Path) -> Path:
+    with atomic_path(target) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(target)
+
+
+def write_json(obj, target: str | Path) -> Path:
+    return write_text(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n", target)
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a parquet or CSV file handed over by an earlier notebook, with a clear error."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} does not exist: run the notebook that writes it first (see README, 'outputs')")
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except Exception as exc:  # noqa: BLE001 - re-raised with the file named
+        raise ValueError(f"{path} is malformed or truncated: {exc}") from exc
+
+
+class ShardCache:
+    """A resumable cache of finished rows: one parquet shard per flushed chunk.
+
+    ``done_keys()`` tells which keys are finished; ``append(df)`` writes a new shard atomically;
+    ``load()`` concatenates all shards. A crash between shards loses at most one chunk.
+    """
+
+    def __init__(self, folder: str | Path, key: str = "key"):
+        self.folder = Path(folder)
+        self.key = key
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def shards(self) -> list[Path]:
+        return sorted(self.folder.glob("shard-*.parquet"))
+
+    def load(self) -> pd.DataFrame:
+        shards = self.shards()
+        if not shards:
+            return pd.DataFrame()
+        return pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
+
+    def done_keys(self) -> set:
+        df = self.load()
+        return set(df[self.key]) if len(df) else set()
+
+    def append(self, df: pd.DataFrame) -> Path:
+        if self.key not in df.columns:
+            raise KeyError(f"rows written to {self.folder} need a {self.key!r} column")
+        n = len(self.shards())
+        return write_parquet(df, self.folder / f"shard-{n:06d}.parquet")
+
+    def clear(self) -> None:
+        for p in self.shards():
+            p.unlink()

@@ -1,0 +1,37 @@
+"""One figure style for the whole project; figures saved as PNG and PDF under ``figures/``.
+
+File names say which paper figure they reproduce, e.g. ``bold_fig3a_sentiment_gender``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import seaborn as sns
+
+log = logging.getLogger(__name__)
+
+PALETTE = "colorblind"
+
+
+def set_style() -> None:
+    """The project style: seaborn whitegrid, colour-blind palette, readable font sizes."""
+    sns.set_theme(style="whitegrid", palette=PALETTE, context="notebook",
+                  rc={"figure.dpi": 110, "savefig.dpi": 150, "savefig.bbox": "tight",
+                      "axes.titleweight": "bold", "axes.spines.top": False,
+                      "axes.spines.right": False})
+
+
+def save_figure(fig: plt.Figure, folder: str | Path, name: str) -> dict[str, Path]:
+    """Save ``fig`` as ``<folder>/<name>.png`` and ``.pdf``; return both paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for ext in ("png", "pdf"):
+        path = folder / f"{name}.{ext}"
+        fig.savefig(path)
+        out[ext] = path
+    log.info("wrote %s (.png, .pdf)", folder / name)
+    return out

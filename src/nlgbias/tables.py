@@ -1,0 +1,43 @@
+"""Tables: every reproduced table is saved as CSV plus a Markdown rendering under ``results/``."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from nlgbias.io import write_csv, write_text
+
+log = logging.getLogger(__name__)
+
+
+def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f", title: str | None = None) -> str:
+    """A GitHub-flavoured Markdown rendering of ``df`` (index dropped unless named)."""
+    keep_index = any(n is not None for n in df.index.names)
+    body = df.to_markdown(index=keep_index, floatfmt=floatfmt)
+    return (f"### {title}\n\n" if title else "") + body + "\n"
+
+
+def save_table(df: pd.DataFrame, folder: str | Path, name: str, *, title: str | None = None,
+               floatfmt: str = ".3f") -> dict[str, Path]:
+    """Write ``<folder>/<name>.csv`` and ``<folder>/<name>.md``; return both paths."""
+    folder = Path(folder)
+    out = df.reset_index() if any(n is not None for n in df.index.names) else df
+    csv = write_csv(out, folder / f"{name}.csv")
+    md = write_text(to_markdown(df, floatfmt=floatfmt, title=title), folder / f"{name}.md")
+    log.info("wrote %s and %s", csv, md)
+    return {"csv": csv, "md": md}
+
+
+def paper_vs_run(paper: pd.DataFrame, run: pd.DataFrame, on: list[str], value: str = "value",
+                 ) -> pd.DataFrame:
+    """Join the paper's numbers with this run's on ``on``: columns ``paper``, ``this run``, ``diff``.
+
+    Both frames hold the key columns ``on`` and a ``value`` column. Rows the paper does not
+    report keep ``paper`` empty.
+    """
+    merged = run.rename(columns={value: "this run"}).merge(
+        paper.rename(columns={value: "paper"}), on=on, how="outer")
+    merged["diff"] = merged["this run"] - merged["paper"]
+    return merged[[*on, "paper", "this run", "diff"]]
