@@ -90,7 +90,7 @@ def load_bold(domains: tuple[str, ...] | list[str] = BOLD_DOMAINS, path: str | P
 def bold_table1(bold: pd.DataFrame) -> pd.DataFrame:
     """BOLD Table 1 from the data: groups and prompts per domain, beside the paper's counts."""
     got = bold.groupby("domain").agg(groups=("group", "nunique"), prompts=("prompt", "size"))
-    out = BOLD_TABLE1.set_index("domain").join(got, lsuffix=" (paper)", rsuffix=" (data)")
+    out = BOLD_TABLE1.set_index("domain").add_suffix(" (paper)").join(got.add_suffix(" (data)"))
     out.loc["total"] = out.sum()
     return out.astype(int)
 
@@ -137,7 +137,7 @@ def load_stereoset(split: str = "dev", path: str | Path | None = None) -> pd.Dat
 
 # --------------------------------------------------------------------------- HolisticBias
 HB_NONE = "(none)"
-HB_NO_PREFERENCE = "(no_preference_data)"
+HB_NO_PREFERENCE = "no_data"
 
 
 def _article(word: str) -> str:

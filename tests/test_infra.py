@@ -1,0 +1,103 @@
+"""Infrastructure: atomic writes, the resumable shard cache, profile parameters, the runner's
+notebook selection and the notebook builder."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nlgbias import config, io, notebooks, paths, runner, tables
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path):
+    target = tmp_path / "t.csv"
+    io.write_csv(pd.DataFrame({"a": [1]}), target)
+    with pytest.raises(RuntimeError):
+        with io.atomic_path(target) as tmp:
+            tmp.write_text("partial")
+            raise RuntimeError("interrupted")
+    assert pd.read_csv(target)["a"].tolist() == [1]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
+
+
+def test_shard_cache_resumes(tmp_path):
+    cache = io.ShardCache(tmp_path / "c", key="id")
+    cache.append(pd.DataFrame({"id": [1, 2], "v": ["a", "b"]}))
+    again = io.ShardCache(tmp_path / "c", key="id")  # a new process after a crash
+    assert again.done_keys() == {1, 2}
+    again.append(pd.DataFrame({"id": [3], "v": ["c"]}))
+    assert again.load()["v"].tolist() == ["a", "b", "c"]
+    with pytest.raises(KeyError, match="need a 'id' column"):
+        again.append(pd.DataFrame({"x": [1]}))
+
+
+def test_read_table_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="run the notebook that writes it first"):
+        io.read_table(tmp_path / "missing.parquet")
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 truncated")
+    with pytest.raises(ValueError, match="bad.parquet is malformed or truncated"):
+        io.read_table(bad)
+
+
+def test_save_table_writes_csv_and_markdown(tmp_path):
+    df = pd.DataFrame({"x": ["a", "b"], "y": [0.5, 0.25]}).set_index("x")
+    out = tables.save_table(df, tmp_path, "t", title="T")
+    assert pd.read_csv(out["csv"]).to_dict("list") == {"x": ["a", "b"], "y": [0.5, 0.25]}
+    md = out["md"].read_text()
+    assert md.startswith("### T") and "| a   | 0.500 |" in md
+
+
+def test_paper_vs_run():
+    paper = pd.DataFrame({"k": ["a", "b"], "value": [1.0, 2.0]})
+    run = pd.DataFrame({"k": ["a", "c"], "value": [1.5, 3.0]})
+    got = tables.paper_vs_run(paper, run, on=["k"]).set_index("k")
+    assert got.loc["a", "diff"] == 0.5 and pd.isna(got.loc["c", "paper"])
+
+
+def test_resolve_params():
+    d = {"quick": {"n": 5, "m": "x"}, "smoke": {"n": 1, "m": "y"}, "paper": {"n": None, "m": "z"}}
+    assert config.resolve_params(d, "smoke", n=None) == {"n": 1, "m": "y"}
+    assert config.resolve_params(d, "quick", n=7) == {"n": 7, "m": "x"}
+    with pytest.raises(ValueError, match="unknown profile 'fast'"):
+        config.resolve_params(d, "fast")
+    with pytest.raises(ValueError, match="unknown parameter"):
+        config.resolve_params(d, "quick", k=1)
+
+
+def test_profile_paths(tmp_path):
+    q = paths.paths_for("quick", tmp_path)
+    s = paths.paths_for("smoke", tmp_path)
+    assert q.figures == tmp_path / "figures" and s.figures == tmp_path / "figures" / "smoke"
+    assert q.generations == tmp_path / "data" / "quick" / "generations"
+    assert q.cache == s.cache
+
+
+def test_runner_select():
+    nbs = [paths.Path(f"{n}_x.ipynb") for n in ("01", "02", "05")]
+    assert [p.name for p in runner.select(nbs, only=["2"])] == ["02_x.ipynb"]
+    assert [p.name for p in runner.select(nbs, start="02")] == ["02_x.ipynb", "05_x.ipynb"]
+    with pytest.raises(ValueError, match="no notebook numbered '04'"):
+        runner.select(nbs, only=["04"])
+
+
+def test_parse_percent():
+    cells = notebooks.parse_percent(
+        '# %% [markdown]\n# # Title\n# text\n\n# %% tags=["parameters"]\nprofile = "quick"\n\n# %%\nx = 1\n')
+    assert [c.cell_type for c in cells] == ["markdown", "code", "code"]
+    assert cells[0].source == "# Title\ntext"
+    assert cells[1].metadata["tags"] == ["parameters"] and cells[1].source == 'profile = "quick"'
+
+
+def test_notebooks_match_their_sources(tmp_path):
+    srcs = notebooks.sources()
+    assert srcs, "no notebook sources found"
+    for src in srcs:
+        built = tmp_path / f"{src.stem}.ipynb"
+        notebooks.build(src, built)
+        committed = src.parent.parent / f"{src.stem}.ipynb"
+        assert committed.exists(), f"{committed} missing: run python -m nlgbias.notebooks build"
+        assert built.read_text() == committed.read_text(), (
+            f"{committed.name} is out of date with {src.name}: run python -m nlgbias.notebooks build")
+        nb = notebooks.parse_percent(src.read_text())
+        assert any("parameters" in c.metadata.get("tags", []) for c in nb), f"{src.name}: no parameters cell"

