@@ -1,0 +1,464 @@
+"""Scoring StereoSet sentences with language models (Nadeem et al. 2021, §7), batched.
+
+- Causal LMs (§7.4, GPT-2): a sentence's score is its average token log-probability. As in the
+  official ``eval_generative_models.py`` the sentence follows an unconditional start token (the
+  tokenizer's BOS, else EOS: ``<|endoftext|>`` for GPT-2), so every sentence token is scored,
+  and the written score is the geometric-mean probability ``exp(mean log p)`` (the official
+  ``2 ** mean(log2 p)``). Intrasentence: the filled sentence. Intersentence: the attribute
+  sentence given ``start + context`` (the paper trained an NSP head for GPT-2 instead, §7.4 /
+  App. A.4; those weights are not public, so the conditional likelihood stands in).
+- Masked LMs (§7.1, BERT): intrasentence, the attribute word of the blank (the official
+  ``template_word``) is split into subwords; subword ``i`` is predicted at a single mask with
+  subwords ``< i`` filled in (official ``IntrasentenceLoader``); the score averages the subword
+  log-probabilities (§7.1; the official code averages probabilities instead:
+  ``masked_aggregate="prob"``). Intersentence: the next-sentence-prediction head's
+  P(is next) (§7.1); a masked LM WITHOUT an NSP head (RoBERTa, §7.2, whose NSP head was trained
+  by the authors and is not public) gets the pseudo-log-likelihood of the attribute sentence
+  given the context (each attribute token masked in turn), averaged per token.
+
+Everything runs in length-sorted, right-padded batches; :func:`score_sentences` caches finished
+sentences resumably (``nlgbias.io.ShardCache``).
+"""
+
+from __future__ import annotations
+
+import logging
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from nlgbias.data import DataFormatError
+
+log = logging.getLogger(__name__)
+
+_MASKED_ARCH = ("ForMaskedLM", "ForPreTraining")
+
+
+# --------------------------------------------------------------------------- helpers
+def _torch():
+    import torch  # noqa: PLC0415
+
+    return torch
+
+
+def start_token_id(tokenizer) -> int | None:
+    """The unconditional start token of causal scoring: ``<|endoftext|>`` when the vocabulary
+    has it (the official choice, GPT-2's document separator; also SmolLM2's), else BOS
+    (Gemma's ``<bos>``), else EOS, else None."""
+    vocab = tokenizer.get_vocab()
+    if "<|endoftext|>" in vocab:
+        return int(vocab["<|endoftext|>"])
+    for tid in (tokenizer.bos_token_id, tokenizer.eos_token_id):
+        if tid is not None:
+            return int(tid)
+    return None
+
+
+def _encode(tokenizer, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _pad_id(tokenizer) -> int:
+    for tid in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
+        if tid is not None:
+            return int(tid)
+    return 0
+
+
+def _batches(order: Sequence[int], batch_size: int):
+    for i in range(0, len(order), batch_size):
+        yield order[i:i + batch_size]
+
+
+# --------------------------------------------------------------------------- causal
+def causal_mean_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
+                         continuations: Sequence[Sequence[int]], *, batch_size: int = 32,
+                         device: str = "cpu", progress: bool = False) -> np.ndarray:
+    """Mean log-probability of each continuation's tokens given its prefix (StereoSet §7.4).
+
+    Batched: items sorted by length, right-padded (so positions need no shift), one forward
+    per batch; log p(token) = logit − logsumexp(logits) at the previous position.
+    """
+    torch = _torch()
+    if len(prefixes) != len(continuations):
+        raise ValueError("prefixes and continuations differ in length")
+    for i, (p, c) in enumerate(zip(prefixes, continuations)):
+        if not p or not c:
+            raise ValueError(f"item {i}: causal scoring needs a non-empty prefix and continuation")
+    lengths = np.array([len(p) + len(c) for p, c in zip(prefixes, continuations)])
+    order = np.argsort(-lengths, kind="stable").tolist()
+    out = np.full(len(prefixes), np.nan)
+    pad = _pad_id(tokenizer)
+    bar = tqdm(total=len(order), desc="causal scoring", disable=not progress, leave=False)
+    for idx in _batches(order, batch_size):
+        seqs = [list(prefixes[i]) + list(continuations[i]) for i in idx]
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), pad, dtype=torch.long)
+        att = torch.zeros((len(seqs), width), dtype=torch.long)
+        score_mask = torch.zeros((len(seqs), width - 1), dtype=torch.bool)
+        for r, (i, s) in enumerate(zip(idx, seqs)):
+            ids[r, :len(s)] = torch.tensor(s)
+            att[r, :len(s)] = 1
+            # target position t is predicted at t-1; continuation targets are t >= len(prefix)
+            score_mask[r, len(prefixes[i]) - 1:len(s) - 1] = True
+        with torch.inference_mode():
+            logits = model(input_ids=ids.to(device), attention_mask=att.to(device)).logits[:, :-1]
+            logits = logits.float()
+            tgt = ids[:, 1:].to(device)
+            lp = logits.gather(-1, tgt.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+            lp = lp.cpu()
+        lp = torch.where(score_mask, lp, torch.zeros_like(lp))
+        means = (lp.sum(1) / score_mask.sum(1)).numpy()
+        out[idx] = means
+        bar.update(len(idx))
+    bar.close()
+    return out
+
+
+# --------------------------------------------------------------------------- masked
+def template_word(context: str, sentence: str) -> str:
+    """The attribute word filling BLANK, exactly as the official dataloader: the word of
+    ``sentence`` at the (last) whitespace position of ``context`` holding "BLANK", stripped of
+    punctuation."""
+    idx = None
+    for i, word in enumerate(context.split(" ")):
+        if "BLANK" in word:
+            idx = i
+    if idx is None:
+        raise DataFormatError(f"intrasentence context has no BLANK: {context!r}")
+    words = sentence.split(" ")
+    if idx >= len(words):
+        raise DataFormatError(f"sentence {sentence!r} has no word at the BLANK of {context!r}")
+    return words[idx].translate(str.maketrans("", "", string.punctuation))
+
+
+def _space_sensitive(tokenizer) -> bool:
+    """True for byte-level BPE tokenizers where " word" and "word" differ (RoBERTa, GPT-2)."""
+    return _encode(tokenizer, " a") != _encode(tokenizer, "a")
+
+
+def masked_blank_items(tokenizer, context: str, sentence: str) -> list[tuple[str, int]]:
+    """(masked text, target subword id) per subword of the attribute word (official
+    ``IntrasentenceLoader``: subword i at one mask, subwords < i written out)."""
+    word = template_word(context, sentence)
+    spaced = _space_sensitive(tokenizer) and " BLANK" in context
+    ins = _encode(tokenizer, (" " + word) if spaced else word)
+    if not ins:
+        raise DataFormatError(f"attribute word {word!r} of {sentence!r} encodes to no tokens")
+    items = []
+    for i in range(len(ins)):
+        before = tokenizer.decode(ins[:i])
+        if spaced:
+            before = before.lstrip()
+        items.append((context.replace("BLANK", f"{before}{tokenizer.mask_token}"), ins[i]))
+    return items
+
+
+def _mlm_logits(out):
+    return out.prediction_logits if hasattr(out, "prediction_logits") else out.logits
+
+
+def masked_token_logprobs(model, tokenizer, texts: Sequence[str], targets: Sequence[int], *,
+                          batch_size: int = 32, device: str = "cpu", progress: bool = False,
+                          ) -> np.ndarray:
+    """log p(target | text) at the single mask token of each text (batched, length-sorted)."""
+    enc = [tokenizer(t)["input_ids"] for t in texts]
+    mask_id = tokenizer.mask_token_id
+    for t, e in zip(texts, enc):
+        if sum(1 for x in e if x == mask_id) != 1:
+            raise ValueError(f"text must hold exactly one mask token: {t!r}")
+    return _masked_positions_logprobs(model, tokenizer, enc, [e.index(mask_id) for e in enc],
+                                      targets, batch_size=batch_size, device=device,
+                                      progress=progress)
+
+
+def _masked_positions_logprobs(model, tokenizer, enc, positions, targets, *, batch_size, device,
+                               progress, token_type_ids=None):
+    torch = _torch()
+    order = np.argsort(-np.array([len(e) for e in enc]), kind="stable").tolist()
+    out = np.full(len(enc), np.nan)
+    pad = _pad_id(tokenizer)
+    bar = tqdm(total=len(order), desc="masked scoring", disable=not progress, leave=False)
+    for idx in _batches(order, batch_size):
+        width = max(len(enc[i]) for i in idx)
+        ids = torch.full((len(idx), width), pad, dtype=torch.long)
+        att = torch.zeros((len(idx), width), dtype=torch.long)
+        tti = torch.zeros((len(idx), width), dtype=torch.long)
+        for r, i in enumerate(idx):
+            ids[r, :len(enc[i])] = torch.tensor(enc[i])
+            att[r, :len(enc[i])] = 1
+            if token_type_ids is not None:
+                tti[r, :len(enc[i])] = torch.tensor(token_type_ids[i])
+        kw = {"input_ids": ids.to(device), "attention_mask": att.to(device)}
+        if "token_type_ids" in tokenizer.model_input_names:
+            kw["token_type_ids"] = tti.to(device)
+        with torch.inference_mode():
+            logits = _mlm_logits(model(**kw)).float()
+            rows = torch.arange(len(idx), device=logits.device)
+            pos = torch.tensor([positions[i] for i in idx], device=logits.device)
+            sel = logits[rows, pos]  # [B, V]
+            tgt = torch.tensor([targets[i] for i in idx], device=logits.device)
+            lp = sel.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(sel, dim=-1)
+        out[idx] = lp.cpu().numpy()
+        bar.update(len(idx))
+    bar.close()
+    return out
+
+
+def has_nsp_head(model) -> bool:
+    """Whether ``model`` carries BERT's next-sentence-prediction head (``cls.seq_relationship``)."""
+    head = getattr(model, "cls", None)
+    return head is not None and hasattr(head, "seq_relationship")
+
+
+def nsp_is_next(model, tokenizer, contexts: Sequence[str], sentences: Sequence[str], *,
+                batch_size: int = 32, device: str = "cpu", progress: bool = False) -> np.ndarray:
+    """P(sentence follows context) from the NSP head (StereoSet §7.1): softmax index 0."""
+    torch = _torch()
+    lengths = np.array([len(c) + len(s) for c, s in zip(contexts, sentences)])
+    order = np.argsort(-lengths, kind="stable").tolist()
+    out = np.full(len(contexts), np.nan)
+    bar = tqdm(total=len(order), desc="NSP scoring", disable=not progress, leave=False)
+    for idx in _batches(order, batch_size):
+        enc = tokenizer([contexts[i] for i in idx], [sentences[i] for i in idx],
+                        padding=True, return_tensors="pt")
+        with torch.inference_mode():
+            res = model(**{k: v.to(device) for k, v in enc.items()})
+            logits = res.seq_relationship_logits if hasattr(res, "seq_relationship_logits") else res.logits
+            out[idx] = torch.softmax(logits.float(), dim=-1)[:, 0].cpu().numpy()
+        bar.update(len(idx))
+    bar.close()
+    return out
+
+
+def pll_items(tokenizer, context: str, sentence: str) -> tuple[list[list[int]], list[int], list[int]]:
+    """Pseudo-log-likelihood items of ``sentence`` after ``context``: one copy of the input per
+    attribute token, that token masked. Returns (inputs, mask positions, target ids)."""
+    ctx = _encode(tokenizer, context)
+    sent = _encode(tokenizer, " " + sentence)
+    body = ctx + sent
+    full = list(tokenizer(context + " " + sentence)["input_ids"])  # with special tokens
+    off = next((i for i in range(len(full)) if full[i:i + len(body)] == body), None)
+    if off is None:
+        raise ValueError(f"cannot locate the tokens of {sentence!r} after {context!r}")
+    inputs, pos, tgt = [], [], []
+    for j in range(len(sent)):
+        p = off + len(ctx) + j
+        x = list(full)
+        x[p] = tokenizer.mask_token_id
+        inputs.append(x)
+        pos.append(p)
+        tgt.append(full[p])
+    return inputs, pos, tgt
+
+
+# --------------------------------------------------------------------------- a scorer
+@dataclass
+class CATScorer:
+    """Scores StereoSet sentences with one model. ``kind`` is "causal" or "masked"; ``nsp_model``
+    (default: ``model`` itself when it has an NSP head) scores masked intersentence CATs."""
+
+    model: object
+    tokenizer: object
+    kind: str
+    device: str = "cpu"
+    batch_size: int = 32
+    nsp_model: object | None = None
+    masked_aggregate: str = "logprob"  # "logprob" (paper §7.1) | "prob" (official code)
+    progress: bool = False
+
+    def __post_init__(self):
+        if self.kind not in ("causal", "masked"):
+            raise ValueError(f"kind must be 'causal' or 'masked', not {self.kind!r}")
+        if self.masked_aggregate not in ("logprob", "prob"):
+            raise ValueError("masked_aggregate must be 'logprob' or 'prob'")
+        if self.kind == "masked":
+            if self.tokenizer.mask_token is None:
+                raise ValueError("a masked LM scorer needs a tokenizer with a mask token")
+            if self.nsp_model is None and has_nsp_head(self.model):
+                self.nsp_model = self.model
+
+    @property
+    def intersentence_method(self) -> str:
+        """How intersentence CATs are scored by this model (for the notebook's notes)."""
+        if self.kind == "causal":
+            return "mean log p(attribute sentence | context) (no NSP head)"
+        if self.nsp_model is not None:
+            return "NSP head P(is next)"
+        return "pseudo-log-likelihood of the attribute sentence given the context (no NSP head)"
+
+    # -- causal
+    def _causal(self, sents: pd.DataFrame) -> pd.DataFrame:
+        start = start_token_id(self.tokenizer)
+        prefixes, conts = [], []
+        for task, ctx, sent in sents[["task", "context", "sentence"]].itertuples(index=False):
+            if task == "intrasentence":
+                pre, cont = [], _encode(self.tokenizer, sent)
+            else:
+                pre, cont = _encode(self.tokenizer, ctx), _encode(self.tokenizer, " " + sent)
+            if start is not None:
+                pre = [start] + pre
+            elif not pre:  # no start token: score tokens 1..N given token 0 (§7.4 formula)
+                pre, cont = cont[:1], cont[1:]
+            prefixes.append(pre)
+            conts.append(cont)
+        lp = causal_mean_logprobs(self.model, self.tokenizer, prefixes, conts,
+                                  batch_size=self.batch_size, device=self.device,
+                                  progress=self.progress)
+        return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": lp,
+                             "n_tokens": [len(c) for c in conts], "score": np.exp(lp)})
+
+    # -- masked
+    def _masked_intra(self, sents: pd.DataFrame) -> pd.DataFrame:
+        texts, targets, owner = [], [], []
+        for k, (ctx, sent) in enumerate(sents[["context", "sentence"]].itertuples(index=False)):
+            for text, tid in masked_blank_items(self.tokenizer, ctx, sent):
+                texts.append(text)
+                targets.append(tid)
+                owner.append(k)
+        lp = masked_token_logprobs(self.model, self.tokenizer, texts, targets,
+                                   batch_size=self.batch_size, device=self.device,
+                                   progress=self.progress)
+        df = pd.DataFrame({"k": owner, "lp": lp})
+        g = df.groupby("k")["lp"]
+        mean_lp = g.mean().reindex(range(len(sents))).to_numpy()
+        n = g.size().reindex(range(len(sents))).to_numpy()
+        if self.masked_aggregate == "prob":
+            score = df.assign(p=np.exp(df["lp"])).groupby("k")["p"].mean().reindex(
+                range(len(sents))).to_numpy()
+        else:
+            score = np.exp(mean_lp)
+        return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": mean_lp,
+                             "n_tokens": n, "score": score})
+
+    def _masked_inter(self, sents: pd.DataFrame) -> pd.DataFrame:
+        if self.nsp_model is not None:
+            p = nsp_is_next(self.nsp_model, self.tokenizer, list(sents["context"]),
+                            list(sents["sentence"]), batch_size=self.batch_size,
+                            device=self.device, progress=self.progress)
+            return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": np.nan,
+                                 "n_tokens": 0, "score": p})
+        enc, pos, tgt, owner = [], [], [], []
+        for k, (ctx, sent) in enumerate(sents[["context", "sentence"]].itertuples(index=False)):
+            x, p, t = pll_items(self.tokenizer, ctx, sent)
+            enc += x
+            pos += p
+            tgt += t
+            owner += [k] * len(x)
+        lp = _masked_positions_logprobs(self.model, self.tokenizer, enc, pos, tgt,
+                                        batch_size=self.batch_size, device=self.device,
+                                        progress=self.progress)
+        g = pd.DataFrame({"k": owner, "lp": lp}).groupby("k")["lp"]
+        mean_lp = g.mean().reindex(range(len(sents))).to_numpy()
+        return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": mean_lp,
+                             "n_tokens": g.size().reindex(range(len(sents))).to_numpy(),
+                             "score": np.exp(mean_lp)})
+
+    def score(self, sents: pd.DataFrame) -> pd.DataFrame:
+        """Scores for a :func:`~nlgbias.stereoset.evaluation.sentence_table` frame: columns
+        ``id, mean_logprob, n_tokens, score`` in the input order."""
+        parts = []
+        for task in ("intrasentence", "intersentence"):
+            sub = sents[sents["task"] == task]
+            if not len(sub):
+                continue
+            if self.kind == "causal":
+                parts.append(self._causal(sub))
+            elif task == "intrasentence":
+                parts.append(self._masked_intra(sub))
+            else:
+                parts.append(self._masked_inter(sub))
+        if not parts:
+            return pd.DataFrame(columns=["id", "mean_logprob", "n_tokens", "score"])
+        out = pd.concat(parts, ignore_index=True).set_index("id").loc[sents["id"]].reset_index()
+        return out
+
+
+def _infer_kind(hub_id: str) -> str:
+    from transformers import AutoConfig  # noqa: PLC0415
+
+    cfg = AutoConfig.from_pretrained(hub_id)
+    archs = cfg.architectures or []
+    return "masked" if any(a.endswith(_MASKED_ARCH) for a in archs) and not cfg.is_decoder else "causal"
+
+
+def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str | None = None,
+                **kw) -> CATScorer:
+    """A :class:`CATScorer` for a registered model (``nlgbias.models``) or any Hugging Face id /
+    local checkpoint (``gpt2``, ``bert-base-cased``, ``roberta-base``...; needs internet or an HF
+    cache). A BERT-style masked model also gets its NSP head when the checkpoint has one.
+    ``dtype`` ("float32" default, "bfloat16": ~4x faster on CPUs with AMX, scores rounded)."""
+    torch = _torch()
+    tdtype = getattr(torch, dtype) if dtype else None
+    from nlgbias.models import UnknownModelError, get_spec, load_model  # noqa: PLC0415
+
+    try:
+        spec = get_spec(name)
+    except UnknownModelError:
+        spec = None
+    if spec is not None and spec.kind == "wiki":
+        raise ValueError("the 'wiki' baseline is not a language model; use a StereoSet baseline")
+    if spec is not None and spec.resource:  # offline GGUF models of the registry (causal)
+        lm = load_model(name, device=device, dtype=tdtype)
+        return CATScorer(lm.model, lm.tokenizer, spec.kind, device=device,
+                         batch_size=batch_size, **kw)
+    hub_id = spec.hub_id if spec is not None else name
+    kind = _infer_kind(hub_id)
+    if kind == "causal" and spec is not None:
+        lm = load_model(name, device=device, dtype=tdtype)
+        model, tok = lm.model, lm.tokenizer
+    else:
+        from transformers import (  # noqa: PLC0415
+            AutoModelForCausalLM,
+            AutoModelForMaskedLM,
+            AutoTokenizer,
+        )
+
+        tok = AutoTokenizer.from_pretrained(hub_id)
+        auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
+        model = auto.from_pretrained(hub_id).to(device).eval()
+        if tdtype is not None:
+            model = model.to(tdtype)
+    nsp = None
+    if kind == "masked":
+        from transformers import AutoModelForNextSentencePrediction  # noqa: PLC0415
+
+        try:
+            nsp = AutoModelForNextSentencePrediction.from_pretrained(hub_id).to(device).eval()
+            if tdtype is not None:
+                nsp = nsp.to(tdtype)
+        except (ValueError, OSError) as exc:  # RoBERTa & co. have no NSP head
+            log.info("%s has no next-sentence-prediction head (%s); intersentence CATs use the "
+                     "pseudo-log-likelihood", name, type(exc).__name__)
+    return CATScorer(model, tok, kind, device=device, batch_size=batch_size, nsp_model=nsp, **kw)
+
+
+def score_sentences(scorer: CATScorer, sents: pd.DataFrame, cache_dir: str | Path | None = None,
+                    chunk: int = 384, desc: str = "StereoSet") -> pd.DataFrame:
+    """Score every sentence of ``sents`` (a ``sentence_table``), resumably: finished chunks are
+    appended to a :class:`~nlgbias.io.ShardCache` in ``cache_dir`` and skipped on a rerun."""
+    from nlgbias.io import ShardCache  # noqa: PLC0415
+
+    cache = ShardCache(cache_dir, key="id") if cache_dir is not None else None
+    done = cache.done_keys() if cache else set()
+    todo = sents[~sents["id"].isin(done)]
+    new = []
+    if len(todo):
+        log.info("%s: scoring %d sentences (%d cached)", desc, len(todo), len(sents) - len(todo))
+    for i in tqdm(range(0, len(todo), chunk), desc=desc, disable=not len(todo)):
+        part = scorer.score(todo.iloc[i:i + chunk])
+        part.insert(1, "task", todo["task"].iloc[i:i + chunk].to_numpy())
+        if cache:
+            cache.append(part)
+        new.append(part)
+    if cache:
+        allp = cache.load()
+    else:
+        allp = pd.concat(new, ignore_index=True) if new else pd.DataFrame(columns=["id"])
+    allp = allp.drop_duplicates("id", keep="last").set_index("id")
+    return allp.loc[sents["id"]].reset_index()
