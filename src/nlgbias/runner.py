@@ -39,12 +39,15 @@ def select(nbs: list[Path], only: list[str] | None = None, start: str | None = N
     return nbs
 
 
-def _snapshot(dirs: list[Path]) -> dict[Path, float]:
+def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
+    """mtimes of the files under ``dirs``, leaving out caches and other profiles' outputs."""
+    others = set(PROFILES) - {profile}
     out = {}
     for d in dirs:
         if d.exists():
             for p in d.rglob("*"):
-                if p.is_file() and "/cache/" not in p.as_posix():
+                rel = p.relative_to(d).parts
+                if p.is_file() and "cache" not in rel and not (rel and rel[0] in others):
                     out[p] = p.stat().st_mtime
     return out
 
@@ -77,7 +80,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         return 0
     summary = []
     for nb in selected:
-        before = _snapshot(watched)
+        before = _snapshot(watched, profile)
         t0 = time.time()
         print(f"[run_all] {nb.name} (profile {profile}) ...", flush=True)
         try:
@@ -88,7 +91,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
                   f"[run_all] the executed notebook with the traceback: "
                   f"{out_dir / nb.name}", file=sys.stderr)
             return 1
-        after = _snapshot(watched)
+        after = _snapshot(watched, profile)
         wrote = sorted(p for p, m in after.items() if before.get(p) != m)
         summary.append((nb.name, time.time() - t0, executed, wrote))
         print(f"[run_all] {nb.name} done in {time.time() - t0:.0f} s, wrote {len(wrote)} files",

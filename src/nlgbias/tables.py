@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from nlgbias.io import write_csv, write_text
@@ -15,8 +16,27 @@ log = logging.getLogger(__name__)
 def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f", title: str | None = None) -> str:
     """A GitHub-flavoured Markdown rendering of ``df`` (index dropped unless named)."""
     keep_index = any(n is not None for n in df.index.names)
-    body = df.to_markdown(index=keep_index, floatfmt=floatfmt)
+    shown = df.reset_index() if keep_index else df
+    cells = pd.DataFrame({c: _format_column(shown[c], floatfmt) for c in shown.columns})
+    align = ["right" if pd.api.types.is_numeric_dtype(shown[c]) and not pd.api.types.is_bool_dtype(shown[c])
+             else "left" for c in shown.columns]
+    body = cells.to_markdown(index=False, disable_numparse=True, colalign=align)
     return (f"### {title}\n\n" if title else "") + body + "\n"
+
+
+def _format_column(col: pd.Series, floatfmt: str) -> list[str]:
+    """Integers as integers, floats with ``floatfmt``, missing values empty."""
+    def fmt(v) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+            return ""
+        if isinstance(v, (bool, np.bool_)):
+            return str(bool(v))
+        if isinstance(v, (int, np.integer)):
+            return f"{int(v):,}"
+        if isinstance(v, (float, np.floating)):
+            return format(float(v), floatfmt)
+        return str(v).replace("\n", " ").replace("|", "\\|")
+    return [fmt(v) for v in col.tolist()]
 
 
 def save_table(df: pd.DataFrame, folder: str | Path, name: str, *, title: str | None = None,
