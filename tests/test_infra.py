@@ -101,3 +101,23 @@ def test_notebooks_match_their_sources(tmp_path):
             f"{committed.name} is out of date with {src.name}: run python -m nlgbias.notebooks build")
         nb = notebooks.parse_percent(src.read_text())
         assert any("parameters" in c.metadata.get("tags", []) for c in nb), f"{src.name}: no parameters cell"
+
+
+def test_runner_stops_at_failing_notebook_and_names_the_cell(tmp_path, monkeypatch, capsys):
+    import nbformat
+
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    for name, code in (("01_ok", "x = 1"), ("02_bad", "raise ValueError('boom')"), ("03_never", "y = 2")):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+        params = nbformat.v4.new_code_cell('profile = "quick"')
+        params.metadata["tags"] = ["parameters"]
+        nb.cells = [params, nbformat.v4.new_code_cell(code)]
+        nbformat.write(nb, nbdir / f"{name}.ipynb")
+    monkeypatch.setenv("NLGBIAS_ROOT", str(tmp_path))
+    assert runner.run("smoke") == 1
+    err = capsys.readouterr().err
+    assert "FAILED: 02_bad.ipynb, cell" in err and "ValueError: boom" in err
+    executed = tmp_path / "notebooks" / "executed" / "smoke"
+    assert sorted(p.name for p in executed.iterdir()) == ["01_ok.ipynb", "02_bad.ipynb"]
