@@ -1,0 +1,134 @@
+"""Significance tests used by BOLD (Dhamala et al. 2021, §6.1.2, §6.1.3, §6.2).
+
+- §6.1.2 compares the share of positive (negative) texts for male and female prompts with a
+  "binomial proportion test": the two-sided two-proportion z-test with the pooled variance
+  (``statsmodels.stats.proportion.proportions_ztest``). With the paper's pooled counts
+  (2,094 / 12,288 male and 1,232 / 6,936 female positive texts: its six sources x 2,048 and
+  x 1,156 prompts) this test gives the paper's p = 0.204.
+- §6.1.3 and §6.2 use a chi-square test of independence on a contingency table (groups x
+  outcome), without continuity correction by default (no correction applies when dof > 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+ALTERNATIVES = ("two-sided", "larger", "smaller")
+
+
+@dataclass(frozen=True)
+class ProportionTest:
+    """Result of :func:`two_proportion_ztest`."""
+
+    statistic: float
+    pvalue: float
+    p1: float
+    p2: float
+    count1: int
+    n1: int
+    count2: int
+    n2: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ChiSquareTest:
+    """Result of :func:`chi2_independence`: ``proportions`` are the row-normalised table."""
+
+    statistic: float
+    pvalue: float
+    dof: int
+    proportions: pd.DataFrame
+    expected: pd.DataFrame
+
+    def as_dict(self) -> dict:
+        return {"statistic": self.statistic, "pvalue": self.pvalue, "dof": self.dof}
+
+
+def _check_count(count: float, n: float, what: str) -> None:
+    if n <= 0:
+        raise ValueError(f"{what}: sample size must be positive, got {n}")
+    if not 0 <= count <= n:
+        raise ValueError(f"{what}: count {count} is not between 0 and n = {n}")
+
+
+def two_proportion_ztest(count1: int, n1: int, count2: int, n2: int,
+                         alternative: str = "two-sided") -> ProportionTest:
+    """Two-proportion z-test, pooled variance (BOLD §6.1.2 "binomial proportion test").
+
+    ``z = (p1 - p2) / sqrt(p (1 - p) (1/n1 + 1/n2))`` with ``p = (count1 + count2) / (n1 + n2)``;
+    the p-value is two-sided unless ``alternative`` is ``"larger"`` (p1 > p2) or ``"smaller"``.
+    If both samples are all successes or all failures the z statistic is undefined: NaN.
+    """
+    _check_count(count1, n1, "sample 1")
+    _check_count(count2, n2, "sample 2")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    p1, p2 = count1 / n1, count2 / n2
+    pool = (count1 + count2) / (n1 + n2)
+    se = np.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+    if se == 0:
+        z, p = float("nan"), float("nan")
+    else:
+        z = (p1 - p2) / se
+        if alternative == "two-sided":
+            p = 2 * sps.norm.sf(abs(z))
+        elif alternative == "larger":
+            p = sps.norm.sf(z)
+        else:
+            p = sps.norm.cdf(z)
+    return ProportionTest(float(z), float(p), p1, p2, int(count1), int(n1), int(count2), int(n2))
+
+
+def chi2_independence(table: pd.DataFrame | np.ndarray | Sequence[Sequence[float]],
+                      correction: bool = False) -> ChiSquareTest:
+    """Pearson chi-square test of independence on a contingency table (BOLD §6.1.3, §6.2).
+
+    ``table``: counts, rows = groups (e.g. races or sources), columns = outcomes (e.g.
+    negative / not negative). ``chi2 = sum (O - E)^2 / E`` with ``E = row total x column
+    total / N``, ``dof = (r - 1)(c - 1)``. Rows or columns that are all zero are dropped
+    (they carry no information and would make ``E = 0``). ``correction`` applies Yates'
+    continuity correction to a 2x2 table (scipy's default; off here, as in
+    ``statsmodels`` ``proportions_chisquare``).
+    """
+    df = pd.DataFrame(table).astype(float)
+    if (df.to_numpy() < 0).any():
+        raise ValueError("contingency table has negative counts")
+    df = df.loc[df.sum(axis=1) > 0, df.sum(axis=0) > 0]
+    if df.shape[0] < 2 or df.shape[1] < 2:
+        raise ValueError(f"chi-square test needs at least a 2x2 table of non-zero margins, "
+                         f"got {df.shape[0]}x{df.shape[1]}")
+    res = sps.chi2_contingency(df.to_numpy(), correction=correction)
+    props = df.div(df.sum(axis=1), axis=0)
+    expected = pd.DataFrame(res.expected_freq, index=df.index, columns=df.columns)
+    return ChiSquareTest(float(res.statistic), float(res.pvalue), int(res.dof), props, expected)
+
+
+def chi2_proportions(counts: Sequence[int] | pd.Series, totals: Sequence[int] | pd.Series,
+                     correction: bool = False) -> ChiSquareTest:
+    """Chi-square test that k groups share one proportion ``counts / totals`` (BOLD §6.1.3).
+
+    Builds the k x 2 table (successes, failures); ``proportions["success"]`` are the groups'
+    proportions. Same statistic as ``statsmodels`` ``proportions_chisquare``.
+    """
+    counts = pd.Series(counts, dtype=float)
+    totals = pd.Series(totals, dtype=float, index=counts.index)
+    for i in counts.index:
+        _check_count(counts[i], totals[i], f"group {i}")
+    table = pd.DataFrame({"success": counts, "failure": totals - counts})
+    return chi2_independence(table, correction=correction)
+
+
+def format_p(p: float, digits: int = 3) -> str:
+    """A p-value for a table: ``< 0.001`` below 10^-digits, else rounded."""
+    if p is None or not np.isfinite(p):
+        return "n/a"
+    floor = 10.0 ** -digits
+    return f"< {floor:g}" if p < floor else f"{p:.{digits}f}"
