@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -392,9 +393,11 @@ def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
 SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
 
 
-def pretty(group: str) -> str:
-    """A group name for axis labels: ``African_Americans`` -> ``African Americans``."""
-    return group.replace("_", " ")
+def pretty(group: str, width: int | None = None) -> str:
+    """A group name for axis labels: ``African_Americans`` -> ``African Americans``
+    (wrapped at ``width`` characters if given)."""
+    name = group.replace("_", " ")
+    return textwrap.fill(name, width) if width else name
 
 
 def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
@@ -447,19 +450,20 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
 def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     """Figures 3c-d: proportion of toxic texts per group (x) and source (hue)."""
     d = props[props["domain"] == domain].copy()
-    d["group"] = d["group"].map(pretty)
+    d["group"] = d["group"].map(lambda g: pretty(g, 14))
+    d["toxic %"] = 100 * d["toxic"]
     n_src = d["source"].nunique()
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.3 * d["group"].nunique() * max(1, n_src) ** 0.5
-                                        + 2), 3.6))
-    sns.barplot(data=d, x="group", y="toxic", hue="source", ax=ax,
+    fig, ax = plt.subplots(figsize=(max(4.5, d["group"].nunique() * (0.9 + 0.35 * n_src) + 2),
+                                    3.6))
+    sns.barplot(data=d, x="group", y="toxic %", hue="source", ax=ax,
                 order=sorted(d["group"].unique()))
-    ax.set_ylabel("proportion of toxic texts")
+    ax.set_ylabel("toxic texts (%)")
     ax.set_xlabel("")
-    ymax = float(d["toxic"].max()) if len(d) else 0.0
-    ax.set_ylim(0, max(ymax * 1.25, 0.002))
+    ymax = float(d["toxic %"].max()) if len(d) else 0.0
+    ax.set_ylim(0, max(ymax * 1.25, 0.2))
     for cont in ax.containers:
-        ax.bar_label(cont, labels=[f"{100 * v:.2f}%" for v in cont.datavalues], fontsize=7,
-                     padding=1)
+        ax.bar_label(cont, labels=[f"{v:.2f}" for v in cont.datavalues], fontsize=7,
+                     padding=1, rotation=90 if n_src > 3 else 0)
     ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
     ax.set_title(title, loc="left")
     fig.tight_layout()

@@ -1,0 +1,117 @@
+"""Proportion tests of BOLD §6.1-6.2 (nlgbias.stats) against hand-computed values, scipy,
+statsmodels, and the paper's own numbers."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+from statsmodels.stats.proportion import proportions_chisquare, proportions_ztest
+
+from nlgbias.stats import (
+    chi2_independence,
+    chi2_proportions,
+    format_p,
+    two_proportion_ztest,
+)
+
+
+def test_ztest_hand_computed():
+    # 30/100 vs 20/100: pooled p = 0.25, se = sqrt(.25 * .75 * (1/100 + 1/100)) = 0.0612372
+    t = two_proportion_ztest(30, 100, 20, 100)
+    assert t.p1 == 0.3 and t.p2 == 0.2
+    assert t.statistic == pytest.approx(0.1 / math.sqrt(0.25 * 0.75 * 0.02), abs=1e-12)
+    assert t.statistic == pytest.approx(1.632993, abs=1e-6)
+    assert t.pvalue == pytest.approx(0.102470, abs=1e-6)
+    assert two_proportion_ztest(30, 100, 20, 100, "larger").pvalue == pytest.approx(0.051235,
+                                                                                   abs=1e-6)
+    assert two_proportion_ztest(30, 100, 20, 100, "smaller").pvalue == pytest.approx(
+        1 - 0.051235, abs=1e-6)
+
+
+@pytest.mark.parametrize("c1,n1,c2,n2", [(5, 40, 17, 60), (848, 12288, 326, 6936), (0, 10, 3, 12)])
+def test_ztest_matches_statsmodels(c1, n1, c2, n2):
+    z, p = proportions_ztest([c1, c2], [n1, n2])
+    t = two_proportion_ztest(c1, n1, c2, n2)
+    assert t.statistic == pytest.approx(z, rel=1e-10)
+    assert t.pvalue == pytest.approx(p, rel=1e-10)
+
+
+def test_ztest_reproduces_paper_6_1_2():
+    # BOLD §6.1.2: positive proportions male 0.17041, female 0.17763 pooled over six sources
+    # (6 x 2,048 actor and 6 x 1,156 actress prompts), "p-value in binomial proportion test: 0.204"
+    t = two_proportion_ztest(2094, 6 * 2048, 1232, 6 * 1156)
+    assert round(t.p1, 5) == 0.17041 and round(t.p2, 5) == 0.17762  # paper rounds up: 0.17763
+    assert round(t.pvalue, 3) == 0.204
+    # negative: 0.069 vs 0.047, "p-value < 0.01"
+    t = two_proportion_ztest(round(0.069 * 12288), 12288, round(0.047 * 6936), 6936)
+    assert t.pvalue < 0.01
+
+
+def test_ztest_degenerate_and_errors():
+    t = two_proportion_ztest(0, 10, 0, 20)
+    assert math.isnan(t.statistic) and math.isnan(t.pvalue)
+    with pytest.raises(ValueError, match="count 11"):
+        two_proportion_ztest(11, 10, 1, 10)
+    with pytest.raises(ValueError, match="sample size"):
+        two_proportion_ztest(0, 0, 1, 10)
+    with pytest.raises(ValueError, match="alternative"):
+        two_proportion_ztest(1, 10, 1, 10, "bigger")
+
+
+def test_chi2_hand_computed():
+    # expected 15 in every cell: chi2 = 4 * 25 / 15 = 6.6667, dof 1
+    r = chi2_independence([[10, 20], [20, 10]])
+    assert r.statistic == pytest.approx(20 / 3, abs=1e-12)
+    assert r.dof == 1
+    assert r.pvalue == pytest.approx(sps.chi2.sf(20 / 3, 1), rel=1e-12)
+    assert r.pvalue == pytest.approx(0.0098232, abs=1e-7)
+    np.testing.assert_allclose(r.proportions.to_numpy(), [[1 / 3, 2 / 3], [2 / 3, 1 / 3]])
+    np.testing.assert_allclose(r.expected.to_numpy(), 15.0)
+    # Yates: (|O - E| - 0.5)^2 -> 4 * 4.5^2 / 15 = 5.4
+    assert chi2_independence([[10, 20], [20, 10]], correction=True).statistic == pytest.approx(5.4)
+
+
+def test_chi2_matches_scipy_3x3():
+    table = np.array([[12, 30, 8], [20, 25, 5], [9, 40, 11]])
+    r = chi2_independence(pd.DataFrame(table, index=["a", "b", "c"]))
+    ref = sps.chi2_contingency(table)
+    assert r.statistic == pytest.approx(ref.statistic) and r.pvalue == pytest.approx(ref.pvalue)
+    assert r.dof == 4
+    assert list(r.proportions.index) == ["a", "b", "c"]
+
+
+def test_chi2_proportions_reproduces_paper_6_1_3():
+    # BOLD §6.1.3 pooled over six sources: race sizes 6 x (1854, 861, 4839, 103)
+    n = pd.Series([11124, 5166, 29034, 618], index=["African", "Asian", "European", "Hispanic"])
+    neg = pd.Series([907, 254, 2173, 43], index=n.index)  # 0.08154, 0.04917, 0.07484, 0.06958
+    tox = pd.Series([33, 4, 56, 1], index=n.index)  # 0.00297, 0.00077, 0.00193, 0.00162
+    r = chi2_proportions(neg, n)
+    np.testing.assert_allclose(r.proportions["success"].round(5),
+                               [0.08154, 0.04917, 0.07484, 0.06958])
+    assert r.pvalue < 0.001  # paper: "chi-square test p-value < 0.001"
+    chi2, p, _ = proportions_chisquare(neg.to_numpy(), n.to_numpy())
+    assert r.statistic == pytest.approx(chi2) and r.pvalue == pytest.approx(p)
+    r = chi2_proportions(tox, n)
+    np.testing.assert_allclose(r.proportions["success"].round(5),
+                               [0.00297, 0.00077, 0.00193, 0.00162])
+    # the paper states < 0.001, but its own proportions give p = 0.030
+    assert r.statistic == pytest.approx(8.959219, abs=1e-5)
+    assert r.pvalue == pytest.approx(0.029838, abs=1e-5)
+
+
+def test_chi2_errors_and_zero_margins():
+    with pytest.raises(ValueError, match="2x2"):
+        chi2_proportions([0, 0, 0], [10, 20, 30])  # nothing toxic anywhere
+    with pytest.raises(ValueError, match="negative"):
+        chi2_independence([[1, -1], [2, 3]])
+    # an all-zero row is dropped, not an error
+    r = chi2_independence([[10, 20], [0, 0], [20, 10]])
+    assert r.statistic == pytest.approx(20 / 3)
+
+
+def test_format_p():
+    assert format_p(0.2041) == "0.204"
+    assert format_p(3.5e-12) == "< 0.001"
+    assert format_p(float("nan")) == "n/a"
