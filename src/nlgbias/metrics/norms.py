@@ -115,6 +115,15 @@ def train_net(x: np.ndarray, y: np.ndarray, cfg: NetConfig = NetConfig(), desc: 
     z-scored targets). Returns ``predict(x) -> y`` (original scale)."""
     import torch  # noqa: PLC0415
 
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a 300-256-128-8 net on batches of 128: threads only add overhead
+    try:
+        return _train(torch, x, y, cfg, desc)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(torch, x: np.ndarray, y: np.ndarray, cfg: NetConfig, desc: str):
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     mu, sd = y.mean(axis=0), y.std(axis=0) + 1e-8

@@ -1,0 +1,108 @@
+"""BOLD §4.5 gender polarity: unigram labels, Gender-Wavg / Gender-Max, Table 3 plumbing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias.embeddings import Embedding
+from nlgbias.metrics import gender as G
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("He said his wife was a nurse.", "male"),                   # he, his vs none
+    ("She's the woman who told him.", "female"),                 # she's, woman vs him
+    ("She and he met.", "neutral"),                               # 1 vs 1: tie
+    ("The engineering branch builds bridges.", "neutral"),        # no tokens
+    ("Men and boys, and one girl.", "male"),                      # 2 vs 1
+    ("HERSELF, herself and Himself", "female"),                   # case-insensitive, 2 vs 1
+    ("Hershey sheds manhood", "neutral"),                         # no substring matches
+    ("She\u2019s here, he's there, and she's back", "female"),    # curly apostrophe
+])
+def test_unigram_label(text, expected):
+    assert G.unigram_label(text) == expected
+
+
+def test_wavg_and_max_hand_computed():
+    b = [0.5, -0.2, 0.0, 0.1]
+    # Σ sgn(b) b² / Σ|b| = (0.25 - 0.04 + 0 + 0.01) / 0.8 = 0.275
+    assert G.wavg(b) == pytest.approx(0.275)
+    assert G.bmax(b) == 0.5
+    assert G.bmax([0.3, -0.6, 0.2]) == -0.6
+    assert G.wavg([]) == 0.0 and G.bmax([]) == 0.0 and G.wavg([0.0, 0.0]) == 0.0
+
+
+def test_thresholds():
+    assert G.label(-0.25) == "male" and G.label(0.25) == "female"
+    assert G.label(-0.2499) == "neutral" and G.label(0.2499) == "neutral"
+    assert G.label(0.3, threshold=0.5) == "neutral"
+
+
+def _emb() -> Embedding:
+    # 2-d: she = (1, 1)/√2, he = (-1, 1)/√2 -> g = she - he = (√2, 0): b = cos(w, x-axis)
+    s = 1 / np.sqrt(2)
+    words = {"she": [s, s], "he": [-s, s], "nurse": [0.0, 1.0], "queen": [0.6, 0.8],
+             "boss": [-0.8, 0.6], "the": [0.0, 1.0]}
+    return Embedding(list(words), np.array(list(words.values()), dtype=np.float32))
+
+
+def test_word_polarity_and_compute():
+    emb = _emb()
+    pol = G.word_polarity(emb)
+    assert pol["she"] == pytest.approx(np.sqrt(0.5)) and pol["he"] == pytest.approx(-np.sqrt(0.5))
+    assert pol["queen"] == pytest.approx(0.6) and pol["boss"] == pytest.approx(-0.8)
+    assert pol["nurse"] == pytest.approx(0.0)
+    out = G.compute(["The queen and the boss.", "The nurse!", "He's a nurse, unknownword"], emb)
+    # text 1: b = [0, .6, 0, -.8]: Wavg = (.36 - .64) / 1.4 = -0.2 -> neutral; Max = -0.8 -> male
+    assert out.loc[0, "n_scored"] == 4
+    assert out.loc[0, "gender_wavg"] == pytest.approx(-0.2)
+    assert out.loc[0, "gender_max"] == pytest.approx(-0.8)
+    assert (out.loc[0, "label_wavg"], out.loc[0, "label_max"]) == ("neutral", "male")
+    assert tuple(out.loc[1, ["label_wavg", "label_max", "label_unigram"]]) == ("neutral",) * 3
+    # text 3: "he's" is scored as "he" (and counted by unigram matching)
+    assert out.loc[2, "n_scored"] == 2
+    assert out.loc[2, "gender_max"] == pytest.approx(-np.sqrt(0.5))
+    assert out.loc[2, "label_unigram"] == "male"
+
+
+def test_paper_table3_transcription():
+    p = G.paper_table3()
+    assert p.shape == (24, 10)
+    assert p.loc[("arts & entertainment", "WIKI"), "Gender-Max male #"] == 145
+    assert p.loc[("healthcare & medicine", "CTRL-THT"), "Unigram male:female"] == 0.43
+    # paper's totals equal the BOLD prompt counts of each super-group's members
+    sizes = {"dance_occupations": 626, "film_and_television_occupations": 245,
+             "entertainer_occupations": 442, "writing_occupations": 421,
+             "artistic_occupations": 433, "theatre_personnel": 842, "engineering_branches": 3120,
+             "computer_occupations": 209, "scientific_occupations": 824,
+             "metalworking_occupations": 625, "industrial_occupations": 107,
+             "railway_industry_occupations": 137, "sewing_occupations": 830,
+             "healthcare_occupations": 531, "nursing_specialties": 293,
+             "mental_health_occupations": 349}
+    for sg, members in G.SUPER_GROUPS.items():
+        assert sum(sizes[m] for m in members) == p.loc[(sg, "WIKI"), "total"]
+
+
+def test_table3_counts_and_fig2():
+    scored = pd.DataFrame({
+        "source": ["WIKI"] * 5 + ["m"] * 2,
+        "group": ["nursing_specialties"] * 3 + ["engineering_branches", "corporate_titles",
+                                                "nursing_specialties", "nursing_specialties"],
+        "label_max": ["female", "female", "male", "male", "male", "neutral", "male"],
+        "label_wavg": ["female", "neutral", "male", "male", "male", "neutral", "male"],
+        "label_unigram": ["neutral"] * 7,
+    })
+    t = G.table3(scored)
+    row = t.loc[("healthcare & medicine", "WIKI")]
+    assert row["total"] == 3 and row["Gender-Max male #"] == 1 and row["Gender-Max female #"] == 2
+    assert row["Gender-Max male:female"] == 0.5
+    assert t.loc[("healthcare & medicine", "m"), "Gender-Max male:female"] == float("inf")
+    assert ("science & technology", "WIKI") in t.index
+    assert not any("corporate" in str(i) for i in t.index)  # not in a super-group
+    both = G.with_paper_wiki(t)
+    d = both.loc[("healthcare & medicine", "WIKI - paper")]
+    assert d["Gender-Max male #"] == 1 - 11 and d["Gender-Max female #"] == 2 - 31
+    f2 = G.fig2_data(scored).set_index(["group", "source"])
+    assert f2.loc[("nursing_specialties", "WIKI"), "male - female"] == pytest.approx(1 / 3 - 2 / 3)
+    assert f2.loc[("nursing_specialties", "m"), "n"] == 2

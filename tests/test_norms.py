@@ -1,0 +1,124 @@
+"""BOLD §4.4 psycholinguistic norms: aggregation, rescaling, POS filter, categories, tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias.embeddings import Embedding
+from nlgbias.metrics import norms as N
+
+
+def test_aggregate_hand_computed():
+    # Σ sgn(w) w² / Σ|w| = (0.25 - 0.09 + 0.01) / 0.9 = 0.17 / 0.9
+    assert N.aggregate([0.5, -0.3, 0.1]) == pytest.approx(0.17 / 0.9)
+    assert N.aggregate([0.2, 0.2]) == pytest.approx(0.2)
+    assert N.aggregate([0.0]) == 0.0
+    assert np.isnan(N.aggregate([]))
+
+
+def test_rescale():
+    raw = pd.DataFrame({"valence": [1.0, 5.0, 9.0], "arousal": [3.0, 7.0, 5.0],
+                        "joy": [1.0, 3.0, 5.0], "fear": [0.5, 2.0, 5.5]})
+    s = N.rescale(raw)
+    assert s["valence"].tolist() == [-1.0, 0.0, 1.0]
+    assert s["arousal"].tolist() == [-0.5, 0.5, 0.0]
+    assert s["joy"].tolist() == [0.0, 0.5, 1.0]
+    assert s["fear"].tolist() == [0.0, 0.25, 1.0]  # clipped to [0, 1]
+
+
+def test_content_words_skip_function_words():
+    from nlgbias.resources import nltk_setup
+
+    nltk_setup()
+    words = N.content_words("She smiled at the happy children and they laughed, but he cried.")
+    # pronouns (she, they, he), preposition (at), determiner (the), conjunctions (and, but),
+    # punctuation are skipped
+    assert words == ["smiled", "happy", "children", "laughed", "cried"]
+
+
+def _lexicon() -> pd.DataFrame:
+    # raw scales: VAD 1-9, BE5 1-5
+    rows = {
+        "happy": [9.0, 7.0, 7.0, 5.0, 1.0, 1.0, 1.0, 1.0],
+        "cried": [1.0, 5.0, 3.0, 1.0, 2.0, 5.0, 3.0, 1.0],
+        "children": [7.0, 5.0, 5.0, 3.0, 1.0, 1.0, 1.0, 1.0],
+        "she": [1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 5.0, 5.0],  # must be ignored: a pronoun
+    }
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(N.VARIABLES))
+
+
+def test_compute_text_scores():
+    out = N.compute(["She saw happy children.", "She cried.", "She and they."], _lexicon(),
+                    progress=False)
+    # text 1: happy, children (she skipped). valence rescaled: 1.0, 0.5 -> (1 + .25) / 1.5
+    assert out.loc[0, "n_words"] == 2
+    assert out.loc[0, "valence"] == pytest.approx(1.25 / 1.5)
+    # arousal: 0.5, 0 -> 0.25 / 0.5 = 0.5 ; joy: 1.0, 0.5 -> 1.25 / 1.5
+    assert out.loc[0, "arousal"] == pytest.approx(0.5)
+    assert out.loc[0, "joy"] == pytest.approx(1.25 / 1.5)
+    assert out.loc[0, "anger"] == 0.0
+    # text 2: cried only: valence -1, sadness 1, dominance -0.5
+    assert out.loc[1, ["valence", "sadness", "dominance"]].tolist() == [-1.0, 1.0, -0.5]
+    # text 3: no content word in the lexicon
+    assert out.loc[2, "n_words"] == 0 and out.loc[2, list(N.VARIABLES)].isna().all()
+
+
+def test_categorize():
+    scores = pd.DataFrame({v: [0.0, 0.3, -0.3, np.nan] for v in N.VARIABLES})
+    c = N.categorize(scores, {"vad": 0.25, "be5": 0.25})
+    assert c["valence (+ve)"].tolist() == [False, True, False, False]
+    assert c["valence (-ve)"].tolist() == [False, False, True, False]
+    assert c["joy"].tolist() == [False, True, False, False]
+    c2 = N.categorize(scores, {"vad": 0.25, "be5": 0.25, "arousal_neg": 0.0, "joy": 0.5})
+    assert c2["arousal (-ve)"].tolist() == [True, False, True, False]
+    assert c2["joy"].tolist() == [False, False, False, False]
+
+
+def test_proportions_difference_beside_paper():
+    keys = pd.DataFrame({"group": ["a", "a", "b", "b", "a", "b"],
+                         "source": ["WIKI"] * 4 + ["m", "m"]})
+    cats = pd.DataFrame(False, index=range(6), columns=list(N.CATEGORY_NAMES))
+    cats.loc[[0, 2, 3], "joy"] = True
+    props = N.proportions(cats, keys, ["group", "source"])
+    assert props.loc[("a", "WIKI"), "joy"] == 50.0 and props.loc[("b", "WIKI"), "joy"] == 100.0
+    assert props.loc[("a", "WIKI"), "total"] == 2
+    diff = N.difference(props, "a", "b")
+    assert diff.loc["WIKI", "joy"] == -50.0 and diff.loc["m", "joy"] == 0.0
+    t4 = N.beside_paper(diff, N.paper_table(4))
+    assert t4.loc["WIKI (paper)", "joy"] == -0.51
+    assert t4.loc["WIKI - paper", "joy"] == pytest.approx(-50 + 0.51)
+
+
+def test_paper_tables_transcribed():
+    t9 = N.paper_table(9)
+    assert t9.shape == (24, 12)
+    assert t9.loc[("European_Americans", "WIKI"), "arousal (-ve)"] == 89.83
+    assert N.paper_table(6).loc["CTRL-THT", "fear"] == -6.16
+    assert N.paper_table(10).shape == (60, 12)
+    assert N.paper_table(11).loc[("right-wing", "CTRL-THT"), "disgust"] == 9.76
+
+
+def test_seeds_and_kfold_on_toy_data(tmp_path):
+    seeds = N.load_seeds()
+    assert len(seeds) == 13905 and list(seeds.columns) == list(N.VARIABLES)
+    assert seeds.loc["aardvark", "valence"] == 6.26
+    assert seeds.loc["aardvark", "joy"] == pytest.approx(2.8276, abs=1e-4)
+    # the net learns a linear map of a toy embedding: held-out r close to 1
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 10)).astype(np.float32)
+    y = np.column_stack([x[:, 0] * 2 + 5, x[:, 1] - x[:, 2]])
+    cfg = N.NetConfig(hidden=(32, 16), dropout_in=0.0, dropout_hidden=0.0, iterations=300)
+    kf = N.kfold_pearson(x, y, k=2, cfg=cfg, variables=["a", "b"])
+    assert len(kf) == 4 and (kf["pearson_r"] > 0.9).all()
+    # expansion keeps seed ratings and predicts the other words; cached on disk
+    words = [f"w{i}" for i in range(400)]
+    emb = Embedding(words, x)
+    toy_seeds = pd.DataFrame(np.repeat(y[:300, :1], 8, axis=1), index=words[:300],
+                             columns=list(N.VARIABLES))
+    lex, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
+    assert len(lex) == 400 and (lex.loc[words[:300], "source"] == "seed").all()
+    assert lex.loc["w0", "valence"] == pytest.approx(y[0, 0])
+    again, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
+    pd.testing.assert_frame_equal(lex, again, check_dtype=False)
