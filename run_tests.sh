@@ -6,5 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 bash scripts/setup_env.sh
 export PYTHONHASHSEED=0 TOKENIZERS_PARALLELISM=false
-.venv/bin/ruff check src tests benchmarks
+lint=(src tests)
+[[ -d benchmarks ]] && lint+=(benchmarks)
+.venv/bin/ruff check "${lint[@]}"
 exec .venv/bin/python -m pytest "$@"
