@@ -43,15 +43,18 @@ __all__ = [
 ]
 
 #: Notebook 05 defaults per profile. ``cats_per_domain``: CATs sampled per split × domain
-#: (seeded; None = every CAT of the split).
+#: (seeded; None = every CAT of the split). ``dtype`` of the model weights ("bfloat16" is ~2-4x
+#: faster on this AMX CPU; see benchmarks/bench_stereoset.py). ``threads``: torch threads
+#: (None: torch's default; 1 is much faster when other jobs share the cores).
 PROFILE_DEFAULTS = {
     "smoke": {"models": ["smollm2-135m"], "split": "dev", "batch_size": 32, "cats_per_domain": 8,
-              "dtype": "bfloat16"},
+              "dtype": "bfloat16", "threads": None},
     "quick": {"models": ["smollm2-135m", "gemma3-270m"], "split": "dev", "batch_size": 32,
-              "cats_per_domain": 80, "dtype": "bfloat16"},
+              "cats_per_domain": 60, "dtype": "bfloat16", "threads": None},
     "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
                          "bert-large-cased", "roberta-base", "smollm2-135m", "gemma3-270m"],
-              "split": "dev", "batch_size": 32, "cats_per_domain": None, "dtype": "float32"},
+              "split": "dev", "batch_size": 32, "cats_per_domain": None, "dtype": "float32",
+              "threads": None},
 }
 
 
