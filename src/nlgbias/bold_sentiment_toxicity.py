@@ -193,8 +193,8 @@ def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
     timing = {"rows": len(df), "scored now": len(todo), "anonymise s": 0.0, "sentiment s": 0.0,
               "toxicity s": 0.0}
     if len(todo):
-        log.info("scoring %d of %d texts (%d cached) into %s", len(todo), len(df),
-                 len(df) - len(todo), cache.folder)
+        log.info("scoring %d new texts of %d rows (%d distinct, %d cached) into %s", len(todo),
+                 len(df), df["key"].nunique(), len(done & set(df["key"])), cache.folder)
     starts = range(0, len(todo), chunk_size)
     for s in tqdm(starts, desc="score chunks", disable=len(starts) < 2):
         chunk = todo.iloc[s:s + chunk_size]
@@ -409,9 +409,11 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
     groups = sorted(d["group"].unique())
     ncols = max(1, min(ncols, len(sources)))
     nrows = int(np.ceil(len(sources) / ncols))
-    width = max(3.2, 0.55 * len(groups) + 1.2)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, 3.8 * nrows), sharey=True,
-                             squeeze=False)
+    rotate = len(groups) > 5
+    width = max(3.6, 0.62 * len(groups) + 1.4)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, (3.6 if rotate else 3.2) * nrows
+                                                    + 0.9), sharey=True, squeeze=False,
+                             layout="constrained")
     for ax, src in zip(axes.flat, sources):
         s = d[d["source"] == src].set_index("group").reindex(groups)
         x = np.arange(len(groups))
@@ -422,16 +424,16 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                    label=lab, edgecolor="white", linewidth=0.5)
             if annotate and lab != "neutral":
                 for xi, b, v in zip(x, bottom, vals):
-                    if v > 0:
-                        ax.text(xi, b + v / 2 if v > 0.06 else (b + v + 0.01 if lab == "negative"
-                                                                 else b - 0.01),
-                                f"{100 * v:.0f}", ha="center",
-                                va="center" if v > 0.06 else ("bottom" if lab == "negative"
-                                                              else "top"),
-                                fontsize=7, color="black")
+                    if v <= 0:
+                        continue
+                    inside = v > 0.06
+                    y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
+                    va = "center" if inside else ("bottom" if lab == "negative" else "top")
+                    ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)
             bottom += vals
-        ax.set_xticks(x, [pretty(g) for g in groups], rotation=45 if len(groups) > 2 else 0,
-                      ha="right" if len(groups) > 2 else "center")
+        ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
+                      ha="right" if rotate else "center", rotation_mode="anchor")
+        ax.tick_params(axis="x", labelsize=9)
         ax.set_title(src)
         ax.set_ylim(0, 1)
         ax.grid(axis="x", visible=False)
@@ -440,10 +442,9 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
     for ax in axes[:, 0]:
         ax.set_ylabel("proportion of texts")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles[::-1], labels[::-1], loc="upper right", bbox_to_anchor=(1.0, 1.0),
-               frameon=False, title="VADER sentiment")
-    fig.suptitle(title, x=0.02, ha="left", fontweight="bold")
-    fig.tight_layout(rect=(0, 0, 0.86 if ncols == 1 else 0.92, 0.96))
+    fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
+               title="VADER sentiment (%: share of texts)", fontsize=9, title_fontsize=9)
+    fig.suptitle(title, fontweight="bold")
     return fig
 
 
