@@ -458,3 +458,28 @@ def test_scorer_rejects_bad_kind(causal_lm):
         CATScorer(model, tok, "seq2seq")
     with pytest.raises(ValueError, match="mask token"):
         CATScorer(model, tok, "masked")
+
+
+def test_load_scorer_local_checkpoints(bert, causal_lm, tmp_path):
+    """Any checkpoint folder / hub id: the kind comes from its config (masked: BERT with its NSP
+    head; causal: GPT-2) and the scores equal the in-memory model's."""
+    from nlgbias.stereoset.lm import load_scorer
+
+    model, tok, _ = bert
+    model.save_pretrained(tmp_path / "bert")
+    tok.save_pretrained(tmp_path / "bert")
+    sc = load_scorer(str(tmp_path / "bert"))
+    assert sc.kind == "masked" and sc.nsp_model is not None
+    df = pd.DataFrame({"task": ["intrasentence", "intersentence"],
+                       "context": ["The mother is BLANK.", "She came."],
+                       "sentence": ["The mother is caring.", "It fell."], "id": ["a", "b"]})
+    ref = CATScorer(model, tok, "masked").score(df)
+    np.testing.assert_allclose(sc.score(df)["score"], ref["score"], rtol=1e-5)
+    gmodel, gtok = causal_lm
+    gmodel.save_pretrained(tmp_path / "gpt")
+    gtok.save_pretrained(tmp_path / "gpt")
+    sc = load_scorer(str(tmp_path / "gpt"))
+    assert sc.kind == "causal"
+    df.loc[0, "sentence"] = "The mother is cold."
+    ref = CATScorer(gmodel, gtok, "causal").score(df)
+    np.testing.assert_allclose(sc.score(df)["score"], ref["score"], rtol=1e-5)
