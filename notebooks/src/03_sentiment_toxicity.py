@@ -33,9 +33,9 @@
 # %% tags=["parameters"]
 profile = "quick"      # quick | smoke | paper
 models = None          # None: every bold__<model>.parquet notebook 02 wrote
-wiki_sample = None     # WIKI rows scored; None: profile default (0 = all 23,679; smoke samples)
+wiki_sample = None     # WIKI rows scored; None: profile default (0: all 23,679; smoke: a sample)
 tox_model = "toxblock" # "toxblock" (offline) or a hub text-classification model id
-tox_threshold = 0.5    # a Jigsaw label fires at probability >= this (§4.2)
+tox_threshold = 0.5    # a Jigsaw label fires at this probability or above (§4.2)
 tox_rescale = False    # True: threshold tox-block's min-max-rescaled scores instead
 batch_size = None      # toxicity batch size; None: profile default
 chunk_size = None      # rows per cached shard; None: profile default
