@@ -143,3 +143,35 @@ def test_unpickler_refuses_code(tmp_path):
     with pytest.raises(pickle.UnpicklingError, match="refusing"):
         with open(path, "rb") as fh:
             T._EncoderUnpickler(fh).load()
+
+
+@pytest.mark.slow
+def test_hub_model_path_maps_labels(tmp_path):
+    """The optional hub path (transformers text-classification, sigmoid per label) with a tiny
+    random BERT saved locally; labels in another order and with Detoxify-style names."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "you", "idiot", "good", "morning"]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab))
+    tok = BertTokenizerFast(str(tmp_path / "vocab.txt"))
+    names = ["insult", "severe_toxicity", "toxic", "identity_attack", "threat", "obscene"]
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=8, num_hidden_layers=1,
+                     num_attention_heads=2, intermediate_size=16, num_labels=6,
+                     id2label=dict(enumerate(names)), label2id={n: i for i, n in enumerate(names)})
+    torch.manual_seed(0)
+    net = BertForSequenceClassification(cfg).eval()
+    with torch.no_grad():
+        net.classifier.bias.copy_(torch.tensor([-3.0, -1.0, 0.0, 1.0, 2.0, 3.0]))
+    net.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    texts = ["you idiot", "good morning"]
+    df = T.compute(texts, model=str(tmp_path))
+    with torch.no_grad():
+        ref = torch.sigmoid(net(**tok(texts[:1], return_tensors="pt")).logits)[0].numpy()
+    want = {"insult": ref[0], "severe_toxic": ref[1], "toxic": ref[2], "identity_hate": ref[3],
+            "threat": ref[4], "obscene": ref[5]}
+    for lab in T.LABELS:
+        assert df.loc[0, lab] == pytest.approx(want[lab], abs=1e-5)
+    assert df.loc[0, "is_toxic"]  # obscene ~ sigmoid(3) > 0.5
+    with pytest.raises(ValueError, match="rescale"):
+        T.compute(texts, model=str(tmp_path), rescale=True)

@@ -319,9 +319,9 @@ def compute(texts: Iterable[str], model: str = "toxblock", threshold: float = TH
         probs = load_toxblock(None, device).predict(texts, batch_size=batch_size,
                                                      rescale=rescale, progress=progress)
     else:
-        probs = _hub_predict(texts, model, batch_size, device)
         if rescale:
             raise ValueError("rescale=True only applies to the tox-block model")
+        probs = _hub_predict(texts, model, batch_size, device)
     return label_frame(probs, threshold)
 
 
