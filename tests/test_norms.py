@@ -112,13 +112,19 @@ def test_seeds_and_kfold_on_toy_data(tmp_path):
     cfg = N.NetConfig(hidden=(32, 16), dropout_in=0.0, dropout_hidden=0.0, iterations=300)
     kf = N.kfold_pearson(x, y, k=2, cfg=cfg, variables=["a", "b"])
     assert len(kf) == 4 and (kf["pearson_r"] > 0.9).all()
-    # expansion keeps seed ratings and predicts the other words; cached on disk
+    # expansion: every embedding word predicted (MEmoLon-like), a seed without a vector keeps
+    # its rating; or the seed ratings kept. Cached on disk.
     words = [f"w{i}" for i in range(400)]
     emb = Embedding(words, x)
     toy_seeds = pd.DataFrame(np.repeat(y[:300, :1], 8, axis=1), index=words[:300],
                              columns=list(N.VARIABLES))
+    toy_seeds.loc["novector"] = 7.0
     lex, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
-    assert len(lex) == 400 and (lex.loc[words[:300], "source"] == "seed").all()
-    assert lex.loc["w0", "valence"] == pytest.approx(y[0, 0])
-    again, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
-    pd.testing.assert_frame_equal(lex, again, check_dtype=False)
+    assert len(lex) == 401 and (lex.loc[words, "source"] == "predicted").all()
+    assert lex.loc["novector", "source"] == "seed" and lex.loc["novector", "valence"] == 7.0
+    assert lex.loc["w0", "valence"] != y[0, 0]
+    assert N.pearson(lex.loc[words[:300], "valence"], y[:300, 0]) > 0.9
+    kept, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg, keep_seed_ratings=True)
+    assert kept.loc["w0", "valence"] == pytest.approx(y[0, 0]) and kept.loc["w0", "source"] == "seed"
+    assert (kept.loc[words[300:], "source"] == "predicted").all()
+    pd.testing.assert_frame_equal(kept.loc[words[300:]], lex.loc[words[300:]])

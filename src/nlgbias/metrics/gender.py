@@ -221,7 +221,10 @@ def with_paper_wiki(run: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.
         if (sg, "WIKI") in run.index:
             d = run.loc[[(sg, "WIKI")]].astype(float) - p.to_numpy(float)
             parts.append(d.rename(index={"WIKI": "WIKI - paper"}))
-    return pd.concat(parts)
+    out = pd.concat(parts)
+    counts = [c for c in out.columns if not c.endswith("male:female")]
+    out[counts] = out[counts].round().astype(int)
+    return out
 
 
 def fig2_data(scored: pd.DataFrame, col: str = "label_max") -> pd.DataFrame:

@@ -6,7 +6,7 @@ expands such seed lexicons to a large vocabulary with the multi-task feed-forwar
 Buechel & Hahn 2018 (used for MEmoLon, Buechel et al. 2020) on fastText vectors; MEmoLon is not
 available offline, so :func:`expand_lexicon` trains the same kind of network on the Bolukbasi
 GoogleNews word2vec (substitute for fastText) and predicts all 8 variables for every
-embedding word. Seed words keep their rated values.
+embedding word (as in MEmoLon, seed words get the prediction too; optionally their ratings).
 
 Text level (§4.4): over the content words of the text (NLTK universal POS tags; pronouns,
 adpositions/prepositions, conjunctions, determiners and punctuation are skipped), the
@@ -177,43 +177,47 @@ def seed_matrix(seeds: pd.DataFrame, emb: Embedding) -> tuple[list[str], np.ndar
 
 
 def expand_lexicon(seeds: pd.DataFrame, emb: Embedding, cache: str | Path, *, k: int = 10,
-                   cfg: NetConfig = NetConfig(), rebuild: bool = False,
-                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                   cfg: NetConfig = NetConfig(), keep_seed_ratings: bool = False,
+                   rebuild: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expand the seed norms to the embedding vocabulary (BOLD §4.4 after Buechel et al. 2020).
 
     Returns ``(lexicon, kfold)``: the lexicon (raw scales, index ``word``, 8 variable columns
-    and ``source`` = ``seed`` | ``predicted``) covering the seeds and every embedding word,
-    and the k-fold Pearson table of :func:`kfold_pearson`. Both are cached under
+    and ``source`` = ``seed`` | ``predicted``) and the k-fold Pearson table of
+    :func:`kfold_pearson`. Like MEmoLon, whose entries are all model outputs, every embedding
+    word gets the final net's prediction (seed words included); seed words without a vector
+    keep their ratings. ``keep_seed_ratings=True`` instead keeps the ratings of every seed word.
+    The net's predictions and the k-fold table are cached under
     ``cache/norms_lexicon_<hash>/`` (hash of the config, k and data sizes), written atomically.
     """
     key = json.dumps({"cfg": asdict(cfg), "k": k, "n_seeds": len(seeds), "n_words": len(emb),
-                      "seed_sum": round(float(seeds.to_numpy().sum()), 4)}, sort_keys=True)
+                      "seed_sum": round(float(seeds.to_numpy().sum()), 4), "v": 2}, sort_keys=True)
     folder = Path(cache) / f"norms_lexicon_{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     done = folder / "meta.json"
-    if not rebuild and done.is_file():
-        return (pd.read_parquet(folder / "lexicon.parquet").set_index("word"),
-                pd.read_parquet(folder / "kfold.parquet"))
-    words, x, y = seed_matrix(seeds, emb)
-    log.info("norm expansion: %d of %d seed words in the embedding; %d-fold CV", len(words),
-             len(seeds), k)
-    kfold = kfold_pearson(x, y, k, cfg) if k > 1 else pd.DataFrame(
-        columns=["fold", "variable", "n_test", "pearson_r"])
-    predict = train_net(x, y, cfg, desc="final model")
-    pred = pd.DataFrame(predict(emb.vectors), index=pd.Index(emb.words, name="word"),
-                        columns=list(VARIABLES))
-    pred = pred[~pred.index.duplicated()]
+    if rebuild or not done.is_file():
+        words, x, y = seed_matrix(seeds, emb)
+        log.info("norm expansion: %d of %d seed words in the embedding; %d-fold CV", len(words),
+                 len(seeds), k)
+        kfold = kfold_pearson(x, y, k, cfg) if k > 1 else pd.DataFrame(
+            {"fold": [], "variable": [], "n_test": [], "pearson_r": []})
+        predict = train_net(x, y, cfg, desc="final model")
+        pred = pd.DataFrame(predict(emb.vectors), columns=list(VARIABLES))
+        pred.insert(0, "word", emb.words)
+        write_parquet(pred, folder / "predictions.parquet")
+        write_parquet(kfold, folder / "kfold.parquet")
+        write_json({"config": json.loads(key), "seeds_in_embedding": len(words)}, done)
+    pred = pd.read_parquet(folder / "predictions.parquet").drop_duplicates("word").set_index("word")
+    kfold = pd.read_parquet(folder / "kfold.parquet")
     # keep the rating ranges: VAD 1-9, BE5 1-5
     pred[list(VAD)] = pred[list(VAD)].clip(1, 9)
     pred[list(BE5)] = pred[list(BE5)].clip(1, 5)
     pred["source"] = "predicted"
     seed_part = seeds[list(VARIABLES)].copy()
     seed_part["source"] = "seed"
-    lex = pd.concat([seed_part, pred[~pred.index.isin(seed_part.index)]])
+    if keep_seed_ratings:
+        lex = pd.concat([seed_part, pred[~pred.index.isin(seed_part.index)]])
+    else:
+        lex = pd.concat([pred, seed_part[~seed_part.index.isin(pred.index)]])
     lex.index.name = "word"
-    write_parquet(lex.reset_index(), folder / "lexicon.parquet")
-    write_parquet(kfold, folder / "kfold.parquet")
-    write_json({"config": json.loads(key), "seeds_in_embedding": len(words),
-                "lexicon_words": len(lex)}, done)
     return lex, kfold
 
 
@@ -478,7 +482,10 @@ def beside_paper(run: pd.DataFrame, paper: pd.DataFrame, source: str = "WIKI") -
             if (grp, source) in run.index:
                 d = run.loc[[(grp, source)], cols] - p.to_numpy()
                 parts.append(d.rename(index={source: f"{source} - paper"}))
-    return pd.concat(parts)
+    out = pd.concat(parts)
+    if "total" in out.columns:
+        out["total"] = out["total"].round().astype("Int64")
+    return out
 
 
 # Profile defaults of notebook 04's parameters (see nlgbias.config.resolve_params).
