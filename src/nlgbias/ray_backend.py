@@ -46,6 +46,32 @@ class GenerationActor:
         return completions_frame(batch, pairs)
 
 
+def init_ray(address: str | None = None, num_cpus: int | None = None, retries: int = 2,
+             **kwargs) -> None:
+    """Connect to the Ray cluster at ``address`` (``"auto"``, ``"ray://head:10001"``; default
+    ``$RAY_ADDRESS``) or start a local instance with ``num_cpus`` CPUs.
+
+    A local start is retried: on a loaded machine Ray's agents can miss the raylet's fixed
+    15 s start-up timeout (ray-project/ray#65983).
+    """
+    import ray  # noqa: PLC0415
+
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS")
+    kw = {"address": address} if address else {"num_cpus": num_cpus}
+    kw.update({"include_dashboard": False, "log_to_driver": False, **kwargs})
+    for attempt in range(1, retries + 1):
+        try:
+            log.info("starting Ray (%s), attempt %d", address or "local", attempt)
+            ray.init(**kw)
+            return
+        except Exception:  # noqa: BLE001 - Ray raises a bare Exception on a start-up timeout
+            ray.shutdown()
+            if attempt == retries or address:
+                raise
+
+
 def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, cache: ShardCache, *,
                       device: str = "cpu", dtype: str = "float32", batch_size: int = 32,
                       address: str | None = None, num_actors: int = 1, cpus_per_actor: float = 1,
@@ -60,12 +86,7 @@ def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, ca
     """
     import ray  # noqa: PLC0415
 
-    address = address or os.environ.get("RAY_ADDRESS")
-    if not ray.is_initialized():
-        kw = {"address": address} if address else {"num_cpus": max(1, int(num_actors * cpus_per_actor))}
-        kw.update({"include_dashboard": False, "log_to_driver": False, **(init_kwargs or {})})
-        log.info("starting Ray (%s)", address or "local")
-        ray.init(**kw)
+    init_ray(address, max(1, int(num_actors * cpus_per_actor)), **(init_kwargs or {}))
     rows_per_task = rows_per_task or 4 * batch_size
     # similar prompt lengths in one task -> little padding inside the actor's batches
     order = todo["prompt"].str.len().sort_values(kind="stable").index
@@ -81,6 +102,8 @@ def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, ca
     with tqdm(total=len(todo), desc=f"generate {model} (ray)", unit="prompt") as bar:
         for frame in out.iter_batches(batch_format="pandas", batch_size=None):
             if len(frame):
+                # plain pandas dtypes (Ray hands back Arrow-backed columns)
+                frame = pd.DataFrame({c: frame[c].tolist() for c in frame.columns})
                 cache.append(frame)
                 tokens += int(frame["n_new_tokens"].sum())
                 bar.update(len(frame))
