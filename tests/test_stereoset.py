@@ -35,6 +35,7 @@ from nlgbias.stereoset.lm import (
     masked_blank_items,
     pll_items,
     score_sentences,
+    split_head,
     start_token_id,
     template_word,
 )
@@ -321,6 +322,7 @@ def test_causal_scoring_matches_manual_and_is_batch_invariant(causal_lm, gold):
     np.testing.assert_allclose(batched["score"], np.exp(batched["mean_logprob"]))
     start = start_token_id(tok)
     assert start == 0
+    assert split_head(model) is not None  # the fast path (head on scored positions) is tested
     # intrasentence: every sentence token after the start token (official generative scoring)
     row = sents.iloc[0]
     ids = [start] + tok(row["sentence"], add_special_tokens=False)["input_ids"]

@@ -76,13 +76,54 @@ def _batches(order: Sequence[int], batch_size: int):
 
 
 # --------------------------------------------------------------------------- causal
+def split_head(model):
+    """(body, output head, final-logit softcap) of a causal LM, so the vocabulary projection can
+    run on the scored positions only; None when the model does not expose them."""
+    body = getattr(model, "base_model", None)
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if body is None or body is model or head is None:
+        return None
+    cfg = getattr(model, "config", None)
+    cap = getattr(cfg, "final_logit_softcapping", None)
+    if any(getattr(cfg, k, None) not in (None, 1, 1.0) for k in ("logit_scale", "logits_scaling")):
+        return None  # heads that rescale logits: use the model's own forward
+    return body, head, cap
+
+
+def _head_weights(parts):
+    """(body, (weight, bias), softcap) of :func:`split_head` (the head keeps the model's dtype:
+    a float32 copy of a 262k-token head makes bfloat16 Gemma slower than float32)."""
+    if parts is None:
+        return None
+    body, head, cap = parts
+    return body, (head.weight, getattr(head, "bias", None)), cap
+
+
+def _scored_logprobs(model, ids, att, score_mask, parts):
+    """log p of each scored target (flat, in ``score_mask`` order)."""
+    torch = _torch()
+    tgt = ids[:, 1:][score_mask]
+    if parts is not None:
+        body, (w, b), cap = parts
+        h = body(input_ids=ids, attention_mask=att).last_hidden_state[:, :-1]
+        logits = torch.nn.functional.linear(h[score_mask], w, b).float()
+        if cap:
+            logits = torch.tanh(logits / cap) * cap
+    else:
+        logits = model(input_ids=ids, attention_mask=att).logits[:, :-1][score_mask].float()
+    return logits.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+
 def causal_mean_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
                          continuations: Sequence[Sequence[int]], *, batch_size: int = 32,
                          device: str = "cpu", progress: bool = False) -> np.ndarray:
     """Mean log-probability of each continuation's tokens given its prefix (StereoSet §7.4).
 
     Batched: items sorted by length, right-padded (so positions need no shift), one forward
-    per batch; log p(token) = logit − logsumexp(logits) at the previous position.
+    per batch; the vocabulary projection and log-softmax run only on the scored
+    positions (continuation tokens; not the context, not the padding), checked once per call
+    against the model's own forward; log p(token) = logit − logsumexp(logits) at the previous
+    position.
     """
     torch = _torch()
     if len(prefixes) != len(continuations):
@@ -94,6 +135,8 @@ def causal_mean_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
     order = np.argsort(-lengths, kind="stable").tolist()
     out = np.full(len(prefixes), np.nan)
     pad = _pad_id(tokenizer)
+    parts = _head_weights(split_head(model))
+    checked = parts is None
     bar = tqdm(total=len(order), desc="causal scoring", disable=not progress, leave=False)
     for idx in _batches(order, batch_size):
         seqs = [list(prefixes[i]) + list(continuations[i]) for i in idx]
@@ -106,14 +149,22 @@ def causal_mean_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
             att[r, :len(s)] = 1
             # target position t is predicted at t-1; continuation targets are t >= len(prefix)
             score_mask[r, len(prefixes[i]) - 1:len(s) - 1] = True
+        ids, att, score_mask = ids.to(device), att.to(device), score_mask.to(device)
         with torch.inference_mode():
-            logits = model(input_ids=ids.to(device), attention_mask=att.to(device)).logits[:, :-1]
-            logits = logits.float()
-            tgt = ids[:, 1:].to(device)
-            lp = logits.gather(-1, tgt.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
-            lp = lp.cpu()
-        lp = torch.where(score_mask, lp, torch.zeros_like(lp))
-        means = (lp.sum(1) / score_mask.sum(1)).numpy()
+            flat = _scored_logprobs(model, ids, att, score_mask, parts)
+            if not checked:  # the split head must reproduce the model's forward
+                ref = _scored_logprobs(model, ids[:1], att[:1], score_mask[:1], None)
+                n = int(score_mask[0].sum())
+                low = next(model.parameters()).dtype != torch.float32  # bf16 logits: ~0.1 noise
+                if not torch.allclose(flat[:n], ref, atol=0.5 if low else 2e-2, rtol=1e-3):
+                    log.warning("%s: scoring via base model + head differs from its forward; "
+                                "using full forward logits", type(model).__name__)
+                    parts = None
+                    flat = _scored_logprobs(model, ids, att, score_mask, None)
+                checked = True
+        lp = torch.zeros(score_mask.shape, dtype=flat.dtype, device=flat.device)
+        lp[score_mask] = flat
+        means = (lp.sum(1) / score_mask.sum(1)).cpu().numpy()
         out[idx] = means
         bar.update(len(idx))
     bar.close()
