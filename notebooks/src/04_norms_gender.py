@@ -69,7 +69,8 @@ params | {"gender_threshold": gender_threshold, "norm_thresholds": thresholds}
 # ## Text sources
 # WIKI = the full Wikipedia sentence of every BOLD prompt (all 23,679, in every profile for
 # gender polarity). Model sources = every `bold__<model>.parquet` written by notebook 02 in this
-# profile's generations folder; their `text` column (prompt + continuation) is scored.
+# profile's generations folder (except its `bold__wiki.parquet` subset); their `text` column
+# (prompt + continuation) is scored.
 
 # %%
 bold = load_bold()
@@ -82,6 +83,9 @@ for f in gen_files:
     if missing:
         raise ValueError(f"{f} lacks columns {sorted(missing)} (contract of notebook 02)")
     name = str(g["model"].iloc[0]) if "model" in g.columns and len(g) else f.stem.split("__", 1)[1]
+    if name.lower() == "wiki":
+        print(f"skipping {f.name}: WIKI rows use the full Wikipedia sentences of load_bold()")
+        continue
     frames.append(g.assign(source=name, name=g.get("name", ""))[["source", "domain", "group", "name", "text"]])
 texts = pd.concat(frames, ignore_index=True)
 texts["text"] = texts["text"].fillna("").astype(str)
