@@ -86,6 +86,7 @@ class GibbsGenerator:
         self.banned[[i for i in self.tok.all_special_ids if i < vocab]] = True
         self.banned = self.banned.to(self.device)
         self.tokens_generated = 0
+        self.rows_done = 0
         self.seconds = 0.0
 
     def encode(self, prompt: str) -> list[int]:
@@ -145,6 +146,7 @@ class GibbsGenerator:
             new = self._batch([enc[i] for i in idx], [int(seeds[i]) for i in idx])
             self.seconds += time.perf_counter() - t0
             self.tokens_generated += sum(len(x) for x in new)
+            self.rows_done += len(idx)
             if progress is not None:
                 progress.update(len(idx))
                 progress.set_postfix(tok_s=f"{self.tokens_per_second:.1f}")

@@ -42,7 +42,7 @@ from nlgbias.models import LoadedModel, ModelSpec, check_available, get_spec, lo
 
 log = logging.getLogger(__name__)
 
-ENGINE_VERSION = 1  # bump when a change alters generated text (invalidates caches)
+ENGINE_VERSION = 3  # bump when a change alters generated text (invalidates caches)
 
 #: columns of every ``<dataset>__<model>.parquet`` (contract with the later notebooks)
 COLUMNS = ["domain", "group", "name", "prompt_id", "prompt", "model", "generation", "text",
@@ -119,9 +119,24 @@ def row_seed(seed: int, prompt_id: str) -> int:
 
 
 def first_sentence(text: str) -> str:
-    """``text`` up to and including its first sentence end (``.!?`` + quotes, or a newline)."""
-    m = _SENT_END.search(text)
+    """``text`` up to and including its first sentence end: ``.!?`` (+ closing quotes or
+    brackets) followed by white space or the end, or a line break after some text."""
+    lead = len(text) - len(text.lstrip())
+    m = _SENT_END.search(text, lead)
     return text[: m.end()].rstrip() if m else text
+
+
+#: notebook 02 defaults per profile (``nlgbias.config.resolve_params``). ``paper``: all 23,679
+#: prompts with the paper's models (BOLD §4.2; needs the Hugging Face hub or its cache).
+PROFILE_DEFAULTS: dict[str, dict] = {
+    "smoke": {"models": ["smollm2-135m", "wiki"], "sample_per_group": 1, "max_new_tokens": 20,
+              "first_sentence": True, "batch_size": 32},
+    "quick": {"models": ["smollm2-135m", "gemma3-270m", "wiki"], "sample_per_group": 12,
+              "max_new_tokens": 30, "first_sentence": True, "batch_size": 32},
+    "paper": {"models": ["gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased", "wiki"],
+              "sample_per_group": None, "max_new_tokens": 30, "first_sentence": True,
+              "batch_size": 32},
+}
 
 
 # --------------------------------------------------------------------------- the engine
@@ -169,27 +184,48 @@ class CausalGenerator:
         self.eos = torch.tensor(sorted(eos), dtype=torch.long, device=self.device)
         self.pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(eos)
         self.start = self.tok.bos_token_id if self.tok.bos_token_id is not None else min(eos)
-        self._sent_end = None
+        self._sent_end: dict | None = None
         self.tokens_generated = 0
+        self.rows_done = 0
         self.seconds = 0.0
 
     # ---- helpers
-    def _sentence_end_mask(self):
-        """A bool vector over the vocabulary: tokens whose text ends a sentence."""
+    def _token_classes(self):
+        """Bool vectors over the vocabulary for the first-sentence stop rule: ``end`` (the token
+        ends with . ! ? plus closing quotes/brackets), ``space`` (starts with white space),
+        ``newline`` (holds a line break), ``blank`` (white space only)."""
         import torch  # noqa: PLC0415
 
         if self._sent_end is None:
             vocab = self.model.get_output_embeddings().weight.shape[0]
             toks = self.tok.convert_ids_to_tokens(list(range(min(vocab, len(self.tok)))))
-            mask = torch.zeros(vocab, dtype=torch.bool)
+            cls = {k: torch.zeros(vocab, dtype=torch.bool) for k in ("end", "space", "newline", "blank")}
+            ws_markers = ("Ġ", "▁", "Ċ", " ", "\n", "\t", "ĉ")
             for i, t in enumerate(toks):
-                if t and (any(c in t for c in ".!?") or "Ċ" in t or "\n" in t or t == "<0x0A>"):
-                    mask[i] = True
-            self._sent_end = mask.to(self.device)
+                if not t:
+                    continue
+                if t in ("<0x0A>", "<0x0D>"):
+                    t = "\n"
+                plain = t
+                for mk in ("Ġ", "▁", "Ċ", "ĉ"):
+                    plain = plain.replace(mk, " " if mk != "Ċ" else "\n")
+                cls["end"][i] = bool(re.search(r"[.!?]+[\"'”’)\]]*$", plain))
+                cls["space"][i] = t.startswith(ws_markers)
+                cls["newline"][i] = "\n" in plain
+                cls["blank"][i] = plain.strip() == ""
+            if not any(t and t[0] in "Ġ▁" for t in toks):  # word-level: decode joins with spaces
+                cls["space"][:] = True
+            self._sent_end = {k: v.to(self.device) for k, v in cls.items()}
         return self._sent_end
 
     def encode(self, prompt: str) -> list[int]:
-        """Token ids of ``prompt`` (with the control code, if any); never empty."""
+        """Token ids of ``prompt`` (with the control code, if any); never empty.
+
+        Trailing white space is dropped: many BOLD prompts end with a space, which BPE
+        tokenizers encode as a lone space token that the next word never follows (SmolLM2 then
+        continues with digits almost always); without it the space goes into the next token.
+        """
+        prompt = prompt.rstrip()
         text = f"{self.code} {prompt}" if self.code else prompt
         ids = self.tok(text)["input_ids"] if text else []
         return list(ids) or [self.start]
@@ -255,7 +291,9 @@ class CausalGenerator:
         rows = list(range(b))
         out_ids: list[list[int]] = [[] for _ in range(b)]
         reasons = ["length"] * b
-        sent_end = self._sentence_end_mask() if p.first_sentence else None
+        tc = self._token_classes() if p.first_sentence else None
+        has_content = torch.zeros(b, dtype=torch.bool, device=dev)  # first-sentence row state
+        pending_end = torch.zeros(b, dtype=torch.bool, device=dev)
         cache = DynamicCache(config=self.model.config)
         with torch.inference_mode():
             logits = self.model(input_ids=input_ids, attention_mask=attn, position_ids=pos,
@@ -265,8 +303,12 @@ class CausalGenerator:
                 nxt = self._choose(logits, hist, gens)
                 is_eos = torch.isin(nxt, self.eos)
                 done = is_eos.clone()
-                if sent_end is not None:
-                    done |= sent_end[nxt]
+                if tc is not None:
+                    # a sentence ends at . ! ? followed by white space, or at a line break
+                    # after some text (a leading line break is skipped)
+                    done |= (pending_end & tc["space"][nxt]) | (has_content & tc["newline"][nxt])
+                    pending_end = tc["end"][nxt] & ~tc["newline"][nxt]
+                    has_content = has_content | ~tc["blank"][nxt]
                 nl, dl, el = nxt.tolist(), done.tolist(), is_eos.tolist()
                 for j, r in enumerate(rows):
                     if not el[j]:
@@ -280,6 +322,7 @@ class CausalGenerator:
                     kt = torch.tensor(keep, device=dev)
                     cache.batch_select_indices(kt)
                     attn, nxt, last, hist = attn[kt], nxt[kt], last[kt], hist[kt]
+                    has_content, pending_end = has_content[kt], pending_end[kt]
                     gens = [gens[j] for j in keep]
                     rows = [rows[j] for j in keep]
                     # drop the left-padding columns no remaining row needs
@@ -307,8 +350,11 @@ class CausalGenerator:
             cont = " " + self.tok.decode(new, skip_special_tokens=True).lstrip()
         if self.params.first_sentence:
             cont = first_sentence(cont)
+            body = cont.lstrip()
+            if "\n" in cont[: len(cont) - len(body)]:  # leading line breaks → one space
+                cont = " " + body
         cont = cont.rstrip()
-        return Completion(cont.strip(), (prompt + cont).strip(), len(new), reason)
+        return Completion(cont.strip(), (prompt.rstrip() + cont).strip(), len(new), reason)
 
     def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
                       progress: tqdm | None = None) -> Iterator[list[tuple[int, Completion]]]:
@@ -324,6 +370,7 @@ class CausalGenerator:
             self.seconds += time.perf_counter() - t0
             n_tok = sum(len(r[0]) for r in res)
             self.tokens_generated += n_tok
+            self.rows_done += len(idx)
             if progress is not None:
                 progress.update(len(idx))
                 progress.set_postfix(tok_s=f"{self.tokens_per_second:.0f}")
@@ -419,6 +466,34 @@ def sample_per_group(df: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataF
     return pd.concat(parts).sort_index().reset_index(drop=True)
 
 
+def bold_prompts(sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """BOLD prompts with ``prompt_id``, sampled to ``sample`` per group (``None``: all 23,679)."""
+    from nlgbias.data import load_bold  # noqa: PLC0415
+
+    return sample_per_group(add_prompt_ids(load_bold()), sample, seed)
+
+
+def read_generations(folder: str | Path, dataset: str = "bold") -> pd.DataFrame:
+    """Every ``<dataset>__*.parquet`` in ``folder``, concatenated (what the later notebooks read)."""
+    files = sorted(Path(folder).glob(f"{dataset}__*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"no {dataset}__*.parquet in {folder}: run notebook 02 first")
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+
+
+def example_generations(gens: pd.DataFrame, per_domain: int = 1, seed: int = 0,
+                        models: Sequence[str] | None = None) -> pd.DataFrame:
+    """BOLD Table 7-style examples: for ``per_domain`` random prompts of each domain, the
+    continuation of every model (WIKI first), as ``domain, prompt, model, generation``."""
+    models = list(models or sorted(gens["model"].unique(), key=lambda m: (m != "wiki", m)))
+    ids = (gens[["domain", "prompt_id"]].drop_duplicates().groupby("domain", sort=False)
+           .sample(n=per_domain, random_state=seed)["prompt_id"])
+    sub = gens[gens["prompt_id"].isin(set(ids)) & gens["model"].isin(models)].copy()
+    sub["_m"] = sub["model"].map({m: i for i, m in enumerate(models)})
+    sub = sub.sort_values(["domain", "prompt_id", "_m"])
+    return sub[["domain", "prompt", "model", "generation"]].reset_index(drop=True)
+
+
 def wiki_rows(prompts: pd.DataFrame) -> pd.DataFrame:
     """The WIKI baseline (BOLD §5): generation = the Wikipedia sentence after the prompt, text =
     the whole Wikipedia sentence (``wiki_text``)."""
@@ -479,7 +554,8 @@ def _finish_frame(rows: pd.DataFrame, spec: ModelSpec, params: DecodingParams | 
 
 @dataclass
 class RunInfo:
-    """What :func:`generate_dataset` did."""
+    """What :func:`generate_dataset` did. ``tokens``/``seconds``: this call; ``total_*``: all
+    calls that filled this cache (a resumed run adds up), generation time only."""
 
     model: str
     path: Path | None
@@ -488,10 +564,27 @@ class RunInfo:
     tokens: int
     seconds: float
     complete: bool
+    total_tokens: int = 0
+    total_seconds: float = 0.0
+    total_rows: int = 0
 
     @property
     def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds else float("nan")
+        """Generation throughput over every call that filled the cache."""
+        return self.total_tokens / self.total_seconds if self.total_seconds else float("nan")
+
+
+def _update_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
+    """Accumulate generation statistics in ``folder/stats.json`` (atomic)."""
+    from nlgbias.io import write_json  # noqa: PLC0415
+
+    path = folder / "stats.json"
+    stats = json.loads(path.read_text()) if path.exists() else {"rows": 0, "tokens": 0, "seconds": 0.0}
+    if rows:
+        stats = {"rows": stats["rows"] + rows, "tokens": stats["tokens"] + tokens,
+                 "seconds": stats["seconds"] + seconds}
+        write_json(stats, path)
+    return stats
 
 
 def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
@@ -550,7 +643,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
     s = parse_shard(shard)
     cache = TaggedShardCache(cache_dir / f"{dataset}__{spec.name.replace('/', '--')}__{digest}",
                              tag=f"{s[0]}of{s[1]}" if s else "all")
-    if target.exists() and shard is None:
+    if target.exists() and shard is None and cache.shards():  # same digest: same settings
         try:
             old = pd.read_parquet(target, columns=["prompt_id"])
             same = set(old["prompt_id"]) == set(prompts["prompt_id"])
@@ -561,20 +654,24 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
             same = False
         if same:
             log.info("%s is up to date (%d rows): nothing to generate", target, len(old))
-            return RunInfo(spec.name, target, len(old), 0, 0, time.perf_counter() - t0, True)
+            st = _update_stats(cache.folder, 0, 0, 0.0)
+            return RunInfo(spec.name, target, len(old), 0, 0, time.perf_counter() - t0, True,
+                           st["tokens"], st["seconds"], st["rows"])
     wanted = select_shard(prompts, s)
     done = cache.done_keys()
     todo = wanted[~wanted["prompt_id"].isin(done)].reset_index(drop=True)
     log.info("%s: %d prompts, %d cached, %d to generate", spec.name, len(wanted), len(wanted) - len(todo), len(todo))
-    tokens = 0
+    tokens, gen_secs = 0, 0.0
     if len(todo):
         seeds = [row_seed(seed, pid) for pid in todo["prompt_id"]]
         todo = todo.assign(row_seed=seeds)
         if backend == "ray":
             from nlgbias.ray_backend import generate_with_ray  # noqa: PLC0415
 
+            t1 = time.perf_counter()
             tokens = generate_with_ray(todo, spec.name, params, cache, device=device, dtype=dtype,
                                        batch_size=batch_size, **(ray_options or {}))
+            gen_secs = time.perf_counter() - t1
         else:
             import torch  # noqa: PLC0415
 
@@ -587,7 +684,15 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
             else:
                 engine = CausalGenerator(lm, params, batch_size=batch_size,
                                          num_threads=num_threads or default_threads())
-            tokens = _run_local(engine, todo, cache, flush_every, progress)
+            try:
+                tokens = _run_local(engine, todo, cache, flush_every, progress)
+            finally:
+                gen_secs = engine.seconds
+                _update_stats(cache.folder, engine.rows_done, engine.tokens_generated, gen_secs)
+        if backend == "ray":
+            _update_stats(cache.folder, len(todo), tokens, gen_secs)
+    stats = _update_stats(cache.folder, 0, 0, 0.0)
+    totals = {"total_tokens": stats["tokens"], "total_seconds": stats["seconds"], "total_rows": stats["rows"]}
     frame = cache.load()
     frame = frame[frame["prompt_id"].isin(set(prompts["prompt_id"]))].drop_duplicates("prompt_id")
     complete = len(frame) == len(prompts)
@@ -595,7 +700,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
     if not complete:
         log.info("%s: %d of %d rows in the cache (shard %s); the parquet is written once all are done",
                  spec.name, len(frame), len(prompts), shard)
-        return RunInfo(spec.name, None, len(frame), len(todo), tokens, secs, False)
+        return RunInfo(spec.name, None, len(frame), len(todo), tokens, secs, False, **totals)
     order = {p: i for i, p in enumerate(prompts["prompt_id"])}
     frame = frame.sort_values("prompt_id", key=lambda c: c.map(order)).reset_index(drop=True)
     meta = prompts.set_index("prompt_id").loc[frame["prompt_id"], ["domain", "group", "name", "prompt"]]
@@ -603,7 +708,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
         frame[c] = meta[c].to_numpy()
     out = _finish_frame(frame, spec, params, seed, dtype)
     write_parquet(out, target)
-    return RunInfo(spec.name, target, len(out), len(todo), tokens, secs, True)
+    return RunInfo(spec.name, target, len(out), len(todo), tokens, secs, True, **totals)
 
 
 def completions_frame(todo: pd.DataFrame, pairs: list[tuple[int, Completion]]) -> pd.DataFrame:
@@ -643,14 +748,21 @@ def _run_local(engine, todo: pd.DataFrame, cache: ShardCache, flush_every: int,
 
 
 def generate_models(prompts: pd.DataFrame, models: Sequence[str], out_dir: str | Path,
-                    on_done: Callable[[RunInfo], None] | None = None, **kw) -> list[RunInfo]:
+                    on_done: Callable[[RunInfo], None] | None = None,
+                    params_for: Callable[[str], DecodingParams] | None = None, **kw) -> list[RunInfo]:
     """:func:`generate_dataset` for each of ``models``; every name is checked first, so an
-    unknown or unavailable model fails before any generation starts."""
-    for m in models:
-        check_available(m)
+    unknown or unavailable model fails before any generation starts. ``params_for(model)``
+    gives the decoding parameters of each causal LM (default: the paper's, see
+    :func:`decoding_for`)."""
+    specs = [check_available(m) for m in models]
+    if params_for is not None:  # validate every model's parameters before generating
+        for spec in specs:
+            if spec.kind == "causal":
+                params_for(spec.name)
     infos = []
-    for m in models:
-        info = generate_dataset(prompts, m, out_dir, **kw)
+    for m, spec in zip(models, specs):
+        extra = {"params": params_for(m)} if params_for and spec.kind == "causal" else {}
+        info = generate_dataset(prompts, m, out_dir, **extra, **kw)
         infos.append(info)
         if on_done:
             on_done(info)
@@ -692,7 +804,7 @@ def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
     return "bfloat16" if ok else "float32"
 
 
-__all__ = ["COLUMNS", "CausalGenerator", "Completion", "DecodingError", "DecodingParams",
+__all__ = ["COLUMNS", "PROFILE_DEFAULTS", "bold_prompts", "example_generations", "read_generations", "CausalGenerator", "Completion", "DecodingError", "DecodingParams",
            "RunInfo", "add_prompt_ids", "completions_frame", "decoding_for", "default_threads",
            "first_sentence", "generate_dataset", "generate_models", "output_name", "parse_shard",
            "resolve_dtype",

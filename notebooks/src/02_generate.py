@@ -1,0 +1,180 @@
+# %% [markdown]
+# # 02 Generate: continuations of every BOLD prompt (BOLD §4.2, Appendix A.2)
+#
+# BOLD feeds each prompt (the first words of a Wikipedia sentence about a person or an
+# ideology) to several language models and compares their continuations with the rest of the
+# Wikipedia sentence (the **WIKI** row of every later table). This notebook writes one parquet
+# per model, `data/<profile>/generations/bold__<model>.parquet`, with the columns
+# `domain, group, name, prompt_id, prompt, model, generation, text, seed, …decoding params`
+# (`generation`: continuation only; `text`: prompt + continuation, what notebooks 03 and 04 score).
+#
+# **Models.** The paper used GPT-2 (top-k 40, top-p 0.95), CTRL with the control codes
+# Wikipedia / Thoughts / Opinion (repetition penalty 1.2, top-p 0.9) and BERT-large-cased by
+# Gibbs sampling (Wang & Cho 2019; max length 15, temperature 0.7, burn-in 200, 500
+# iterations). None of these weights exist offline, so the `quick` and `smoke` profiles use
+# **substitutes** with GPT-2's decoding settings: **SmolLM2-135M-Instruct** (an
+# instruction-tuned chat model) and **Gemma-3-270m** (a base LM, the closest to GPT-2).
+# BOLD prompts are plain text to continue, so both get the raw prompt: **no chat template**.
+# The `paper` profile runs the paper's models (needs the Hugging Face hub or its cache).
+#
+# **Engine** (`nlgbias.generation`): length-sorted batches, left padding, KV cache, finished
+# rows dropped from the batch at once, one random generator per row (a row's sample does not
+# depend on its batch), resumable (rows flushed to `data/<profile>/interim/generation_cache/`;
+# a rerun with the same parameters generates nothing), `shard="i/n"` and a Ray backend for
+# clusters. With `first_sentence=True` a row stops at its first sentence end and the
+# continuation is cut there, so `text` is one sentence, like the Wikipedia baseline.
+
+# %% tags=["parameters"]
+profile = "quick"         # quick | smoke | paper
+models = None             # None: the profile's default (nlgbias.generation.PROFILE_DEFAULTS)
+sample_per_group = None   # prompts per BOLD group (all 43 groups kept); None: profile default
+max_new_tokens = None     # None: profile default
+first_sentence = None     # cut continuations to their first sentence; None: profile default
+batch_size = None         # None: profile default
+seed = 0
+device = "cpu"
+dtype = "auto"            # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
+backend = "local"         # local | ray
+shard = None              # "i/n": generate only that slice (several machines share the cache)
+root = None               # project root; None finds it
+
+# %%
+import logging
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+from IPython.display import Markdown, display
+
+from nlgbias.config import resolve_params
+from nlgbias.generation import (
+    PROFILE_DEFAULTS,
+    bold_prompts,
+    decoding_for,
+    example_generations,
+    generate_models,
+    read_generations,
+    resolve_dtype,
+)
+from nlgbias.models import get_spec
+from nlgbias.paths import paths_for
+from nlgbias.plots import save_figure, set_style
+from nlgbias.tables import save_table
+
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+P = paths_for(profile, root)
+set_style()
+cfg = resolve_params(PROFILE_DEFAULTS, profile, models=models, sample_per_group=sample_per_group,
+                     max_new_tokens=max_new_tokens, first_sentence=first_sentence,
+                     batch_size=batch_size)
+cfg
+
+# %% [markdown]
+# ## Prompts
+# `quick` samples the same number of prompts from every one of the 43 groups (deterministic
+# with `seed`); `paper` keeps all 23,679.
+
+# %%
+prompts = bold_prompts(cfg["sample_per_group"], seed)
+per_domain = prompts.groupby("domain").agg(groups=("group", "nunique"), prompts=("prompt", "size"))
+per_domain.loc["total"] = per_domain.sum()
+per_domain
+
+# %% [markdown]
+# ## Models and the paper models they stand in for
+
+# %%
+rows = []
+for m in cfg["models"]:
+    spec = get_spec(m)
+    if spec.kind == "wiki":
+        dec = "—"
+    elif spec.kind == "masked":
+        dec = "Gibbs: max_len 15, temperature 0.7, burn-in 200, 500 iterations"
+    else:
+        d = decoding_for(spec, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
+        dec = ", ".join(f"{k} {v}" for k, v in d.as_dict().items() if k != "do_sample")
+    rows.append({"model": m, "description": spec.description,
+                 "stands in for (paper)": spec.substitute_for or ("WIKI" if m == "wiki" else "itself"),
+                 "control code": spec.control_code or "", "decoding": dec})
+model_table = pd.DataFrame(rows)
+save_table(model_table, P.results, "bold_generation_models", title="Generation models (BOLD §4.2)")
+model_table
+
+# %% [markdown]
+# ## Generate
+# Every model name is checked first (an unknown or unavailable model fails before anything is
+# generated). The progress bar shows tokens/s; a rerun reuses the cache.
+
+# %%
+compute_dtype = resolve_dtype(dtype, device)
+print(f"compute dtype: {compute_dtype}")
+infos = generate_models(prompts, cfg["models"], P.generations, seed=seed, device=device,
+                        dtype=dtype, batch_size=cfg["batch_size"], backend=backend, shard=shard,
+                        cache_dir=P.interim / "generation_cache",
+                        params_for=lambda m: decoding_for(m, max_new_tokens=cfg["max_new_tokens"],
+                                                          first_sentence=cfg["first_sentence"]))
+throughput = pd.DataFrame([{
+    "model": i.model, "rows": i.rows, "generated now": i.generated,
+    "new tokens": i.total_tokens, "generation seconds": round(i.total_seconds, 1),
+    "tokens/s": round(i.tokens_per_second, 1) if i.total_seconds else None,
+    "file": i.path.name if i.path else "(incomplete shard)"} for i in infos])
+save_table(throughput, P.results, "bold_generation_throughput",
+           title=f"Generation throughput ({device}, {compute_dtype})", floatfmt=".1f")
+throughput
+
+# %% [markdown]
+# Throughput is generation time only (model loading excluded), summed over every run that
+# filled the cache, measured on this machine's shared 2-core CPU (other jobs running at the
+# same time slow it down). `benchmarks/bench_generate.py` compares the engine with a naive
+# per-prompt pipeline and with plain batched `generate`.
+
+# %% [markdown]
+# ## Counts per model and domain
+
+# %%
+gens = read_generations(P.generations)
+gens = gens[gens["prompt_id"].isin(set(prompts["prompt_id"])) & gens["model"].isin(cfg["models"])]
+counts = gens.pivot_table(index="domain", columns="model", values="prompt_id", aggfunc="size")
+counts.loc["total"] = counts.sum()
+save_table(counts, P.results, "bold_generation_counts", title="Generations per domain and model")
+counts
+
+# %%
+finish = gens[gens["model"] != "wiki"].pivot_table(index="model", columns="finish_reason",
+                                                   values="prompt_id", aggfunc="size", fill_value=0)
+finish
+
+# %% [markdown]
+# `sentence`: the row stopped at its first sentence end; `eos`: the model ended the text;
+# `length`: it hit `max_new_tokens` (the continuation is then cut mid-sentence).
+#
+# ## Length of the continuations
+
+# %%
+gens = gens.assign(words=gens["generation"].str.split().str.len())
+fig, ax = plt.subplots(figsize=(8, 3.6))
+sns.boxplot(data=gens, x="domain", y="words", hue="model", ax=ax, fliersize=1.5)
+ax.set(xlabel="", ylabel="words in the continuation", title="Continuation length by domain")
+ax.tick_params(axis="x", rotation=15)
+ax.legend(title="", fontsize=8)
+save_figure(fig, P.figures, "bold_generation_lengths")
+plt.show()
+gens.groupby("model")["words"].describe()[["mean", "50%", "max"]]
+
+# %% [markdown]
+# ## Example generations per domain (like BOLD Table 7)
+# One random prompt per domain and what each model made of it (WIKI = the Wikipedia
+# sentence's own continuation). BOLD Table 7 shows hand-picked examples with negative
+# sentiment, regard, toxicity or gender bias; these are random, unlabelled ones (the labels
+# come in notebooks 03 and 04). SmolLM2 and Gemma-3 stand in for the paper's GPT-2/CTRL/BERT.
+
+# %%
+examples = example_generations(gens, per_domain=1, seed=seed, models=cfg["models"])
+save_table(examples, P.results, "bold_table7_example_generations",
+           title="Example generations per domain (BOLD Table 7 style; random prompts)")
+with pd.option_context("display.max_colwidth", 120):
+    display(examples)
+
+# %%
+display(Markdown("Files written: " + ", ".join(f"`{i.path.relative_to(P.root)}`" for i in infos if i.path)))
