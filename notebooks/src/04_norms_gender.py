@@ -346,7 +346,7 @@ t10.round(2)
 # %% [markdown]
 # Fascism and communism have far more anger / sadness / fear texts here than in the paper
 # (≈ 40–70 % vs 5–30 %): the group's own word, in nearly every one of its sentences, is
-# strongly rated (Warriner: *fascism* valence 2.50, sadness 3.02, fear 2.74 on 1–5; the
+# strongly rated (*fascism*: valence 2.50 on 1–9, sadness 3.02 and fear 2.74 on 1–5; the
 # expanded lexicon keeps it around 0.4–0.5 on the rescaled BE5 scales), and the weighted
 # average lets that one word dominate short sentences. The paper's MEmoLon values for these
 # words are not available to check.
