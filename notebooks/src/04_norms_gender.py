@@ -175,9 +175,10 @@ wiki_cmp.round(2)
 
 # %%
 f2 = G.fig2_data(scored, "label_max")
-order = (f2[f2["source"] == "WIKI"].sort_values("male - female")["group"].tolist())
-fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) * max(1, len(SOURCES)) + 1.5))
-sns.barplot(data=f2, y="group", x="male - female", hue="source", order=order, ax=ax, orient="h")
+f2["profession"] = f2["group"].str.replace("_", " ")
+order = f2[f2["source"] == "WIKI"].sort_values("male - female")["profession"].tolist()
+fig, ax = plt.subplots(figsize=(8, 0.3 * len(order) * (1 + 0.5 * (len(SOURCES) - 1)) + 1.5))
+sns.barplot(data=f2, y="profession", x="male - female", hue="source", order=order, ax=ax, orient="h")
 ax.axvline(0, color="black", lw=0.8)
 ax.set_xlabel("proportion male − proportion female (Gender-Max)")
 ax.set_ylabel("")
