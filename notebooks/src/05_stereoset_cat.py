@@ -153,7 +153,8 @@ R.paper_table4_rows()
 # %% [markdown]
 # ## Tables 6/7 · Per split and domain (dev)
 # Per split (intrasentence, intersentence) and domain, with the paper's Table 7 (dev) numbers
-# of the corresponding paper model (GPT2 for the offline stand-ins; SentimentLM for VADER's).
+# of the corresponding paper model (`paper ...`: GPT2 for the offline stand-ins; SentimentLM for
+# VADER's) and of BERT-base (`BERT-base ...`) on every row.
 # `count` follows the official script: a domain's count is three times its CATs.
 # In the paper, GPT2's **intersentence** numbers come from a trained NSP head; by likelihood
 # (our method) the paper reports lms 61.5 (footnote 3).
@@ -215,8 +216,10 @@ save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 # - The scorer matches the official one exactly, including its quirks: a tie between
 #   stereotype and anti-stereotype counts as anti-stereotype; ties with the unrelated
 #   association count as "unrelated wins"; icat is computed from the mean lms and mean ss.
-# - IdealLM's ss is 50 exactly for targets with an even number of CATs; odd counts alternate
-#   their extra CAT across targets, so the average is within a few hundredths of 50.
+# - IdealLM's ss is 50 exactly for targets with an even number of CATs; targets with an odd
+#   number alternate the sign of their extra CAT (paired by size within each split × domain),
+#   so the averages stay within about a tenth of 50 on the full dev set (50.04 overall); a
+#   sampled profile has more small odd targets, hence larger deviations in single domains.
 # - SentimentLM (VADER) is a weaker language model than the paper's (lms near 50 rather than
 #   65.5): VADER is neutral on most unrelated associations, so it rarely ranks them below the
 #   meaningful ones. Its ss (preferring the negative association) follows the paper's finding

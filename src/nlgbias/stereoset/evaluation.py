@@ -260,18 +260,21 @@ BASELINES = ("IdealLM", "StereotypedLM", "RandomLM", "SentimentLM")
 
 def ideal_lm(cats: pd.DataFrame) -> dict[str, float]:
     """IDEALLM (§6.3): both meaningful associations above the unrelated one, and stereotype /
-    anti-stereotype preferred alternately within each (split, target), so every target with an
-    even number of CATs gets ss = 50 exactly (odd ones alternate their extra CAT across terms)."""
+    anti-stereotype preferred alternately within each (split, target): a target with an even
+    number of CATs gets ss = 50 exactly. Within each split × domain the targets with an odd
+    number (ss = 50 ± 50/n) are sorted by n and alternate the sign of their extra CAT, so the
+    deviations cancel in pairs (exactly for equal n)."""
     scores: dict[str, float] = {}
-    k = 0
-    for _, sub in cats.groupby(["task", "target"], sort=False):
-        first_pro = k % 2 == 0
-        if len(sub) % 2:
-            k += 1
-        for i, (s, a, u) in enumerate(sub[["stereotype_id", "anti_stereotype_id", "unrelated_id"]]
-                                      .itertuples(index=False)):
-            pro_wins = (i % 2 == 0) == first_pro
-            scores[s], scores[a], scores[u] = (3.0, 2.0, 1.0) if pro_wins else (2.0, 3.0, 1.0)
+    for _, dom in cats.groupby(["task", "bias_type"], sort=False):
+        sizes = dom.groupby("target", sort=False).size()
+        odd = sizes[sizes % 2 == 1].sort_values(kind="stable")
+        first_pro = {t: True for t in sizes.index}
+        first_pro.update({t: k % 2 == 0 for k, t in enumerate(odd.index)})
+        for target, sub in dom.groupby("target", sort=False):
+            for i, (s, a, u) in enumerate(sub[["stereotype_id", "anti_stereotype_id",
+                                               "unrelated_id"]].itertuples(index=False)):
+                pro_wins = (i % 2 == 0) == first_pro[target]
+                scores[s], scores[a], scores[u] = (3.0, 2.0, 1.0) if pro_wins else (2.0, 3.0, 1.0)
     return scores
 
 

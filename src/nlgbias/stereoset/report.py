@@ -52,9 +52,12 @@ def paper_table4_rows() -> pd.DataFrame:
     return TABLE4_DEV.rename(columns={"lms": "paper lms", "ss": "paper ss", "icat": "paper icat"})
 
 
-def domain_table(results: Mapping[str, Mapping], stands_in: Mapping[str, str]) -> pd.DataFrame:
+def domain_table(results: Mapping[str, Mapping], stands_in: Mapping[str, str],
+                 also: tuple[str, ...] = ("BERT-base",)) -> pd.DataFrame:
     """Tables 6/7 (dev): per split × domain (and split overall) lms / ss / icat of each model,
-    with the paper's Table 7 numbers of the corresponding paper model beside them."""
+    with the paper's Table 7 numbers of the corresponding paper model ("paper ..." columns;
+    SentimentLM for SentimentLM, the stood-in model for an offline LM) and, for every row, of
+    the paper models in ``also`` (BERT-base: the paper's masked LM with an NSP head)."""
     run = long_results(results).query("task != 'overall'")
     paper = TABLE7_DEV.set_index(["model", "task", "domain"])
     out = []
@@ -62,12 +65,17 @@ def domain_table(results: Mapping[str, Mapping], stands_in: Mapping[str, str]) -
         ref = "SentimentLM" if row.model == "SentimentLM" else stands_in.get(row.model)
         key = (ref, row.task, row.domain)
         p = paper.loc[key] if ref and key in paper.index else None
-        out.append({"model": row.model, "task": row.task, "domain": row.domain,
-                    "count": int(row.count), "lms": row.lms, "ss": row.ss, "icat": row.icat,
-                    "paper model": ref or "",
-                    "paper lms": None if p is None else p["lms"],
-                    "paper ss": None if p is None else p["ss"],
-                    "paper icat": None if p is None else p["icat"]})
+        rec = {"model": row.model, "task": row.task, "domain": row.domain,
+               "count": int(row.count), "lms": row.lms, "ss": row.ss, "icat": row.icat,
+               "paper model": ref or "",
+               "paper lms": None if p is None else p["lms"],
+               "paper ss": None if p is None else p["ss"],
+               "paper icat": None if p is None else p["icat"]}
+        for other in also:
+            q = paper.loc[(other, row.task, row.domain)]
+            rec.update({f"{other} lms": q["lms"], f"{other} ss": q["ss"],
+                        f"{other} icat": q["icat"]})
+        out.append(rec)
     return pd.DataFrame(out)
 
 
