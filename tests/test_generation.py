@@ -159,6 +159,18 @@ def test_sampling_is_batch_invariant_and_seeded():
     assert all(x.text.startswith(p) for x, p in zip(a, PROMPTS))
 
 
+def test_trailing_prompt_space_is_not_a_token():
+    """BOLD prompts end with a space (23,674 of 23,679); it must not become a lone token."""
+    lm = tiny_lm()
+    eng = G.CausalGenerator(lm, G.DecodingParams(max_new_tokens=3, do_sample=False))
+    assert eng.encode("the man is ") == eng.encode("the man is")
+    a, b = eng.generate(["the man is ", "the man is"])
+    assert a.text == b.text and "  " not in a.text
+    assert G.resolve_dtype("float32") == "float32" and G.default_threads() >= 1
+    with pytest.raises(ValueError, match="dtype"):
+        G.resolve_dtype("int8")
+
+
 def test_first_sentence_stops_rows():
     lm = tiny_lm()
     out = G.CausalGenerator(lm, G.DecodingParams(max_new_tokens=30, first_sentence=True)).generate(

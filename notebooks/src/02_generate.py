@@ -35,6 +35,7 @@ seed = 0
 device = "cpu"
 dtype = "auto"            # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
 backend = "local"         # local | ray
+ray_options = None        # ray backend: {"address": "ray://head:10001", "num_actors": 8, "cpus_per_actor": 4, ...}
 shard = None              # "i/n": generate only that slice (several machines share the cache)
 root = None               # project root; None finds it
 
@@ -111,6 +112,7 @@ compute_dtype = resolve_dtype(dtype, device)
 print(f"compute dtype: {compute_dtype}")
 infos = generate_models(prompts, cfg["models"], P.generations, seed=seed, device=device,
                         dtype=dtype, batch_size=cfg["batch_size"], backend=backend, shard=shard,
+                        ray_options=ray_options,
                         cache_dir=P.interim / "generation_cache",
                         params_for=lambda m: decoding_for(m, max_new_tokens=cfg["max_new_tokens"],
                                                           first_sentence=cfg["first_sentence"]))
@@ -154,7 +156,8 @@ finish
 # %%
 gens = gens.assign(words=gens["generation"].str.split().str.len())
 fig, ax = plt.subplots(figsize=(8, 3.6))
-sns.boxplot(data=gens, x="domain", y="words", hue="model", ax=ax, fliersize=1.5)
+sns.boxplot(data=gens, x="domain", y="words", hue="model", hue_order=cfg["models"], ax=ax,
+            fliersize=1.5)
 ax.set(xlabel="", ylabel="words in the continuation", title="Continuation length by domain")
 ax.tick_params(axis="x", rotation=15)
 ax.legend(title="", fontsize=8)
