@@ -485,3 +485,11 @@ def test_load_scorer_local_checkpoints(bert, causal_lm, tmp_path):
     df.loc[0, "sentence"] = "The mother is cold."
     ref = CATScorer(gmodel, gtok, "causal").score(df)
     np.testing.assert_allclose(sc.score(df)["score"], ref["score"], rtol=1e-5)
+
+
+def test_load_scorer_unknown_model_names_the_problem(tmp_path):
+    from nlgbias.resources import ResourceNotFoundError
+    from nlgbias.stereoset.lm import load_scorer
+
+    with pytest.raises(ResourceNotFoundError, match="smollm2-135m"):
+        load_scorer(str(tmp_path))  # a folder without config.json

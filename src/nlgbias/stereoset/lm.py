@@ -433,7 +433,15 @@ class CATScorer:
 def _infer_kind(hub_id: str) -> str:
     from transformers import AutoConfig  # noqa: PLC0415
 
-    cfg = AutoConfig.from_pretrained(hub_id)
+    from nlgbias.resources import ResourceNotFoundError  # noqa: PLC0415
+
+    try:
+        cfg = AutoConfig.from_pretrained(hub_id)
+    except (OSError, ValueError) as exc:
+        raise ResourceNotFoundError(
+            f"model {hub_id!r} could not be found: a Hugging Face id needs internet or a local HF "
+            "cache, a folder needs a config.json. Offline here: 'smollm2-135m', 'gemma3-270m'. "
+            f"Cause: {exc}") from exc
     archs = cfg.architectures or []
     return "masked" if any(a.endswith(_MASKED_ARCH) for a in archs) and not cfg.is_decoder else "causal"
 
