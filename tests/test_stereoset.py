@@ -493,3 +493,17 @@ def test_load_scorer_unknown_model_names_the_problem(tmp_path):
 
     with pytest.raises(ResourceNotFoundError, match="smollm2-135m"):
         load_scorer(str(tmp_path))  # a folder without config.json
+
+
+def test_shared_prefix_equals_plain_batches(causal_lm, gold):
+    """A CAT's three sentences share their prefix (start token + context / words before the
+    blank): running it once and copying its cache gives the same log-probabilities."""
+    model, tok = causal_lm
+    sents = sentence_table(gold)
+    shared = CATScorer(model, tok, "causal", batch_size=7).score(sents)
+    plain = CATScorer(model, tok, "causal", batch_size=7, share_prefix=False).score(sents)
+    np.testing.assert_allclose(shared["mean_logprob"], plain["mean_logprob"], atol=1e-5)
+    from nlgbias.stereoset.lm import _lcp
+
+    assert _lcp([[0, 5, 6, 7], [0, 5, 6, 9], [0, 5, 8]]) == 2
+    assert _lcp([[0, 5], [0, 5]]) == 1  # each keeps one token of its own
