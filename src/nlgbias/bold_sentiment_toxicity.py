@@ -434,7 +434,7 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
         ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
                       ha="right" if rotate else "center", rotation_mode="anchor")
         ax.tick_params(axis="x", labelsize=9)
-        ax.set_title(src)
+        ax.set_title(f"{src} (n = {int(s['n'].sum()):,})")
         ax.set_ylim(0, 1)
         ax.grid(axis="x", visible=False)
     for ax in axes.flat[len(sources):]:
