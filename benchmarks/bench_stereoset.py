@@ -3,8 +3,10 @@
 Both score the same StereoSet dev sentences (a seeded stratified sample, both CAT types) with
 the same model in the same run. The naive loop is the official ``eval_generative_models.py``
 pattern: one forward per sentence, a full softmax, one ``.item()`` per token. The batched path
-is :class:`nlgbias.stereoset.lm.CATScorer` (length-sorted, right-padded batches, gathered
-log-probabilities), in float32 and, with ``--bf16``, in bfloat16 (AMX on recent Xeons).
+is :class:`nlgbias.stereoset.lm.CATScorer` (length-sorted, right-padded batches; a CAT's shared
+token prefix run once and its key/value cache copied to its three sentences; the vocabulary
+head only on scored positions), in float32 and, with ``--bf16``, in bfloat16 (AMX on recent
+Xeons).
 
     python benchmarks/bench_stereoset.py [--model smollm2-135m] [--n 96] [--batch-size 32] [--bf16] [--threads N]
 

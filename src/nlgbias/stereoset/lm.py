@@ -16,7 +16,9 @@
   by the authors and is not public) gets the pseudo-log-likelihood of the attribute sentence
   given the context (each attribute token masked in turn), averaged per token.
 
-Everything runs in length-sorted, right-padded batches; :func:`score_sentences` caches finished
+Everything runs in length-sorted, right-padded batches; for causal LMs the token prefix the
+three sentences of a CAT share runs once (its key/value cache is copied to the three), and the
+vocabulary head runs only on scored positions. :func:`score_sentences` caches finished
 sentences resumably (``nlgbias.io.ShardCache``).
 """
 
