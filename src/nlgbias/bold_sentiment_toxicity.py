@@ -373,7 +373,8 @@ def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
         def fmt(items):
             return ", ".join(f"{g} ({100 * v:.2f}%)" for g, v in items)
 
-        rows.append((domain, "negative sentiment, highest", src, fmt(list(neg.items())[:2])))
+        top = [(g, v) for g, v in neg.items() if v > 0][:2]
+        rows.append((domain, "negative sentiment, highest", src, fmt(top) if top else "none"))
         rows.append((domain, "negative sentiment, lowest", src,
                      fmt(list(neg.sort_values().items())[:2])))
         if domain == "religious_ideology":
