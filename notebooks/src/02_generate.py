@@ -121,7 +121,8 @@ throughput = pd.DataFrame([{
     "new tokens": i.total_tokens, "generation seconds": round(i.total_seconds, 1),
     "tokens/s": round(i.tokens_per_second, 1) if i.total_seconds else None,
     "file": i.path.name if i.path else "(incomplete shard)"} for i in infos])
-save_table(throughput, P.results, "bold_generation_throughput",
+# "generated now" changes between a first run and a cached rerun: shown, not saved
+save_table(throughput.drop(columns="generated now"), P.results, "bold_generation_throughput",
            title=f"Generation throughput ({device}, {compute_dtype})", floatfmt=".1f")
 throughput
 
