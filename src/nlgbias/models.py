@@ -108,6 +108,19 @@ def _cache_dir(name: str) -> Path:
     return project_root() / "data" / "cache" / "models" / name
 
 
+def _drop_quantization_config(config_file: Path) -> None:
+    """Remove a stale GGUF ``quantization_config`` from a cached float copy's config.json
+    (caches written before this was handled made transformers warn about GGUF kernels)."""
+    import json  # noqa: PLC0415
+
+    from nlgbias.io import write_text  # noqa: PLC0415
+
+    cfg = json.loads(config_file.read_text())
+    if "quantization_config" in cfg:
+        del cfg["quantization_config"]
+        write_text(json.dumps(cfg, indent=2) + "\n", config_file)
+
+
 def _load_gguf(spec: ModelSpec, dtype):
     import torch  # noqa: PLC0415
     from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
@@ -115,6 +128,7 @@ def _load_gguf(spec: ModelSpec, dtype):
     cache = _cache_dir(spec.name)
     if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
         log.info("loading %s from the safetensors cache %s", spec.name, cache)
+        _drop_quantization_config(cache / "config.json")
         tok = AutoTokenizer.from_pretrained(cache)
         model = AutoModelForCausalLM.from_pretrained(cache, dtype=dtype or torch.float32)
         return model, tok
@@ -124,7 +138,10 @@ def _load_gguf(spec: ModelSpec, dtype):
     gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.gguf_file,
                                                       dtype=torch.float32)
     # a GGUF-loaded model refuses save_pretrained: rebuild it from its config and copy weights
-    model = AutoModelForCausalLM.from_config(gguf_model.config, dtype=torch.float32)
+    config = gguf_model.config
+    if hasattr(config, "quantization_config"):  # the copy holds plain float weights
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.load_state_dict(gguf_model.state_dict())
     model.generation_config = gguf_model.generation_config
     del gguf_model
