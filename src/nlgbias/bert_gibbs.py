@@ -15,12 +15,9 @@ own random generator (batch-invariant), and special tokens ([CLS], [SEP], [PAD],
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 
-from tqdm.auto import tqdm
-
-from nlgbias.generation import Completion, DecodingError, DecodingParams
+from nlgbias.generation import BatchedGenerator, Completion, DecodingError, DecodingParams
 from nlgbias.models import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -60,7 +57,7 @@ class GibbsParams:
                               temperature=self.temperature)
 
 
-class GibbsGenerator:
+class GibbsGenerator(BatchedGenerator):
     """Batched Gibbs generation from a masked LM (see the module docstring).
 
     Same interface as :class:`~nlgbias.generation.CausalGenerator` (``iter_generate``,
@@ -93,7 +90,7 @@ class GibbsGenerator:
         """``[CLS] prompt`` token ids (the seed text)."""
         return [self.tok.cls_token_id, *self.tok(prompt, add_special_tokens=False)["input_ids"]]
 
-    def _batch(self, seeds_ids: list[list[int]], seeds: list[int]) -> list[list[int]]:
+    def _batch(self, seeds_ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
         import torch  # noqa: PLC0415
 
         p, dev, tok = self.params, self.device, self.tok
@@ -129,45 +126,8 @@ class GibbsGenerator:
                 u = torch.cat([torch.rand(1, generator=g) for g in gens]).to(dev) * cdf[:, -1]
                 pick = (cdf < u[:, None]).sum(-1).clamp(max=cdf.shape[-1] - 1)
                 ids[ar, pos] = pick if cand is None else cand.gather(1, pick[:, None]).squeeze(1)
-        return [ids[i, len(s):len(s) + p.max_len].tolist() for i, s in enumerate(seeds_ids)]
+        return [(ids[i, len(s):len(s) + p.max_len].tolist(), "length") for i, s in enumerate(seeds_ids)]
 
-    def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
-                      progress: tqdm | None = None) -> Iterator[list[tuple[int, Completion]]]:
-        """Yield, batch by batch, ``(index into prompts, Completion)`` pairs."""
-        import time  # noqa: PLC0415
-
-        if len(prompts) != len(seeds):
-            raise ValueError(f"{len(prompts)} prompts but {len(seeds)} seeds")
-        enc = [self.encode(p) for p in prompts]
-        order = sorted(range(len(prompts)), key=lambda i: (len(enc[i]), i))
-        for s in range(0, len(order), self.batch_size):
-            idx = order[s:s + self.batch_size]
-            t0 = time.perf_counter()
-            new = self._batch([enc[i] for i in idx], [int(seeds[i]) for i in idx])
-            self.seconds += time.perf_counter() - t0
-            self.tokens_generated += sum(len(x) for x in new)
-            self.rows_done += len(idx)
-            if progress is not None:
-                progress.update(len(idx))
-                progress.set_postfix(tok_s=f"{self.tokens_per_second:.1f}")
-            out = []
-            for i, toks in zip(idx, new):
-                gen = self.tok.decode(toks, skip_special_tokens=True).strip()
-                out.append((i, Completion(gen, f"{prompts[i]} {gen}".strip(), len(toks), "length")))
-            yield out
-
-    def generate(self, prompts: Sequence[str], seeds: Sequence[int] | int = 0) -> list[Completion]:
-        """Continuations of ``prompts`` in input order."""
-        from nlgbias.generation import row_seed  # noqa: PLC0415
-
-        if isinstance(seeds, int):
-            seeds = [row_seed(seeds, str(i)) for i in range(len(prompts))]
-        out: list[Completion | None] = [None] * len(prompts)
-        for batch in self.iter_generate(prompts, seeds):
-            for i, c in batch:
-                out[i] = c
-        return out  # type: ignore[return-value]
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens_generated / self.seconds if self.seconds else 0.0
+    def _decode(self, prompt: str, prompt_ids: list[int], new: list[int], reason: str) -> Completion:
+        gen = self.tok.decode(new, skip_special_tokens=True).strip()
+        return Completion(gen, f"{prompt} {gen}".strip(), len(new), reason)

@@ -150,7 +150,68 @@ class Completion:
     finish_reason: str  # "eos" | "sentence" | "length"
 
 
-class CausalGenerator:
+class BatchedGenerator:
+    """What every generator shares: prompts sorted by token length and cut into batches of
+    ``batch_size``, progress with tokens/s, results in input order. Subclasses implement
+    ``encode(prompt)``, ``_batch(ids, seeds) -> [(new_ids, finish_reason)]`` and
+    ``_decode(prompt, prompt_ids, new_ids, finish_reason) -> Completion``."""
+
+    batch_size: int
+    lm: LoadedModel
+    tokens_generated: int = 0
+    rows_done: int = 0
+    seconds: float = 0.0
+
+    def encode(self, prompt: str) -> list[int]:
+        raise NotImplementedError
+
+    def _batch(self, ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
+        raise NotImplementedError
+
+    def _decode(self, prompt: str, prompt_ids: list[int], new: list[int], reason: str) -> Completion:
+        raise NotImplementedError
+
+    def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
+                      progress: tqdm | None = None) -> Iterator[list[tuple[int, Completion]]]:
+        """Yield, batch by batch, ``(index into prompts, Completion)`` pairs."""
+        if len(prompts) != len(seeds):
+            raise ValueError(f"{len(prompts)} prompts but {len(seeds)} seeds")
+        enc = [self.encode(p) for p in prompts]
+        order = sorted(range(len(prompts)), key=lambda i: (len(enc[i]), i))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            t0 = time.perf_counter()
+            res = self._batch([enc[i] for i in idx], [int(seeds[i]) for i in idx])
+            self.seconds += time.perf_counter() - t0
+            self.tokens_generated += sum(len(r[0]) for r in res)
+            self.rows_done += len(idx)
+            if progress is not None:
+                progress.update(len(idx))
+                progress.set_postfix(tok_s=f"{self.tokens_per_second:.1f}")
+            yield [(i, self._decode(prompts[i], enc[i], new, reason))
+                   for i, (new, reason) in zip(idx, res)]
+
+    def generate(self, prompts: Sequence[str], seeds: Sequence[int] | int = 0,
+                 progress: bool = False) -> list[Completion]:
+        """Continuations of ``prompts`` in input order (``seeds``: one per prompt, or one int
+        from which per-prompt seeds are derived)."""
+        if isinstance(seeds, int):
+            seeds = [row_seed(seeds, str(i)) for i in range(len(prompts))]
+        out: list[Completion | None] = [None] * len(prompts)
+        bar = tqdm(total=len(prompts), desc=f"generate {self.lm.name}", unit="prompt",
+                   disable=not progress)
+        for batch in self.iter_generate(prompts, seeds, bar):
+            for i, c in batch:
+                out[i] = c
+        bar.close()
+        return out  # type: ignore[return-value]
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_generated / self.seconds if self.seconds else 0.0
+
+
+class CausalGenerator(BatchedGenerator):
     """Batched sampling from a causal LM (BOLD Appendix A.2.2/A.2.3).
 
     Prompts are sorted by token length and cut into batches of ``batch_size`` (so almost no
@@ -355,46 +416,6 @@ class CausalGenerator:
                 cont = " " + body
         cont = cont.rstrip()
         return Completion(cont.strip(), (prompt.rstrip() + cont).strip(), len(new), reason)
-
-    def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
-                      progress: tqdm | None = None) -> Iterator[list[tuple[int, Completion]]]:
-        """Yield, batch by batch, ``(index into prompts, Completion)`` pairs."""
-        if len(prompts) != len(seeds):
-            raise ValueError(f"{len(prompts)} prompts but {len(seeds)} seeds")
-        enc = [self.encode(p) for p in prompts]
-        order = sorted(range(len(prompts)), key=lambda i: (len(enc[i]), i))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            t0 = time.perf_counter()
-            res = self._batch([enc[i] for i in idx], [int(seeds[i]) for i in idx])
-            self.seconds += time.perf_counter() - t0
-            n_tok = sum(len(r[0]) for r in res)
-            self.tokens_generated += n_tok
-            self.rows_done += len(idx)
-            if progress is not None:
-                progress.update(len(idx))
-                progress.set_postfix(tok_s=f"{self.tokens_per_second:.0f}")
-            yield [(i, self._decode(prompts[i], enc[i], new, reason))
-                   for i, (new, reason) in zip(idx, res)]
-
-    def generate(self, prompts: Sequence[str], seeds: Sequence[int] | int = 0,
-                 progress: bool = False) -> list[Completion]:
-        """Continuations of ``prompts`` in input order (``seeds``: one per prompt, or one int
-        from which per-prompt seeds are derived)."""
-        if isinstance(seeds, int):
-            seeds = [row_seed(seeds, str(i)) for i in range(len(prompts))]
-        out: list[Completion | None] = [None] * len(prompts)
-        bar = tqdm(total=len(prompts), desc=f"generate {self.lm.name}", unit="prompt",
-                   disable=not progress)
-        for batch in self.iter_generate(prompts, seeds, bar):
-            for i, c in batch:
-                out[i] = c
-        bar.close()
-        return out  # type: ignore[return-value]
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens_generated / self.seconds if self.seconds else 0.0
 
 
 def _crop_left(cache, n: int) -> bool:
