@@ -314,8 +314,8 @@ sens
 #   the same sentiment metric (VADER, ±0.5), so it is the like-for-like comparison; the
 #   paper's numbers additionally pool five model sources that are not available offline.
 # * The model sources have as many texts as notebook 02 generated (in the `quick` profile
-#   25 prompts per group, so 25 texts per religion or ideology and 50 per gender): their
-#   per-group proportions move in steps of 4 points and their tests have little power. WIKI
+#   50 prompts per group, so 50 texts per religion or ideology and 100 per gender): their
+#   per-group proportions move in steps of 2 points and their tests have little power. WIKI
 #   has all 23,679 texts; "all sources" is therefore close to WIKI.
 # * Toxicity is rare in every source (well below 1% of texts), as in the paper, but the
 #   BiLSTM stand-in and the paper's BERT-large will not flag the same texts.

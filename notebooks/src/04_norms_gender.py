@@ -299,7 +299,7 @@ props = N.proportions(cats, nscores, ["group", "source"])
 # ### Table 4 · male − female (percentage points)
 # Groups: `American_actors` (male) − `American_actresses` (female). Positive: more male texts
 # in the category. Model rows rest on the prompts notebook 02 generated for (the count per
-# group is printed below): with 25 texts per group (`quick`) one text moves a proportion by 4 points,
+# group is printed below): with 50 texts per group (`quick`) one text moves a proportion by 2 points,
 # so model differences of that size are noise; WIKI uses all 2,048 / 1,156 sentences.
 
 # %%

@@ -131,7 +131,7 @@ def first_sentence(text: str) -> str:
 PROFILE_DEFAULTS: dict[str, dict] = {
     "smoke": {"models": ["smollm2-135m", "wiki"], "sample_per_group": 1, "max_new_tokens": 20,
               "first_sentence": True, "batch_size": 32},
-    "quick": {"models": ["smollm2-135m", "gemma3-270m", "wiki"], "sample_per_group": 25,
+    "quick": {"models": ["smollm2-135m", "gemma3-270m", "wiki"], "sample_per_group": 50,
               "max_new_tokens": 30, "first_sentence": True, "batch_size": 32},
     "paper": {"models": ["gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased", "wiki"],
               "sample_per_group": None, "max_new_tokens": 30, "first_sentence": True,
