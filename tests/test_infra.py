@@ -121,3 +121,14 @@ def test_runner_stops_at_failing_notebook_and_names_the_cell(tmp_path, monkeypat
     assert "FAILED: 02_bad.ipynb, cell" in err and "ValueError: boom" in err
     executed = tmp_path / "notebooks" / "executed" / "smoke"
     assert sorted(p.name for p in executed.iterdir()) == ["01_ok.ipynb", "02_bad.ipynb"]
+
+
+def test_environment_yml_lists_the_pyproject_pins():
+    import tomllib
+
+    root = paths.project_root()
+    pins = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    env = (root / "environment.yml").read_text()
+    missing = [p for p in pins if f"- {p}" not in env]
+    assert not missing, f"environment.yml lacks {missing}"
+    assert "torch==2.13.0" in pins
