@@ -109,14 +109,25 @@ def load_stereoset(split: str = "dev", path: str | Path | None = None) -> pd.Dat
     """
     if split not in ("dev", "test"):
         raise ValueError(f"unknown StereoSet split {split!r}; choose 'dev' or 'test'")
-    file = resolve("stereoset", path) / f"{split}.json"
+    return read_stereoset_file(resolve("stereoset", path) / f"{split}.json")
+
+
+def read_stereoset_file(file: str | Path, require_both: bool = True) -> pd.DataFrame:
+    """Parse one StereoSet file in the official format (``{"data": {"intrasentence": [...],
+    "intersentence": [...]}}``) into the rows of :func:`load_stereoset`. With
+    ``require_both=False`` a file holding only one of the two tasks is accepted."""
+    file = Path(file)
+    if not file.exists():
+        raise FileNotFoundError(f"StereoSet file {file} does not exist")
     obj = _read_json(file)
     data = obj.get("data") if isinstance(obj, dict) else None
-    if not isinstance(data, dict) or not {"intrasentence", "intersentence"} <= set(data):
+    tasks = ("intrasentence", "intersentence")
+    ok = isinstance(data, dict) and (set(tasks) <= set(data) if require_both else set(tasks) & set(data))
+    if not ok:
         raise DataFormatError(f"{file}: expected {{'data': {{'intrasentence': [...], 'intersentence': [...]}}}}")
     rows = []
-    for task in ("intrasentence", "intersentence"):
-        for i, cat in enumerate(data[task]):
+    for task in tasks:
+        for i, cat in enumerate(data.get(task, [])):
             try:
                 row = {"task": task, "id": cat["id"], "target": cat["target"],
                        "bias_type": cat["bias_type"], "context": cat["context"]}
@@ -129,8 +140,11 @@ def load_stereoset(split: str = "dev", path: str | Path | None = None) -> pd.Dat
                     f"{STEREOSET_LABELS}, has {[s.get('gold_label') for s in cat['sentences']]}")
             for label in STEREOSET_LABELS:
                 col = label.replace("-", "_")
-                row[col] = sents[label]["sentence"]
-                row[f"{col}_id"] = sents[label]["id"]
+                try:
+                    row[col] = sents[label]["sentence"]
+                    row[f"{col}_id"] = sents[label]["id"]
+                except KeyError as exc:
+                    raise DataFormatError(f"{file}: {task} CAT #{i} lacks field {exc}") from exc
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlgbias.data import DataFormatError, load_stereoset
+from nlgbias.data import DataFormatError, load_stereoset, read_stereoset_file
 
 log = logging.getLogger(__name__)
 
@@ -48,32 +48,7 @@ def load_gold(file: str | Path | None = None, split: str = "dev") -> pd.DataFram
     """
     if file is None:
         return load_stereoset(split)
-    file = Path(file)
-    try:
-        obj = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"StereoSet gold file {file} does not exist") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"{file}: not valid JSON ({exc}); the file may be truncated") from exc
-    data = obj.get("data") if isinstance(obj, dict) else None
-    if not isinstance(data, dict) or not set(data) & set(TASKS):
-        raise DataFormatError(
-            f"{file}: expected {{'data': {{'intrasentence': [...], 'intersentence': [...]}}}}")
-    rows = []
-    for task in TASKS:
-        for i, cat in enumerate(data.get(task, [])):
-            try:
-                row = {"task": task, "id": cat["id"], "target": cat["target"],
-                       "bias_type": cat["bias_type"], "context": cat["context"]}
-                sents = {s["gold_label"]: s for s in cat["sentences"]}
-                for label in LABELS:
-                    col = label.replace("-", "_")
-                    row[col] = sents[label]["sentence"]
-                    row[f"{col}_id"] = sents[label]["id"]
-            except (KeyError, TypeError) as exc:
-                raise DataFormatError(f"{file}: {task} CAT #{i} lacks field {exc}") from exc
-            rows.append(row)
-    return pd.DataFrame(rows)
+    return read_stereoset_file(file, require_both=False)
 
 
 def sentence_table(cats: pd.DataFrame) -> pd.DataFrame:
