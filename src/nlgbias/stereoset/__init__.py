@@ -50,7 +50,7 @@ PROFILE_DEFAULTS = {
     "smoke": {"models": ["smollm2-135m"], "split": "dev", "batch_size": 32, "cats_per_domain": 8,
               "dtype": "bfloat16", "threads": None},
     "quick": {"models": ["smollm2-135m", "gemma3-270m"], "split": "dev", "batch_size": 32,
-              "cats_per_domain": 100, "dtype": "bfloat16", "threads": None},
+              "cats_per_domain": None, "dtype": "bfloat16", "threads": None},
     "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
                          "bert-large-cased", "roberta-base", "smollm2-135m", "gemma3-270m"],
               "split": "dev", "batch_size": 32, "cats_per_domain": None, "dtype": "float32",
