@@ -64,3 +64,20 @@ def test_missing_package_message(monkeypatch, tmp_path):
 def test_check_cli(capsys):
     assert resources.main(["--check"]) == 0
     assert "ok       bold" in capsys.readouterr().out
+
+
+def test_upstream_download_is_checksummed_and_atomic(tmp_path):
+    import hashlib
+
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    (upstream / "a.txt").write_text("hello")
+    good = resources.Resource(name="t", what="t", files=("a.txt",), upstream=upstream.as_uri(),
+                              sha256={"a.txt": hashlib.sha256(b"hello").hexdigest()})
+    dest = resources._download(good, tmp_path / "ok")
+    assert (dest / "a.txt").read_text() == "hello"
+    bad = resources.Resource(name="t", what="t", files=("a.txt",), upstream=upstream.as_uri(),
+                             sha256={"a.txt": "0" * 64})
+    with pytest.raises(ResourceNotFoundError, match="downloaded but its sha256 is not"):
+        resources._download(bad, tmp_path / "bad")
+    assert not any((tmp_path / "bad").iterdir())  # nothing half-written is left behind

@@ -26,7 +26,6 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -255,25 +254,21 @@ def _sha256(path: Path) -> str:
 
 
 def _download(res: Resource, dest: Path) -> Path:
+    from nlgbias.io import atomic_path  # noqa: PLC0415
+
     for rel in res.files:
         target = dest / rel
         if target.is_file():
             continue
         url = f"{res.upstream}/{rel}"
         log.info("downloading %s", url)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
+        with atomic_path(target) as tmp:
+            with tmp.open("wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
                 shutil.copyfileobj(resp, out)
             want = res.sha256.get(rel)
-            if want and _sha256(Path(tmp)) != want:
+            if want and _sha256(tmp) != want:
                 raise ResourceNotFoundError(
                     f"resource {res.name!r}: {url} downloaded but its sha256 is not {want}")
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
     return dest
 
 
