@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 bash scripts/setup_env.sh
 export PYTHONHASHSEED=0 TOKENIZERS_PARALLELISM=false
-lint=(src tests)
+lint=(src tests notebooks/src)
 [[ -d benchmarks ]] && lint+=(benchmarks)
 .venv/bin/ruff check "${lint[@]}"
 exec .venv/bin/python -m pytest "$@"

@@ -26,7 +26,7 @@ import time
 
 
 def _prompts(n: int) -> list[str]:
-    from nlgbias.generation import bold_prompts
+    from nlgbias.bold.sources import bold_prompts
 
     df = bold_prompts(2, seed=0)
     return [p.rstrip() for p in df["prompt"].tolist()[:n]]
@@ -35,7 +35,8 @@ def _prompts(n: int) -> list[str]:
 def _run(method: str, n: int, max_new: int, threads: int, queue) -> None:
     import torch
 
-    from nlgbias.generation import CausalGenerator, DecodingParams, default_threads, resolve_dtype
+    from nlgbias.generation import CausalGenerator, DecodingParams
+    from nlgbias.hardware import default_threads, resolve_dtype
 
     if method == "engine":  # the engine's own choice, made when it starts (load-aware)
         threads = default_threads()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nlgbias import bold as B
-from nlgbias.data import load_bold
+from nlgbias.bold import prompts as B
+from nlgbias.datasets.bold import load_bold
 
 
 @pytest.fixture(scope="module")

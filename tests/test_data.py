@@ -10,14 +10,18 @@ import sys
 import pandas as pd
 import pytest
 
-from nlgbias import data
-from nlgbias.data import DataFormatError
+from nlgbias.bold.prompts import bold_table1
+from nlgbias.datasets import DataFormatError
+from nlgbias.datasets import bold as DB
+from nlgbias.datasets import holisticbias as DH
+from nlgbias.datasets import regard as DR
+from nlgbias.datasets import stereoset as DS
 from nlgbias.resources import resolve
 
 
 @pytest.fixture(scope="module")
 def bold():
-    return data.load_bold()
+    return DB.load_bold()
 
 
 def test_bold_counts_match_table1(bold):
@@ -28,7 +32,7 @@ def test_bold_counts_match_table1(bold):
                       "religious_ideology": 639, "political_ideology": 1_984}
     assert bold.groupby("domain")["group"].nunique().sum() == 43
     assert len(bold.groupby(["domain", "group", "name"])) == 7_201  # entities (pages per group)
-    t1 = data.bold_table1(bold)
+    t1 = bold_table1(bold)
     assert (t1["prompts (paper)"] == t1["prompts (data)"]).all()
     assert t1.loc["total", "prompts (data)"] == 23_679
 
@@ -41,7 +45,7 @@ def test_bold_first_row_and_prefix(bold):
 
 
 def test_stereoset_dev_counts():
-    ss = data.load_stereoset("dev")
+    ss = DS.load_stereoset("dev")
     assert ss["task"].value_counts().to_dict() == {"intersentence": 2123, "intrasentence": 2106}
     assert ss["target"].nunique() == 79
     assert set(ss["bias_type"]) == {"gender", "profession", "race", "religion"}
@@ -52,21 +56,21 @@ def test_stereoset_dev_counts():
 
 
 def test_regard_counts():
-    r = data.load_regard_annotations()
+    r = DR.load_regard_annotations()
     assert r.groupby("split").size().to_dict() == {"train": 212, "dev": 60, "test": 30, "train_other": 235}
     train = r[r["split"] == "train"]["label"].value_counts().to_dict()
     assert train == {-1: 80, 0: 67, 1: 65}
     assert set(r.loc[r["split"] == "train_other", "label"]) == {-1, 0, 1, 2}
     assert r["text"].str.contains("XYZ").all()
-    prompts = data.load_regard_prompts()
+    prompts = DR.load_regard_prompts()
     assert len(prompts) == 6 * 10
     assert "The Black person was known for" in set(prompts["prompt"])
 
 
 def test_holistic_bias_counts():
-    nps = data.holistic_bias_noun_phrases("v1.0")
+    nps = DH.holistic_bias_noun_phrases("v1.0")
     assert len(nps) == 18_382
-    sents = data.holistic_bias_sentences("v1.0")
+    sents = DH.holistic_bias_sentences("v1.0")
     assert len(sents) == 472_991
     assert sents["template"].nunique() == 26
     assert sents.loc[sents["axis"] != "null", "axis"].nunique() == 13
@@ -74,7 +78,7 @@ def test_holistic_bias_counts():
     assert {k: len(v) for k, v in nouns.items()} == {"female": 10, "male": 11, "neutral": 9}
     assert "I'm a blind man." in set(sents["text"])
     # templates that need a noun are never filled with a bare descriptor
-    assert not ((sents["noun"] == data.HB_NONE) & sents["must_be_noun"]).any()
+    assert not ((sents["noun"] == DH.HB_NONE) & sents["must_be_noun"]).any()
 
 
 def test_holistic_bias_noun_phrases_equal_reference_generator():
@@ -89,7 +93,7 @@ def test_holistic_bias_noun_phrases_equal_reference_generator():
         sys.path.remove(str(folder))
         for m in [m for m in sys.modules if m == "src" or m.startswith("src.")]:
             sys.modules.pop(m)
-    ours = data.holistic_bias_noun_phrases("v1.0")
+    ours = DH.holistic_bias_noun_phrases("v1.0")
     pd.testing.assert_frame_equal(
         ours.sort_values(list(ours.columns)).reset_index(drop=True),
         ref[list(ours.columns)].sort_values(list(ours.columns)).reset_index(drop=True))
@@ -101,8 +105,8 @@ def test_holistic_bias_stylistic_variants_are_seeded():
         "noun_phrase": ["a well-off man"], "plural_noun_phrase": ["well-off men"], "noun": ["man"],
     })
     many = pd.concat([df] * 64, ignore_index=True)
-    a = data.holistic_bias_stylistic_variants(many, seed=3)
-    b = data.holistic_bias_stylistic_variants(many, seed=3)
+    a = DH.holistic_bias_stylistic_variants(many, seed=3)
+    b = DH.holistic_bias_stylistic_variants(many, seed=3)
     assert a["text"].tolist() == b["text"].tolist()
     all_on = a[a[["remove_im_contraction", "remove_descriptor_hyphens", "lowercase_descriptor",
                   "remove_final_period"]].all(axis=1)]
@@ -124,7 +128,7 @@ def test_truncated_bold_file_names_the_file(tmp_path):
     f = folder / "prompts" / "religious_ideology_prompt.json"
     f.write_text(f.read_text()[:500])
     with pytest.raises(DataFormatError, match=r"religious_ideology_prompt\.json: invalid JSON"):
-        data.load_bold(path=folder)
+        DB.load_bold(path=folder)
 
 
 def test_bold_prompt_wiki_mismatch(tmp_path):
@@ -134,12 +138,12 @@ def test_bold_prompt_wiki_mismatch(tmp_path):
     obj["judaism"]["Judaism"] = obj["judaism"]["Judaism"][:-1]
     f.write_text(json.dumps(obj))
     with pytest.raises(DataFormatError, match=r"judaism/Judaism has \d+ sentences for \d+ prompts"):
-        data.load_bold(path=folder)
+        DB.load_bold(path=folder)
 
 
 def test_bold_unknown_domain():
     with pytest.raises(ValueError, match="unknown BOLD domain 'sports'"):
-        data.load_bold(domains=["sports"])
+        DB.load_bold(domains=["sports"])
 
 
 def test_stereoset_missing_label(tmp_path):
@@ -150,7 +154,7 @@ def test_stereoset_missing_label(tmp_path):
     sents[0]["gold_label"] = sents[1]["gold_label"]
     f.write_text(json.dumps(obj))
     with pytest.raises(DataFormatError, match="intrasentence CAT .* one sentence per gold label"):
-        data.load_stereoset("dev", path=folder)
+        DS.load_stereoset("dev", path=folder)
 
 
 def test_regard_bad_line(tmp_path):
@@ -158,11 +162,11 @@ def test_regard_bad_line(tmp_path):
     shutil.copytree(resolve("regard"), folder)
     (folder / "dev.tsv").write_text("1\tXYZ was known for kindness.\nfoo bar\n")
     with pytest.raises(DataFormatError, match=r"dev\.tsv: line 2 should be 'LABEL<TAB>text'"):
-        data.load_regard_annotations(path=folder)
+        DR.load_regard_annotations(path=folder)
 
 
 def test_empty_json(tmp_path):
     folder = _copy_resource("holisticbias", tmp_path)
     (folder / "v1.0" / "nouns.json").write_text("")
     with pytest.raises(DataFormatError, match=r"nouns\.json: file is empty"):
-        data.holistic_bias_sentences("v1.0", path=folder)
+        DH.holistic_bias_sentences("v1.0", path=folder)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nlgbias.embeddings import (
+from nlgbias.lexicons.word2vec import (
     Embedding,
     drop,
     gender_direction,

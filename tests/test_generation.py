@@ -10,6 +10,8 @@ import pytest
 import torch
 
 from nlgbias import generation as G
+from nlgbias import hardware as H
+from nlgbias.bold import sources as BS
 from nlgbias.models import (
     GPT2_DECODING,
     LoadedModel,
@@ -166,9 +168,9 @@ def test_trailing_prompt_space_is_not_a_token():
     assert eng.encode("the man is ") == eng.encode("the man is")
     a, b = eng.generate(["the man is ", "the man is"])
     assert a.text == b.text and "  " not in a.text
-    assert G.resolve_dtype("float32") == "float32" and G.default_threads() >= 1
+    assert H.resolve_dtype("float32") == "float32" and H.default_threads() >= 1
     with pytest.raises(ValueError, match="dtype"):
-        G.resolve_dtype("int8")
+        H.resolve_dtype("int8")
 
 
 def test_first_sentence_stops_rows():
@@ -257,14 +259,14 @@ def test_shards_partition_and_assemble(tmp_path):
 
 
 def test_bold_sample_ids_and_wiki(tmp_path):
-    from nlgbias.data import load_bold
+    from nlgbias.datasets.bold import load_bold
 
-    bold = G.add_prompt_ids(load_bold())
+    bold = BS.add_prompt_ids(load_bold())
     assert len(bold) == 23679 and bold["prompt_id"].is_unique
-    quick = G.sample_per_group(bold, 3, seed=0)
+    quick = BS.sample_per_group(bold, 3, seed=0)
     assert len(quick) == 43 * 3 and quick["group"].nunique() == 43
-    assert quick["prompt_id"].tolist() == G.sample_per_group(bold, 3, seed=0)["prompt_id"].tolist()
-    assert quick["prompt_id"].tolist() != G.sample_per_group(bold, 3, seed=1)["prompt_id"].tolist()
+    assert quick["prompt_id"].tolist() == BS.sample_per_group(bold, 3, seed=0)["prompt_id"].tolist()
+    assert quick["prompt_id"].tolist() != BS.sample_per_group(bold, 3, seed=1)["prompt_id"].tolist()
     info = G.generate_dataset(quick, "wiki", tmp_path, progress=False)
     wiki = pd.read_parquet(info.path)
     assert info.path.name == "bold__wiki.parquet" and list(wiki.columns) == G.COLUMNS
@@ -282,7 +284,7 @@ def test_ray_backend_matches_local(tmp_path):
     prompts = prompt_frame(8)
     kw = {"params": G.DecodingParams(max_new_tokens=6, top_k=40, top_p=0.95), "dtype": "float32",
           "progress": False, "batch_size": 4}
-    from nlgbias.ray_backend import init_ray
+    from nlgbias.generation.ray_backend import init_ray
 
     local = G.generate_dataset(prompts, model, tmp_path / "local", cache_dir=tmp_path / "c1", **kw)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nlgbias import config, io, notebooks, paths, runner, tables
+from nlgbias import io, notebooks, paths, profiles, runner, tables
 
 
 def test_atomic_write_keeps_old_file_on_failure(tmp_path):
@@ -56,13 +56,17 @@ def test_paper_vs_run():
 
 
 def test_resolve_params():
-    d = {"quick": {"n": 5, "m": "x"}, "smoke": {"n": 1, "m": "y"}, "paper": {"n": None, "m": "z"}}
-    assert config.resolve_params(d, "smoke", n=None) == {"n": 1, "m": "y"}
-    assert config.resolve_params(d, "quick", n=7) == {"n": 7, "m": "x"}
+    assert profiles.resolve_params("01", "smoke", ner_sample=None) == {"ner_sample": 300}
+    assert profiles.resolve_params("01", "quick", ner_sample=7) == {"ner_sample": 7}
     with pytest.raises(ValueError, match="unknown profile 'fast'"):
-        config.resolve_params(d, "fast")
+        profiles.resolve_params("01", "fast")
     with pytest.raises(ValueError, match="unknown parameter"):
-        config.resolve_params(d, "quick", k=1)
+        profiles.resolve_params("01", "quick", k=1)
+    with pytest.raises(ValueError, match="no defaults for notebook '99'"):
+        profiles.resolve_params("99", "quick")
+    for nb, table in profiles.DEFAULTS.items():  # every profile has the same parameters
+        assert set(table) == set(paths.PROFILES), nb
+        assert len({frozenset(v) for v in table.values()}) == 1, nb
 
 
 def test_profile_paths(tmp_path):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlgbias.embeddings import Embedding
+from nlgbias.lexicons.word2vec import Embedding
 from nlgbias.metrics import norms as N
 
 

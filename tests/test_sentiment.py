@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlgbias import bold_sentiment_toxicity as BST
+from nlgbias.bold import sentiment_toxicity as BST
 from nlgbias.metrics import sentiment
 
 
@@ -95,7 +95,7 @@ def test_paper_table_is_consistent_with_pooled_counts():
 
 
 def test_wiki_sample_keeps_every_group():
-    from nlgbias.data import load_bold
+    from nlgbias.datasets.bold import load_bold
     bold = load_bold()
     full = BST.wiki_source(bold, 0)
     assert len(full) == 23679 and (full["source"] == "WIKI").all()

@@ -13,9 +13,8 @@ import pandas as pd
 import pytest
 import torch
 
-from nlgbias.data import DataFormatError
+from nlgbias.datasets import DataFormatError
 from nlgbias.stereoset import (
-    PROFILE_DEFAULTS,
     baseline_scores,
     evaluate,
     load_gold,
@@ -108,7 +107,7 @@ def _icat(lms, ss):
 
 
 def test_gold_loader_matches_data_loader_columns(gold):
-    from nlgbias.data import load_stereoset
+    from nlgbias.datasets.stereoset import load_stereoset
 
     assert list(gold.columns) == list(load_stereoset("dev").columns)
     assert gold.groupby("task").size().to_dict() == {"intersentence": 3, "intrasentence": 4}
@@ -269,7 +268,6 @@ def test_stratified_subset():
     assert sub.equals(stratified_subset(dev, 8, seed=0))
     assert len(stratified_subset(dev, 100, 0).query("bias_type == 'religion'")) == 78 + 79
     assert stratified_subset(dev, None) is dev
-    assert set(PROFILE_DEFAULTS) == {"smoke", "quick", "paper"}
 
 
 def test_paper_tables_consistent():

@@ -29,20 +29,20 @@ import logging
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 
-from nlgbias import bold as B
-from nlgbias.config import resolve_params
-from nlgbias.data import load_bold, bold_table1
+from nlgbias.bold import prompts as B
+from nlgbias.bold.prompts import bold_table1
+from nlgbias.datasets.bold import load_bold
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
+from nlgbias.profiles import resolve_params
 from nlgbias.tables import save_table
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 pd.set_option("display.max_colwidth", 120)
 P = paths_for(profile, root)
 set_style()
-params = resolve_params(B.PROFILE_DEFAULTS, profile, ner_sample=ner_sample)
+params = resolve_params("01", profile, ner_sample=ner_sample)
 params
 
 # %% [markdown]

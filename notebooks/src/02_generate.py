@@ -26,7 +26,7 @@
 
 # %% tags=["parameters"]
 profile = "quick"         # quick | smoke | paper
-models = None             # None: the profile's default (nlgbias.generation.PROFILE_DEFAULTS)
+models = None             # None: the profile's default (nlgbias.profiles)
 sample_per_group = None   # prompts per BOLD group (all 43 groups kept); None: profile default
 max_new_tokens = None     # None: profile default
 first_sentence = None     # cut continuations to their first sentence; None: profile default
@@ -47,25 +47,19 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from nlgbias.config import resolve_params
-from nlgbias.generation import (
-    PROFILE_DEFAULTS,
-    bold_prompts,
-    decoding_for,
-    example_generations,
-    generate_models,
-    read_generations,
-    resolve_dtype,
-)
+from nlgbias.bold.sources import bold_prompts, example_generations
+from nlgbias.generation import decoding_for, generate_models, read_generations
+from nlgbias.hardware import resolve_dtype
 from nlgbias.models import get_spec
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
+from nlgbias.profiles import resolve_params
 from nlgbias.tables import save_table
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 P = paths_for(profile, root)
 set_style()
-cfg = resolve_params(PROFILE_DEFAULTS, profile, models=models, sample_per_group=sample_per_group,
+cfg = resolve_params("02", profile, models=models, sample_per_group=sample_per_group,
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
                      batch_size=batch_size)
 cfg

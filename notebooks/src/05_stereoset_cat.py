@@ -34,7 +34,7 @@
 
 # %% tags=["parameters"]
 profile = "quick"      # quick | smoke | paper
-models = None          # list of model names; None: the profile's default (nlgbias.stereoset.PROFILE_DEFAULTS)
+models = None          # list of model names; None: the profile's default (nlgbias.profiles)
 split = None           # "dev" (the paper's Tables 4/5/7) or "test"; None: the profile's default
 batch_size = None      # sentences per forward pass
 cats_per_domain = None  # CATs drawn per split x domain (seeded); None: profile default; 0: all
@@ -51,13 +51,12 @@ import pandas as pd
 import torch
 
 from nlgbias import stereoset as S
-from nlgbias.config import resolve_params
 from nlgbias.io import write_json
 from nlgbias.models import MODELS
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
+from nlgbias.profiles import resolve_params
 from nlgbias.stereoset import report as R
-from nlgbias.stereoset.lm import load_scorer
 from nlgbias.stereoset.paper import PAPER_NAME, TABLE5_TARGETS
 from nlgbias.tables import save_table
 
@@ -66,7 +65,7 @@ pd.set_option("display.float_format", "{:.2f}".format)
 pd.set_option("display.max_colwidth", 80)
 P = paths_for(profile, root)
 set_style()
-params = resolve_params(S.PROFILE_DEFAULTS, profile, models=models, split=split,
+params = resolve_params("05", profile, models=models, split=split,
                         batch_size=batch_size, cats_per_domain=cats_per_domain, dtype=dtype,
                         threads=threads)
 if params["cats_per_domain"] == 0:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from nlgbias.embeddings import Embedding
+from nlgbias.lexicons.word2vec import Embedding
 
 MALE_TOKENS = ("he", "him", "his", "himself", "man", "men", "he's", "boy", "boys")
 FEMALE_TOKENS = ("she", "her", "hers", "herself", "woman", "women", "she's", "girl", "girls")

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from nlgbias.embeddings import Embedding
 from nlgbias.io import write_json, write_parquet
+from nlgbias.lexicons.word2vec import Embedding
 
 log = logging.getLogger(__name__)
 
@@ -488,9 +488,3 @@ def beside_paper(run: pd.DataFrame, paper: pd.DataFrame, source: str = "WIKI") -
     return out
 
 
-# Profile defaults of notebook 04's parameters (see nlgbias.config.resolve_params).
-PROFILE_DEFAULTS = {
-    "smoke": {"kfold": 2, "iterations": 800, "wiki_per_group": 60},
-    "quick": {"kfold": 5, "iterations": 4000, "wiki_per_group": 0},
-    "paper": {"kfold": 10, "iterations": 15000, "wiki_per_group": 0},
-}

@@ -36,7 +36,7 @@ from nlgbias.stereoset.lm import CATScorer, load_scorer, score_sentences
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "BASELINES", "DOMAINS", "TASKS", "PROFILE_DEFAULTS", "CATScorer", "baseline_scores",
+    "BASELINES", "DOMAINS", "TASKS", "CATScorer", "baseline_scores",
     "evaluate", "load_gold", "load_scorer", "model_scores", "per_target", "predictions_json",
     "read_predictions", "results_frame", "sentence_table", "stratified_subset",
     "write_predictions", "score_sentences",
@@ -46,16 +46,6 @@ __all__ = [
 #: (seeded; None = every CAT of the split). ``dtype`` of the model weights ("bfloat16" is ~2-4x
 #: faster on this AMX CPU; see benchmarks/bench_stereoset.py). ``threads``: torch threads
 #: (None: torch's default; 1 is much faster when other jobs share the cores).
-PROFILE_DEFAULTS = {
-    "smoke": {"models": ["smollm2-135m"], "split": "dev", "batch_size": 32, "cats_per_domain": 8,
-              "dtype": "bfloat16", "threads": None},
-    "quick": {"models": ["smollm2-135m", "gemma3-270m"], "split": "dev", "batch_size": 32,
-              "cats_per_domain": None, "dtype": "bfloat16", "threads": None},
-    "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
-                         "bert-large-cased", "roberta-base", "smollm2-135m", "gemma3-270m"],
-              "split": "dev", "batch_size": 32, "cats_per_domain": None, "dtype": "float32",
-              "threads": None},
-}
 
 
 def stratified_subset(cats: pd.DataFrame, per_domain: int | None, seed: int = 0) -> pd.DataFrame:

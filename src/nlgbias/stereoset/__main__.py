@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 
-from nlgbias.data import DataFormatError
+from nlgbias.datasets import DataFormatError
 from nlgbias.stereoset.evaluation import evaluate, load_gold, pretty, read_predictions
 
 

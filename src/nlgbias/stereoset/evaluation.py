@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlgbias.data import DataFormatError, load_stereoset, read_stereoset_file
+from nlgbias.datasets import DataFormatError
+from nlgbias.datasets.stereoset import load_stereoset, read_stereoset_file
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def load_gold(file: str | Path | None = None, split: str = "dev") -> pd.DataFram
     """CATs of a StereoSet gold file in the official format, one row per CAT.
 
     ``file`` None: the resolved ``dev.json`` / ``test.json`` (``nlgbias.resources``), read with
-    :func:`nlgbias.data.load_stereoset`. Same columns as that loader.
+    :func:`nlgbias.datasets.stereoset.load_stereoset`. Same columns as that loader.
     """
     if file is None:
         return load_stereoset(split)

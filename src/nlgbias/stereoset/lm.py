@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from nlgbias.data import DataFormatError
+from nlgbias.datasets import DataFormatError
 
 log = logging.getLogger(__name__)
 

@@ -51,13 +51,7 @@ RACES = ("African_Americans", "Asian_Americans", "European_Americans",
          "Hispanic_and_Latino_Americans")
 SCORE_COLUMNS = ["text_anon", "neg", "neu", "pos", "compound", *toxicity_metric.LABELS]
 
-# Notebook 03 parameters per profile (``nlgbias.config.resolve_params``).
 # wiki_sample: WIKI rows to score (0 = all 23,679; smoke scores a per-group sample).
-PROFILE_DEFAULTS = {
-    "smoke": {"wiki_sample": 1200, "models": None, "batch_size": 512, "chunk_size": 2000},
-    "quick": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
-    "paper": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
-}
 
 
 def _paper_rows() -> pd.DataFrame:
@@ -184,7 +178,7 @@ def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
     (not rescaled) label probabilities. Returns ``df`` with ``key`` and :data:`SCORE_COLUMNS`
     added, and the timing of the newly scored rows (seconds and texts/s per step).
     """
-    from nlgbias.bold import anonymize  # noqa: PLC0415 (notebook 01's anonymiser)
+    from nlgbias.bold.prompts import anonymize  # noqa: PLC0415 (notebook 01's anonymiser)
 
     df = df.reset_index(drop=True).assign(key=row_keys(df.reset_index(drop=True)))
     cache = ShardCache(Path(cache_dir) / _slug(tox_model), key="key")

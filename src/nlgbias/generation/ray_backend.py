@@ -18,7 +18,8 @@ import os
 import pandas as pd
 from tqdm.auto import tqdm
 
-from nlgbias.generation import CausalGenerator, DecodingParams, completions_frame
+from nlgbias.generation.decoding import DecodingParams
+from nlgbias.generation.engine import CausalGenerator, completions_frame
 from nlgbias.io import ShardCache
 
 log = logging.getLogger(__name__)

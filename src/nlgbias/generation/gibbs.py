@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass
 
-from nlgbias.generation import BatchedGenerator, Completion, DecodingError, DecodingParams
+from nlgbias.generation.decoding import DecodingError, DecodingParams
+from nlgbias.generation.engine import BatchedGenerator, Completion
 from nlgbias.models import LoadedModel
 
 log = logging.getLogger(__name__)

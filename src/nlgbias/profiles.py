@@ -1,0 +1,104 @@
+"""Every notebook's profile-dependent defaults, in one place.
+
+Profiles: ``quick`` (default; offline on a 2-core CPU), ``smoke`` (tiny, what CI executes)
+and ``paper`` (full scale with the papers' models by hub id; needs internet and a GPU).
+
+A notebook's parameters cell leaves profile-dependent values as ``None``; the notebook calls
+``resolve_params("NN", profile, name=value, ...)``, which fills each ``None`` from the table
+below. The README's profile table is checked against :data:`DEFAULTS` by a test.
+"""
+
+from __future__ import annotations
+
+from nlgbias.paths import PROFILES, check_profile
+
+_OFFLINE_LMS = ["smollm2-135m", "gemma3-270m"]
+_OFFLINE_CHAT = ["smollm2-135m", "qwen2.5-coder-0.5b"]
+
+#: notebook number -> profile -> parameter -> default
+DEFAULTS: dict[str, dict[str, dict]] = {
+    "01": {  # BOLD §3: prompts; ner_sample = sentences checked for a PERSON entity (None: all)
+        "smoke": {"ner_sample": 300},
+        "quick": {"ner_sample": None},
+        "paper": {"ner_sample": None},
+    },
+    "02": {  # BOLD §4.2: generation. sample_per_group None = all 23,679 prompts
+        "smoke": {"models": ["smollm2-135m"], "sources": ["wiki"], "sample_per_group": 1,
+                  "max_new_tokens": 20, "first_sentence": True, "batch_size": 32},
+        "quick": {"models": _OFFLINE_LMS, "sources": ["wiki"], "sample_per_group": 50,
+                  "max_new_tokens": 30, "first_sentence": True, "batch_size": 32},
+        "paper": {"models": ["gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased"],
+                  "sources": ["wiki"], "sample_per_group": None, "max_new_tokens": 30,
+                  "first_sentence": True, "batch_size": 32},
+    },
+    "03": {  # BOLD §4.1-4.2, §6: sentiment and toxicity. wiki_sample 0 = every WIKI sentence
+        "smoke": {"wiki_sample": 1200, "models": None, "batch_size": 512, "chunk_size": 2000},
+        "quick": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
+        "paper": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
+    },
+    "04": {  # BOLD §4.4-4.5: gender polarity and norms. wiki_per_group 0 = all WIKI sentences
+        "smoke": {"kfold": 2, "iterations": 800, "wiki_per_group": 60, "models": None},
+        "quick": {"kfold": 5, "iterations": 4000, "wiki_per_group": 0, "models": None},
+        "paper": {"kfold": 10, "iterations": 15000, "wiki_per_group": 0, "models": None},
+    },
+    "05": {  # StereoSet: cats_per_domain None = every CAT of the split
+        "smoke": {"models": ["smollm2-135m"], "split": "dev", "batch_size": 32,
+                  "cats_per_domain": 8, "dtype": "bfloat16", "threads": None},
+        "quick": {"models": _OFFLINE_LMS, "split": "dev", "batch_size": 32,
+                  "cats_per_domain": None, "dtype": "bfloat16", "threads": None},
+        "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
+                             "bert-large-cased", "roberta-base", *_OFFLINE_LMS],
+                  "split": "dev", "batch_size": 32, "cats_per_domain": None,
+                  "dtype": "float32", "threads": None},
+    },
+    "06": {  # Sheng et al. 2019: samples per prompt (paper 100 = 500 per context x demographic)
+        "smoke": {"models": ["smollm2-135m"], "samples_per_prompt": 2, "seeds": 2,
+                  "max_new_tokens": 20, "batch_size": 32},
+        "quick": {"models": _OFFLINE_LMS, "samples_per_prompt": 20, "seeds": 5,
+                  "max_new_tokens": 30, "batch_size": 32},
+        "paper": {"models": ["gpt2"], "samples_per_prompt": 100, "seeds": 5,
+                  "max_new_tokens": 30, "batch_size": 32},
+    },
+    "07": {  # HolisticBias §3.3-4: descriptors_per_axis None = all descriptors
+        "smoke": {"models": ["smollm2-135m"], "ppl_models": ["smollm2-135m"],
+                  "descriptors_per_axis": 2, "templates": 2, "batch_size": 32},
+        "quick": {"models": _OFFLINE_CHAT, "ppl_models": _OFFLINE_LMS,
+                  "descriptors_per_axis": None, "templates": None, "batch_size": 32},
+        "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B"],
+                  "ppl_models": ["gpt2", "roberta-base"], "descriptors_per_axis": None,
+                  "templates": None, "batch_size": 32},
+    },
+    "08": {  # HolisticBias §5: bias-reduction tuning
+        "smoke": {"model": "smollm2-135m", "max_steps": 4, "batch_size": 4},
+        "quick": {"model": "smollm2-135m", "max_steps": 300, "batch_size": 8},
+        "paper": {"model": "facebook/blenderbot-400M-distill", "max_steps": 5000, "batch_size": 32},
+    },
+}
+
+
+def defaults(notebook: str, profile: str) -> dict:
+    """The defaults of notebook ``notebook`` ("02") in ``profile`` (a copy)."""
+    check_profile(profile)
+    nb = str(notebook).zfill(2)
+    if nb not in DEFAULTS:
+        raise ValueError(f"no defaults for notebook {notebook!r}; have {', '.join(DEFAULTS)}")
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in DEFAULTS[nb][profile].items()}
+
+
+def resolve_params(notebook: str, profile: str, **given) -> dict:
+    """Fill the ``None`` values of ``given`` from the defaults of ``notebook`` in ``profile``.
+
+    >>> resolve_params("01", "smoke", ner_sample=None)
+    {'ner_sample': 300}
+
+    Unknown parameter names raise a ValueError naming them and the known ones.
+    """
+    table = defaults(notebook, profile)
+    unknown = sorted(set(given) - set(table))
+    if unknown:
+        raise ValueError(f"notebook {notebook}: unknown parameter(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(table))}")
+    return {k: (table[k] if given.get(k) is None else given[k]) for k in table}
+
+
+__all__ = ["DEFAULTS", "PROFILES", "defaults", "resolve_params"]
