@@ -1,0 +1,127 @@
+"""One cached, resumable loop that applies a metric to many texts.
+
+Every notebook that classifies or scores texts (BOLD sentiment/toxicity and norms, regard,
+HolisticBias styles, ...) calls :func:`score_texts`: the rows are keyed, the rows already in
+the cache are skipped, the rest are scored chunk by chunk and each finished chunk is written
+as one parquet shard (:class:`nlgbias.io.ShardCache`, atomic writes), so an interrupted run
+loses at most one chunk and a rerun scores nothing twice. Rows with the same key are scored
+once.
+
+The cache folder stands for one metric *configuration* (e.g. ``interim/sentiment_toxicity/
+WIKI/toxblock``): the caller puts everything that changes the scores (model, version,
+thresholds applied inside ``fn``) into the folder name.
+
+Example:
+    >>> import pandas as pd, tempfile
+    >>> frame = pd.DataFrame({"text": ["a", "bb", "a"]})
+    >>> calls = []
+    >>> def length(chunk):
+    ...     calls.append(len(chunk))
+    ...     return pd.DataFrame({"n_chars": chunk["text"].str.len()})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     out = score_texts(frame, ["text"], length, d, chunk_size=1, progress=False)
+    ...     again = score_texts(frame, ["text"], length, d, progress=False)
+    >>> out["n_chars"].tolist(), calls, again.attrs["scoring"]["scored now"]
+    ([1, 2, 1], [1, 1], 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from nlgbias.io import ShardCache
+
+log = logging.getLogger(__name__)
+
+KEY = "key"
+
+
+def row_keys(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Series:
+    """A stable key per row: the first 20 hex digits of sha1 over ``columns`` (joined by 0x1f).
+
+    >>> row_keys(pd.DataFrame({"a": ["x"], "b": [1]}), ["a", "b"]).tolist()
+    ['8f6e26a21eed9420e354']
+    """
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise KeyError(f"row_keys: no column(s) {missing}; have {list(frame.columns)}")
+    parts = zip(*(frame[c].tolist() for c in columns)) if len(columns) else iter(())
+    return pd.Series([hashlib.sha1("\x1f".join(map(str, t)).encode("utf-8")).hexdigest()[:20]
+                      for t in parts], index=frame.index, dtype=object)
+
+
+def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
+                fn: Callable[[pd.DataFrame], pd.DataFrame], cache_dir: str | Path, *,
+                chunk_size: int = 4000, desc: str = "score", progress: bool | None = None,
+                ) -> pd.DataFrame:
+    """Score every row of ``frame`` with ``fn``, through a resumable cache.
+
+    Args:
+        frame: the rows to score (any columns; its index is kept).
+        key: the name of a column that identifies what is scored (equal keys = equal scores),
+            or a list of columns, hashed by :func:`row_keys` into a column ``key``.
+        fn: ``fn(chunk) -> DataFrame`` with one row per row of ``chunk``, in the same order
+            (its index is ignored): the score columns. ``chunk`` holds distinct keys only.
+        cache_dir: the :class:`~nlgbias.io.ShardCache` folder of this metric configuration.
+        chunk_size: rows per call of ``fn`` and per cached shard.
+        desc: progress-bar label. progress: ``False`` hides the bar, ``None`` shows it only
+            for two or more chunks.
+
+    Returns:
+        ``frame`` with the key column (if hashed) and the score columns joined, same index
+        and row order. ``out.attrs["scoring"]`` holds ``rows``, ``distinct``, ``cached``,
+        ``scored now`` and ``seconds`` (time spent in ``fn``).
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if isinstance(key, str):
+        if key not in frame.columns:
+            raise KeyError(f"score_texts: key column {key!r} not in {list(frame.columns)}")
+        key_col, keys = key, frame[key]
+    else:
+        key_col, keys = KEY, row_keys(frame, list(key))
+    cache = ShardCache(cache_dir, key=key_col)
+    done = cache.done_keys()
+    work = frame.assign(**{key_col: keys})
+    todo = work[~work[key_col].isin(done)].drop_duplicates(key_col)
+    stats = {"rows": len(frame), "distinct": int(keys.nunique()),
+             "cached": int(keys[keys.isin(done)].nunique()), "scored now": len(todo),
+             "seconds": 0.0}
+    if len(todo):
+        log.info("%s: scoring %d new of %d rows (%d cached) into %s", desc, len(todo),
+                 len(frame), stats["cached"], Path(cache_dir).name)
+    starts = range(0, len(todo), chunk_size)
+    show = (len(starts) >= 2) if progress is None else progress
+    for s in tqdm(starts, desc=desc, disable=not show):
+        chunk = todo.iloc[s:s + chunk_size]
+        t0 = time.perf_counter()
+        scores = fn(chunk)
+        stats["seconds"] += time.perf_counter() - t0
+        if not isinstance(scores, pd.DataFrame) or len(scores) != len(chunk):
+            raise ValueError(f"{desc}: fn must return a DataFrame with {len(chunk)} rows, got "
+                             f"{type(scores).__name__} of {len(scores) if hasattr(scores, '__len__') else '?'}")
+        if key_col in scores.columns:
+            raise ValueError(f"{desc}: fn returned the key column {key_col!r}")
+        cache.append(scores.reset_index(drop=True).assign(**{key_col: chunk[key_col].to_numpy()}))
+    cached = cache.load()
+    if not len(cached):
+        out = work.copy()
+    else:
+        cached = cached.drop_duplicates(key_col, keep="last").set_index(key_col)
+        clash = sorted(set(cached.columns) & set(work.columns))
+        if clash:
+            raise ValueError(f"{desc}: score column(s) {clash} already in the frame; drop them "
+                             "or rename the metric's output")
+        out = work.join(cached, on=key_col)
+    out.attrs["scoring"] = stats
+    return out
+
+
+__all__ = ["KEY", "row_keys", "score_texts"]
