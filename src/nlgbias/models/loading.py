@@ -1,0 +1,117 @@
+"""Loading a model of the registry (:mod:`nlgbias.models.registry`) with its tokenizer.
+
+GGUF files dequantise on load (~25-80 s on 2 cores); the first load writes a float32
+safetensors copy under ``data/cache/models/<name>/`` so later loads take seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from nlgbias.io import write_text
+from nlgbias.models.registry import KINDS, ModelSpec, cache_dir, get_spec, offline_models
+from nlgbias.resources import ResourceNotFoundError, resolve
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LoadedModel:
+    """A loaded model with its tokenizer (``model`` is None for ``wiki``)."""
+
+    spec: ModelSpec
+    model: object
+    tokenizer: object
+    device: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def _drop_quantization_config(config_file: Path) -> None:
+    """Remove a stale GGUF ``quantization_config`` from a cached float copy's config.json."""
+    cfg = json.loads(config_file.read_text())
+    if "quantization_config" in cfg:
+        del cfg["quantization_config"]
+        write_text(json.dumps(cfg, indent=2) + "\n", config_file)
+
+
+def _load_gguf(spec: ModelSpec, dtype):
+    import torch  # noqa: PLC0415
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
+
+    cache = cache_dir(spec.name)
+    if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
+        log.info("loading %s from the safetensors cache data/cache/models/%s", spec.name, cache.name)
+        _drop_quantization_config(cache / "config.json")
+        tok = AutoTokenizer.from_pretrained(cache)
+        model = AutoModelForCausalLM.from_pretrained(cache, dtype=dtype or torch.float32)
+        return model, tok
+    folder = resolve(spec.resource)
+    log.info("de-quantising %s (first load; cached afterwards)", spec.gguf_file)
+    tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.gguf_file)
+    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.gguf_file,
+                                                      dtype=torch.float32)
+    # a GGUF-loaded model refuses save_pretrained: rebuild it from its config and copy weights
+    config = gguf_model.config
+    if hasattr(config, "quantization_config"):  # the copy holds plain float weights
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.load_state_dict(gguf_model.state_dict())
+    model.generation_config = gguf_model.generation_config
+    del gguf_model
+    tmp = cache.with_name(cache.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    if cache.exists():
+        shutil.rmtree(cache)
+    os.replace(tmp, cache)
+    if dtype is not None and dtype != torch.float32:
+        model = model.to(dtype)
+    return model, tok
+
+
+def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
+    """Load model ``name`` (a registered name, hub id or local folder) on ``device`` in eval mode,
+    with the auto class of its kind (:data:`~nlgbias.models.registry.KINDS`).
+
+    Raises :class:`~nlgbias.models.registry.UnknownModelError` for an unknown name and
+    :class:`~nlgbias.resources.ResourceNotFoundError` when the weights cannot be found
+    (offline without a cache, or a missing package), naming the model and how to get it.
+    """
+    spec = get_spec(name)
+    kind = KINDS[spec.kind]
+    if kind.auto_class is None:
+        return LoadedModel(spec, None, None, device)
+    if device.startswith("cuda"):
+        import torch  # noqa: PLC0415
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} requested but CUDA is not available; use device='cpu'")
+    if spec.resource:
+        model, tok = _load_gguf(spec, dtype)
+    else:
+        import transformers  # noqa: PLC0415
+
+        auto = getattr(transformers, kind.auto_class)
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(spec.hub_id)
+            model = (auto.from_pretrained(spec.hub_id, dtype=dtype) if dtype
+                     else auto.from_pretrained(spec.hub_id))
+        except OSError as exc:
+            raise ResourceNotFoundError(
+                f"model {name!r} ({spec.display}) could not be loaded: a hub id needs the Hugging Face "
+                "hub (internet) or a local HF cache, a folder a saved checkpoint. Offline on this "
+                f"machine use one of {', '.join(offline_models())}. Cause: {exc}") from exc
+    model.to(device).eval()
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return LoadedModel(spec, model, tok, device)

@@ -1,0 +1,61 @@
+"""The model registry: kinds, the one file-name rule, local folders, the offline Qwen model."""
+
+from __future__ import annotations
+
+import pytest
+
+from nlgbias import models as M
+from nlgbias.resources import resolve
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("ckpt") / "my fine-tuned model"
+    vocab = {w: i for i, w in enumerate(["<eos>", "the", "a", "man", "woman", "is", "."])}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="<eos>"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>")
+    cfg = GPT2Config(vocab_size=len(vocab), n_positions=32, n_embd=16, n_layer=1, n_head=2)
+    GPT2LMHeadModel(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def test_every_registered_kind_is_in_the_kind_table():
+    assert {s.kind for s in M.MODELS.values()} <= set(M.KINDS)
+    assert M.KINDS["causal"].generator == "sampling" and M.KINDS["masked"].scorer == "masked"
+
+
+def test_slug_and_display_names():
+    assert M.model_slug("smollm2-135m") == "smollm2-135m"
+    assert M.model_slug("openai-community/gpt2") == "openai-community--gpt2"
+    assert M.model_slug("facebook/blenderbot-3B") == "facebook--blenderbot-3B"
+    assert M.display_name("facebook/blenderbot-3B") == "facebook/blenderbot-3B"
+
+
+def test_local_folder_model_gets_a_clean_slug_and_label(tiny_folder):
+    spec = M.get_spec(str(tiny_folder))
+    assert spec.kind == "causal" and spec.is_local and not spec.chat
+    slug = M.model_slug(str(tiny_folder))
+    assert slug.startswith("local-my-fine-tuned-model-") and "/" not in slug and len(slug) == len("local-my-fine-tuned-model-") + 6
+    assert M.display_name(str(tiny_folder)) == "my fine-tuned model"
+    assert M.check_available(str(tiny_folder)) == spec
+    lm = M.load_model(str(tiny_folder))
+    assert lm.model.config.n_layer == 1 and lm.tokenizer.pad_token == "<eos>"
+
+
+def test_unknown_model_names_the_known_ones():
+    with pytest.raises(M.UnknownModelError, match="Registered: smollm2-135m"):
+        M.get_spec("no-such-model")
+    with pytest.raises(M.UnknownModelError, match="non-empty string"):
+        M.get_spec("")
+
+
+def test_qwen_is_registered_as_an_offline_chat_model():
+    spec = M.get_spec("qwen2.5-coder-0.5b")
+    assert spec.chat and spec.offline and spec.kind == "causal"
+    gguf = resolve("qwen2.5_coder_gguf") / spec.gguf_file
+    assert gguf.stat().st_size == 491_400_064  # the sha256 was checked when the parts were joined
