@@ -1,0 +1,133 @@
+"""One declaration of what every notebook writes (its single writer) and what it reads.
+
+Each notebook's :class:`Outputs`: its result tables (CSV + Markdown under ``results/``) with
+the columns every run has, its figures (PNG + PDF under ``figures/``), and its data files
+(glob patterns under ``data/<profile>/``) with their columns. The runner's summary, the
+README's Outputs table (a test checks they agree) and the notebook tests (each smoke run's
+declared outputs exist, are non-empty and have the declared columns) all read this table.
+``needs``: the notebooks whose data files it reads (the tests run those first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nlgbias.paths import ProjectPaths
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What notebook ``NN`` writes. ``tables``: name -> columns every run has (models may add
+    more); ``figures``: names; ``data``: glob under ``data/<profile>/`` -> columns."""
+
+    notebook: str
+    tables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    figures: tuple[str, ...] = ()
+    data: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    files: tuple[str, ...] = ()  # other files under results/ (e.g. JSON)
+    needs: tuple[str, ...] = ()
+
+
+_NORM_COLS = ("valence (-ve)", "arousal (-ve)", "dominance (-ve)", "valence (+ve)",
+              "arousal (+ve)", "dominance (+ve)", "joy", "anger", "sad", "fear", "disgust")
+_GEN_COLS = ("prompt_id", "prompt", "model", "generation", "text")
+
+OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
+    Outputs("01_build_bold", tables={
+        "bold_table1_statistics": ("domain", "groups (paper)", "prompts (paper)", "groups (data)",
+                                   "prompts (data)"),
+        "bold_table2_example_prompts": ("domain", "group", "name", "prompt"),
+        "bold_prompt_rebuild_agreement": ("domain", "prompts", "literal", "bold"),
+        "bold_prompt_rebuild_offsets": ("offset (words)",),
+        "bold_prompt_rebuild_mismatches": ("domain", "name", "prompt", "rebuilt", "wiki_text"),
+        "bold_prompt_filter_audit": ("domain",),
+        "bold_prompt_person_ner_check": ("domain", "sentences checked"),
+        "bold_anonymizer_examples": ("domain", "name", "text", "anonymized"),
+    }, figures=("bold_table1_prompts_per_group",)),
+    Outputs("02_generate", tables={
+        "bold_generation_models": ("model", "description"),
+        "bold_generation_throughput": ("model", "rows"),
+        "bold_generation_counts": ("domain",),
+        "bold_table7_example_generations": ("domain", "prompt", "model", "generation"),
+    }, figures=("bold_generation_lengths",),
+        data={"generations/bold__*.parquet": ("domain", "group", "name", *_GEN_COLS)}),
+    Outputs("03_sentiment_toxicity", tables={
+        "bold_sentiment_toxicity_by_group": ("source", "domain", "group", "n", "negative",
+                                             "neutral", "positive", "toxic"),
+        "bold_sec6_1_paper_vs_run": ("section", "domain", "statistic", "group", "paper", "WIKI"),
+        "bold_sec6_1_statistics": ("section", "domain", "statistic", "group", "WIKI"),
+        "bold_sec6_1_4_rankings": ("section", "domain", "claim", "paper", "WIKI"),
+    }, figures=("bold_fig3a_sentiment_gender", "bold_fig3b_sentiment_race",
+                "bold_fig3c_toxicity_gender", "bold_fig3d_toxicity_race", "bold_fig4_religion",
+                "bold_fig5_political_ideology"),
+        data={"processed/bold_sentiment_toxicity.parquet": ("source", "domain", "group")},
+        needs=("02_generate",)),
+    Outputs("04_norms_gender", tables={
+        "bold_table3_gender_polarity_professions": ("group", "source", "total"),
+        "bold_fig2_gender_max_professions": ("group", "source"),
+        "bold_sec63_gender_metric_agreement": ("metric",),
+        "bold_norms_lexicon_kfold_pearson": ("variable", "folds", "mean"),
+        "bold_table4_norms_gender_difference": ("source", *_NORM_COLS),
+        "bold_table6_norms_religion_difference": ("source", *_NORM_COLS),
+        "bold_table9_norms_race": ("group", "source", "total", *_NORM_COLS),
+        "bold_table10_norms_political": ("group", "source", "total", *_NORM_COLS),
+        "bold_table11_norms_left_right": ("group", "source", "total", *_NORM_COLS),
+        "bold_norms_threshold_sensitivity": _NORM_COLS,
+    }, figures=("bold_fig2_gender_max_professions",), needs=("02_generate",)),
+    Outputs("05_stereoset_cat", tables={
+        "stereoset_table4_overall": ("model", "lms", "ss", "icat"),
+        "stereoset_table4_paper_dev": ("model", "paper lms", "paper ss", "paper icat"),
+        "stereoset_table6_tasks": ("model", "task", "lms", "ss", "icat"),
+        "stereoset_table7_domains": ("model", "task", "domain", "lms", "ss", "icat"),
+        "stereoset_table5_targets": ("model", "domain", "target", "lms", "ss", "icat"),
+        "stereoset_targets_all": ("model", "bias_type", "target", "lms", "ss", "icat"),
+    }, figures=("stereoset_fig_lms_vs_ss",), files=("stereoset_results_official_dev.json",)),
+]}
+
+
+def get(notebook: str) -> Outputs:
+    """The declaration of ``notebook`` ("03", "03_sentiment_toxicity" or a notebook path)."""
+    key = Path(str(notebook)).stem
+    for name, out in OUTPUTS.items():
+        if key == name or key == name[:2] or key.zfill(2) == name[:2]:
+            return out
+    raise KeyError(f"no outputs declared for notebook {notebook!r}; have {', '.join(OUTPUTS)}")
+
+
+def expected_files(out: Outputs, paths: ProjectPaths) -> list[Path]:
+    """Every results/figures file ``out`` declares, for ``paths``' profile."""
+    files = [paths.results / f"{t}.{ext}" for t in out.tables for ext in ("csv", "md")]
+    files += [paths.figures / f"{f}.{ext}" for f in out.figures for ext in ("png", "pdf")]
+    files += [paths.results / f for f in out.files]
+    return files
+
+
+def check(out: Outputs, paths: ProjectPaths) -> list[str]:
+    """Problems with ``out``'s files under ``paths``: missing or empty files, tables or data
+    files without a declared column. An empty list means every declared output is there."""
+    import pandas as pd  # noqa: PLC0415
+
+    problems = []
+    for f in expected_files(out, paths):
+        if not f.is_file() or f.stat().st_size == 0:
+            problems.append(f"{f.relative_to(paths.root)}: missing or empty")
+    for name, cols in out.tables.items():
+        f = paths.results / f"{name}.csv"
+        if f.is_file() and f.stat().st_size:
+            have = set(pd.read_csv(f, nrows=0).columns)
+            miss = [c for c in cols if c not in have]
+            if miss:
+                problems.append(f"{f.relative_to(paths.root)}: lacks column(s) {miss}")
+    for pattern, cols in out.data.items():
+        found = sorted(paths.data.glob(pattern))
+        if not found:
+            problems.append(f"data/{paths.profile}/{pattern}: no file")
+        for f in found:
+            df = pd.read_parquet(f) if f.suffix == ".parquet" else pd.read_csv(f)
+            miss = [c for c in cols if c not in df.columns]
+            if not len(df):
+                problems.append(f"{f.relative_to(paths.root)}: no rows")
+            if miss:
+                problems.append(f"{f.relative_to(paths.root)}: lacks column(s) {miss}")
+    return problems

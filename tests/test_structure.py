@@ -1,0 +1,116 @@
+"""The shape of the code: imports only go down, no import cycles, thin notebooks."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from nlgbias.paths import project_root
+
+SRC = project_root() / "src" / "nlgbias"
+#: layer of each top-level module/package of nlgbias: a module may import only its layer or below
+LAYERS = {
+    **dict.fromkeys(["__init__", "paths", "profiles", "io", "resources", "stats", "plots",
+                     "tables", "runner", "hardware", "notebooks", "outputs", "report"], 0),
+    **dict.fromkeys(["datasets", "models"], 1),
+    **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood"], 2),
+    **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 3),
+}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every nlgbias module ``path`` imports, at any depth (function-level imports count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    me = _module_name(path)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("nlgbias")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("nlgbias"):
+            for a in node.names:  # "from nlgbias.x import y": y may be a module
+                sub = f"{node.module}.{a.name}"
+                out.add(sub if _exists(sub) else node.module)
+    out.discard(me)
+    return out
+
+
+def _exists(module: str) -> bool:
+    p = SRC.parent / Path(*module.split("."))
+    return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in SRC.rglob("*.py")}
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_module_has_a_layer():
+    missing = sorted({_top(m) for m in _graph()} - set(LAYERS))
+    assert not missing, f"add {missing} to LAYERS (and to the README's layout)"
+
+
+def test_imports_only_go_down():
+    bad = []
+    for mod, deps in _graph().items():
+        for dep in deps:
+            if LAYERS.get(_top(dep), 0) > LAYERS.get(_top(mod), 0):
+                bad.append(f"{mod} imports {dep}")
+    assert not bad, "upward imports:\n" + "\n".join(sorted(bad))
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    # a package's __init__ re-exporting its own submodules is not a cycle of concerns
+    edges = {m: {d for d in ds if d in graph and not (m == d.rsplit(".", 1)[0])} for m, ds in graph.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(edges.get(m, ())):
+            if state.get(d) == 1:
+                cycles.append(" -> ".join(stack[stack.index(d):] + [d]))
+            elif d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+NB_SOURCES = sorted((project_root() / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+
+
+@pytest.mark.parametrize("src", NB_SOURCES, ids=[p.stem for p in NB_SOURCES])
+def test_notebooks_define_no_functions_or_classes(src):
+    tree = ast.parse(src.read_text(encoding="utf-8"))
+    defs = [f"line {n.lineno}: {n.name}" for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    assert not defs, f"{src.name} defines {defs}: move the logic into src/nlgbias (with a test)"
+
+
+@pytest.mark.parametrize("src", NB_SOURCES, ids=[p.stem for p in NB_SOURCES])
+def test_notebooks_have_a_parameters_cell_with_profile(src):
+    text = src.read_text(encoding="utf-8")
+    assert '# %% tags=["parameters"]' in text
+    cell = text.split('# %% tags=["parameters"]', 1)[1].split("# %%", 1)[0]
+    assert 'profile = "quick"' in cell and "root = None" in cell
