@@ -132,3 +132,24 @@ def format_p(p: float, digits: int = 3) -> str:
         return "n/a"
     floor = 10.0 ** -digits
     return f"< {floor:g}" if p < floor else f"{p:.{digits}f}"
+
+
+def wilson_interval(count: int | np.ndarray, n: int | np.ndarray, level: float = 0.95,
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a proportion ``count / n`` (vectorised; NaN where n = 0).
+
+    Used for the error bars of BOLD's proportion figures: one toxic text out of 50 gives
+    0.35%-10.5%, not a point.
+
+    >>> lo, hi = wilson_interval(1, 50)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0035, 0.105)
+    """
+    count = np.asarray(count, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = sps.norm.ppf(0.5 + level / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = count / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
