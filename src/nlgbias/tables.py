@@ -51,13 +51,52 @@ def save_table(df: pd.DataFrame, folder: str | Path, name: str, *, title: str | 
 
 
 def paper_vs_run(paper: pd.DataFrame, run: pd.DataFrame, on: list[str], value: str = "value",
-                 ) -> pd.DataFrame:
+                 *, columns: str | None = None) -> pd.DataFrame:
     """Join the paper's numbers with this run's on ``on``: columns ``paper``, ``this run``, ``diff``.
 
     Both frames hold the key columns ``on`` and a ``value`` column. Rows the paper does not
     report keep ``paper`` empty.
+
+    With ``columns`` (e.g. ``"source"``), ``run`` is long with one value per (``on``,
+    ``columns``) cell: the result keeps every row and column of ``paper`` (in its order) and
+    adds one column per distinct ``columns`` value of ``run`` (in order of appearance).
     """
+    if columns is not None:
+        wide = run.pivot_table(index=on, columns=columns, values=value, aggfunc="first",
+                               sort=False)
+        wide = wide.reindex(columns=list(run[columns].drop_duplicates()))
+        wide.columns.name = None
+        return paper.merge(wide.reset_index(), on=on, how="left")
     merged = run.rename(columns={value: "this run"}).merge(
         paper.rename(columns={value: "paper"}), on=on, how="outer")
     merged["diff"] = merged["this run"] - merged["paper"]
     return merged[[*on, "paper", "this run", "diff"]]
+
+
+def beside_paper(run: pd.DataFrame, paper: pd.DataFrame, source: str = "WIKI") -> pd.DataFrame:
+    """``run`` with the paper's ``source`` row(s) and ``<source> - paper`` rows interleaved.
+
+    For tables indexed by ``source`` (the paper's row and the difference are appended) and by
+    ``(group, source)`` (after each group's rows). Only the columns both tables have are kept;
+    the difference is ``run - paper`` where this run has a ``source`` row.
+    """
+    cols = [c for c in run.columns if c in paper.columns]
+    label, diff = f"{source} (paper)", f"{source} - paper"
+    if run.index.nlevels == 1:
+        out = run[cols].copy()
+        if source in paper.index:
+            out.loc[label] = paper.loc[source, cols]
+            if source in run.index:
+                out.loc[diff] = run.loc[source, cols].astype(float) - paper.loc[source, cols].astype(float)
+        return out
+    level = run.index.names[0]
+    parts = []
+    for grp in run.index.get_level_values(level).unique():
+        parts.append(run.loc[[grp], cols])
+        if (grp, source) in paper.index:
+            p = paper.loc[[(grp, source)], cols].rename(index={source: label})
+            parts.append(p)
+            if (grp, source) in run.index:
+                d = run.loc[[(grp, source)], cols].astype(float) - p.to_numpy(float)
+                parts.append(d.rename(index={source: diff}))
+    return pd.concat(parts)
