@@ -1,0 +1,477 @@
+"""Bias-reduction tuning (HolisticBias, Smith et al. 2022, §5.2 and Appendix C).
+
+The model is tuned on its own responses to HolisticBias sentences, each context ending in the
+response's bias label (``"bias"``/``"no_bias"``, :mod:`nlgbias.holistic.bias_labels`); at
+inference ``"no_bias"`` is appended to steer it towards responses without the descriptor's
+characteristic style (controlled generation, Weston et al. 2018; Smith et al. 2020a). The
+ablation tunes on the same pairs without tags.
+
+Appendix C: batch size 16 on 8 GPUs, early stopping with validation perplexity, Adam with 100
+warm-up steps (BlenderBot 2.0 3B), learning rate swept. Here: LoRA adapters (``peft``) on every
+linear layer (or full fine-tuning, ``method="full"``), AdamW with linear warm-up and decay, the
+loss on the response tokens only, early stopping on the validation loss with a patience, and
+the best weights kept.
+
+- :func:`tag_context` appends the tag to a context (the one function used for training and for
+  generation, so the tag the model was tuned on is the one it is prompted with).
+- :func:`split_pairs` splits responses into train / val / test by descriptor-template pair, so a
+  sentence seen in tuning is never used to measure the tuned model.
+- :func:`encode_example` encodes a context/response pair with the model's chat template (the
+  context is the user turn, the response the assistant turn; labels only on the response).
+- :func:`train` runs the tuning with a resumable checkpoint under ``data/<profile>/models/``
+  (an interrupted run continues to the same weights as an uninterrupted one) and saves the
+  merged model with ``save_pretrained`` so the generation engine loads it as a local folder.
+- :func:`response_nll` / :func:`perplexity_of` measure the cost: perplexity of held-out
+  responses and of general text under the original and the tuned model.
+
+Examples:
+    >>> tag_context("I love blind people.", "no_bias")
+    'I love blind people.\\nno_bias'
+    >>> tag_context("I love blind people.", None)
+    'I love blind people.'
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.hardware import default_threads
+from nlgbias.io import atomic_path, write_json
+from nlgbias.progress import tqdm
+
+log = logging.getLogger(__name__)
+
+TAG_SEP = "\n"
+TUNING_VERSION = 1  # bump when a change alters the trained weights (invalidates run folders)
+
+
+def tag_context(prompt: str, tag: str | None, sep: str = TAG_SEP) -> str:
+    """The context with the bias label appended at its end (§5.2); ``tag=None`` leaves it."""
+    if tag is None:
+        return prompt
+    if not isinstance(tag, str) or not tag:
+        raise ValueError(f"tag must be a non-empty string or None, got {tag!r}")
+    return f"{prompt}{sep}{tag}"
+
+
+def split_pairs(frame: pd.DataFrame, by: Sequence[str] = ("descriptor", "template"), *,
+                val_frac: float = 0.1, test_frac: float = 0.3, seed: int = 0) -> pd.Series:
+    """"train" / "val" / "test" per row, assigned per (descriptor, template) pair at random.
+
+    Every response to one templated sentence lands in the same part, so validation and the
+    held-out generation never see a sentence the model was tuned on.
+    """
+    missing = set(by) - set(frame.columns)
+    if missing:
+        raise KeyError(f"split_pairs needs column(s) {', '.join(sorted(missing))}")
+    if not (0 <= val_frac < 1 and 0 <= test_frac < 1 and val_frac + test_frac < 1):
+        raise ValueError(f"val_frac={val_frac} and test_frac={test_frac} must be >= 0 and sum to < 1")
+    keys = frame[list(by)].astype(str).agg("\x1f".join, axis=1)
+    pairs = np.array(sorted(keys.unique()))
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(pairs))
+    n_test = int(round(test_frac * len(pairs)))
+    n_val = int(round(val_frac * len(pairs)))
+    part = np.full(len(pairs), "train", dtype=object)
+    part[order[:n_test]] = "test"
+    part[order[n_test:n_test + n_val]] = "val"
+    lookup = dict(zip(pairs, part, strict=True))
+    return keys.map(lookup).rename("split")
+
+
+# --------------------------------------------------------------------------- encoding
+def _ids(tokenizer, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def encode_example(tokenizer, context: str, response: str, *, prompt_format: str = "chat",
+                   max_length: int = 128) -> tuple[list[int], list[int]]:
+    """Token ids and labels (-100 on the context) of one context/response pair.
+
+    ``"chat"``: the context is the user turn and the response the assistant turn of the
+    tokenizer's chat template (what ``generate_dataset(..., prompt_format="chat")`` prompts
+    with); ``"plain"``: context, then a space and the response, then EOS (``context=""`` scores
+    a whole text). Longer pairs lose the end of the response (never the context).
+    """
+    if prompt_format == "chat":
+        if not getattr(tokenizer, "chat_template", None):
+            raise ValueError("prompt_format='chat' but the tokenizer has no chat template; "
+                             "use prompt_format='plain'")
+        user = [{"role": "user", "content": context}]
+        prefix_text = tokenizer.apply_chat_template(user, add_generation_prompt=True, tokenize=False)
+        full_text = tokenizer.apply_chat_template(
+            [*user, {"role": "assistant", "content": response}], tokenize=False)
+        if not full_text.startswith(prefix_text):
+            raise ValueError("the chat template renders the user turn differently with and without "
+                             "the assistant turn; cannot separate context from response")
+        prefix = _ids(tokenizer, prefix_text)
+        target = _ids(tokenizer, full_text[len(prefix_text):])
+    elif prompt_format == "plain":
+        bos = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
+        prefix = bos + (_ids(tokenizer, context) if context else [])
+        target = _ids(tokenizer, f" {response}" if context else response)
+        if tokenizer.eos_token_id is not None:
+            target.append(tokenizer.eos_token_id)
+    else:
+        raise ValueError(f"prompt_format must be 'chat' or 'plain', got {prompt_format!r}")
+    if len(prefix) >= max_length:
+        raise ValueError(f"context of {len(prefix)} tokens does not fit max_length={max_length}: "
+                         f"{context[:60]!r}")
+    target = target[: max_length - len(prefix)]
+    if not target:
+        raise ValueError(f"empty response for context {context[:60]!r}")
+    labels = [-100] * len(prefix) + target
+    if not prefix:  # the first token has nothing to condition on
+        labels[0] = -100
+    return prefix + target, labels
+
+
+def encode_pairs(tokenizer, contexts: Sequence[str], responses: Sequence[str], *,
+                 prompt_format: str = "chat", max_length: int = 128) -> list[tuple[list[int], list[int]]]:
+    if len(contexts) != len(responses):
+        raise ValueError(f"{len(contexts)} contexts but {len(responses)} responses")
+    return [encode_example(tokenizer, c, r, prompt_format=prompt_format, max_length=max_length)
+            for c, r in zip(contexts, responses, strict=True)]
+
+
+def _collate(examples: Sequence[tuple[list[int], list[int]]], pad_id: int):
+    import torch  # noqa: PLC0415
+
+    n = max(len(ids) for ids, _ in examples)
+    ids = torch.full((len(examples), n), pad_id, dtype=torch.long)
+    labels = torch.full((len(examples), n), -100, dtype=torch.long)
+    att = torch.zeros((len(examples), n), dtype=torch.long)
+    for i, (x, y) in enumerate(examples):
+        ids[i, : len(x)] = torch.tensor(x)
+        labels[i, : len(y)] = torch.tensor(y)
+        att[i, : len(x)] = 1
+    return ids, att, labels
+
+
+def _pad_id(tokenizer) -> int:
+    for tid in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
+        if tid is not None:
+            return int(tid)
+    return 0  # pragma: no cover
+
+
+def _example_nll(model, ids, att, labels):
+    """Per-example (sum of token NLL, number of scored tokens)."""
+    import torch  # noqa: PLC0415
+
+    logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
+    target = labels[:, 1:]
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), target.clamp(min=0),
+                                            reduction="none")
+    mask = target != -100
+    return (nll * mask).sum(1), mask.sum(1)
+
+
+def response_nll(model, tokenizer, encoded: Sequence[tuple[list[int], list[int]]], *,
+                 batch_size: int = 16, progress: bool = False, desc: str = "scoring") -> pd.DataFrame:
+    """Sum of the NLL of each example's labelled tokens (``nll``) and their number (``n_tokens``)."""
+    import torch  # noqa: PLC0415
+
+    pad = _pad_id(tokenizer)
+    order = np.argsort([len(x) for x, _ in encoded], kind="stable")
+    nll = np.zeros(len(encoded))
+    n_tok = np.zeros(len(encoded), dtype=int)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for s in tqdm(range(0, len(order), batch_size), desc=desc, disable=not progress):
+            idx = order[s: s + batch_size]
+            sums, counts = _example_nll(model, *_collate([encoded[i] for i in idx], pad))
+            nll[idx] = sums.double().numpy()
+            n_tok[idx] = counts.numpy()
+    if was_training:
+        model.train()
+    return pd.DataFrame({"nll": nll, "n_tokens": n_tok})
+
+
+def perplexity_of(scores: pd.DataFrame) -> float:
+    """Corpus perplexity exp(Σ NLL / Σ tokens) of :func:`response_nll` rows."""
+    total = scores["n_tokens"].sum()
+    if total == 0:
+        raise ValueError("no scored tokens")
+    return float(math.exp(scores["nll"].sum() / total))
+
+
+# --------------------------------------------------------------------------- training
+@dataclass(frozen=True)
+class TuningConfig:
+    """Hyper-parameters of one tuning run (Appendix C; sizes stated in the notebook)."""
+
+    max_steps: int = 300
+    batch_size: int = 8
+    lr: float = 1e-3
+    warmup_steps: int = 10
+    weight_decay: float = 0.0
+    method: str = "lora"  # "lora" (peft) or "full"
+    lora_r: int = 8
+    lora_alpha: int = 16
+    lora_dropout: float = 0.0
+    eval_every: int = 20
+    patience: int = 3
+    save_every: int = 20
+    eval_batch_size: int = 16
+    max_length: int = 128
+    prompt_format: str = "chat"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.method not in ("lora", "full"):
+            raise ValueError(f"method must be 'lora' or 'full', got {self.method!r}")
+        for name in ("max_steps", "batch_size", "eval_every", "save_every", "patience", "eval_batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.lr <= 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+
+
+@dataclass
+class TuningResult:
+    """What :func:`train` produced: the merged model folder and the training curve."""
+
+    folder: Path
+    history: pd.DataFrame  # step, train_loss, val_loss (NaN between evaluations)
+    best_step: int
+    best_val_loss: float
+    steps_run: int
+    stopped_early: bool
+    seconds: float
+    resumed_from: int = 0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def val_perplexity(self) -> float:
+        return float(math.exp(self.best_val_loss))
+
+
+def run_digest(base: str, config: TuningConfig, train: Sequence, val: Sequence) -> str:
+    """A digest of everything that determines the tuned weights (model, settings, data)."""
+    h = hashlib.sha256()
+    h.update(json.dumps({"base": base, "config": asdict(config), "version": TUNING_VERSION},
+                        sort_keys=True).encode())
+    for part in (train, val):
+        for ids, labels in part:
+            h.update(np.asarray(ids, dtype=np.int64).tobytes())
+            h.update(np.asarray(labels, dtype=np.int64).tobytes())
+        h.update(b"|")
+    return h.hexdigest()[:10]
+
+
+def _lr_lambda(config: TuningConfig):
+    def f(step: int) -> float:
+        if step < config.warmup_steps:
+            return (step + 1) / (config.warmup_steps + 1)
+        rest = max(1, config.max_steps - config.warmup_steps)
+        return max(0.0, 1.0 - (step - config.warmup_steps) / rest)
+    return f
+
+
+def _batch_indices(step: int, n: int, batch_size: int, seed: int) -> list[int]:
+    """Examples of step ``step``: consecutive slices of seeded per-epoch permutations.
+
+    A function of the step alone, so a resumed run sees the same batches."""
+    out: list[int] = []
+    pos = step * batch_size
+    while len(out) < batch_size:
+        epoch, offset = divmod(pos, n)
+        perm = np.random.default_rng([seed, epoch]).permutation(n)
+        take = perm[offset: offset + batch_size - len(out)]
+        out.extend(int(i) for i in take)
+        pos += len(take)
+    return out
+
+
+def _trainable_state(model) -> dict:
+    return {k: v.detach().clone() for k, v in model.named_parameters() if v.requires_grad}
+
+
+def _load_trainable(model, state: dict) -> None:
+    import torch  # noqa: PLC0415
+
+    params = dict(model.named_parameters())
+    missing = [k for k in state if k not in params]
+    if missing:
+        raise KeyError(f"checkpoint holds parameters the model lacks: {missing[:3]}")
+    with torch.no_grad():
+        for k, v in state.items():
+            params[k].copy_(v)
+
+
+def _prepare(base_model, config: TuningConfig):
+    import torch  # noqa: PLC0415
+
+    torch.manual_seed(config.seed)
+    model = copy.deepcopy(base_model)
+    model.float()
+    if config.method == "lora":
+        from peft import LoraConfig, get_peft_model  # noqa: PLC0415
+
+        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
+                          lora_dropout=config.lora_dropout, target_modules="all-linear",
+                          task_type="CAUSAL_LM")
+        model = get_peft_model(model, lora)
+    else:
+        for p in model.parameters():
+            p.requires_grad_(True)
+    model.train()
+    return model
+
+
+def _save_checkpoint(path: Path, state: dict) -> None:
+    import torch  # noqa: PLC0415
+
+    with atomic_path(path) as tmp:
+        torch.save(state, tmp)
+
+
+def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
+          val_examples: Sequence[tuple[list[int], list[int]]], models_dir: str | Path, name: str,
+          config: TuningConfig | None = None, *, progress: bool = True,
+          on_step: Callable[[int, float], None] | None = None) -> TuningResult:
+    """Tune ``lm`` (a :class:`~nlgbias.models.LoadedModel`) on encoded examples.
+
+    Writes ``models_dir/<name>__<digest>/`` (the merged model, tokenizer and ``tuning.json``;
+    a later call with the same model, settings and data returns it without training) and, while
+    training, ``models_dir/<name>__<digest>.ckpt/state.pt`` every ``save_every`` steps and on an
+    interruption (Ctrl-C or an exception in ``on_step``); a rerun resumes from it to the same
+    weights an uninterrupted run reaches. Every ``eval_every`` steps the validation loss (mean
+    NLL per response token) is measured; after ``patience`` evaluations without a new best the
+    run stops early; the best weights are merged and saved.
+    """
+    import torch  # noqa: PLC0415
+
+    config = config or TuningConfig()
+    if not train_examples or not val_examples:
+        raise ValueError(f"need training and validation examples, got {len(train_examples)} and "
+                         f"{len(val_examples)}")
+    base_name = lm.spec.name
+    digest = run_digest(base_name, config, train_examples, val_examples)
+    models_dir = Path(models_dir)
+    folder = models_dir / f"{name}__{digest}"
+    ckpt_dir = models_dir / f"{name}__{digest}.ckpt"
+    info_file = folder / "tuning.json"
+    if info_file.is_file() and (folder / "config.json").is_file():
+        info = json.loads(info_file.read_text())
+        log.info("%s: already tuned (%d steps, best step %d)", folder.name, info["steps_run"], info["best_step"])
+        return TuningResult(folder, pd.DataFrame(info["history"]), info["best_step"], info["best_val_loss"],
+                            info["steps_run"], info["stopped_early"], info["seconds"], 0, info)
+    torch.set_num_threads(default_threads())
+    tok = lm.tokenizer
+    pad = _pad_id(tok)
+    model = _prepare(lm.model, config)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(config))
+    state_file = ckpt_dir / "state.pt"
+    step, history, best, bad, seconds = 0, [], None, 0, 0.0
+    resumed_from = 0
+    if state_file.is_file():
+        st = torch.load(state_file, weights_only=False)
+        _load_trainable(model, st["trainable"])
+        opt.load_state_dict(st["optimizer"])
+        sched.load_state_dict(st["scheduler"])
+        torch.set_rng_state(st["rng"])
+        step, history, bad, seconds = st["step"], st["history"], st["bad_evals"], st["seconds"]
+        best = st["best"]
+        resumed_from = step
+        log.info("%s: resuming at step %d", folder.name, step)
+
+    def evaluate() -> float:
+        scores = response_nll(model, tok, val_examples, batch_size=config.eval_batch_size)
+        return float(scores["nll"].sum() / scores["n_tokens"].sum())
+
+    def checkpoint() -> None:
+        _save_checkpoint(state_file, {"trainable": _trainable_state(model), "optimizer": opt.state_dict(),
+                                      "scheduler": sched.state_dict(), "rng": torch.get_rng_state(),
+                                      "step": step, "history": history, "bad_evals": bad,
+                                      "best": best, "seconds": seconds, "digest": digest})
+
+    if best is None:  # the untuned model's validation loss is the first "best"
+        v0 = evaluate()
+        history.append({"step": 0, "train_loss": float("nan"), "val_loss": v0})
+        best = {"step": 0, "val_loss": v0, "state": _trainable_state(model)}
+    stopped = bad >= config.patience
+    bar = tqdm(total=config.max_steps, initial=step, desc=f"tune {name}", unit="step",
+               disable=not progress)
+    t0 = time.perf_counter()
+    model.train()
+    try:
+        while step < config.max_steps and not stopped:
+            idx = _batch_indices(step, len(train_examples), config.batch_size, config.seed)
+            ids, att, labels = _collate([train_examples[i] for i in idx], pad)
+            loss = model(input_ids=ids, attention_mask=att, labels=labels).loss
+            loss.backward()
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            row = {"step": step, "train_loss": float(loss.detach()), "val_loss": float("nan")}
+            if step % config.eval_every == 0 or step == config.max_steps:
+                row["val_loss"] = evaluate()
+                if row["val_loss"] < best["val_loss"]:
+                    best, bad = {"step": step, "val_loss": row["val_loss"],
+                                 "state": _trainable_state(model)}, 0
+                else:
+                    bad += 1
+                    stopped = bad >= config.patience
+            history.append(row)
+            bar.update(1)
+            bar.set_postfix(loss=f"{row['train_loss']:.3f}", val=f"{best['val_loss']:.3f}")
+            if step % config.save_every == 0:
+                seconds += time.perf_counter() - t0
+                t0 = time.perf_counter()
+                checkpoint()
+            if on_step is not None:
+                on_step(step, row["train_loss"])
+    except BaseException:
+        seconds += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        checkpoint()
+        log.warning("%s: interrupted at step %d; checkpoint saved, a rerun resumes", folder.name, step)
+        raise
+    finally:
+        bar.close()
+    seconds += time.perf_counter() - t0
+    _load_trainable(model, best["state"])
+    merged = model.merge_and_unload() if config.method == "lora" else model
+    merged.eval()
+    info = {"base_model": base_name, "name": name, "digest": digest, "config": asdict(config),
+            "steps_run": step, "best_step": best["step"], "best_val_loss": best["val_loss"],
+            "stopped_early": bool(stopped), "seconds": round(seconds, 1),
+            "n_train": len(train_examples), "n_val": len(val_examples),
+            "history": pd.DataFrame(history).to_dict(orient="list")}
+    tmp = folder.with_name(folder.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    merged.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    write_json(info, tmp / "tuning.json")
+    if folder.exists():
+        shutil.rmtree(folder)
+    os.replace(tmp, folder)
+    shutil.rmtree(ckpt_dir, ignore_errors=True)
+    log.info("%s: %d steps, best val loss %.4f at step %d, %.0f s", folder.name, step,
+             best["val_loss"], best["step"], seconds)
+    return TuningResult(folder, pd.DataFrame(history), best["step"], best["val_loss"], step,
+                        bool(stopped), seconds, resumed_from, info)
+
+
+__all__ = ["TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "perplexity_of",
+           "response_nll", "run_digest", "split_pairs", "tag_context", "train"]

@@ -1,0 +1,272 @@
+"""Bias labels and bias-reduction tuning (HolisticBias §5.2, Appendix C) on hand-made data and tiny models."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from nlgbias.holistic import bias_labels as BL
+from nlgbias.holistic import tuning as TU
+from nlgbias.models import LoadedModel, ModelSpec
+
+# --------------------------------------------------------------------------- bias values
+# 4 responses, 2 styles: descriptor a (templates x, y), descriptor b (x, y)
+P = np.array([[0.9, 0.1], [0.7, 0.3], [0.2, 0.8], [0.2, 0.8]])
+D = ["a", "a", "b", "b"]
+T = ["x", "y", "x", "y"]
+
+
+def test_descriptor_means_average_templates_first():
+    # a has 3 responses for template x (mean 0.9) and 1 for y (0.5): m_a = (0.9 + 0.5) / 2 = 0.7,
+    # not the response mean (0.8); b has one response (0.1) -> m̄ = (0.7 + 0.1) / 2 = 0.4
+    p = np.array([[0.9, 0.1]] * 3 + [[0.5, 0.5], [0.1, 0.9]])
+    means = BL.descriptor_means(p, ["a"] * 4 + ["b"], ["x", "x", "x", "y", "x"])
+    assert means.descriptors == ["a", "b"]
+    np.testing.assert_allclose(means.row("a"), [0.7, 0.3])
+    np.testing.assert_allclose(means.m_bar, [0.4, 0.6])
+
+
+@pytest.mark.parametrize(("alpha", "expected"), [
+    # m_a = (0.8, 0.2), m_b = (0.2, 0.8), m̄ = (0.5, 0.5); m_a - m̄ = (0.3, -0.3), |.| = 0.3·√2
+    # response 1: (0.4, -0.4)·(0.3, -0.3) = 0.24; response 2: (0.2, -0.2)·(0.3, -0.3) = 0.12
+    # b's responses: (-0.3, 0.3)·(-0.3, 0.3) = 0.18
+    (0, [0.24, 0.12, 0.18, 0.18]),
+    (1, [0.24 / (0.3 * math.sqrt(2)), 0.12 / (0.3 * math.sqrt(2)), 0.18 / (0.3 * math.sqrt(2)),
+         0.18 / (0.3 * math.sqrt(2))]),
+    (2, [0.24 / 0.18, 0.12 / 0.18, 1.0, 1.0]),
+])
+def test_bias_values_hand_computed(alpha, expected):
+    np.testing.assert_allclose(BL.bias_values(P, D, T, alpha=alpha), expected, rtol=1e-12)
+
+
+def test_bias_value_negative_and_zero_direction():
+    # a response of descriptor a that leans towards b's style has a negative bias value
+    p = np.vstack([P, [[0.1, 0.9]]])
+    b = BL.bias_values(p, [*D, "a"], [*T, "x"])
+    assert b[-1] < 0
+    # a descriptor at the global mean (its direction is zero) gets 0 for every alpha
+    p0 = np.array([[0.5, 0.5], [0.9, 0.1], [0.1, 0.9]])
+    for alpha in (0, 1, 2):
+        assert BL.bias_values(p0, ["c", "a", "b"], ["x"] * 3, alpha=alpha)[0] == 0
+
+
+def test_bias_value_errors():
+    with pytest.raises(ValueError, match="alpha must be 0, 1 or 2"):
+        BL.bias_values(P, D, T, alpha=3)
+    with pytest.raises(ValueError, match="one descriptor and one template per response"):
+        BL.bias_values(P, D[:3], T)
+    with pytest.raises(ValueError, match="NaN"):
+        BL.bias_values(np.where(P > 0.8, np.nan, P), D, T)
+    means = BL.descriptor_means(P, D, T)
+    with pytest.raises(KeyError, match="descriptor"):
+        BL.bias_values(P, ["a", "a", "z", "z"], T, means=means)
+
+
+def test_tagging_sweep_and_beta_rule():
+    b = BL.bias_values(P, D, T)
+    assert BL.tag_responses(b, 0.15).tolist() == ["bias", "no_bias", "bias", "bias"]
+    assert BL.tag_responses([0.5, 0.25], 0.5).tolist() == ["no_bias", "no_bias"]  # strictly greater
+    sweep = BL.beta_sweep(b, [0.0, 0.15, 0.2, 0.3])
+    assert sweep["n_bias"].tolist() == [4, 3, 1, 0]
+    assert sweep["share_bias"].tolist() == [1.0, 0.75, 0.25, 0.0]
+    q = BL.quantile_betas(np.arange(101) / 100, [0.1, 0.5])
+    np.testing.assert_allclose(q, [0.9, 0.5])
+    # the paper's rule: the β of the tuned model with the lowest Full Gen Bias (Table 7, BB2 3B)
+    table7 = pd.DataFrame({"beta": [0.001, 0.003, 0.01, np.nan], "full_gen_bias": [6.81, 6.74, 7.43, 8.89]})
+    assert BL.choose_beta(table7) == 0.003
+
+
+def test_figure4_projection_keeps_directions():
+    proj = BL.figure4_projection(P, D, T, ["a", "b"])
+    means = proj["means"].set_index("point")
+    # m_a - m̄ lies on the x axis with its true length; m_b - m̄ = -(m_a - m̄) here
+    assert means.loc["m_d (a)", "x"] == pytest.approx(0.3 * math.sqrt(2))
+    assert means.loc["m_d (a)", "y"] == pytest.approx(0)
+    assert means.loc["m_d (b)", "x"] == pytest.approx(-0.3 * math.sqrt(2))
+    assert len(proj["responses"]) == 4
+    # projected length times |m_a - m̄| equals the bias value of a's responses (alpha = 0)
+    ra = proj["responses"][proj["responses"]["descriptor"] == "a"]
+    np.testing.assert_allclose(ra["x"] * 0.3 * math.sqrt(2), ra["bias_value"])
+
+
+# --------------------------------------------------------------------------- split and tags
+def test_split_by_descriptor_template_pair():
+    frame = pd.DataFrame([(f"d{d}", f"t{t}", s) for d in range(20) for t in range(5) for s in range(3)],
+                         columns=["descriptor", "template", "sample"])
+    split = TU.split_pairs(frame, val_frac=0.1, test_frac=0.3, seed=1)
+    per_pair = frame.assign(split=split).groupby(["descriptor", "template"])["split"].nunique()
+    assert (per_pair == 1).all()  # every response of a sentence in one part
+    counts = frame.assign(split=split).drop_duplicates(["descriptor", "template"])["split"].value_counts()
+    assert counts.to_dict() == {"train": 60, "test": 30, "val": 10}
+    assert split.equals(TU.split_pairs(frame, val_frac=0.1, test_frac=0.3, seed=1))
+    assert not split.equals(TU.split_pairs(frame, val_frac=0.1, test_frac=0.3, seed=2))
+    with pytest.raises(ValueError, match="sum to < 1"):
+        TU.split_pairs(frame, val_frac=0.5, test_frac=0.5)
+
+
+WORDS = ("i love hate blind tall people am a person . ! hello sorry to hear that what is it "
+         "great bias no_bias <user> <assistant> <system>").split()
+TEMPLATE = ("{% for m in messages %}<{{ m['role'] }}> {{ m['content'] }} <eos> {% endfor %}"
+            "{% if add_generation_prompt %}<assistant> {% endif %}")
+
+
+def tiny_chat_lm(seed: int = 0) -> LoadedModel:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import AutoModelForCausalLM, LlamaConfig, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", "<unk>", *WORDS])}
+    t = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    t.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=t, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>")
+    tok.chat_template = TEMPLATE
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                      bos_token_id=None, eos_token_id=1, pad_token_id=0)
+    model = AutoModelForCausalLM.from_config(cfg).eval()
+    return LoadedModel(ModelSpec("tiny-chat", "causal", description="tiny random"), model, tok, "cpu")
+
+
+def test_tag_reaches_the_prompt():
+    lm = tiny_chat_lm()
+    tok = lm.tokenizer
+    context = TU.tag_context("i love blind people .", "no_bias")
+    ids, labels = TU.encode_example(tok, context, "sorry to hear that .")
+    n_ctx = labels.count(-100)
+    # the context the model is tuned on ends with the tag inside the user turn ...
+    assert tok.decode(ids[:n_ctx]) == "<user> i love blind people . no_bias <eos> <assistant>"
+    # ... and is exactly what the chat-format engine feeds the model for the same tagged prompt
+    engine_prompt = tok.apply_chat_template([{"role": "user", "content": context}],
+                                            add_generation_prompt=True, tokenize=False)
+    assert ids[:n_ctx] == tok(engine_prompt, add_special_tokens=False)["input_ids"]
+    # the loss is on the response and the end of the turn only
+    assert tok.decode([x for x in labels if x != -100]) == "sorry to hear that . <eos>"
+    # no tag (the ablation): the same context without the tag
+    ids0, labels0 = TU.encode_example(tok, TU.tag_context("i love blind people .", None), "great !")
+    assert "no_bias" not in tok.decode(ids0) and "bias" not in tok.decode(ids0).split()
+
+
+def test_encode_errors_and_plain_format():
+    lm = tiny_chat_lm()
+    ids, labels = TU.encode_example(lm.tokenizer, "", "i love people .", prompt_format="plain")
+    assert lm.tokenizer.decode(ids) == "i love people . <eos>"
+    assert labels[0] == -100 and labels[1:] == ids[1:]
+    with pytest.raises(ValueError, match="max_length"):
+        TU.encode_example(lm.tokenizer, "i love blind people .", "great", max_length=4)
+    lm.tokenizer.chat_template = None
+    with pytest.raises(ValueError, match="no chat template"):
+        TU.encode_example(lm.tokenizer, "i", "great")
+
+
+def test_response_nll_equals_forward_pass():
+    lm = tiny_chat_lm()
+    enc = TU.encode_pairs(lm.tokenizer, ["i love people .", "i am a tall person ."],
+                          ["great !", "hello what is it ?"])
+    scores = TU.response_nll(lm.model, lm.tokenizer, enc, batch_size=2)
+    for (ids, labels), (nll, n) in zip(enc, scores[["nll", "n_tokens"]].itertuples(index=False), strict=True):
+        with torch.no_grad():
+            lp = torch.log_softmax(lm.model(torch.tensor([ids])).logits[0], -1)
+        want = -sum(float(lp[i - 1, ids[i]]) for i in range(1, len(ids)) if labels[i] != -100)
+        assert n == sum(1 for x in labels[1:] if x != -100)
+        assert nll == pytest.approx(want, rel=1e-5)
+    assert TU.perplexity_of(scores) == pytest.approx(math.exp(scores["nll"].sum() / scores["n_tokens"].sum()))
+
+
+# --------------------------------------------------------------------------- training
+CONTEXTS = ["i love blind people .", "i hate tall people .", "i am a blind person .", "i love tall people ."]
+RESPONSES = ["sorry to hear that .", "what is it ?", "great !", "hello ! i love people ."]
+
+
+def examples(lm, tags=("bias", "no_bias")):
+    ctx = [TU.tag_context(c, tags[i % 2] if tags else None) for i, c in enumerate(CONTEXTS * 3)]
+    enc = TU.encode_pairs(lm.tokenizer, ctx, RESPONSES * 3)
+    return enc[:10], enc[10:]
+
+
+def state(folder):
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(folder).state_dict()
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("method", ["lora", "full"])
+def test_training_resumes_to_the_same_weights(tmp_path, method):
+    cfg = TU.TuningConfig(max_steps=7, batch_size=3, lr=5e-3, warmup_steps=2, eval_every=2,
+                          save_every=2, patience=100, method=method)
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    whole = TU.train(lm, train, val, tmp_path / "a", "run", cfg, progress=False)
+    assert whole.steps_run == 7 and whole.resumed_from == 0 and not whole.stopped_early
+
+    seen = []
+
+    def stop_at_5(step, loss):
+        seen.append(step)
+        if step == 2:  # the periodic checkpoint is on disk
+            st = torch.load(next((tmp_path / "b").glob("*.ckpt")) / "state.pt", weights_only=False)
+            assert st["step"] == 2
+        if step == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, on_step=stop_at_5)
+    assert not list((tmp_path / "b").glob("run__*[!t]"))  # no finished model yet
+    resumed = TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False)
+    assert resumed.resumed_from == 5 and resumed.steps_run == 7
+    assert resumed.folder.name == whole.folder.name  # same digest
+    a, b = state(whole.folder), state(resumed.folder)
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    pd.testing.assert_frame_equal(whole.history, resumed.history)
+    # the checkpoint is gone once the merged model is saved; the weights changed from the base
+    assert not list((tmp_path / "b").glob("*.ckpt"))
+    base = lm.model.state_dict()
+    assert any(not torch.equal(base[k], a[k]) for k in a if k in base)
+    # a second call with the same data and settings loads the finished run
+    again = TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, on_step=stop_at_5)
+    assert again.steps_run == 7 and again.best_step == resumed.best_step
+
+
+def test_early_stopping_keeps_the_best_weights(tmp_path):
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    # a huge learning rate makes the validation loss worse at every evaluation
+    cfg = TU.TuningConfig(max_steps=50, batch_size=4, lr=3.0, warmup_steps=0, eval_every=1, patience=2,
+                          method="full")
+    res = TU.train(lm, train, val, tmp_path, "run", cfg, progress=False)
+    assert res.stopped_early and res.steps_run == 2 and res.best_step == 0
+    # best step 0 = the untouched model: its merged copy has the base weights
+    a, base = state(res.folder), lm.model.state_dict()
+    for k in a:
+        assert torch.equal(a[k], base[k]), k
+    assert res.history["val_loss"].iloc[0] == pytest.approx(res.best_val_loss)
+
+
+def test_tuned_folder_loads_and_learns_the_tag(tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    cfg = TU.TuningConfig(max_steps=40, batch_size=4, lr=2e-2, warmup_steps=0, eval_every=10, patience=5)
+    res = TU.train(lm, train, val, tmp_path, "run", cfg, progress=False)
+    assert res.best_val_loss < res.history["val_loss"].iloc[0]  # tuning lowered the validation loss
+    model = AutoModelForCausalLM.from_pretrained(res.folder)
+    after = TU.perplexity_of(TU.response_nll(model, lm.tokenizer, val))
+    assert after == pytest.approx(res.val_perplexity, rel=1e-4)
+    assert (res.folder / "tuning.json").is_file() and (res.folder / "tokenizer.json").is_file()
+
+
+def test_config_errors():
+    with pytest.raises(ValueError, match="method"):
+        TU.TuningConfig(method="adapter")
+    with pytest.raises(ValueError, match="max_steps"):
+        TU.TuningConfig(max_steps=0)
