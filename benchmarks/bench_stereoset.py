@@ -23,8 +23,10 @@ import time
 import numpy as np
 import torch
 
+from nlgbias.likelihood import encode as _encode
+from nlgbias.likelihood import start_token_id
 from nlgbias.stereoset import load_gold, sentence_table, stratified_subset
-from nlgbias.stereoset.lm import CATScorer, _encode, load_scorer, start_token_id
+from nlgbias.stereoset.lm import CATScorer, load_scorer
 
 
 def naive_scores(scorer: CATScorer, sents) -> np.ndarray:

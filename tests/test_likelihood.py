@@ -92,7 +92,7 @@ def test_perplexity_and_loaded_model_input(causal):
     class Loaded:  # the shape of nlgbias.models.LoadedModel
         def __init__(self):
             self.model, self.tokenizer, self.device = model, tok, "cpu"
-            self.spec = type("Spec", (), {"kind": "chat"})()
+            self.spec = type("Spec", (), {"kind": "causal"})()
 
     ppl = perplexity(Loaded(), TEXTS[:3])
     ref = sentence_logprobs((model, tok), TEXTS[:3], shared_prefix=False)
@@ -167,6 +167,6 @@ def test_masked_pseudo_log_likelihood_equals_manual(bert):
 def test_lm_kind_from_registry_kind_and_config(causal, bert):
     assert lm_kind(causal[0]) == "causal"
     assert lm_kind(bert[0], "masked") == "masked"
-    assert lm_kind(bert[0], "chat") == "causal"  # the registry decides when it knows
+    assert lm_kind(bert[0], "causal") == "causal"  # the registry decides when it knows
     with pytest.raises(ValueError, match="seq2seq"):
         lm_kind(bert[0], "seq2seq")

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from nlgbias.datasets import DataFormatError
+from nlgbias.likelihood import causal_logprobs, split_head, start_token_id
 from nlgbias.stereoset import (
     baseline_scores,
     evaluate,
@@ -30,12 +31,9 @@ from nlgbias.stereoset.__main__ import main as cli
 from nlgbias.stereoset.evaluation import sentiment_lm
 from nlgbias.stereoset.lm import (
     CATScorer,
-    causal_mean_logprobs,
     masked_blank_items,
     pll_items,
     score_sentences,
-    split_head,
-    start_token_id,
     template_word,
 )
 from nlgbias.stereoset.paper import TABLE4_DEV, TABLE7_DEV
@@ -335,10 +333,10 @@ def test_causal_scoring_matches_manual_and_is_batch_invariant(causal_lm, gold):
         _manual_causal(model, [start, *ctx, *cont], 1 + len(ctx)), abs=1e-5)
 
 
-def test_causal_mean_logprobs_validates(causal_lm):
+def test_causal_logprobs_validates(causal_lm):
     model, tok = causal_lm
     with pytest.raises(ValueError, match="non-empty"):
-        causal_mean_logprobs(model, tok, [[0]], [[]])
+        causal_logprobs(model, tok, [[0]], [[]])
 
 
 def test_score_sentences_resumes(causal_lm, gold, tmp_path):
@@ -347,6 +345,7 @@ def test_score_sentences_resumes(causal_lm, gold, tmp_path):
     sc = CATScorer(model, tok, "causal", batch_size=4)
     first = score_sentences(sc, sents.iloc[:9], tmp_path / "c", chunk=4)
     assert len(list((tmp_path / "c").glob("shard-*.parquet"))) == 3
+    assert list(first["id"]) == list(sents["id"][:9])
 
     class Boom:
         def score(self, s):
@@ -501,7 +500,32 @@ def test_shared_prefix_equals_plain_batches(causal_lm, gold):
     shared = CATScorer(model, tok, "causal", batch_size=7).score(sents)
     plain = CATScorer(model, tok, "causal", batch_size=7, share_prefix=False).score(sents)
     np.testing.assert_allclose(shared["mean_logprob"], plain["mean_logprob"], atol=1e-5)
-    from nlgbias.stereoset.lm import _lcp
 
-    assert _lcp([[0, 5, 6, 7], [0, 5, 6, 9], [0, 5, 8]]) == 2
-    assert _lcp([[0, 5], [0, 5]]) == 1  # each keeps one token of its own
+
+def test_local_folder_model_gets_a_clean_file_name_and_label(causal_lm, gold, tmp_path):
+    """A model given as a local folder: loaded through nlgbias.models (kind from its config),
+    cached under its model_slug, never its path."""
+    from nlgbias.models import display_name, model_slug
+
+    model, tok = causal_lm
+    folder = tmp_path / "my models" / "tiny-gpt"
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    scores, df = model_scores(str(folder), gold, tmp_path / "interim", "dev", batch_size=4)
+    assert len(scores) == 21
+    ref = CATScorer(model, tok, "causal").score(sentence_table(gold))
+    np.testing.assert_allclose(df["score"], ref["score"], rtol=1e-5)
+    (cache,) = (tmp_path / "interim" / "stereoset" / "dev").iterdir()
+    assert cache.name == model_slug(str(folder))
+    assert cache.name.startswith("local-tiny-gpt-") and "/" not in cache.name
+    assert display_name(str(folder)) == "tiny-gpt"
+
+
+def test_test_split_counts():
+    """The released test split: 6,392 intrasentence and 6,374 intersentence CATs (with dev:
+    16,995 CATs, StereoSet Table 1)."""
+    test = load_gold(split="test")
+    assert test.groupby("task").size().to_dict() == {"intersentence": 6374, "intrasentence": 6392}
+    dev = load_gold(split="dev")
+    assert len(dev) + len(test) == 16995
+    assert not set(dev["target"]) & set(test["target"])  # §6.1: disjoint target terms

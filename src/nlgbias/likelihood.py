@@ -44,11 +44,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+
+from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
 
-__all__ = ["causal_logprobs", "load_lm", "lm_kind", "masked_positions_logprobs", "perplexity",
+__all__ = ["causal_items", "causal_logprobs", "load_lm", "lm_kind", "masked_positions_logprobs", "perplexity",
            "prefix_groups", "pseudo_log_likelihood", "sentence_logprobs", "start_token_id"]
 
 
@@ -91,21 +92,25 @@ def _unpack(lm):
 
 
 def lm_kind(model, kind: str | None = None) -> str:
-    """``"causal"`` or ``"masked"``: how to score with ``model``. ``kind`` (a registry kind:
-    causal, chat, masked, ...) decides when given; else the model's config (a decoder, or an
-    architecture name ending in ``ForCausalLM``, is causal)."""
+    """``"causal"`` or ``"masked"``: how to score with ``model``. A registry kind
+    (:data:`nlgbias.models.KINDS`, e.g. from ``LoadedModel.spec.kind``) decides when given;
+    else the model's class (``...ForCausalLM`` / ``...LMHeadModel`` or a decoder config:
+    causal; ``...ForMaskedLM`` / ``...ForPreTraining``: masked)."""
     if kind is not None:
-        if kind in ("causal", "chat", "local"):
-            return "causal"
-        if kind == "masked":
-            return "masked"
-        raise ValueError(f"cannot compute text likelihoods with a model of kind {kind!r}")
+        from nlgbias.models import KINDS  # noqa: PLC0415
+
+        if kind not in KINDS:
+            raise ValueError(f"unknown model kind {kind!r}; known: {', '.join(KINDS)}")
+        if KINDS[kind].scorer is None:
+            raise ValueError(f"cannot compute text likelihoods with a model of kind {kind!r}")
+        return KINDS[kind].scorer
     cfg = getattr(model, "config", None)
-    if getattr(cfg, "is_decoder", False) or type(model).__name__.endswith(("ForCausalLM", "LMHeadModel")):
+    name = type(model).__name__
+    if getattr(cfg, "is_decoder", False) or name.endswith(("ForCausalLM", "LMHeadModel")):
         return "causal"
-    if type(model).__name__.endswith(("ForMaskedLM", "ForPreTraining")):
+    if name.endswith(("ForMaskedLM", "ForPreTraining")):
         return "masked"
-    raise ValueError(f"cannot tell whether {type(model).__name__} is a causal or a masked LM")
+    raise ValueError(f"cannot tell whether {name} is a causal or a masked LM")
 
 
 # --------------------------------------------------------------------------- token helpers
@@ -345,7 +350,10 @@ def causal_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
                          device=device, progress=progress), counts
 
 
-def _causal_items(tokenizer, texts, contexts, start_token):
+def causal_items(tokenizer, texts: Sequence[str], contexts: Sequence[str | None] | None = None,
+                 start_token: bool = True) -> tuple[list[list[int]], list[list[int]]]:
+    """(prefix ids, continuation ids) per text: ``[start] + context`` and the text (with a
+    leading space after a context); without a start token the text's first token is the prefix."""
     start = start_token_id(tokenizer) if start_token else None
     prefixes, conts = [], []
     for k, text in enumerate(texts):
@@ -475,7 +483,7 @@ def sentence_logprobs(lm, texts: Sequence[str], *, contexts: Sequence[str] | Non
         sums, counts = pseudo_log_likelihood(model, tok, enc, batch_size=batch_size,
                                              device=device, progress=progress)
     else:
-        prefixes, conts = _causal_items(tok, texts, contexts, start_token)
+        prefixes, conts = causal_items(tok, texts, contexts, start_token)
         groups = None
         if shared_prefix and texts:
             groups = prefix_groups([p + c for p, c in zip(prefixes, conts)])

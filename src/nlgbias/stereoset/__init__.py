@@ -12,7 +12,6 @@ predictions file in the official format.
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -42,12 +41,6 @@ __all__ = [
     "write_predictions", "score_sentences",
 ]
 
-#: Notebook 05 defaults per profile. ``cats_per_domain``: CATs sampled per split × domain
-#: (seeded; None = every CAT of the split). ``dtype`` of the model weights ("bfloat16" is ~2-4x
-#: faster on this AMX CPU; see benchmarks/bench_stereoset.py). ``threads``: torch threads
-#: (None: torch's default; 1 is much faster when other jobs share the cores).
-
-
 def stratified_subset(cats: pd.DataFrame, per_domain: int | None, seed: int = 0) -> pd.DataFrame:
     """``per_domain`` CATs of each split × domain, drawn with ``seed`` (all when None or when a
     stratum is smaller); rows keep the gold order."""
@@ -60,27 +53,22 @@ def stratified_subset(cats: pd.DataFrame, per_domain: int | None, seed: int = 0)
     return cats.loc[sorted(pd.concat(parts).index)]
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.-]+", "-", name).strip("-")
-
-
 def model_scores(name: str, cats: pd.DataFrame, interim: str | Path, split: str = "dev", *,
                  device: str = "cpu", batch_size: int = 32, dtype: str | None = None,
                  scorer: CATScorer | None = None) -> tuple[dict[str, float], pd.DataFrame]:
     """Sentence scores of model ``name`` for ``cats`` (§7), cached resumably under
-    ``interim/stereoset/<split>/<name>[-<dtype>]/``. Returns (id → score, the per-sentence
-    frame). The model is loaded only when some sentence is not cached yet."""
-    sents = sentence_table(cats)
-    tag = _safe(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")
-    cache = Path(interim) / "stereoset" / split / tag
+    ``interim/stereoset/<split>/<model_slug>[-<dtype>]/``. Returns (id → score, the
+    per-sentence frame). The model is loaded only when some sentence is not cached yet."""
     from nlgbias.io import ShardCache  # noqa: PLC0415
+    from nlgbias.models import model_slug  # noqa: PLC0415
 
+    sents = sentence_table(cats)
+    tag = model_slug(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")
+    cache = Path(interim) / "stereoset" / split / tag
     done = ShardCache(cache, key="id").done_keys()
     if scorer is None and not set(sents["id"]) <= done:
         scorer = load_scorer(name, device=device, batch_size=batch_size, dtype=dtype)
-    if scorer is None:  # everything cached: no model needed
-        scorer = _NoModel()
-    df = score_sentences(scorer, sents, cache, desc=f"StereoSet {name}")
+    df = score_sentences(scorer or _NoModel(), sents, cache, desc=f"StereoSet {name}")
     return dict(zip(df["id"], df["score"].astype(float))), df
 
 
