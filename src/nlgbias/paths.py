@@ -30,6 +30,16 @@ def project_root() -> Path:
     )
 
 
+def rel(path: str | Path) -> str:
+    """``path`` relative to the project root when inside it (for logs and notebook output, which
+    must not show machine paths), else unchanged."""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(project_root()))
+    except (ValueError, RuntimeError):
+        return str(p)
+
+
 def check_profile(profile: str) -> str:
     """Return ``profile`` if known, else raise a ValueError naming the allowed ones."""
     if profile not in PROFILES:

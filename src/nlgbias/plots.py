@@ -9,7 +9,10 @@ import logging
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import seaborn as sns
+
+from nlgbias.paths import rel
 
 log = logging.getLogger(__name__)
 
@@ -17,7 +20,13 @@ PALETTE = "colorblind"
 
 
 def set_style() -> None:
-    """The project style: seaborn whitegrid, colour-blind palette, readable font sizes."""
+    """The project style: seaborn whitegrid, colour-blind palette, readable font sizes; and
+    pandas display options that show a notebook's tables in full (no "..." rows or columns:
+    the prose points into them and the executed notebooks are read on the web)."""
+    pd.set_option("display.max_rows", 400)
+    pd.set_option("display.max_columns", 60)
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_colwidth", 200)
     sns.set_theme(style="whitegrid", palette=PALETTE, context="notebook",
                   rc={"figure.dpi": 110, "savefig.dpi": 150, "savefig.bbox": "tight",
                       "axes.titleweight": "bold", "axes.spines.top": False,
@@ -33,5 +42,5 @@ def save_figure(fig: plt.Figure, folder: str | Path, name: str) -> dict[str, Pat
         path = folder / f"{name}.{ext}"
         fig.savefig(path)
         out[ext] = path
-    log.info("wrote %s (.png, .pdf)", folder / name)
+    log.info("wrote %s (.png, .pdf)", rel(folder / name))
     return out

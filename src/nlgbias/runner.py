@@ -1,22 +1,35 @@
 """Execute the notebooks in order with papermill (what ``./run_all.sh`` calls).
 
-``python -m nlgbias.runner [--profile quick|smoke|paper] [--only NN] [--from NN]``
-stops at the first failing notebook, naming it and the failing cell, and prints a summary of
-the files each notebook wrote.
+``python -m nlgbias.runner [--profile quick|smoke|paper] [--only NN] [--from NN] [-p NAME VALUE]``
+
+- stops at the first failing notebook, naming it and the failing cell;
+- shows progress while it runs: papermill's cell bar, and the notebooks' own long loops (rows
+  generated, texts scored; :mod:`nlgbias.progress`) on the terminal, with the elapsed time
+  and an estimate from the last run of the same notebook and profile;
+- writes the executed copies to ``notebooks/executed/<profile>/``, cleaned so they read well
+  on the web and do not change from run to run: no timestamps or durations, no machine paths
+  (paths are shown relative to the project), no progress widgets;
+- ends with a summary of the files each notebook wrote (declared in :mod:`nlgbias.outputs`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
+from nlgbias import outputs
+from nlgbias.io import write_json, write_text
 from nlgbias.paths import PROFILES, paths_for, project_root
 
 log = logging.getLogger("nlgbias.runner")
+
+_WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 def notebooks(root: Path | None = None) -> list[Path]:
@@ -29,14 +42,100 @@ def select(nbs: list[Path], only: list[str] | None = None, start: str | None = N
     """Filter notebooks by number: ``only`` keeps those numbers, ``start`` those from a number on."""
     known = {p.name[:2] for p in nbs}
     for n in (only or []) + ([start] if start else []):
-        if n.zfill(2) not in known:
+        if str(n).zfill(2) not in known:
             raise ValueError(f"no notebook numbered {n!r}; have {', '.join(sorted(known))}")
     if only:
-        wanted = {n.zfill(2) for n in only}
+        wanted = {str(n).zfill(2) for n in only}
         nbs = [p for p in nbs if p.name[:2] in wanted]
     if start:
-        nbs = [p for p in nbs if p.name[:2] >= start.zfill(2)]
+        nbs = [p for p in nbs if p.name[:2] >= str(start).zfill(2)]
     return nbs
+
+
+def _kernel_manager_class():
+    """An async kernel manager on IPC sockets (a local kernel needs no TCP; ipykernel warns
+    about unencrypted TCP on every start)."""
+    from jupyter_client.manager import AsyncKernelManager  # noqa: PLC0415
+
+    class IPCKernelManager(AsyncKernelManager):
+        transport = "ipc"
+
+    return IPCKernelManager
+
+
+def clean_executed(path: Path, root: Path) -> None:
+    """Make an executed notebook stable and readable on the web: drop papermill/cell timestamps
+    and durations, write machine paths relative to the project (the venv as ``.venv``), and
+    drop widget outputs (keeping their text fallback only if it is not a progress bar)."""
+    import nbformat  # noqa: PLC0415
+
+    nb = nbformat.read(path, as_version=4)
+    pm_meta = nb.metadata.get("papermill", {})
+    nb.metadata["papermill"] = {k: v for k, v in pm_meta.items()
+                                if k in ("parameters", "default_parameters")}
+    nb.metadata["papermill"]["parameters"] = {
+        k: (_strip_paths(v, root) if isinstance(v, str) else v)
+        for k, v in pm_meta.get("parameters", {}).items()}
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        pm = cell.metadata.get("papermill")
+        if pm is not None:
+            cell.metadata["papermill"] = {k: v for k, v in pm.items()
+                                          if k not in ("start_time", "end_time", "duration")}
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if data is not None and _WIDGET in data:
+                data.pop(_WIDGET)
+                text = "".join(data.get("text/plain", ""))
+                if not data or re.search(r"\d+%\|", text) or "HBox" in text:
+                    continue
+            if out.get("output_type") == "stream":
+                out["text"] = _strip_paths("".join(out["text"]), root)
+            elif data is not None:
+                for mime in ("text/plain", "text/markdown", "text/html"):
+                    if mime in data:
+                        data[mime] = _strip_paths("".join(data[mime]), root)
+            elif out.get("output_type") == "error":
+                out["traceback"] = [_strip_paths(t, root) for t in out.get("traceback", [])]
+                out["evalue"] = _strip_paths(out.get("evalue", ""), root)
+            kept.append(out)
+        cell["outputs"] = kept
+    nb.metadata.pop("widgets", None)
+    write_text(nbformat.writes(nb) + "\n", path)
+
+
+def _strip_paths(text: str, root: Path) -> str:
+    """Replace the project root, the venv and the home folder in ``text`` by short forms."""
+    venv = str(Path(sys.prefix))
+    for long, short in ((venv + "/", ".venv/"), (str(root) + "/", ""), (str(root), "."),
+                        (str(Path.home()) + "/", "~/")):
+        text = text.replace(long, short)
+    return text
+
+
+def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = None,
+            kernel: str = "python3", progress: bool = False) -> Path:
+    """Run one notebook with papermill in ``profile``; return the cleaned executed copy."""
+    import papermill as pm  # noqa: PLC0415
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / nb.name
+    os.environ.setdefault("NLGBIAS_PROGRESS", "terminal")
+    try:
+        pm.execute_notebook(str(nb), str(target), parameters={"profile": profile, **(parameters or {})},
+                            kernel_name=kernel, cwd=str(nb.parent), progress_bar=progress,
+                            log_output=False, kernel_manager_class=_kernel_manager_class())
+    finally:
+        if target.exists():
+            clean_executed(target, project_root())
+    return target
+
+
+def _times_file(profile: str) -> Path:
+    return paths_for(profile).data / "run_times.json"
 
 
 def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
@@ -52,19 +151,6 @@ def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
     return out
 
 
-def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = None,
-            kernel: str = "python3") -> Path:
-    """Run one notebook with papermill in ``profile``; return the executed copy's path."""
-    import papermill as pm  # noqa: PLC0415
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / nb.name
-    pm.execute_notebook(str(nb), str(target), parameters={"profile": profile, **(parameters or {})},
-                        kernel_name=kernel, cwd=str(nb.parent), progress_bar=False,
-                        log_output=False)
-    return target
-
-
 def run(profile: str = "quick", only: list[str] | None = None, start: str | None = None,
         parameters: dict | None = None) -> int:
     """Run the selected notebooks; 0 on success, 1 at the first failure."""
@@ -78,29 +164,43 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     if not selected:
         print("no notebooks to run")
         return 0
+    times_file = _times_file(profile)
+    times = json.loads(times_file.read_text()) if times_file.exists() else {}
     summary = []
-    for nb in selected:
+    t_all = time.time()
+    for i, nb in enumerate(selected, 1):
         before = _snapshot(watched, profile)
         t0 = time.time()
-        print(f"[run_all] {nb.name} (profile {profile}) ...", flush=True)
+        est = times.get(nb.stem)
+        hint = f", last run {est / 60:.1f} min" if est else ""
+        print(f"[run_all] ({i}/{len(selected)}) {nb.name} (profile {profile}{hint}) ...", flush=True)
         try:
-            executed = execute(nb, profile, out_dir, parameters)
+            executed = execute(nb, profile, out_dir, parameters, progress=True)
         except pm.PapermillExecutionError as exc:
             print(f"\n[run_all] FAILED: {nb.name}, cell {exc.cell_index} (execution count "
                   f"{exc.exec_count}): {exc.ename}: {exc.evalue}\n"
                   f"[run_all] the executed notebook with the traceback: "
-                  f"{out_dir / nb.name}", file=sys.stderr)
+                  f"{(out_dir / nb.name).relative_to(root)}", file=sys.stderr)
             return 1
+        secs = time.time() - t0
+        times[nb.stem] = round(secs, 1)
+        write_json(times, times_file)
         after = _snapshot(watched, profile)
         wrote = sorted(p for p, m in after.items() if before.get(p) != m)
-        summary.append((nb.name, time.time() - t0, executed, wrote))
-        print(f"[run_all] {nb.name} done in {time.time() - t0:.0f} s, wrote {len(wrote)} files",
-              flush=True)
+        summary.append((nb.name, secs, executed, wrote))
+        print(f"[run_all] {nb.name} done in {secs / 60:.1f} min (total {(time.time() - t_all) / 60:.1f} min), "
+              f"wrote {len(wrote)} files", flush=True)
     print("\n[run_all] summary")
     for name, secs, executed, wrote in summary:
-        print(f"  {name}: {secs:.0f} s -> {executed.relative_to(root)}")
+        print(f"  {name}: {secs / 60:.1f} min -> {executed.relative_to(root)}")
+        try:
+            missing = outputs.check(outputs.get(name), paths)
+        except KeyError:
+            missing = []
         for p in wrote:
             print(f"      {p.relative_to(root)}")
+        for m in missing:
+            print(f"      MISSING {m}")
     return 0
 
 
@@ -117,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.parameter:
         import yaml  # noqa: PLC0415
 
-        params = {k: yaml.safe_load(v) for k, v in args.parameter}
+        try:
+            params = {k: yaml.safe_load(v) for k, v in args.parameter}
+        except yaml.YAMLError as exc:
+            print(f"[run_all] a -p value is not valid YAML: {exc}", file=sys.stderr)
+            return 2
     try:
         return run(args.profile, args.only, args.start, params)
     except ValueError as exc:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from nlgbias.io import write_csv, write_text
+from nlgbias.paths import rel
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ def save_table(df: pd.DataFrame, folder: str | Path, name: str, *, title: str | 
     out = df.reset_index() if any(n is not None for n in df.index.names) else df
     csv = write_csv(out, folder / f"{name}.csv")
     md = write_text(to_markdown(df, floatfmt=floatfmt, title=title), folder / f"{name}.md")
-    log.info("wrote %s and %s", csv, md)
+    log.info("wrote %s (.csv, .md)", rel(folder / name))
     return {"csv": csv, "md": md}
 
 
