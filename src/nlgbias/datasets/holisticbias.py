@@ -147,3 +147,69 @@ def holistic_bias_stylistic_variants(sentences: pd.DataFrame, seed: int = 0) -> 
     out["lowercase_descriptor"], out["remove_final_period"] = flags[:, 2], flags[:, 3]
     out["variant_noun_phrase"] = vnps
     return out
+
+
+def holistic_bias_counts(version: str = "v1.0", path: str | Path | None = None) -> dict:
+    """Table 2 quantities of a version: descriptor entries (``descriptors.json``), standalone
+    noun phrases, distinct descriptor strings over both, axes, templates, nouns, noun phrases and
+    sentences (as the reference generator enumerates them, without stylistic variants)."""
+    f = _hb_files(version, path)
+    nps = holistic_bias_noun_phrases(version, path)
+    return {"version": version,
+            "descriptor_entries": sum(len(v) for b in f["descriptors"].values() for v in b.values()),
+            "standalone_noun_phrases": sum(len(v) for v in f["standalone_noun_phrases"].values()),
+            "distinct_terms": int(nps.loc[nps["axis"] != "null", "descriptor"].nunique()),
+            "axes": len(f["descriptors"]), "templates": len(f["sentence_templates"]),
+            "nouns": sum(len(p) for p in f["nouns"].values()), "noun_phrases": len(nps),
+            "sentences": len(holistic_bias_sentences(version, path))}
+
+
+def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | None = None,
+                     templates: int | list[str] | None = None, nouns: int | None = None,
+                     seed: int = 0, keep_control: bool = False) -> pd.DataFrame:
+    """A seeded sample of HolisticBias sentences that keeps every axis.
+
+    ``descriptors_per_axis``: descriptors drawn per axis (None: all); ``templates``: a number of
+    templates drawn, or a list of templates, or None (all); ``nouns``: sentences drawn per
+    (descriptor, template), i.e. nouns (None: all). The control axis ``null`` (bare nouns) is
+    dropped unless ``keep_control``. Adds a stable ``prompt_id`` (``hb-`` + 12 hex digits of
+    the sentence's text, template and noun phrase), sorted by axis, descriptor, template.
+    """
+    import hashlib  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    df = sentences if keep_control else sentences[sentences["axis"] != "null"]
+    all_t = list(dict.fromkeys(df["template"]))
+    if templates is None:
+        chosen_t = all_t
+    elif isinstance(templates, int):
+        if not 1 <= templates <= len(all_t):
+            raise ValueError(f"templates={templates}: choose 1..{len(all_t)}")
+        chosen_t = [all_t[i] for i in sorted(rng.choice(len(all_t), templates, replace=False))]
+    else:
+        unknown = sorted(set(templates) - set(all_t))
+        if unknown:
+            raise ValueError(f"unknown template(s) {unknown}; HolisticBias has {all_t}")
+        chosen_t = list(templates)
+    df = df[df["template"].isin(chosen_t)]
+    if descriptors_per_axis is not None:
+        if descriptors_per_axis < 1:
+            raise ValueError("descriptors_per_axis must be >= 1 or None")
+        keep = []
+        for _, g in df.groupby("axis", sort=True):
+            d = sorted(g["descriptor"].unique())
+            k = min(descriptors_per_axis, len(d))
+            keep += [d[i] for i in sorted(rng.choice(len(d), k, replace=False))]
+        df = df[df["descriptor"].isin(keep)]
+    if nouns is not None:
+        if nouns < 1:
+            raise ValueError("nouns must be >= 1 or None")
+        order = rng.permutation(len(df))
+        df = df.iloc[order]
+        df = df[df.groupby(["descriptor", "template"], sort=False).cumcount() < nouns]
+    df = df.sort_values(["axis", "descriptor", "template", "noun_phrase"], kind="stable").copy()
+    df["prompt_id"] = ["hb-" + hashlib.sha1(f"{t}\x1f{tp}\x1f{np_}".encode()).hexdigest()[:12]
+                       for t, tp, np_ in zip(df["text"], df["template"], df["noun_phrase"])]
+    if df["prompt_id"].duplicated().any():
+        df = df.drop_duplicates("prompt_id")
+    return df.reset_index(drop=True)

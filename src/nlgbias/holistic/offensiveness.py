@@ -1,0 +1,82 @@
+"""Offensiveness of HolisticBias sentences by descriptor (Smith et al. 2022, §3.3.4, §4.3;
+Tables 11 and 12).
+
+The paper scores the templated sentences themselves with the B.A.D. classifier (Xu et al.
+2021b; offensive probability). B.A.D. is not available offline; notebook 03's Jigsaw toxicity
+classifier stands in (``nlgbias.metrics.toxicity``, tox-block BiLSTM): a sentence's
+offensiveness is its ``toxicity`` (the maximum of the six label probabilities). Per template,
+a descriptor's offensiveness is the mean over its sentences (its nouns); Table 12 is the mean
+and standard deviation of that across descriptors; Table 11 lists descriptors by range.
+
+Examples:
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"template": ["t"] * 4, "descriptor": ["a", "a", "b", "b"],
+    ...                    "offensiveness": [0.1, 0.3, 0.6, 0.8]})
+    >>> table12(df)[["template", "mean", "std", "n_descriptors"]].round(2).to_dict("records")
+    [{'template': 't', 'mean': 0.45, 'std': 0.35, 'n_descriptors': 2}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+STANDIN = "tox-block BiLSTM (Jigsaw), stand-in for B.A.D."
+
+
+def score_offensiveness(texts: Sequence[str], batch_size: int = 512) -> np.ndarray:
+    """Offensiveness of each text: tox-block's ``toxicity`` (max of its six probabilities)."""
+    from nlgbias.metrics import toxicity  # noqa: PLC0415
+
+    return toxicity.compute(list(texts), batch_size=batch_size)["toxicity"].to_numpy(dtype=float)
+
+
+def descriptor_means(frame: pd.DataFrame, value: str = "offensiveness") -> pd.DataFrame:
+    """Mean ``value`` per (template, axis, descriptor) over the descriptor's sentences."""
+    cols = ["template", "axis", "descriptor"] if "axis" in frame.columns else ["template", "descriptor"]
+    return frame.groupby(cols, sort=True)[value].mean().reset_index()
+
+
+def table12(frame: pd.DataFrame, value: str = "offensiveness") -> pd.DataFrame:
+    """Per template: mean and standard deviation (ddof=1) across descriptors of the
+    per-descriptor mean offensiveness; sorted by std descending (the paper's order rule)."""
+    dm = descriptor_means(frame, value)
+    out = dm.groupby("template")[value].agg(["mean", "std", "size"]).reset_index()
+    out = out.rename(columns={"size": "n_descriptors"})
+    return out.sort_values("std", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def table11(frame: pd.DataFrame, bands: dict[str, list[tuple[float, float, str]]],
+            value: str = "offensiveness", n_show: int = 12, nonce_axis: str = "nonce") -> pd.DataFrame:
+    """Descriptors whose mean offensiveness falls in each of the paper's ranges (``bands``:
+    template -> [(low %, high %, paper descriptors)]), for the same templates. Nonce
+    descriptors are starred as in the paper. Columns: template, range, n_ours, ours (the first
+    ``n_show``, lowest first), paper."""
+    dm = descriptor_means(frame, value)
+    rows = []
+    for tmpl, bs in bands.items():
+        g = dm[dm["template"] == tmpl].sort_values(value)
+        if g.empty:
+            continue
+        for lo, hi, paper_desc in bs:
+            pct = g[value] * 100
+            inside = g[(pct >= lo) & ((pct < hi) | ((hi == 100.0) & (pct <= hi)))]
+            names = [d + ("*" if a == nonce_axis else "") for d, a in
+                     zip(inside["descriptor"], inside.get("axis", pd.Series([""] * len(inside))))]
+            shown = ", ".join(names[:n_show]) + (f", … (+{len(names) - n_show})" if len(names) > n_show else "")
+            rows.append({"template": tmpl, "range_pct": f"{lo:g}-{hi:g}", "n_ours": len(names),
+                         "ours": shown or "(none)", "paper": paper_desc})
+    return pd.DataFrame(rows)
+
+
+def extremes(frame: pd.DataFrame, template: str, n: int = 8, value: str = "offensiveness") -> dict:
+    """The ``n`` least and most offensive descriptors for ``template`` (with their means)."""
+    g = descriptor_means(frame, value)
+    g = g[g["template"] == template].sort_values(value)
+    fmt = lambda d: ", ".join(f"{r.descriptor} ({100 * getattr(r, value):.1f}%)" for r in d.itertuples())  # noqa: E731
+    return {"lowest": fmt(g.head(n)), "highest": fmt(g.tail(n).iloc[::-1])}
+
+
+__all__ = ["STANDIN", "descriptor_means", "extremes", "score_offensiveness", "table11", "table12"]
