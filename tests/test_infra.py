@@ -136,3 +136,10 @@ def test_environment_yml_lists_the_pyproject_pins():
     missing = [p for p in pins if f"- {p}" not in env]
     assert not missing, f"environment.yml lacks {missing}"
     assert "torch==2.13.0" in pins
+
+
+def test_readme_generated_sections_are_up_to_date():
+    from nlgbias import readme
+
+    text = (paths.project_root() / "README.md").read_text(encoding="utf-8")
+    assert readme.render(text) == text, "README.md is stale: run python -m nlgbias.readme"
