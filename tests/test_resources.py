@@ -81,3 +81,33 @@ def test_upstream_download_is_checksummed_and_atomic(tmp_path):
     with pytest.raises(ResourceNotFoundError, match="downloaded but its sha256 is not"):
         resources._download(bad, tmp_path / "bad")
     assert not any((tmp_path / "bad").iterdir())  # nothing half-written is left behind
+
+
+@pytest.mark.parametrize("name", ["regard", "regard_sentiment", "regard_samples", "norms"])
+def test_shared_only_resources_download_from_their_upstream(name, tmp_path, monkeypatch):
+    """A clone without ../shared: each resource that today comes from ../shared resolves from its
+    upstream (here a file:// mirror laid out like the upstream repositories), sha256-checked."""
+    import dataclasses
+    import shutil
+
+    res = resources.get(name)
+    shared = resources.shared_dir() / res.shared
+    mirror = tmp_path / "mirror"
+    prefix = "https://raw.githubusercontent.com/"
+    urls = {f: res.urls.get(f, f"{res.upstream}/{f}") for f in res.files}
+    for f, url in urls.items():
+        assert url.startswith(prefix), url
+        local = mirror / url[len(prefix):]
+        local.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared / f, local)
+    mirrored = dataclasses.replace(
+        res, upstream=None, urls={f: (mirror / u[len(prefix):]).as_uri() for f, u in urls.items()})
+    monkeypatch.setitem(resources._REGISTRY, name, mirrored)
+    monkeypatch.setenv("NLGBIAS_SHARED", str(tmp_path / "no-shared"))
+    monkeypatch.setenv("NLGBIAS_ROOT", str(tmp_path / "clone"))
+    with pytest.raises(ResourceNotFoundError, match="NLGBIAS_ALLOW_DOWNLOAD=1"):
+        resolve(name, allow_download=False)
+    folder = resolve(name, allow_download=True)
+    assert folder == tmp_path / "clone" / "data" / "cache" / "downloads" / name
+    for f in res.files:
+        assert (folder / f).read_bytes() == (shared / f).read_bytes()

@@ -54,9 +54,11 @@ class Resource:
     package_dir: str = ""  # folder inside site-packages, relative to the package's parent
     pip: str | None = None  # how to install the package
     shared: str | None = None  # folder relative to ../shared
-    upstream: str | None = None  # base URL; file URL = upstream + "/" + file
+    upstream: str | None = None  # base URL; file URL = upstream + "/" + file (or urls[file])
+    urls: dict[str, str] = field(default_factory=dict)  # per-file URLs where the layout differs
     sha256: dict[str, str] = field(default_factory=dict)
     locator: Callable[[Resource], Path | None] | None = None  # custom package locator
+    downloader: Callable[[Path], None] | None = None  # custom download into a folder (NLTK)
 
     @property
     def env_var(self) -> str:
@@ -139,18 +141,57 @@ register(Resource(
         "v1.1/standalone_noun_phrases.json": "556fff0556164966a6852c28b2fd17505d2aca19eab61d5d8e48cf38552c6fb8",
     },
 ))
+_NLG_BIAS = "https://raw.githubusercontent.com/ewsheng/nlg-bias/master/data"
 register(Resource(
     name="regard",
-    what="regard annotations, demographics and templates (Sheng et al. 2019)",
-    files=("train.tsv", "dev.tsv", "test.tsv", "train_other.tsv", "demographics.txt", "templates.tsv"),
+    what="regard annotations and demographics (Sheng et al. 2019; the nlg-bias repository's data/)",
+    files=("train.tsv", "dev.tsv", "test.tsv", "train_other.tsv", "demographics.txt"),
     shared="data/regard",
-    upstream=None,
+    upstream=f"{_NLG_BIAS}/regard",
+    urls={"demographics.txt": f"{_NLG_BIAS}/demographics.txt"},
+    sha256={
+        "train.tsv": "2b734fae84fa82ae969b5183607760c905cd333b90fd27e8d83ed311c6f923b0",
+        "dev.tsv": "6d1eb2e617acfb55ddfe0e77f54f836f3093a379934e7aab07b1cb3e6facb5db",
+        "test.tsv": "1ac5fbd901cba6f441c153234eca41cb29d8719529ca81e760213bd9c7813017",
+        "train_other.tsv": "691dc49d3493ea878a77d9a6f3b77b6b01af2a5c3f3bf71d758969e8bf40aff7",
+        "demographics.txt": "80fe94074a702442293c1a8052e5e0ccb0ae604756f1d748928c776aad71017b",
+    },
+))
+register(Resource(
+    name="regard_sentiment",
+    what="sentiment annotations of regard-style samples (Sheng et al. 2019, Table 5)",
+    files=("train.tsv", "dev.tsv", "test.tsv", "train_other.tsv"),
+    shared="data/regard/sentiment",
+    upstream=f"{_NLG_BIAS}/sentiment",
+    sha256={
+        "train.tsv": "93913b400cd3195b3c2459ca6156b9faa62182125bb9c4b88195617b4b4dfe81",
+        "dev.tsv": "2ee7fbd3ce16156ff1ce2be423121aee4b248b6ce69736e7fed080ab3d611bfc",
+        "test.tsv": "d2eba2ea9034a10f7f6516ebafd3e61d68f2a9de8f6dc2464b45ef4df097093b",
+        "train_other.tsv": "cd46dc4c95232f6e1b91221f40b4335582af351c56b25c9623b77808a4c2c68b",
+    },
+))
+register(Resource(
+    name="regard_samples",
+    what="the paper's own GPT-2 and LM1B samples behind Sheng et al. 2019 Figure 2 (+ XYZ-masked)",
+    files=("small_gpt2_generated_samples.tsv", "small_gpt2_generated_samples.tsv.XYZ",
+           "lm1b_generated_samples.tsv", "lm1b_generated_samples.tsv.XYZ"),
+    shared="data/regard/generated_samples",
+    upstream=f"{_NLG_BIAS}/generated_samples",
+    sha256={
+        "small_gpt2_generated_samples.tsv": "89732b60b896c2226cb39330b125777b159c7677d1a0375c6bba041fc8a87468",
+        "small_gpt2_generated_samples.tsv.XYZ": "267e4fd4a04e846c4dfd6c183cf0ba1d44f6139ea55da1b9ecda9672d44ed10a",
+        "lm1b_generated_samples.tsv": "28956adc59af21127281d703a4a830ea3882bb5a530e79254b731aebebadee1d",
+        "lm1b_generated_samples.tsv.XYZ": "d34f31774c7fb77fb90678d2b1ad92004ef626febfa30061a127e030ffa6beb1",
+    },
 ))
 register(Resource(
     name="norms",
     what="Warriner et al. 2013 VAD norms and their basic-emotion (BE5) ratings",
     files=("Ratings_Warriner_et_al.csv", "Warriner_BE.tsv"),
     shared="data/norms",
+    upstream="https://raw.githubusercontent.com/JULIELab/XANEW/master",
+    urls={"Warriner_BE.tsv": "https://raw.githubusercontent.com/JULIELab/EmoMap/master/coling18/"
+                             "main/lexicon_creation/lexicons/Warriner_BE.tsv"},
     sha256={
         "Ratings_Warriner_et_al.csv": "78ac8107c78e116bb96538fae4faa47281a155f5f8fe39f30bbc6ea3db05b446",
         "Warriner_BE.tsv": "fe7d2d99755fb8e8bdc6426ca6f1e0f570eca3a4bf43afc8f0eb94d594d4ed26",
@@ -162,6 +203,7 @@ register(Resource(
     files=("tokenizers/punkt_tab/english/sent_starters.txt",
            "taggers/averaged_perceptron_tagger_eng.zip"),
     shared="data/nltk_data",
+    downloader=lambda dest: _nltk_download(dest),
     pip="with internet: python -m nltk.downloader -d DIR punkt_tab averaged_perceptron_tagger_eng "
         "universal_tagset words stopwords, then NLGBIAS_NLTK_DATA=DIR",
 ))
@@ -256,6 +298,15 @@ register(Resource(
 ))
 
 
+def _nltk_download(dest: Path) -> None:
+    """Fetch the NLTK packages the project uses with ``nltk.download`` (online only)."""
+    import nltk  # noqa: PLC0415
+
+    for pkg in ("punkt_tab", "averaged_perceptron_tagger_eng", "universal_tagset", "words", "stopwords"):
+        if not nltk.download(pkg, download_dir=str(dest), quiet=True, raise_on_error=True):
+            raise OSError(f"nltk.download({pkg!r}) failed")
+
+
 def get(name: str) -> Resource:
     """The registered :class:`Resource` called ``name`` (KeyError listing known names)."""
     try:
@@ -301,11 +352,16 @@ def _sha256(path: Path) -> str:
 def _download(res: Resource, dest: Path) -> Path:
     from nlgbias.io import atomic_path  # noqa: PLC0415
 
+    if res.downloader is not None:
+        res.downloader(dest)
+        if not _complete(dest, res):
+            raise ResourceNotFoundError(f"resource {res.name!r}: the download left {dest} incomplete")
+        return dest
     for rel in res.files:
         target = dest / rel
         if target.is_file():
             continue
-        url = f"{res.upstream}/{rel}"
+        url = res.urls.get(rel, f"{res.upstream}/{rel}")
         log.info("downloading %s", url)
         with atomic_path(target) as tmp:
             with tmp.open("wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
@@ -350,7 +406,7 @@ def resolve(name: str, path: str | Path | None = None, *, allow_download: bool |
         if _complete(folder, res):
             return folder
         tried.append(f"shared folder {folder}")
-    if res.upstream:
+    if res.upstream or res.urls or res.downloader:
         cache = project_root() / "data" / "cache" / "downloads" / name
         if _complete(cache, res):
             return cache
@@ -358,9 +414,10 @@ def resolve(name: str, path: str | Path | None = None, *, allow_download: bool |
             try:
                 return _download(res, cache)
             except OSError as exc:
-                tried.append(f"download from {res.upstream} failed: {exc}")
+                tried.append(f"download from {res.upstream or 'upstream'} failed: {exc}")
         else:
-            tried.append(f"download from {res.upstream} (off; set NLGBIAS_ALLOW_DOWNLOAD=1 when online)")
+            tried.append(f"download from {res.upstream or 'upstream'} (off; set "
+                         "NLGBIAS_ALLOW_DOWNLOAD=1 when online)")
     how = [f"set {res.env_var}=/path/to/folder holding {', '.join(res.files)}"]
     if res.pip:
         how.append(res.pip)
