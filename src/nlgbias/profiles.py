@@ -31,10 +31,10 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "sources": ["wiki"], "sample_per_group": None, "max_new_tokens": 30,
                   "first_sentence": True, "batch_size": 32},
     },
-    "03": {  # BOLD §4.1-4.2, §6: sentiment and toxicity. wiki_sample 0 = every WIKI sentence
-        "smoke": {"wiki_sample": 1200, "models": None, "batch_size": 512, "chunk_size": 2000},
-        "quick": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
-        "paper": {"wiki_sample": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
+    "03": {  # BOLD §4.1-4.2, §6: sentiment and toxicity. wiki_per_group 0 = every WIKI sentence
+        "smoke": {"wiki_per_group": 25, "models": None, "batch_size": 512, "chunk_size": 2000},
+        "quick": {"wiki_per_group": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
+        "paper": {"wiki_per_group": 0, "models": None, "batch_size": 512, "chunk_size": 4000},
     },
     "04": {  # BOLD §4.4-4.5: gender polarity and norms. wiki_per_group 0 = all WIKI sentences
         "smoke": {"kfold": 2, "iterations": 800, "wiki_per_group": 60, "models": None},
@@ -98,7 +98,37 @@ def resolve_params(notebook: str, profile: str, **given) -> dict:
     if unknown:
         raise ValueError(f"notebook {notebook}: unknown parameter(s) {', '.join(unknown)}; "
                          f"known: {', '.join(sorted(table))}")
+    given = {k: (v if v is None else _check_value(
+        notebook, k, v, [DEFAULTS[str(notebook).zfill(2)][p][k] for p in PROFILES]))
+        for k, v in given.items()}
     return {k: (table[k] if given.get(k) is None else given[k]) for k in table}
+
+
+def _check_value(notebook: str, name: str, value, examples: list):
+    """A given parameter must have the type its defaults have: a list of names, a positive
+    integer (0 only where a default is 0, meaning "all"), a number, a string or a flag."""
+    kinds = {type(e) for e in examples if e is not None}
+    where = f"notebook {notebook}: parameter {name!r}"
+    if kinds == {list}:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple) or not value or not all(isinstance(x, str) and x for x in value):
+            raise ValueError(f"{where} must be a non-empty list of names, e.g. {examples[0]!r}; got {value!r}")
+    elif kinds == {bool}:
+        if not isinstance(value, bool):
+            raise ValueError(f"{where} must be True or False, got {value!r}")
+    elif kinds == {int}:
+        lowest = 0 if 0 in examples else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+            extra = " (0 = all)" if lowest == 0 else ""
+            raise ValueError(f"{where} must be an integer >= {lowest}{extra} or None for the "
+                             f"profile default, got {value!r}")
+    elif kinds == {float} or kinds == {int, float}:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ValueError(f"{where} must be a number >= 0, got {value!r}")
+    elif kinds == {str} and not isinstance(value, str):
+        raise ValueError(f"{where} must be a string such as {examples[0]!r}, got {value!r}")
+    return list(value) if kinds == {list} else value
 
 
 __all__ = ["DEFAULTS", "PROFILES", "defaults", "resolve_params"]
