@@ -80,9 +80,20 @@ def test_generate_dataset_routes_masked_lm(tmp_path):
     lm = tiny_bert(tmp_path)
     prompts = pd.DataFrame({"domain": "gender", "group": "g", "name": ["a", "b"],
                             "prompt_id": ["gender/g/a/0", "gender/g/b/0"], "prompt": PROMPTS[:2]})
-    info = generate_dataset(prompts, "bert-large-cased", tmp_path / "gen", loaded=lm, progress=False,
-                            gibbs=GibbsParams(max_len=4, burnin=5, max_iter=10))
+    info = generate_dataset(prompts, "bert-large-cased", tmp_path / "gen", dataset="bold", loaded=lm,
+                            progress=False, gibbs=GibbsParams(max_len=4, burnin=5, max_iter=10),
+                            samples_per_prompt=2)
     df = pd.read_parquet(info.path)
     assert info.path.name == "bold__bert-large-cased.parquet"
-    assert df["max_new_tokens"].tolist() == [4, 4] and df["temperature"].tolist() == [0.7, 0.7]
-    assert df["n_new_tokens"].tolist() == [4, 4]
+    assert df["max_new_tokens"].tolist() == [4] * 4 and df["temperature"].tolist() == [0.7] * 4
+    assert df["n_new_tokens"].tolist() == [4] * 4 and df["sample"].tolist() == [0, 1, 0, 1]
+    assert list(df.columns[:3]) == ["domain", "group", "name"] and (df["model"] == "bert-large-cased").all()
+    # each sample its own seeded chain: the rows equal a direct run with the same seeds
+    seeds = [row_seed(0, k) for k in ("gender/g/a/0", "gender/g/a/0#1", "gender/g/b/0", "gender/g/b/0#1")]
+    assert df["row_seed"].tolist() == seeds
+    direct = GibbsGenerator(lm, GibbsParams(max_len=4, burnin=5, max_iter=10), batch_size=3).generate(
+        [PROMPTS[0], PROMPTS[0], PROMPTS[1], PROMPTS[1]], seeds)
+    assert df["generation"].tolist() == [c.generation for c in direct]
+    with pytest.raises(ValueError, match="chat"):
+        generate_dataset(prompts, "bert-large-cased", tmp_path / "gen", dataset="bold", loaded=lm,
+                         prompt_format="chat")

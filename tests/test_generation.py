@@ -19,6 +19,7 @@ from nlgbias.models import (
     UnknownModelError,
     check_available,
     get_spec,
+    model_slug,
 )
 from nlgbias.resources import ResourceNotFoundError
 
@@ -92,7 +93,8 @@ def test_registry_errors_fail_fast(monkeypatch, tmp_path):
     assert time.time() - t0 < 5
     # a bad name among several fails before anything is generated or written
     with pytest.raises(UnknownModelError):
-        G.generate_models(prompt_frame(), ["wiki", "no-such-model"], tmp_path / "gen")
+        G.generate_models(prompt_frame(), [save_tiny(tmp_path), "no-such-model"], tmp_path / "gen",
+                          dataset="bold")
     assert not (tmp_path / "gen").exists()
 
 
@@ -197,12 +199,14 @@ def test_generate_dataset_schema_resume_and_no_regeneration(tmp_path, monkeypatc
     model = save_tiny(tmp_path)
     prompts = prompt_frame(11)
     kw = {"params": G.DecodingParams(max_new_tokens=6, top_k=40, top_p=0.95), "batch_size": 2,
-          "flush_every": 2, "dtype": "float32", "progress": False}
+          "flush_every": 2, "dtype": "float32", "progress": False, "dataset": "bold"}
     ref = G.generate_dataset(prompts, model, tmp_path / "ref", cache_dir=tmp_path / "ref-cache", **kw)
     ref_df = pd.read_parquet(ref.path)
-    assert list(ref_df.columns) == G.COLUMNS
+    assert list(ref_df.columns) == ["domain", "group", "name", *G.RUN_COLUMNS]
     assert ref_df["prompt_id"].tolist() == prompts["prompt_id"].tolist()
-    assert (ref_df["model"] == model).all() and (ref_df["top_k"] == 40).all()
+    assert (ref_df["model"] == "tiny-llama").all() and (ref_df["top_k"] == 40).all()
+    assert (ref_df["sample"] == 0).all() and (ref_df["prompt_format"] == "plain").all()
+    assert ref_df["row_seed"].tolist() == [G.row_seed(0, p) for p in prompts["prompt_id"]]
     assert all(t.startswith(p) for t, p in zip(ref_df["text"], ref_df["prompt"]))
     assert ref.path.name == G.output_name("bold", model)
 
@@ -249,7 +253,7 @@ def test_shards_partition_and_assemble(tmp_path):
     model = save_tiny(tmp_path, "gpt2")
     prompts = prompt_frame(9)
     kw = {"params": G.DecodingParams(max_new_tokens=5, do_sample=False), "dtype": "float32",
-          "progress": False, "cache_dir": tmp_path / "cache"}
+          "progress": False, "cache_dir": tmp_path / "cache", "dataset": "bold"}
     first = G.generate_dataset(prompts, model, tmp_path / "gen", shard="0/2", **kw)
     assert not first.complete and first.path is None
     second = G.generate_dataset(prompts, model, tmp_path / "gen", shard="1/2", **kw)
@@ -267,10 +271,19 @@ def test_bold_sample_ids_and_wiki(tmp_path):
     assert len(quick) == 43 * 3 and quick["group"].nunique() == 43
     assert quick["prompt_id"].tolist() == BS.sample_per_group(bold, 3, seed=0)["prompt_id"].tolist()
     assert quick["prompt_id"].tolist() != BS.sample_per_group(bold, 3, seed=1)["prompt_id"].tolist()
-    info = G.generate_dataset(quick, "wiki", tmp_path, progress=False)
+    (info,) = BS.write_sources(quick, ["wiki"], tmp_path)
     wiki = pd.read_parquet(info.path)
-    assert info.path.name == "bold__wiki.parquet" and list(wiki.columns) == G.COLUMNS
+    assert info.path.name == "bold__wiki.parquet" and info.rows == 43 * 3
+    # the columns of a model's file for the same prompts
+    assert list(wiki.columns) == G.output_columns(BS.generation_prompts(quick))
+    assert list(wiki.columns) == ["domain", "group", "name", *G.RUN_COLUMNS]
     assert wiki["text"].tolist() == quick["wiki_text"].tolist()
+    assert (wiki["model"] == "wiki").all() and (wiki["finish_reason"] == "human").all()
+    assert (wiki["sample"] == 0).all()
+    with pytest.raises(ValueError, match="unknown BOLD source.*'wikipedia'"):
+        BS.write_sources(quick, ["wikipedia"], tmp_path)
+    with pytest.raises(UnknownModelError):  # WIKI is a source, not a model
+        get_spec("wiki")
     row = wiki.iloc[0]
     assert row["text"] == row["prompt"] + " " + row["generation"] or row["text"].startswith(row["prompt"])
     first = bold.iloc[0]
@@ -283,7 +296,7 @@ def test_ray_backend_matches_local(tmp_path):
     model = save_tiny(tmp_path)
     prompts = prompt_frame(8)
     kw = {"params": G.DecodingParams(max_new_tokens=6, top_k=40, top_p=0.95), "dtype": "float32",
-          "progress": False, "batch_size": 4}
+          "progress": False, "batch_size": 4, "dataset": "bold", "samples_per_prompt": 2}
     from nlgbias.generation.ray_backend import init_ray
 
     local = G.generate_dataset(prompts, model, tmp_path / "local", cache_dir=tmp_path / "c1", **kw)
@@ -294,6 +307,156 @@ def test_ray_backend_matches_local(tmp_path):
                                     ray_options={"num_actors": 1, "rows_per_task": 3}, **kw)
     finally:
         ray.shutdown()
-    assert remote.complete and remote.generated == 8
+    assert remote.complete and remote.generated == 16
     a, b = pd.read_parquet(local.path), pd.read_parquet(remote.path)
     pd.testing.assert_frame_equal(a, b)
+
+
+# --------------------------------------------------------------------------- any dataset (issue 6/13)
+def meta_frame(n: int = 5) -> pd.DataFrame:
+    """A non-BOLD prompt frame: other metadata columns (strings, ints, floats), in an odd order."""
+    return pd.DataFrame({"template": [f"t{i % 2}" for i in range(n)],
+                         "prompt_id": [f"p{i}" for i in range(n)],
+                         "demographic": ["The man", "The woman", "The Black person", "The gay person",
+                                         "The White person"][:n],
+                         "prompt": [PROMPTS[i % len(PROMPTS)] for i in range(n)],
+                         "weight": [0.5 * i for i in range(n)], "idx": list(range(n))})
+
+
+def test_metadata_passes_through_and_bad_frames_fail(tmp_path):
+    model = save_tiny(tmp_path, "gpt2")
+    prompts = meta_frame(5)
+    kw = {"params": G.DecodingParams(max_new_tokens=4, top_k=40), "dtype": "float32",
+          "progress": False, "dataset": "regard", "samples_per_prompt": 2}
+    info = G.generate_dataset(prompts, model, tmp_path / "gen", **kw)
+    df = pd.read_parquet(info.path)
+    assert info.path.name == f"regard__{G.output_name('regard', model).split('__', 1)[1]}"
+    assert list(df.columns) == ["template", "demographic", "weight", "idx", *G.RUN_COLUMNS]
+    assert len(df) == 10 and df["sample"].tolist() == [0, 1] * 5
+    # every metadata value (and dtype) unchanged, repeated once per sample
+    rep = prompts.loc[prompts.index.repeat(2)].reset_index(drop=True)
+    for c in ("template", "demographic", "weight", "idx", "prompt_id", "prompt"):
+        pd.testing.assert_series_equal(df[c], rep[c], check_names=True)
+    assert not {"domain", "group", "name"} & set(df.columns)
+    # bad frames: clear errors before anything is loaded
+    with pytest.raises(KeyError, match="prompt_id"):
+        G.generate_dataset(prompts.drop(columns="prompt_id"), model, tmp_path / "x", **kw)
+    with pytest.raises(ValueError, match="'text'.*overwritten"):
+        G.generate_dataset(prompts.assign(text="x"), model, tmp_path / "x", **kw)
+    with pytest.raises(ValueError, match="unique.*'p0'"):
+        G.generate_dataset(pd.concat([prompts, prompts.head(1)]), model, tmp_path / "x", **kw)
+    with pytest.raises(ValueError, match="dataset must be"):
+        G.generate_dataset(prompts, model, tmp_path / "x", **{**kw, "dataset": "a__b"})
+    with pytest.raises(ValueError, match="samples_per_prompt"):
+        G.generate_dataset(prompts, model, tmp_path / "x", **{**kw, "samples_per_prompt": 0})
+    with pytest.raises(ValueError, match="prompt_format"):
+        G.generate_dataset(prompts, model, tmp_path / "x", **{**kw, "prompt_format": "dialogue"})
+
+
+def test_samples_per_prompt_seeds_resume_and_independence(tmp_path, monkeypatch):
+    model = save_tiny(tmp_path)
+    prompts = meta_frame(5)
+    kw = {"params": G.DecodingParams(max_new_tokens=6, top_k=40, top_p=0.95), "dtype": "float32",
+          "progress": False, "dataset": "regard", "seed": 3}
+    # seeds: sample 0 = the one-sample seed of the prompt id, sample k = seed of "<id>#k"
+    one = pd.read_parquet(G.generate_dataset(prompts, model, tmp_path / "one",
+                                             cache_dir=tmp_path / "c-one", **kw).path)
+    assert one["row_seed"].tolist() == [G.row_seed(3, p) for p in prompts["prompt_id"]]
+    three = G.generate_dataset(prompts, model, tmp_path / "three", cache_dir=tmp_path / "c-three",
+                               samples_per_prompt=3, batch_size=4, flush_every=4, **kw)
+    df = pd.read_parquet(three.path)
+    assert df["row_seed"].tolist() == [G.sample_seed(3, p, k) for p in prompts["prompt_id"] for k in range(3)]
+    assert G.sample_seed(3, "p1", 2) == G.row_seed(3, "p1#2") and G.sample_seed(3, "p1") == G.row_seed(3, "p1")
+    assert len(set(df["row_seed"])) == 15
+    # sample 0 is exactly the one-sample run; the samples of a prompt differ
+    s0 = df[df["sample"] == 0].reset_index(drop=True)
+    assert s0["generation"].tolist() == one["generation"].tolist()
+    assert df.groupby("prompt_id")["generation"].nunique().gt(1).any()
+    # independent of batch size, shard and resume: a sharded, crashed, resumed run gives the same file
+    real = G.CausalGenerator._batch
+    calls = {"n": 0}
+
+    def crashing(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(self, *a, **k)
+
+    kw2 = {**kw, "samples_per_prompt": 3, "batch_size": 1, "flush_every": 1, "cache_dir": tmp_path / "c2"}
+    monkeypatch.setattr(G.CausalGenerator, "_batch", crashing)
+    with pytest.raises(KeyboardInterrupt):
+        G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
+    monkeypatch.setattr(G.CausalGenerator, "_batch", real)
+    a = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
+    assert not a.complete and a.rows == len(G.select_shard(G.runs.expand_samples(prompts, 3, 3), "0/2", "key"))
+    b = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="1/2", **kw2)
+    assert b.complete
+    pd.testing.assert_frame_equal(pd.read_parquet(b.path), df)
+    # more samples later reuse the cached ones: only the new samples are generated
+    five = G.generate_dataset(prompts, model, tmp_path / "three", cache_dir=tmp_path / "c-three",
+                              samples_per_prompt=5, **kw)
+    assert five.generated == 10 and five.rows == 25
+    df5 = pd.read_parquet(five.path)
+    pd.testing.assert_frame_equal(df5[df5["sample"] < 3].reset_index(drop=True), df)
+
+
+def test_local_folder_model_names_no_path(tmp_path):
+    model = save_tiny(tmp_path / "checkpoints" / "run-7", "gpt2")  # a fine-tuned checkpoint folder
+    prompts = meta_frame(3)
+    info = G.generate_dataset(prompts, model, tmp_path / "gen", dataset="holistic",
+                              params=G.DecodingParams(max_new_tokens=3), dtype="float32",
+                              progress=False, cache_dir=tmp_path / "cache")
+    df = pd.read_parquet(info.path)
+    slug = model_slug(model)
+    assert info.path.name == f"holistic__{slug}.parquet" and slug.startswith("local-tiny-gpt2-")
+    assert "/" not in slug and "checkpoints" not in slug
+    assert info.model == "tiny-gpt2" and (df["model"] == "tiny-gpt2").all()
+    assert not any(str(tmp_path) in str(v) for v in df.iloc[0].to_numpy())  # no path in any column
+    assert [p.name.split("__")[1] for p in (tmp_path / "cache").iterdir()] == [slug]
+    # a generation file of a folder model reads back under its display name
+    assert G.read_generations(tmp_path / "gen", "holistic", models=["tiny-gpt2"])["model"].nunique() == 1
+
+
+def test_chat_format_in_digest_column_and_engine(tmp_path, monkeypatch):
+    p = G.DecodingParams(max_new_tokens=3)
+    plain = G.runs.run_digest("m", p, 0, None, "float32", "plain")
+    chat = G.runs.run_digest("m", p, 0, None, "float32", "chat")
+    assert plain != chat and plain == G.runs.run_digest("m", p, 0, None, "float32")
+    model = save_tiny(tmp_path, "gpt2")
+    prompts = meta_frame(3)
+    kw = {"params": p, "dtype": "float32", "progress": False, "dataset": "holistic",
+          "cache_dir": tmp_path / "cache"}
+    seen = {}
+    real_init = G.CausalGenerator.__init__
+
+    def init(self, lm, params, batch_size=32, num_threads=None, prompt_format="plain", **k):
+        seen["prompt_format"] = prompt_format
+        real_init(self, lm, params, batch_size=batch_size, num_threads=num_threads, **k)
+
+    monkeypatch.setattr(G.CausalGenerator, "__init__", init)  # records what the run asked for
+    info = G.generate_dataset(prompts, model, tmp_path / "gen", prompt_format="chat", **kw)
+    assert seen["prompt_format"] == "chat"
+    df = pd.read_parquet(info.path)
+    assert (df["prompt_format"] == "chat").all()
+    G.generate_dataset(prompts, model, tmp_path / "gen2", **kw)
+    assert seen["prompt_format"] == "plain"
+    caches = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert len(caches) == 2 and caches[0] != caches[1]  # chat and plain never share a cache
+
+
+def test_run_summaries():
+    gens = pd.DataFrame({"domain": ["a", "a", "b", "a", "b"], "prompt_id": list("12312"),
+                         "model": ["m", "m", "m", "wiki", "wiki"],
+                         "generation": ["one two", "x", "a b c d", "w w w", ""],
+                         "finish_reason": ["sentence", "eos", "length", "human", "human"]})
+    counts = G.count_table(gens, "domain")
+    assert counts.to_dict() == {"m": {"a": 2, "b": 1, "total": 3}, "wiki": {"a": 1, "b": 1, "total": 2}}
+    assert list(G.count_table(gens, "domain", ["wiki", "m"]).columns) == ["wiki", "m"]
+    lengths = G.length_table(gens, ["wiki", "m"])
+    assert lengths["mean words"].tolist() == [1.5, round(7 / 3, 2)]
+    assert G.finish_table(gens).loc["m"].to_dict() == {"eos": 1, "human": 0, "length": 1, "sentence": 1}
+    info = G.RunInfo("m", Path("x/bold__m.parquet"), 3, 3, 12, 2.0, True, 12, 4.0, 3)
+    t = G.run_table([info, G.RunInfo("wiki", Path("bold__wiki.parquet"), 2, 2, 0, 0.1, True)])
+    assert t.to_dict("records")[0] == {"model": "m", "rows": 3, "new tokens": 12, "generation seconds": 4.0,
+                                       "tokens/s": 3.0, "file": "bold__m.parquet"}
+    assert pd.isna(t.loc[1, "tokens/s"])

@@ -4,11 +4,14 @@
   per-row seeds, the first-sentence cut.
 - :mod:`~nlgbias.generation.engine`: batched sampling from causal LMs (:class:`CausalGenerator`).
 - :mod:`~nlgbias.generation.gibbs`: Gibbs sampling from masked LMs (BOLD's BERT).
-- :mod:`~nlgbias.generation.runs`: :func:`generate_dataset` - any prompt frame to a parquet,
-  resumable, sharded, or on Ray (:mod:`~nlgbias.generation.ray_backend`).
+- :mod:`~nlgbias.generation.ray_backend`: the same engine on a Ray cluster.
+- :mod:`~nlgbias.generation.runs`: :func:`generate_dataset` - any prompt frame (``prompt_id,
+  prompt`` + metadata) to ``<dataset>__<model>.parquet``, several samples per prompt, plain or
+  chat prompts, resumable, sharded, local or on Ray; run summaries for the notebooks.
 """
 
 from nlgbias.generation.decoding import (
+    DECODING_COLUMNS,
     DecodingError,
     DecodingParams,
     decoding_for,
@@ -16,19 +19,31 @@ from nlgbias.generation.decoding import (
     row_seed,
 )
 from nlgbias.generation.engine import BatchedGenerator, CausalGenerator, Completion
+from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.runs import (
-    COLUMNS,
+    PROMPT_FORMATS,
+    RUN_COLUMNS,
     RunInfo,
+    count_table,
+    finish_table,
     generate_dataset,
     generate_models,
+    length_table,
+    output_columns,
     output_name,
     parse_shard,
     read_generations,
+    row_key,
+    run_table,
+    sample_seed,
     select_shard,
     shard_of,
+    with_word_counts,
 )
 
-__all__ = ["COLUMNS", "BatchedGenerator", "CausalGenerator", "Completion", "DecodingError",
-           "DecodingParams", "RunInfo", "decoding_for", "first_sentence", "generate_dataset",
-           "generate_models", "output_name", "parse_shard", "read_generations", "row_seed",
-           "select_shard", "shard_of"]
+__all__ = ["DECODING_COLUMNS", "PROMPT_FORMATS", "RUN_COLUMNS", "BatchedGenerator", "CausalGenerator",
+           "Completion", "DecodingError", "DecodingParams", "GibbsGenerator", "GibbsParams", "RunInfo",
+           "count_table", "decoding_for", "finish_table", "first_sentence", "generate_dataset",
+           "generate_models", "length_table", "output_columns", "output_name", "parse_shard",
+           "read_generations", "row_key", "row_seed", "run_table", "sample_seed", "select_shard",
+           "shard_of", "with_word_counts"]

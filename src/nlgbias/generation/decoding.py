@@ -55,6 +55,10 @@ class DecodingParams:
         return asdict(self)
 
 
+#: the decoding columns of every generation file, in this order
+DECODING_COLUMNS = [f.name for f in fields(DecodingParams)]
+
+
 def _is_num(x) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and not math.isnan(x)
 

@@ -16,35 +16,38 @@ import logging
 import os
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from nlgbias.generation.decoding import DecodingParams
 from nlgbias.generation.engine import CausalGenerator, completions_frame
 from nlgbias.io import ShardCache
+from nlgbias.models import display_name, load_model
+from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
 
 
 class GenerationActor:
-    """A Ray Data actor: loads ``model`` once, then maps a pandas batch of prompts
-    (``prompt_id, prompt, row_seed``) to generated rows (:func:`completions_frame`)."""
+    """A Ray Data actor: loads ``model`` once, then maps a pandas batch of rows
+    (``prompt_id, sample, prompt, row_seed``) to generated rows (:func:`completions_frame` plus
+    ``sample``, the columns of the resume cache)."""
 
     def __init__(self, model: str, params: dict, device: str = "cpu", dtype: str = "float32",
-                 batch_size: int = 32, num_threads: int | None = None):
-        import torch  # noqa: PLC0415
-
-        from nlgbias.models import load_model  # noqa: PLC0415
+                 batch_size: int = 32, num_threads: int | None = None, prompt_format: str = "plain"):
+        import torch  # noqa: PLC0415 - loaded in the actor's process
 
         lm = load_model(model, device=device, dtype=getattr(torch, dtype))
+        kw = {} if prompt_format == "plain" else {"prompt_format": prompt_format}
         self.engine = CausalGenerator(lm, DecodingParams(**params), batch_size=batch_size,
-                                      num_threads=num_threads)
+                                      num_threads=num_threads, **kw)
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         batch = batch.reset_index(drop=True)
         pairs = [p for chunk in self.engine.iter_generate(batch["prompt"].tolist(),
                                                           batch["row_seed"].tolist())
                  for p in chunk]
-        return completions_frame(batch, pairs)
+        frame = completions_frame(batch, pairs)
+        frame.insert(1, "sample", batch["sample"].to_numpy()[[i for i, _ in pairs]].astype("int64"))
+        return frame
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None, retries: int = 2,
@@ -75,10 +78,12 @@ def init_ray(address: str | None = None, num_cpus: int | None = None, retries: i
 
 def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, cache: ShardCache, *,
                       device: str = "cpu", dtype: str = "float32", batch_size: int = 32,
-                      address: str | None = None, num_actors: int = 1, cpus_per_actor: float = 1,
+                      prompt_format: str = "plain", address: str | None = None,
+                      num_actors: int = 1, cpus_per_actor: float = 1,
                       gpus_per_actor: float = 0, rows_per_task: int | None = None,
                       init_kwargs: dict | None = None) -> int:
-    """Generate ``todo`` (``prompt_id, prompt, row_seed``) on Ray; append results to ``cache``.
+    """Generate ``todo`` (``prompt_id, sample, prompt, row_seed``) on Ray; append results to
+    ``cache``.
 
     ``num_actors`` model replicas, each with ``cpus_per_actor`` CPUs (threads) and
     ``gpus_per_actor`` GPUs; ``rows_per_task`` prompts per ``map_batches`` call (default
@@ -91,16 +96,17 @@ def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, ca
     rows_per_task = rows_per_task or 4 * batch_size
     # similar prompt lengths in one task -> little padding inside the actor's batches
     order = todo["prompt"].str.len().sort_values(kind="stable").index
-    ds = ray.data.from_pandas(todo.loc[order, ["prompt_id", "prompt", "row_seed"]].reset_index(drop=True))
+    ds = ray.data.from_pandas(todo.loc[order, ["prompt_id", "sample", "prompt", "row_seed"]].reset_index(drop=True))
     out = ds.map_batches(
         GenerationActor, batch_format="pandas", batch_size=rows_per_task,
         compute=ray.data.ActorPoolStrategy(size=num_actors),
         fn_constructor_kwargs={"model": model, "params": params.as_dict(), "device": device,
                                "dtype": dtype, "batch_size": batch_size,
-                               "num_threads": max(1, int(cpus_per_actor))},
+                               "num_threads": max(1, int(cpus_per_actor)),
+                               "prompt_format": prompt_format},
         num_cpus=cpus_per_actor, num_gpus=gpus_per_actor or None)
     tokens = 0
-    with tqdm(total=len(todo), desc=f"generate {model} (ray)", unit="prompt") as bar:
+    with tqdm(total=len(todo), desc=f"generate {display_name(model)} (ray)", unit="row") as bar:
         for frame in out.iter_batches(batch_format="pandas", batch_size=None):
             if len(frame):
                 # plain pandas dtypes (Ray hands back Arrow-backed columns)

@@ -1,46 +1,129 @@
-"""Generation runs: one parquet per (dataset, model), resumable, sharded or on Ray.
+"""Generation runs: any prompt frame to one parquet per (dataset, model), resumable, sharded or
+on Ray. No dataset is named here: the caller passes ``dataset`` (the file-name prefix).
 
-:func:`generate_dataset` writes ``<dataset>__<model>.parquet`` with the columns of
-:data:`COLUMNS`. Rows go to a :class:`~nlgbias.io.ShardCache` as they are made, so an
+:func:`generate_dataset` takes ``prompts`` with ``prompt_id, prompt`` and any metadata columns
+(passed through unchanged) and writes ``<dataset>__<model_slug>.parquet``: one row per
+(prompt_id, sample), the metadata columns first, then :data:`RUN_COLUMNS`. Each sample has its
+own seeded random stream (:func:`sample_seed`), so a row's text does not depend on its batch,
+shard, resume or worker. Rows go to a :class:`~nlgbias.io.ShardCache` as they are made, so an
 interrupted run (Ctrl-C, crash) continues where it stopped and a rerun with the same
 parameters generates nothing. ``shard=(i, n)`` makes only the i-th of n deterministic slices
-(several machines can fill one cache); ``backend="ray"`` runs the same engine on a Ray
-cluster (:mod:`nlgbias.generation.ray_backend`).
+(several machines can fill one cache); ``backend="ray"`` runs the same engine on a Ray cluster
+(:mod:`nlgbias.generation.ray_backend`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from tqdm.auto import tqdm
 
-from nlgbias.generation.decoding import DecodingParams, decoding_for, row_seed
+from nlgbias.generation.decoding import DECODING_COLUMNS, DecodingParams, decoding_for, row_seed
 from nlgbias.generation.engine import CausalGenerator, Completion, completions_frame
+from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
+from nlgbias.generation.ray_backend import generate_with_ray
 from nlgbias.hardware import default_threads, resolve_dtype
-from nlgbias.io import ShardCache, write_parquet
-from nlgbias.models import LoadedModel, ModelSpec, check_available, load_model
+from nlgbias.io import ShardCache, write_json, write_parquet
+from nlgbias.models import (
+    KINDS,
+    LoadedModel,
+    ModelSpec,
+    check_available,
+    display_name,
+    load_model,
+    model_slug,
+)
+from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
 
 ENGINE_VERSION = 3  # bump when a change alters generated text (invalidates caches)
 
-#: columns of every ``<dataset>__<model>.parquet`` (contract with the later notebooks)
-COLUMNS = ["domain", "group", "name", "prompt_id", "prompt", "model", "generation", "text",
-           "seed", "row_seed", "n_new_tokens", "finish_reason", "max_new_tokens", "do_sample",
-           "top_k", "top_p", "temperature", "repetition_penalty", "first_sentence",
-           "control_code", "dtype", "model_source"]
+PROMPT_FORMATS = ("plain", "chat")
+
+#: the columns a run adds after the prompt frame's metadata columns (contract with notebooks 03-08)
+RUN_COLUMNS = ["prompt_id", "sample", "prompt", "model", "generation", "text", "seed", "row_seed",
+               "n_new_tokens", "finish_reason", *DECODING_COLUMNS, "prompt_format",
+               "control_code", "dtype", "model_source"]
+
+_DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]*(?:_[A-Za-z0-9.-]+)*$")
+
+
+def check_dataset_name(dataset: str) -> str:
+    """``dataset`` if it can prefix a file name: letters, digits, ``.-_`` and no ``__`` (the
+    separator of ``<dataset>__<model>``)."""
+    if not isinstance(dataset, str) or not _DATASET_NAME.match(dataset):
+        raise ValueError(f"dataset must be a file-name-safe name (letters, digits, '.', '-', single "
+                         f"'_'; e.g. 'bold', 'regard'), got {dataset!r}")
+    return dataset
 
 
 def output_name(dataset: str, model: str) -> str:
-    """``<dataset>__<model>.parquet`` with '/' in the model name replaced by '--'."""
-    return f"{dataset}__{model.replace('/', '--')}.parquet"
+    """``<dataset>__<model_slug(model)>.parquet`` (a hub id's '/' becomes '--'; a local folder
+    becomes ``local-<name>-<hash>``, never its path)."""
+    return f"{check_dataset_name(dataset)}__{model_slug(model)}.parquet"
+
+
+def output_columns(prompts: pd.DataFrame) -> list[str]:
+    """The columns of the output file for ``prompts``: its metadata columns (every column but
+    ``prompt_id, prompt``, in its order), then :data:`RUN_COLUMNS`."""
+    return [c for c in prompts.columns if c not in RUN_COLUMNS] + RUN_COLUMNS
+
+
+def check_prompts(prompts: pd.DataFrame) -> None:
+    """Raise a clear error unless ``prompts`` has unique ``prompt_id``s, a ``prompt`` column and
+    no metadata column that a run would overwrite."""
+    if not isinstance(prompts, pd.DataFrame):
+        raise TypeError(f"prompts must be a pandas DataFrame, got {type(prompts).__name__}")
+    missing = {"prompt_id", "prompt"} - set(prompts.columns)
+    if missing:
+        raise KeyError(f"prompts lack column(s) {', '.join(sorted(missing))}: a prompt frame needs "
+                       "'prompt_id' (unique, a string) and 'prompt' plus any metadata columns")
+    clash = sorted(set(prompts.columns) & (set(RUN_COLUMNS) - {"prompt_id", "prompt"}))
+    if clash:
+        raise ValueError(f"prompt column(s) {', '.join(map(repr, clash))} would be overwritten by the run's "
+                         "columns of the same name; rename them")
+    if prompts["prompt_id"].duplicated().any():
+        dup = prompts.loc[prompts["prompt_id"].duplicated(), "prompt_id"].iloc[0]
+        raise ValueError(f"prompt_id values must be unique (e.g. {dup!r} repeats)")
+    if not all(isinstance(p, str) for p in prompts["prompt_id"]):
+        raise TypeError("prompt_id values must be strings")
+    if not all(isinstance(p, str) for p in prompts["prompt"]):
+        raise TypeError("prompt values must be strings (no missing prompts)")
+
+
+# --------------------------------------------------------------------------- rows, seeds, shards
+def row_key(prompt_id: str, sample: int) -> str:
+    """The key of one output row: the prompt id for sample 0, ``<prompt_id>#<k>`` for sample k."""
+    return prompt_id if sample == 0 else f"{prompt_id}#{sample}"
+
+
+def sample_seed(seed: int, prompt_id: str, sample: int = 0) -> int:
+    """The seed of sample ``sample`` of prompt ``prompt_id``: :func:`row_seed` of the run seed and
+    :func:`row_key` (sample 0 keeps the seed of a one-sample run)."""
+    return row_seed(seed, row_key(prompt_id, sample))
+
+
+def expand_samples(prompts: pd.DataFrame, samples_per_prompt: int, seed: int) -> pd.DataFrame:
+    """One row per (prompt_id, sample), prompt-major: ``prompt_id, sample, prompt, key, row_seed``."""
+    if not isinstance(samples_per_prompt, int) or isinstance(samples_per_prompt, bool) \
+            or samples_per_prompt < 1:
+        raise ValueError(f"samples_per_prompt must be a positive integer, got {samples_per_prompt!r}")
+    k = samples_per_prompt
+    ids = prompts["prompt_id"].to_numpy().repeat(k)
+    samples = list(range(k)) * len(prompts)
+    keys = [row_key(p, s) for p, s in zip(ids, samples)]
+    return pd.DataFrame({"prompt_id": ids, "sample": samples,
+                         "prompt": prompts["prompt"].to_numpy().repeat(k), "key": keys,
+                         "row_seed": [row_seed(seed, key) for key in keys]})
 
 
 def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
@@ -59,75 +142,95 @@ def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
     return i, n
 
 
-def shard_of(prompt_id: str, n: int) -> int:
-    """The shard (0..n-1) a prompt belongs to: a stable hash of its id (same on every machine)."""
-    return int.from_bytes(hashlib.sha256(prompt_id.encode()).digest()[:8], "little") % n
+def shard_of(key: str, n: int) -> int:
+    """The shard (0..n-1) of a row key: a stable hash (same on every machine)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little") % n
 
 
-def select_shard(df: pd.DataFrame, shard: str | tuple[int, int] | None) -> pd.DataFrame:
-    """The rows of ``df`` in ``shard`` (``i/n``); the n shards partition ``df``."""
+def select_shard(df: pd.DataFrame, shard: str | tuple[int, int] | None,
+                 key: str = "prompt_id") -> pd.DataFrame:
+    """The rows of ``df`` whose ``key`` column falls in ``shard`` (``i/n``); the n shards
+    partition ``df``."""
     s = parse_shard(shard)
     if s is None:
         return df
     i, n = s
-    return df[[shard_of(p, n) == i for p in df["prompt_id"]]]
+    return df[[shard_of(k, n) == i for k in df[key]]]
 
 
-def read_generations(folder: str | Path, dataset: str = "bold") -> pd.DataFrame:
-    """Every ``<dataset>__*.parquet`` in ``folder``, concatenated (what the later notebooks read)."""
-    files = sorted(Path(folder).glob(f"{dataset}__*.parquet"))
+def read_generations(folder: str | Path, dataset: str, models: Sequence[str] | None = None,
+                     prompt_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every ``<dataset>__*.parquet`` in ``folder``, concatenated (what the later notebooks
+    read); only the rows of ``models`` (display names) and ``prompt_ids`` if given. A requested
+    model without rows is an error."""
+    files = sorted(Path(folder).glob(f"{check_dataset_name(dataset)}__*.parquet"))
     if not files:
-        raise FileNotFoundError(f"no {dataset}__*.parquet in {folder}: run notebook 02 first")
-    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+        raise FileNotFoundError(f"no {dataset}__*.parquet in {folder}: generate them first")
+    gens = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+    if prompt_ids is not None:
+        gens = gens[gens["prompt_id"].isin(set(prompt_ids))]
+    if models is not None:
+        missing = sorted(set(models) - set(gens["model"]))
+        if missing:
+            raise FileNotFoundError(f"no {dataset} generations of {', '.join(missing)} in {folder} "
+                                    f"for these prompts (have: {', '.join(sorted(set(gens['model'])))})")
+        gens = gens[gens["model"].isin(set(models))]
+    return gens.reset_index(drop=True)
 
 
+# --------------------------------------------------------------------------- cache
 def run_digest(model: str, params: DecodingParams | None, seed: int, control_code: str | None,
-               dtype: str = "float32", extra: dict | None = None) -> str:
-    """A short hash of everything that changes the generated text (names the resume cache)."""
+               dtype: str = "float32", prompt_format: str = "plain", extra: dict | None = None) -> str:
+    """A short hash of everything that changes the generated text (names the resume cache).
+    The number of samples is not in it: more samples per prompt reuse the ones made before."""
     obj = {"model": model, "params": params.as_dict() if params else None, "seed": seed,
            "control_code": control_code, "dtype": dtype, "engine": ENGINE_VERSION}
+    if prompt_format != "plain":  # a plain run keeps the digest (and cache) of earlier versions
+        obj["prompt_format"] = prompt_format
     if extra:
         obj["extra"] = extra
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
 
 
-class TaggedShardCache(ShardCache):
-    """A :class:`ShardCache` whose shard files carry a writer tag, so several writers (shards
-    on other machines sharing the folder) never pick the same file name."""
+class RowCache(ShardCache):
+    """A :class:`ShardCache` of generated rows keyed on (prompt_id, sample). Shard files carry
+    a writer tag, so several writers (shards on other machines sharing the folder) never pick
+    the same file name."""
 
-    def __init__(self, folder: str | Path, key: str = "prompt_id", tag: str = "all"):
-        super().__init__(folder, key)
+    def __init__(self, folder: str | Path, tag: str = "all"):
+        super().__init__(folder, key="prompt_id")
         self.tag = tag
 
+    def done_keys(self) -> set:
+        """:func:`row_key` of every cached row."""
+        df = self.load()
+        if not len(df):
+            return set()
+        samples = df["sample"] if "sample" in df.columns else [0] * len(df)
+        return {row_key(p, int(s)) for p, s in zip(df["prompt_id"], samples)}
+
     def append(self, df: pd.DataFrame) -> Path:
-        if self.key not in df.columns:
-            raise KeyError(f"rows written to {self.folder} need a {self.key!r} column")
+        missing = {"prompt_id", "sample"} - set(df.columns)
+        if missing:
+            raise KeyError(f"rows written to {self.folder} need column(s) {', '.join(sorted(missing))}")
         n = len(list(self.folder.glob(f"shard-{self.tag}-*.parquet")))
         return write_parquet(df, self.folder / f"shard-{self.tag}-{n:06d}.parquet")
 
 
-def _finish_frame(rows: pd.DataFrame, spec: ModelSpec, params: DecodingParams | None, seed: int,
-                  dtype: str | None = None) -> pd.DataFrame:
-    """Add the run columns and order them as :data:`COLUMNS`."""
-    out = rows.copy()
-    out["model"] = spec.name
-    out["seed"] = seed if params else pd.NA
-    if "row_seed" not in out:
-        out["row_seed"] = pd.NA
-    for k, v in (params.as_dict() if params else dict.fromkeys(
-            ["max_new_tokens", "do_sample", "top_k", "top_p", "temperature",
-             "repetition_penalty", "first_sentence"])).items():
-        out[k] = v
-    out["control_code"] = spec.control_code
-    out["dtype"] = dtype
-    out["model_source"] = spec.hub_id or (spec.gguf_file or spec.kind)
-    return out[COLUMNS]
+def cache_rows(todo: pd.DataFrame, pairs: list[tuple[int, Completion]]) -> pd.DataFrame:
+    """The cache rows of ``pairs`` (index into ``todo``, completion): the engine's
+    :func:`completions_frame` plus each row's ``sample``."""
+    frame = completions_frame(todo, pairs)
+    frame.insert(1, "sample", todo["sample"].to_numpy()[[i for i, _ in pairs]].astype("int64"))
+    return frame
 
 
+# --------------------------------------------------------------------------- runs
 @dataclass
 class RunInfo:
     """What :func:`generate_dataset` did. ``tokens``/``seconds``: this call; ``total_*``: all
-    calls that filled this cache (a resumed run adds up), generation time only."""
+    calls that filled this cache (a resumed run adds up), generation time only. ``model`` is
+    the display name (:func:`~nlgbias.models.display_name`)."""
 
     model: str
     path: Path | None
@@ -148,8 +251,6 @@ class RunInfo:
 
 def _update_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
     """Accumulate generation statistics in ``folder/stats.json`` (atomic)."""
-    from nlgbias.io import write_json  # noqa: PLC0415
-
     path = folder / "stats.json"
     stats = json.loads(path.read_text()) if path.exists() else {"rows": 0, "tokens": 0, "seconds": 0.0}
     if rows:
@@ -159,142 +260,184 @@ def _update_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
     return stats
 
 
-def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *,
-                     dataset: str = "bold", seed: int = 0, params: DecodingParams | None = None,
-                     batch_size: int = 32, device: str = "cpu", shard: str | tuple[int, int] | None = None,
-                     backend: str = "local", cache_dir: str | Path | None = None,
-                     flush_every: int = 256, num_threads: int | None = None, dtype: str = "auto",
+def _model_source(spec: ModelSpec) -> str:
+    """Where the weights come from, without a local folder's path."""
+    if spec.gguf_file:
+        return spec.gguf_file
+    if spec.hub_id and spec.hub_id == spec.name and display_name(spec.name) != spec.name:
+        return f"local folder {display_name(spec.name)}"
+    return spec.hub_id or spec.kind
+
+
+def _causal_engine(lm: LoadedModel, params: DecodingParams, batch_size: int, num_threads: int,
+                   prompt_format: str) -> CausalGenerator:
+    """The sampling engine; a chat run needs an engine that takes ``prompt_format``."""
+    if prompt_format == "plain":
+        return CausalGenerator(lm, params, batch_size=batch_size, num_threads=num_threads)
+    if "prompt_format" not in inspect.signature(CausalGenerator).parameters:
+        raise NotImplementedError(f"prompt_format={prompt_format!r}: this version of the engine "
+                                  "(nlgbias.generation.engine.CausalGenerator) encodes plain prompts only")
+    return CausalGenerator(lm, params, batch_size=batch_size, num_threads=num_threads,
+                           prompt_format=prompt_format)
+
+
+def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, dataset: str,
+                     samples_per_prompt: int = 1, prompt_format: str = "plain", seed: int = 0,
+                     params: DecodingParams | None = None, batch_size: int = 32, device: str = "cpu",
+                     shard: str | tuple[int, int] | None = None, backend: str = "local",
+                     cache_dir: str | Path | None = None, flush_every: int = 256,
+                     num_threads: int | None = None, dtype: str = "auto",
                      loaded: LoadedModel | None = None, ray_options: dict | None = None,
-                     gibbs=None, progress: bool = True) -> RunInfo:
-    """Generate continuations of ``prompts`` (columns ``domain, group, name, prompt_id, prompt``
-    and, for ``wiki``, ``wiki_text``) with ``model``; write ``out_dir/<dataset>__<model>.parquet``.
+                     gibbs: GibbsParams | None = None, progress: bool = True) -> RunInfo:
+    """Generate ``samples_per_prompt`` continuations of every prompt of ``prompts`` with
+    ``model``; write ``out_dir/<dataset>__<model_slug>.parquet`` (see the module docstring).
+
+    ``prompts``: ``prompt_id`` (unique strings), ``prompt`` and any metadata columns, copied to
+    every output row. ``model``: a registered name, hub id or local checkpoint folder (or
+    ``loaded``, an already loaded model). ``prompt_format="chat"`` sends each prompt as the user
+    turn of the model's chat template; ``generation`` is then the assistant response.
 
     Resumable: finished rows are flushed to ``cache_dir`` (default
-    ``<out_dir>/../interim/generation_cache/<dataset>__<model>__<digest>``) every
-    ``flush_every`` rows and on Ctrl-C; a rerun skips them. With ``shard="i/n"`` only that
-    slice is generated and the final file is written once the cache holds every row.
-    ``backend="ray"`` runs the generation on Ray (``ray_options``: ``address``,
-    ``num_actors``, ``cpus_per_actor``, ``rows_per_task``). A masked LM (``bert-large-cased``)
-    is generated by Gibbs sampling with ``gibbs`` (:class:`~nlgbias.generation.gibbs.GibbsParams`,
-    default the paper's). ``dtype="auto"`` computes in
-    bfloat16 where the hardware has bf16 units (see :func:`resolve_dtype`); the dtype is part
-    of the cache key and stored in the ``dtype`` column. ``num_threads`` defaults to
-    :func:`default_threads`.
+    ``<out_dir>/../interim/generation_cache``, one folder per
+    ``<dataset>__<model_slug>__<digest>``) every ``flush_every`` rows and on Ctrl-C; a rerun
+    skips them. With ``shard="i/n"`` only that slice of the rows is generated and the final
+    file is written once the cache holds every row. ``backend="ray"`` runs the generation on
+    Ray (``ray_options``: ``address``, ``num_actors``, ``cpus_per_actor``, ``rows_per_task``).
+    A masked LM (``bert-large-cased``) is generated by Gibbs sampling with ``gibbs``
+    (:class:`~nlgbias.generation.gibbs.GibbsParams`, default the paper's). ``params``: the
+    decoding settings of a causal LM (default: the model's, :func:`decoding_for`).
+    ``dtype="auto"`` computes in bfloat16 where the hardware has bf16 units (see
+    :func:`resolve_dtype`); the dtype is part of the cache key and stored in the ``dtype``
+    column. ``num_threads`` defaults to :func:`default_threads`. ``progress``: a progress bar
+    (:mod:`nlgbias.progress`: text on the terminal in headless notebook runs).
     """
-    missing = {"domain", "group", "name", "prompt_id", "prompt"} - set(prompts.columns)
-    if missing:
-        raise KeyError(f"prompts lack column(s) {', '.join(sorted(missing))} (see add_prompt_ids)")
-    if prompts["prompt_id"].duplicated().any():
-        raise ValueError("prompt_id values must be unique")
+    check_prompts(prompts)
+    check_dataset_name(dataset)
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {prompt_format!r}")
     if backend not in ("local", "ray"):
         raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
     spec = check_available(model) if loaded is None else loaded.spec
+    generator = KINDS[spec.kind].generator if spec.kind in KINDS else None
+    slug, shown = model_slug(spec.name), display_name(spec.name)
     out_dir = Path(out_dir)
     target = out_dir / output_name(dataset, spec.name)
     t0 = time.perf_counter()
-    if spec.kind == "wiki":
-        from nlgbias.bold.sources import wiki_rows  # noqa: PLC0415 - moves to a BOLD source
-
-        rows = _finish_frame(wiki_rows(prompts), spec, None, seed)
-        write_parquet(rows, target)
-        return RunInfo(spec.name, target, len(rows), len(rows), 0, time.perf_counter() - t0, True)
     gibbs_d = None
-    if spec.kind == "masked":  # BERT: Gibbs sampling (BOLD Appendix A.2.1)
-        from nlgbias.generation.gibbs import GibbsParams  # noqa: PLC0415
-
+    if generator == "gibbs":  # BERT: Gibbs sampling (BOLD Appendix A.2.1)
         gibbs = gibbs or GibbsParams()
         params, gibbs_d = gibbs.to_decoding(), gibbs.as_dict()
         if backend == "ray":
-            raise ValueError("the Ray backend runs causal LMs; generate BERT locally")
-    elif spec.kind != "causal":
-        raise ValueError(f"model {spec.name!r} of kind {spec.kind!r} cannot generate")
+            raise ValueError("the Ray backend runs causal LMs; generate a masked LM locally")
+        if prompt_format != "plain":
+            raise ValueError(f"Gibbs sampling from {shown!r} continues plain text; prompt_format "
+                             f"{prompt_format!r} is for chat models")
+    elif generator != "sampling":
+        raise ValueError(f"model {shown!r} of kind {spec.kind!r} cannot generate")
     params = params or decoding_for(spec)
     if loaded is not None:
         dtype = str(getattr(loaded.model, "dtype", "torch.float32")).replace("torch.", "")
     dtype = resolve_dtype(dtype, device)
-    digest = run_digest(spec.name, params, seed, spec.control_code, dtype, gibbs_d)
+    rows_all = expand_samples(prompts, samples_per_prompt, seed)
+    digest = run_digest(spec.name, params, seed, spec.control_code, dtype, prompt_format, gibbs_d)
     cache_dir = Path(cache_dir) if cache_dir else out_dir.parent / "interim" / "generation_cache"
     s = parse_shard(shard)
-    cache = TaggedShardCache(cache_dir / f"{dataset}__{spec.name.replace('/', '--')}__{digest}",
-                             tag=f"{s[0]}of{s[1]}" if s else "all")
+    cache = RowCache(cache_dir / f"{dataset}__{slug}__{digest}", tag=f"{s[0]}of{s[1]}" if s else "all")
     if target.exists() and shard is None and cache.shards():  # same digest: same settings
-        try:
-            old = pd.read_parquet(target, columns=["prompt_id"])
-            same = set(old["prompt_id"]) == set(prompts["prompt_id"])
-            want = {"seed": seed, "dtype": dtype, **params.as_dict()}
-            meta = pd.read_parquet(target, columns=list(want)).drop_duplicates()
-            same &= len(meta) == 1 and meta.iloc[0].to_dict() == want
-        except Exception:  # noqa: BLE001 - an unreadable old file is simply regenerated
-            same = False
-        if same:
-            log.info("%s is up to date (%d rows): nothing to generate", target, len(old))
+        if _up_to_date(target, rows_all, {"seed": seed, "dtype": dtype, "prompt_format": prompt_format,
+                                          **params.as_dict()}):
+            log.info("%s is up to date (%d rows): nothing to generate", target.name, len(rows_all))
             st = _update_stats(cache.folder, 0, 0, 0.0)
-            return RunInfo(spec.name, target, len(old), 0, 0, time.perf_counter() - t0, True,
+            return RunInfo(shown, target, len(rows_all), 0, 0, time.perf_counter() - t0, True,
                            st["tokens"], st["seconds"], st["rows"])
-    wanted = select_shard(prompts, s)
+    wanted = select_shard(rows_all, s, key="key")
     done = cache.done_keys()
-    todo = wanted[~wanted["prompt_id"].isin(done)].reset_index(drop=True)
-    log.info("%s: %d prompts, %d cached, %d to generate", spec.name, len(wanted), len(wanted) - len(todo), len(todo))
+    todo = wanted[~wanted["key"].isin(done)].reset_index(drop=True)
+    log.info("%s: %d rows (%d prompts x %d samples%s), %d cached, %d to generate", shown, len(wanted),
+             len(prompts), samples_per_prompt, f", shard {s[0]}/{s[1]}" if s else "",
+             len(wanted) - len(todo), len(todo))
     tokens, gen_secs = 0, 0.0
     if len(todo):
-        seeds = [row_seed(seed, pid) for pid in todo["prompt_id"]]
-        todo = todo.assign(row_seed=seeds)
+        threads = num_threads or default_threads()
         if backend == "ray":
-            from nlgbias.generation.ray_backend import generate_with_ray  # noqa: PLC0415
-
             t1 = time.perf_counter()
             tokens = generate_with_ray(todo, spec.name, params, cache, device=device, dtype=dtype,
-                                       batch_size=batch_size, **(ray_options or {}))
+                                       batch_size=batch_size, prompt_format=prompt_format,
+                                       **(ray_options or {}))
             gen_secs = time.perf_counter() - t1
+            _update_stats(cache.folder, len(todo), tokens, gen_secs)
         else:
-            import torch  # noqa: PLC0415
+            import torch  # noqa: PLC0415 - torch loads only when something is generated
 
             lm = loaded or load_model(spec.name, device=device, dtype=getattr(torch, dtype))
-            if spec.kind == "masked":
-                from nlgbias.generation.gibbs import GibbsGenerator  # noqa: PLC0415
-
-                engine = GibbsGenerator(lm, gibbs, batch_size=batch_size,
-                                        num_threads=num_threads or default_threads())
+            if generator == "gibbs":
+                engine = GibbsGenerator(lm, gibbs, batch_size=batch_size, num_threads=threads)
             else:
-                engine = CausalGenerator(lm, params, batch_size=batch_size,
-                                         num_threads=num_threads or default_threads())
+                engine = _causal_engine(lm, params, batch_size, threads, prompt_format)
             try:
-                tokens = _run_local(engine, todo, cache, flush_every, progress)
+                tokens = _run_local(engine, todo, cache, flush_every, progress, shown)
             finally:
                 gen_secs = engine.seconds
                 _update_stats(cache.folder, engine.rows_done, engine.tokens_generated, gen_secs)
-        if backend == "ray":
-            _update_stats(cache.folder, len(todo), tokens, gen_secs)
     stats = _update_stats(cache.folder, 0, 0, 0.0)
     totals = {"total_tokens": stats["tokens"], "total_seconds": stats["seconds"], "total_rows": stats["rows"]}
     frame = cache.load()
-    frame = frame[frame["prompt_id"].isin(set(prompts["prompt_id"]))].drop_duplicates("prompt_id")
-    complete = len(frame) == len(prompts)
+    if len(frame):
+        frame["key"] = [row_key(p, int(k)) for p, k in zip(frame["prompt_id"], frame["sample"])]
+        frame = frame[frame["key"].isin(set(rows_all["key"]))].drop_duplicates("key")
     secs = time.perf_counter() - t0
-    if not complete:
+    if len(frame) < len(rows_all):
         log.info("%s: %d of %d rows in the cache (shard %s); the parquet is written once all are done",
-                 spec.name, len(frame), len(prompts), shard)
-        return RunInfo(spec.name, None, len(frame), len(todo), tokens, secs, False, **totals)
-    order = {p: i for i, p in enumerate(prompts["prompt_id"])}
-    frame = frame.sort_values("prompt_id", key=lambda c: c.map(order)).reset_index(drop=True)
-    meta = prompts.set_index("prompt_id").loc[frame["prompt_id"], ["domain", "group", "name", "prompt"]]
-    for c in meta.columns:
-        frame[c] = meta[c].to_numpy()
-    out = _finish_frame(frame, spec, params, seed, dtype)
+                 shown, len(frame), len(rows_all), shard)
+        return RunInfo(shown, None, len(frame), len(todo), tokens, secs, False, **totals)
+    out = _output_frame(prompts, rows_all, frame, spec, params, seed, dtype, prompt_format)
     write_parquet(out, target)
-    return RunInfo(spec.name, target, len(out), len(todo), tokens, secs, True, **totals)
+    return RunInfo(shown, target, len(out), len(todo), tokens, secs, True, **totals)
 
 
-def _run_local(engine, todo: pd.DataFrame, cache: ShardCache, flush_every: int,
-               progress: bool) -> int:
+def _up_to_date(target: Path, rows_all: pd.DataFrame, want: dict) -> bool:
+    """Whether ``target`` holds exactly the rows of ``rows_all`` made with the settings ``want``."""
+    try:
+        old = pd.read_parquet(target, columns=["prompt_id", "sample", *want])
+    except Exception:  # noqa: BLE001 - an unreadable or older file is simply rewritten
+        return False
+    keys = {row_key(p, int(k)) for p, k in zip(old["prompt_id"], old["sample"])}
+    meta = old[list(want)].drop_duplicates()
+    return (len(old) == len(rows_all) and keys == set(rows_all["key"]) and len(meta) == 1
+            and meta.iloc[0].to_dict() == want)
+
+
+def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataFrame, spec: ModelSpec,
+                  params: DecodingParams, seed: int, dtype: str, prompt_format: str) -> pd.DataFrame:
+    """The output rows in ``rows_all`` order: metadata of the prompt, the cached generation, the
+    run's settings; columns as :func:`output_columns`."""
+    gen = frame.set_index("key").loc[rows_all["key"]].reset_index(drop=True)
+    meta = prompts.set_index("prompt_id").loc[rows_all["prompt_id"]].reset_index()
+    out = meta.drop(columns="prompt").assign(sample=rows_all["sample"].to_numpy(),
+                                             prompt=rows_all["prompt"].to_numpy())
+    for c in ("generation", "text", "row_seed", "n_new_tokens", "finish_reason"):
+        out[c] = gen[c].to_numpy()
+    out["model"] = display_name(spec.name)
+    out["seed"] = seed
+    for k, v in params.as_dict().items():
+        out[k] = v
+    out["prompt_format"] = prompt_format
+    out["control_code"] = spec.control_code
+    out["dtype"] = dtype
+    out["model_source"] = _model_source(spec)
+    return out[output_columns(prompts)]
+
+
+def _run_local(engine, todo: pd.DataFrame, cache: RowCache, flush_every: int, progress: bool,
+               label: str) -> int:
     """Generate ``todo`` with ``engine``, flushing rows to ``cache``; returns tokens generated."""
     pending: list[tuple[int, Completion]] = []
     tokens0 = engine.tokens_generated
-    bar = tqdm(total=len(todo), desc=f"generate {engine.lm.name}", unit="prompt", disable=not progress)
+    bar = tqdm(total=len(todo), desc=f"generate {label}", unit="row", disable=not progress)
 
     def flush() -> None:
         if pending:
-            cache.append(completions_frame(todo, pending))
+            cache.append(cache_rows(todo, pending))
             pending.clear()
 
     try:
@@ -308,23 +451,70 @@ def _run_local(engine, todo: pd.DataFrame, cache: ShardCache, flush_every: int,
     return engine.tokens_generated - tokens0
 
 
-def generate_models(prompts: pd.DataFrame, models: Sequence[str], out_dir: str | Path,
-                    on_done: Callable[[RunInfo], None] | None = None,
+def generate_models(prompts: pd.DataFrame, models: Sequence[str], out_dir: str | Path, *,
+                    dataset: str, on_done: Callable[[RunInfo], None] | None = None,
                     params_for: Callable[[str], DecodingParams] | None = None, **kw) -> list[RunInfo]:
     """:func:`generate_dataset` for each of ``models``; every name is checked first, so an
     unknown or unavailable model fails before any generation starts. ``params_for(model)``
-    gives the decoding parameters of each causal LM (default: the paper's, see
+    gives the decoding parameters of each sampled (causal) LM (default: the model's, see
     :func:`decoding_for`)."""
+    check_prompts(prompts)
+    check_dataset_name(dataset)
     specs = [check_available(m) for m in models]
-    if params_for is not None:  # validate every model's parameters before generating
-        for spec in specs:
-            if spec.kind == "causal":
-                params_for(spec.name)
+    cannot = [s.name for s in specs if s.kind not in KINDS or KINDS[s.kind].generator is None]
+    if cannot:
+        raise ValueError(f"model(s) {', '.join(map(display_name, cannot))} cannot generate text")
+    sampled = [KINDS[s.kind].generator == "sampling" if s.kind in KINDS else False for s in specs]
+    params = [params_for(m) if params_for and ok else None for m, ok in zip(models, sampled)]
     infos = []
-    for m, spec in zip(models, specs):
-        extra = {"params": params_for(m)} if params_for and spec.kind == "causal" else {}
-        info = generate_dataset(prompts, m, out_dir, **extra, **kw)
+    for m, p in zip(models, params):
+        extra = {"params": p} if p is not None else {}
+        info = generate_dataset(prompts, m, out_dir, dataset=dataset, **extra, **kw)
         infos.append(info)
         if on_done:
             on_done(info)
     return infos
+
+
+# --------------------------------------------------------------------------- run summaries
+def run_table(infos: Sequence[RunInfo]) -> pd.DataFrame:
+    """One row per run: ``model, rows, new tokens, generation seconds, tokens/s, file`` (totals
+    over every call that filled the run's cache; generation time only, loading excluded)."""
+    return pd.DataFrame([{
+        "model": i.model, "rows": i.rows, "new tokens": i.total_tokens,
+        "generation seconds": round(i.total_seconds, 1),
+        "tokens/s": round(i.tokens_per_second, 1) if i.total_seconds else None,
+        "file": i.path.name if i.path else "(incomplete shard)"} for i in infos],
+        columns=["model", "rows", "new tokens", "generation seconds", "tokens/s", "file"])
+
+
+def count_table(gens: pd.DataFrame, index: str, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """Rows per ``index`` value (e.g. a domain) and model, with a ``total`` row; models as
+    columns in the order of ``models`` (default: sorted)."""
+    counts = gens.pivot_table(index=index, columns="model", values="prompt_id", aggfunc="size",
+                              fill_value=0)
+    if models is not None:
+        counts = counts[[m for m in models if m in counts.columns]]
+    counts.loc["total"] = counts.sum()
+    counts.columns.name = "model"
+    return counts
+
+
+def finish_table(gens: pd.DataFrame) -> pd.DataFrame:
+    """Rows per model and ``finish_reason`` (``sentence``, ``eos``, ``length``, ...)."""
+    return gens.pivot_table(index="model", columns="finish_reason", values="prompt_id",
+                            aggfunc="size", fill_value=0)
+
+
+def with_word_counts(gens: pd.DataFrame) -> pd.DataFrame:
+    """``gens`` with ``words``: white-space separated words of the continuation."""
+    return gens.assign(words=gens["generation"].fillna("").str.split().str.len())
+
+
+def length_table(gens: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """Mean, median and maximum words of the continuation per model (rows in ``models`` order,
+    default: sorted)."""
+    g = with_word_counts(gens).groupby("model")["words"]
+    out = pd.DataFrame({"rows": g.size(), "mean words": g.mean().round(2), "median words": g.median(),
+                        "max words": g.max()})
+    return out if models is None else out.loc[[m for m in models if m in out.index]]
