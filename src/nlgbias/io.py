@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -12,16 +13,37 @@ from pathlib import Path
 import pandas as pd
 
 
+class WriteError(OSError):
+    """A file could not be written (read-only folder, full disk); the old file is untouched."""
+
+    def __init__(self, target: Path, cause: OSError):
+        why = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
+               errno.EROFS: "the file system is read-only"}.get(
+            cause.errno, "the folder is not writable (permission denied)")
+        super().__init__(cause.errno, f"cannot write {target}: {why}. Free space or make the "
+                         f"folder writable, or run with another project root; any earlier "
+                         f"version of the file is left as it was")
+        self.target = target
+
+
 @contextmanager
 def atomic_path(target: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; on success move it over ``target`` atomically."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise WriteError(target, exc) from exc
     os.close(fd)
     try:
-        yield Path(tmp)
-        os.replace(tmp, target)
+        try:
+            yield Path(tmp)
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS):
+                raise WriteError(target, exc) from exc
+            raise
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
@@ -66,6 +88,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"{path} is malformed or truncated: {exc}") from exc
 
 
+class CorruptCacheError(ValueError):
+    """A resume-cache shard cannot be read (written atomically, so only by outside damage)."""
+
+
 class ShardCache:
     """A resumable cache of finished rows: one parquet shard per flushed chunk.
 
@@ -85,7 +111,15 @@ class ShardCache:
         shards = self.shards()
         if not shards:
             return pd.DataFrame()
-        return pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
+        parts = []
+        for p in shards:
+            try:
+                parts.append(pd.read_parquet(p))
+            except Exception as exc:  # noqa: BLE001 - re-raised naming the shard and the fix
+                raise CorruptCacheError(
+                    f"cache shard {p} is corrupted ({type(exc).__name__}: {exc}). Delete that file "
+                    "and rerun: only its rows are recomputed") from exc
+        return pd.concat(parts, ignore_index=True)
 
     def done_keys(self) -> set:
         df = self.load()

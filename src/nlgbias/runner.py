@@ -162,8 +162,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     watched = [paths.data, paths.figures, paths.results]
     selected = select(notebooks(root), only, start)
     if not selected:
-        print("no notebooks to run")
-        return 0
+        raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
     times_file = _times_file(profile)
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
     summary = []
@@ -224,9 +223,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         return run(args.profile, args.only, args.start, params)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"[run_all] {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\n[run_all] interrupted: finished rows are cached; rerun the same command to "
+              "continue where it stopped", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
