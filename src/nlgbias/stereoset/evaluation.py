@@ -112,6 +112,11 @@ def write_predictions(cats: pd.DataFrame, scores: Mapping[str, float], target: s
 def _check_scores(cats: pd.DataFrame, scores: Mapping[str, float], allow_missing: bool,
                   ) -> pd.DataFrame:
     ids = cats[list(_COLS.values())]
+    unknown = set(scores) - set(ids.to_numpy().ravel())
+    if unknown:
+        raise ValueError(f"{len(unknown)} predicted sentence id(s) are not in the gold file "
+                         f"(e.g. {sorted(unknown)[:3]}): predictions for another split or file? "
+                         "Pass the matching --gold / --split")
     have = ids.isin(set(scores)).all(axis=1)
     if not have.all():
         missing = [i for col in _COLS.values() for i in cats.loc[~have, col] if i not in scores]
