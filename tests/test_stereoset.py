@@ -266,6 +266,40 @@ def test_stratified_subset():
     assert sub.equals(stratified_subset(dev, 8, seed=0))
     assert len(stratified_subset(dev, 100, 0).query("bias_type == 'religion'")) == 78 + 79
     assert stratified_subset(dev, None) is dev
+    assert stratified_subset(dev, 0) is dev
+    per_t = stratified_subset(dev, per_target=2, seed=0)
+    sizes = per_t.groupby(["task", "target"]).size()
+    assert sizes.max() == 2 and len(sizes) == dev.groupby(["task", "target"]).ngroups  # all terms
+    with pytest.raises(ValueError, match="not both"):
+        stratified_subset(dev, 2, per_target=2)
+
+
+def test_paper_test_tables_consistent():
+    """Tables 4 (test), 6 and 8 as transcribed: icat from lms and ss to rounding, and Table 6
+    equals Table 8's overall rows to one decimal."""
+    from nlgbias.stereoset.paper import TABLE1, TABLE4_TEST, TABLE8_TEST
+    from nlgbias.stereoset.report import paper_table6_check
+
+    t = TABLE8_TEST
+    assert len(t) == 11 * 5 * 2
+    assert ((t["lms"] * np.minimum(t["ss"], 100 - t["ss"]) / 50 - t["icat"]).abs() < 0.02).all()
+    t4 = TABLE4_TEST.dropna()
+    assert ((t4["lms"] * np.minimum(t4["ss"], 100 - t4["ss"]) / 50 - t4["icat"]).abs() < 0.15).all()  # one decimal
+    assert paper_table6_check()["max |diff|"].max() <= 0.05 + 1e-9
+    assert TABLE1.query("task == 'overall'")["CATs"].item() == 16995
+    gpt2 = TABLE8_TEST.query("model == 'GPT2' and domain == 'overall'").set_index("task")
+    assert gpt2.loc["intersentence", "lms"] == 76.28
+
+
+def test_scoring_methods_and_stand_ins():
+    from nlgbias.stereoset import scoring_methods, stand_in_for
+
+    assert scoring_methods("smollm2-135m")["intersentence"].startswith("likelihood")
+    assert scoring_methods("bert-base-cased")["intersentence"].startswith("NSP head")
+    assert "VADER" in scoring_methods("SentimentLM")["intrasentence"]
+    assert stand_in_for("gemma3-270m") == "GPT2"
+    assert stand_in_for("gpt2-medium") == "GPT2-medium"
+    assert stand_in_for("roberta-base") == "RoBERTa-base"
 
 
 def test_paper_tables_consistent():

@@ -1,45 +1,45 @@
 # %% [markdown]
-# # 05 · StereoSet Context Association Tests (Nadeem et al. 2021, §2, §6–8, App. A.1)
+# # 05 · StereoSet Context Association Tests (Nadeem et al. 2021, §2, §4–8, App. A.1)
 #
 # A Context Association Test (CAT, §2) gives a context about a target group and three
 # associations: a **stereotype**, an **anti-stereotype** and an **unrelated** one. A model
 # "prefers" the association it scores higher. Per target term (§6.2):
 #
 # - **lms** = % of (meaningful, unrelated) pairs where the meaningful one wins,
-# - **ss** = % of CATs where the stereotype beats the anti-stereotype,
+# - **ss** = % of CATs where the stereotype beats the anti-stereotype (50 = unbiased),
 # - **icat** = lms · min(ss, 100 − ss) / 50,
 #
 # averaged over target terms exactly as the official `evaluation.py` (mean lms and mean ss over
-# the terms, icat from the means), per split (intrasentence, intersentence), domain and overall.
-# The scorer is `nlgbias.stereoset.evaluation`; `python -m nlgbias.stereoset score --predictions
-# FILE` applies it to any predictions file in the official format, and this notebook writes its
-# own predictions in that format.
+# the terms, icat from the means), per task (intrasentence, intersentence), domain and overall.
+# The scorer is `nlgbias.stereoset.evaluation` (tested against hand-computed CATs in
+# `tests/test_stereoset.py`); `python -m nlgbias.stereoset score --predictions FILE` applies it to
+# any predictions file in the official format, and this notebook writes its own predictions in
+# that format.
 #
-# This notebook scores the **dev set** with the §6.3 baselines and the offline language models,
-# and rebuilds **Table 4** (overall), **Tables 6/7** (per split and domain; the paper's dev
-# numbers are in its Table 7), **Table 5** (most/least stereotyped targets) and an lms-vs-ss plot.
+# This notebook rebuilds the dataset analysis (**Table 1** statistics, **Table 2** sentiment,
+# **Table 3** keywords), scores the **dev** and **test** splits with the §6.3 baselines and the
+# offline language models, and rebuilds **Table 4** (overall, dev and test), **Table 6**
+# (intrasentence vs intersentence), **Tables 7/8** (per domain, dev/test), **Table 5** (most and
+# least stereotyped targets) and an lms-vs-ss figure, each beside the paper's numbers.
 #
-# **Substitutes.** No GPT-2 or BERT weights exist offline: **SmolLM2-135M-Instruct** and
-# **Gemma-3-270m** (causal LMs, GGUF 4-bit weights de-quantised) stand in for **GPT-2**; their
-# numbers are shown beside the paper's GPT-2 (and BERT) dev numbers, which are the paper's
-# published values, not results of this run. Scoring follows §7.4 (GPT-2): a sentence's score
-# is its average token log-probability after an unconditional start token (as in the official
-# code). **Intersentence:** the paper scored GPT-2 with an NSP head it trained on Wikipedia
-# (App. A.4; not public) and BERT with its pre-trained NSP head (§7.1). Causal LMs have no NSP
-# head, so here the attribute sentence is scored by its average log-probability **given the
-# context** — the method the paper reports (footnote 3) gave GPT-2 only lms 61.5 on
-# intersentence. (Masked LMs with an NSP head, e.g. `bert-base-cased` in the `paper` profile,
-# use it; masked LMs without one use the pseudo-log-likelihood of the attribute sentence.)
-# **SentimentLM** uses VADER instead of the paper's BERT sentiment classifier (App. A.5).
+# **Substitutes** (named in every table): no GPT-2 or BERT weights exist offline, so
+# **SmolLM2-135M-Instruct** and **Gemma-3-270m** (causal LMs, GGUF 4-bit weights de-quantised)
+# stand in for **GPT2**. They are scored by **likelihood** (§7.4): a sentence's score is its
+# mean token log-probability after an unconditional start token, as in the official code. The
+# paper scored GPT2's *intersentence* CATs with an NSP head it trained (App. A.4, not public);
+# scored by likelihood, as here, the paper reports GPT2's intersentence lms as 61.5
+# (footnote 3): that method-matched number is in every table (`paper lms, same scoring`) and
+# in the figure. **SentimentLM** uses VADER instead of the paper's BERT sentiment classifier
+# (App. A.5); Table 2 uses VADER and TextBlob; Table 3 uses `wordfreq` instead of TenTen.
 
 # %% tags=["parameters"]
 profile = "quick"      # quick | smoke | paper
 models = None          # list of model names; None: the profile's default (nlgbias.profiles)
-split = None           # "dev" (the paper's Tables 4/5/7) or "test"; None: the profile's default
+dev_cats_per_target = None   # dev CATs per task x target term (seeded); 0: all
+test_cats_per_target = None  # test CATs per task x target term (seeded); 0: all
 batch_size = None      # sentences per forward pass
-cats_per_domain = None  # CATs drawn per split x domain (seeded); None: profile default; 0: all
-dtype = None           # "float32" | "bfloat16"; None: profile default
-threads = None         # torch threads; None: profile default (torch's own)
+dtype = None           # "float32" | "bfloat16" | "auto"
+threads = None         # torch threads; None: profile default (nlgbias.hardware.default_threads)
 seed = 0
 device = "cpu"
 root = None            # project root; None finds it
@@ -49,181 +49,241 @@ import logging
 
 import pandas as pd
 import torch
+from IPython.display import Markdown, display
 
 from nlgbias import stereoset as S
+from nlgbias.hardware import default_threads
 from nlgbias.io import write_json
-from nlgbias.models import MODELS
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
+from nlgbias.stereoset import analysis as A
+from nlgbias.stereoset import paper as PP
 from nlgbias.stereoset import report as R
-from nlgbias.stereoset.paper import PAPER_NAME, TABLE5_TARGETS
+from nlgbias.stereoset import text as T
 from nlgbias.tables import save_table
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 pd.set_option("display.float_format", "{:.2f}".format)
-pd.set_option("display.max_colwidth", 80)
 P = paths_for(profile, root)
 set_style()
-params = resolve_params("05", profile, models=models, split=split,
-                        batch_size=batch_size, cats_per_domain=cats_per_domain, dtype=dtype,
-                        threads=threads)
-if params["cats_per_domain"] == 0:
-    params["cats_per_domain"] = None
-if params["threads"]:
-    torch.set_num_threads(int(params["threads"]))
-params
+cfg = resolve_params("05", profile, models=models, dev_cats_per_target=dev_cats_per_target,
+                     test_cats_per_target=test_cats_per_target, batch_size=batch_size,
+                     dtype=dtype, threads=threads)
+torch.set_num_threads(cfg["threads"] or default_threads())
+cfg
 
 # %% [markdown]
-# ## The CATs
-# The dev set has 2,106 intrasentence and 2,123 intersentence CATs over 79 target terms.
-# The `quick` and `paper` profiles score every dev CAT, as the paper's dev-set numbers do;
-# `smoke` scores a seeded sample of `cats_per_domain` CATs per split × domain (all targets stay
-# in), so its per-term averages are over fewer CATs.
+# ## The CATs · Table 1 (§4)
+# Both released splits (dev and test; the paper's 16,995 CATs are their union; §6.1: target terms
+# are disjoint between them). Statistics per task and domain: distinct target terms, CATs and the
+# average length in words of an instance (intrasentence: the filled sentence; intersentence: the
+# context plus the attribute sentence), beside the paper's Table 1.
 
 # %%
-gold = S.load_gold(split=params["split"])
-cats = S.stratified_subset(gold, params["cats_per_domain"], seed=seed)
-counts = pd.concat({"all CATs": gold.groupby(["task", "bias_type"]).size(),
-                    "scored here": cats.groupby(["task", "bias_type"]).size()}, axis=1)
-print(f"{len(cats)} of {len(gold)} CATs, {cats['target'].nunique()} targets, "
-      f"{3 * len(cats)} sentences")
-counts
+gold = {split: S.load_gold(split=split) for split in R.SPLITS}
+both = pd.concat(gold.values(), ignore_index=True)
+t1 = R.table1(A.dataset_statistics(both))
+save_table(t1, P.results, "stereoset_table1_statistics",
+           title="StereoSet Table 1 (dev + test): this run's count of the released data beside the paper's")
+display(Markdown(T.table1_text(t1, gold)))
+t1
 
 # %% [markdown]
-# ## Baselines (§6.3)
-# IdealLM: both meaningful associations above the unrelated one, stereotype and
-# anti-stereotype preferred alternately per target. StereotypedLM: always the stereotype.
-# RandomLM: uniform random scores (seeded). SentimentLM: the more negative association (VADER
-# compound; exact ties broken at random, seeded).
+# ## Table 2 · Sentiment of stereotypes and anti-stereotypes (§5)
+# The paper classified every association with a two-class BERT sentiment classifier (neutral
+# counts as positive) and found stereotypes negative more often than anti-stereotypes. Here:
+# VADER (negative: compound ≤ −0.05, the rest positive, so neutral is positive as in the paper)
+# and TextBlob (negative: polarity < 0). Intrasentence: the filled sentence; intersentence: the
+# attribute sentence. Unrelated associations are shown for reference.
 
 # %%
-results, scores_of = {}, {}
-for name in S.BASELINES:
-    scores_of[name] = S.baseline_scores(name, cats, seed=seed)
-    results[name] = S.evaluate(cats, scores_of[name])
-pd.DataFrame({n: r["overall"] for n, r in results.items()}).T
+t2 = A.sentiment_shares(both)
+t2_paper = PP.TABLE2.assign(classifier="paper: two-class BERT (App. A.5)")
+t2_all = pd.concat([t2, t2_paper], ignore_index=True)
+save_table(t2_all, P.results, "stereoset_table2_sentiment",
+           title="StereoSet Table 2: % negative / positive associations per gold label (VADER and TextBlob stand in for the paper's BERT classifier)")
+display(Markdown(T.table2_text(t2)))
+t2_all
 
 # %% [markdown]
-# ## The language models (§7)
-# Sentence scores are cached resumably under `data/<profile>/interim/stereoset/`; predictions
-# are written in the official format to `data/<profile>/processed/stereoset/`, so
-# `python -m nlgbias.stereoset score --predictions <file>` rescores them (add `--allow-missing`
-# for a sampled profile: the gold file holds every CAT).
+# ## Table 3 · Keywords per domain (§5)
+# Kilgarriff's (2009) "simple maths" keyness, score = (fpm in StereoSet + 1) / (fpm in the
+# reference + 1) (fpm: frequency per million words; the smoothing constant 1), for the words of
+# each domain's sentences (contexts and associations, dev + test), target-term words removed,
+# words seen fewer than 5 times skipped, word forms grouped by their Porter stem (the paper's
+# keywords are lemmas). Reference corpus: `wordfreq`'s general English (the paper used TenTen).
 
 # %%
-stands_in, methods = {}, {}
-for name in params["models"]:
-    spec = MODELS.get(name)
-    stands_in[name] = ("GPT2" if spec is not None and spec.offline else PAPER_NAME.get(name, ""))
-    scores, per_sentence = S.model_scores(name, cats, P.interim, params["split"], device=device,
-                                          batch_size=params["batch_size"], dtype=params["dtype"])
-    scores_of[name] = scores
-    results[name] = S.evaluate(cats, scores)
-    S.write_predictions(cats, scores, P.processed / "stereoset" /
-                        f"predictions_{name}_{params['split']}.json")
-    kind = spec.kind if spec is not None else "hub model"
-    methods[name] = {"kind": kind, "stands in for": stands_in[name],
-                     "intrasentence": "mean token log-prob of the sentence" if kind == "causal"
-                     else "mean subword log-prob at the blank",
-                     "intersentence": "mean log-prob of the attribute sentence given the context"
-                     if kind == "causal" else "NSP head (or pseudo-log-likelihood without one)",
-                     "dtype": params["dtype"]}
-write_json(results, P.results / f"stereoset_results_official_{params['split']}.json")
-pd.DataFrame(methods).T
+kw = A.domain_keywords(both)
+overlap = A.keyword_overlap(kw, PP.TABLE3_KEYWORDS)
+save_table(kw, P.results, "stereoset_table3_keywords",
+           title="StereoSet Table 3: top keywords per domain by simple-maths keyness against wordfreq (the paper: TenTen)")
+save_table(overlap, P.results, "stereoset_table3_vs_paper",
+           title="StereoSet Table 3: the paper's keywords (TenTen) beside this run's (wordfreq), shared by stem")
+display(Markdown(T.table3_text(overlap)))
+overlap
+
+# %%
+kw
 
 # %% [markdown]
-# ## Table 4 · Overall results (dev)
-# Combined lms / ss / icat (both CAT types, per-term averages as in the official script).
-# Each row carries the paper's corresponding dev row: the same baseline, or **GPT2** for the
-# offline models, which stand in for it (SmolLM2/Gemma are not GPT-2: compare patterns, not
-# digits). The second table lists every model of the paper's Table 4 (dev) for reference.
+# ## Scoring the splits (§6.3 baselines, §7 models)
+# The dev split is the paper's Tables 4 (dev), 5 and 7; the test split its Tables 4 (test), 6
+# and 8. A sampled profile scores a seeded sample of CATs per task × target term (every target
+# stays in, so the per-term averages keep all terms). Sentence scores are cached resumably
+# under `data/<profile>/interim/stereoset/`; predictions are written in the official format to
+# `data/<profile>/processed/stereoset/predictions_<model>_<split>.json`, so `python -m
+# nlgbias.stereoset score --predictions <file> --split <split>` rescores them (add
+# `--allow-missing` for a sampled split: the gold file holds every CAT).
 
 # %%
-t4 = R.table4(results, stands_in)
+per_target = {"dev": cfg["dev_cats_per_target"], "test": cfg["test_cats_per_target"]}
+cats = {split: S.stratified_subset(gold[split], per_target=per_target[split], seed=seed)
+        for split in R.SPLITS}
+scored = {split: S.run_split(split, cats[split], cfg["models"], P.interim, P.processed,
+                             seed=seed, device=device, batch_size=cfg["batch_size"],
+                             dtype=cfg["dtype"])
+          for split in R.SPLITS}
+results = {split: scored[split]["results"] for split in R.SPLITS}
+for split in R.SPLITS:
+    write_json(results[split], P.results / f"stereoset_results_official_{split}.json")
+names = list(results["dev"])
+models_only = [m for m in names if m not in S.BASELINES]
+methods = {m: S.scoring_methods(m) for m in S.BASELINES}
+methods.update({label: S.scoring_methods(name) for name, label in zip(cfg["models"], models_only)})
+stands_in = {label: S.stand_in_for(name) for name, label in zip(cfg["models"], models_only)}
+sample = T.sample_table(gold, cats)
+display(Markdown(T.sample_text(sample, per_target)))
+sample
+
+# %%
+pd.DataFrame(methods).T.assign(**{"compared with (paper)": pd.Series(stands_in)})
+
+# %% [markdown]
+# ## Table 4 · Overall results (dev and test)
+# Combined lms / ss / icat (both tasks, per-term averages as in the official script), each row
+# beside the paper's row for the same split: the same baseline, or **GPT2** for the offline
+# stand-ins (SmolLM2 and Gemma are not GPT-2: compare patterns, not digits). The paper's GPT2
+# combines likelihood (intrasentence) with its trained NSP head (intersentence); the columns
+# `scoring (this run)` and `paper scoring` say so on every row.
+
+# %%
+t4 = R.table4(results, stands_in, methods)
 save_table(t4, P.results, "stereoset_table4_overall",
-           title="StereoSet Table 4 (dev): this run beside the paper's row (offline models stand in for GPT2)")
+           title="StereoSet Table 4 (dev, test): this run beside the paper's row (offline LMs stand in for GPT2; scoring methods named)")
+display(Markdown(T.table4_text(t4)))
 t4
 
 # %%
-save_table(R.paper_table4_rows(), P.results, "stereoset_table4_paper_dev",
-           title="StereoSet Table 4, development set: the paper's numbers")
+save_table(R.paper_table4_rows(), P.results, "stereoset_table4_paper",
+           title="StereoSet Table 4, development and test sets: the paper's numbers")
 R.paper_table4_rows()
 
 # %% [markdown]
-# ## Tables 6/7 · Per split and domain (dev)
-# Per split (intrasentence, intersentence) and domain, with the paper's Table 7 (dev) numbers
-# of the corresponding paper model (`paper ...`: GPT2 for the offline stand-ins; SentimentLM for
-# VADER's) and of BERT-base (`BERT-base ...`) on every row.
-# `count` follows the official script: a domain's count is three times its CATs.
-# In the paper, GPT2's **intersentence** numbers come from a trained NSP head; by likelihood
-# (our method) the paper reports lms 61.5 (footnote 3).
+# ## Table 6 · Intrasentence vs intersentence
+# Per task (both splits). Paper columns: Table 7's overall rows (dev) and Table 8's (test; the
+# paper's Table 6 prints the same test numbers to one decimal: checked below). `paper lms, same
+# scoring`: the paper's GPT2 scored by likelihood as here (intrasentence: Tables 7/8;
+# intersentence: footnote 3, 61.5; its ss and icat are not reported).
 
 # %%
-t7 = R.domain_table(results, stands_in)
-save_table(t7, P.results, "stereoset_table7_domains",
-           title="StereoSet Table 7 style (dev): per split and domain, with the paper's numbers")
-t6 = t7[t7["domain"] == "overall"].drop(columns=["domain"]).reset_index(drop=True)
+t7 = R.domain_table(results["dev"], "dev", stands_in, methods)
+t8 = R.domain_table(results["test"], "test", stands_in, methods)
+t6 = pd.concat([R.task_table(t7), R.task_table(t8)], ignore_index=True)
 save_table(t6, P.results, "stereoset_table6_tasks",
-           title="StereoSet Table 6 style (dev): intrasentence vs intersentence, with the paper's Table 7 overall rows")
+           title="StereoSet Table 6 (dev, test): intrasentence vs intersentence, with the paper's numbers and GPT2 by likelihood (footnote 3)")
+display(Markdown(T.table6_text(t6)))
 t6
 
 # %%
-models_only = [m for m in results if m not in S.BASELINES]
-wide = (t7[t7["model"].isin(models_only)]
-        .pivot_table(index=["task", "domain"], columns="model", values=["lms", "ss", "icat"])
-        .swaplevel(axis=1).sort_index(axis=1))
-paper_bert_gpt2 = (S.paper.TABLE7_DEV.query("model in ['GPT2', 'BERT-base']")
-                   .pivot_table(index=["task", "domain"], columns="model",
-                                values=["lms", "ss", "icat"]).swaplevel(axis=1).sort_index(axis=1))
-paper_bert_gpt2.columns = [f"paper {m} {v}" for m, v in paper_bert_gpt2.columns]
-wide.columns = [f"{m} {v}" for m, v in wide.columns]
-wide.join(paper_bert_gpt2)
+R.paper_table6_check()
 
 # %% [markdown]
-# ## Table 5 · Most and least stereotyped targets
-# Per model and domain, the target with the highest ss (most stereotyped) and the one with the
-# highest icat (least), both splits pooled per term. The paper's Table 5 (ENSEMBLE model) is
-# shown below for comparison; with a sampled profile a target has few CATs, so its ss is coarse.
+# ## Tables 7 and 8 · Per domain (dev: Table 7; test: Table 8)
+# Per task and domain, with the paper's numbers of the corresponding paper model (`paper ...`)
+# and of BERT-base (a masked LM with its pre-trained NSP head) on every row. `count` follows the
+# official script: a domain's count is three times its CATs.
 
 # %%
-per_t = {m: S.per_target(cats, scores_of[m]) for m in models_only}
-t5 = R.target_extremes(per_t, min_cats=4 if params["cats_per_domain"] else 10)
+save_table(t7, P.results, "stereoset_table7_domains",
+           title="StereoSet Table 7 (dev): per task and domain, with the paper's numbers (offline LMs stand in for GPT2)")
+save_table(t8, P.results, "stereoset_table8_domains",
+           title="StereoSet Table 8 (test): per task and domain, with the paper's numbers (offline LMs stand in for GPT2)")
+t7
+
+# %%
+t8
+
+# %% [markdown]
+# ## Table 5 · Most and least stereotyped targets (dev)
+# Per model and domain, the target with the highest ss (most stereotyped) and the one with the
+# highest icat (least), both tasks pooled per term, among targets with at least 10 CATs. The
+# paper's Table 5 (its ENSEMBLE model) follows.
+
+# %%
+per_t = {m: S.per_target(cats["dev"], scored["dev"]["scores"][m]) for m in models_only}
+t5 = R.target_extremes(per_t, min_cats=10 if not per_target["dev"] else 2)
 save_table(t5, P.results, "stereoset_table5_targets",
-           title="StereoSet Table 5 style: most / least stereotyped targets per domain")
+           title="StereoSet Table 5 style (dev): most / least stereotyped targets per domain")
 t5
 
 # %%
-TABLE5_TARGETS
+PP.TABLE5_TARGETS
 
 # %%
 if models_only:
-    all_terms = pd.concat({m: t for m, t in per_t.items()}, names=["model"]).reset_index(level=0)
+    all_terms = pd.concat(per_t, names=["model"]).reset_index(level=0)
     save_table(all_terms.sort_values(["model", "bias_type", "ss"], ascending=[True, True, False]),
-               P.results, "stereoset_targets_all", title="StereoSet per-target scores (both splits pooled)")
+               P.results, "stereoset_targets_all",
+               title="StereoSet per-target scores (dev, both tasks pooled)")
+
+# %% [markdown]
+# ## SentimentLM: why its lms differs from the paper's
+# SentimentLM prefers the more negative association (§6.3). The paper's classifier gives a
+# continuous probability, so two associations almost never tie; VADER gives many sentences the
+# same compound score (most often 0, neutral), and the official strict `>` would count every
+# tie against the meaningful association, so this run breaks exact ties at random. The table
+# shows, per task, how often the (meaningful, unrelated) pairs tie and how the untied pairs go.
+
+# %%
+compound = dict(zip(S.sentence_table(both)["id"],
+                    S.evaluation.vader_compound(S.sentence_table(both)["sentence"])))
+ties = A.sentimentlm_ties(both, compound)
+save_table(ties, P.results, "stereoset_sentimentlm_ties",
+           title="StereoSet SentimentLM (VADER): ties between associations, dev + test")
+display(Markdown(T.ties_text(ties, t4)))
+ties
 
 # %% [markdown]
 # ## lms vs ss
-# Filled markers: this run (squares: baselines); hollow grey: the paper's dev numbers (Table 7
-# per split, Table 4 combined). The paper finds ss rising with lms across models (§8).
+# Rows: dev, test; columns: intrasentence, intersentence, combined. Hollow labelled circles: the
+# paper's models (Tables 7/8 per task, Table 4 combined), drawn on top; filled: this run
+# (squares: baselines). Dashed (intersentence): the paper's GPT2 scored by likelihood, lms 61.5
+# (footnote 3; no ss reported). The paper finds ss rising with lms across models (§8).
 
 # %%
-fig = R.plot_lms_vs_ss(results, {m: stands_in[m] for m in models_only})
+fig = R.plot_lms_vs_ss(results, stands_in)
 save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 
 # %% [markdown]
+# ## What replicates, what does not
+# Generated from the tables above by the rules stated in each row (`results/
+# stereoset_replication_summary.csv`).
+
+# %%
+summary = R.replication_summary(t1, t2, overlap, t4, t6, ties)
+save_table(summary, P.results, "stereoset_replication_summary",
+           title="StereoSet: each checked claim, the paper's value, this run's and the verdict")
+display(Markdown(R.summary_markdown(summary)))
+
+# %% [markdown]
 # ## Notes
-# - The scorer matches the official one exactly, including its quirks: a tie between
-#   stereotype and anti-stereotype counts as anti-stereotype; ties with the unrelated
-#   association count as "unrelated wins"; icat is computed from the mean lms and mean ss.
+# - The scorer follows the official one, including its quirks: a tie between stereotype and
+#   anti-stereotype counts as anti-stereotype; ties with the unrelated association count as
+#   "unrelated wins"; icat is computed from the mean lms and mean ss.
 # - IdealLM's ss is 50 exactly for targets with an even number of CATs; targets with an odd
-#   number alternate the sign of their extra CAT (paired by size within each split × domain),
-#   so the averages stay within about a tenth of 50 on the full dev set (50.04 overall); a
-#   sampled profile has more small odd targets, hence larger deviations in single domains.
-# - SentimentLM (VADER) is a weaker language model than the paper's (lms near 50 rather than
-#   65.5): VADER is neutral on most unrelated associations, so it rarely ranks them below the
-#   meaningful ones. Its ss (preferring the negative association) follows the paper's finding
-#   that stereotypes are more negative than anti-stereotypes.
+#   number alternate the sign of their extra CAT (paired by size within each task × domain).
 # - `bfloat16` weights (profiles smoke / quick) shift mean log-probabilities by up to a few
 #   tenths on rare sentences; in `benchmarks/bench_stereoset.py` about 1 in 100 pairwise
 #   decisions flips against float32. The `paper` profile uses float32 and every CAT.

@@ -3,7 +3,12 @@
 - :mod:`~nlgbias.stereoset.evaluation`: the official scorer (lms, ss, icat per split, domain and
   overall), predictions files in the official format, and the §6.3 baselines.
 - :mod:`~nlgbias.stereoset.lm`: batched scoring of the sentences with causal / masked LMs (§7).
-- :mod:`~nlgbias.stereoset.paper`: the paper's published numbers (Tables 4, 5, 7).
+- :mod:`~nlgbias.stereoset.paper`: the paper's published numbers (Tables 1-8, footnote 3).
+- :mod:`~nlgbias.stereoset.analysis`: dataset statistics, sentiment and keywords (§4-5,
+  Tables 1-3) and the SentimentLM tie analysis.
+- :mod:`~nlgbias.stereoset.report`: the notebook's tables and figure, paper beside run.
+- :mod:`~nlgbias.stereoset.crows_pairs`: CrowS-Pairs (Nangia et al. 2020) with the same
+  likelihood engine.
 
 ``python -m nlgbias.stereoset score --predictions FILE [--gold FILE] [--out FILE]`` scores any
 predictions file in the official format.
@@ -37,20 +42,83 @@ log = logging.getLogger(__name__)
 __all__ = [
     "BASELINES", "DOMAINS", "TASKS", "CATScorer", "baseline_scores",
     "evaluate", "load_gold", "load_scorer", "model_scores", "per_target", "predictions_json",
-    "read_predictions", "results_frame", "sentence_table", "stratified_subset",
-    "write_predictions", "score_sentences",
+    "read_predictions", "results_frame", "run_split", "score_sentences", "scoring_methods",
+    "sentence_table", "stand_in_for", "stratified_subset", "write_predictions",
 ]
 
-def stratified_subset(cats: pd.DataFrame, per_domain: int | None, seed: int = 0) -> pd.DataFrame:
-    """``per_domain`` CATs of each split × domain, drawn with ``seed`` (all when None or when a
-    stratum is smaller); rows keep the gold order."""
-    if per_domain is None:
+def stratified_subset(cats: pd.DataFrame, per_domain: int | None = None, seed: int = 0, *,
+                      per_target: int | None = None) -> pd.DataFrame:
+    """A seeded sample of CATs; rows keep the gold order. ``per_target``: at most that many CATs
+    of each task × target term (every term stays in, so the per-term averages of §6.2 keep all
+    terms); ``per_domain``: at most that many of each task × domain. None or 0: every CAT."""
+    if per_domain and per_target:
+        raise ValueError("give per_domain or per_target, not both")
+    n, by = (per_target, "target") if per_target else (per_domain, "bias_type")
+    if not n:
         return cats
-    if per_domain < 1:
-        raise ValueError(f"cats_per_domain must be >= 1 or None, got {per_domain}")
-    parts = [g.sample(n=min(per_domain, len(g)), random_state=seed)
-             for _, g in cats.groupby(["task", "bias_type"], sort=True)]
+    if n < 0:
+        raise ValueError(f"CATs per {by} must be >= 0 (0: all), got {n}")
+    parts = [g.sample(n=min(n, len(g)), random_state=seed)
+             for _, g in cats.groupby(["task", by], sort=True)]
     return cats.loc[sorted(pd.concat(parts).index)]
+
+
+def scoring_methods(name: str) -> dict[str, str]:
+    """How this project scores ``name`` (a §6.3 baseline or a model) on each task (§7), for the
+    "scoring (this run)" column of the tables; a model's kind comes from the registry."""
+    if name == "SentimentLM":
+        m = "VADER compound, more negative preferred (exact ties broken at random)"
+        return {"intrasentence": m, "intersentence": m}
+    if name in BASELINES:
+        return {"intrasentence": "baseline (§6.3)", "intersentence": "baseline (§6.3)"}
+    from nlgbias.models import get_spec  # noqa: PLC0415
+
+    how = get_spec(name).kind_info.scorer
+    if how == "causal":
+        return {"intrasentence": "likelihood: mean token log-prob of the sentence",
+                "intersentence": "likelihood: mean token log-prob of the attribute sentence "
+                                 "given the context"}
+    if how == "masked":
+        return {"intrasentence": "masked LM: mean subword log-prob at the blank",
+                "intersentence": "NSP head P(is next) (pseudo-log-likelihood without one)"}
+    raise ValueError(f"model {name!r} cannot be scored on StereoSet (no likelihood scorer)")
+
+
+def stand_in_for(name: str) -> str:
+    """The paper model a run of ``name`` is compared with: itself for the paper's own models
+    (GPT2, BERT-base, ...), GPT2 for any other causal LM (the offline stand-ins, a user's
+    checkpoint), BERT-base for any other masked LM."""
+    from nlgbias.models import get_spec  # noqa: PLC0415
+    from nlgbias.stereoset.paper import PAPER_NAME  # noqa: PLC0415
+
+    if name in PAPER_NAME:
+        return PAPER_NAME[name]
+    return "GPT2" if get_spec(name).kind_info.scorer == "causal" else "BERT-base"
+
+
+def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | Path,
+              processed: str | Path, *, seed: int = 0, device: str = "cpu",
+              batch_size: int = 32, dtype: str | None = None) -> dict:
+    """Score one split's ``cats`` with the §6.3 baselines and ``models`` (§7) and evaluate each
+    with the official scorer. Predictions go to ``processed/stereoset/predictions_<model_slug>_
+    <split>.json`` (official format). Returns ``{"results": {display name: results},
+    "scores": {display name: id -> score}, "per_sentence": {display name: frame}}``."""
+    from nlgbias.models import display_name, model_slug  # noqa: PLC0415
+
+    out: dict = {"results": {}, "scores": {}, "per_sentence": {}}
+    for name in BASELINES:
+        out["scores"][name] = baseline_scores(name, cats, seed=seed)
+        out["results"][name] = evaluate(cats, out["scores"][name])
+    for name in models:
+        scores, per_sentence = model_scores(name, cats, interim, split, device=device,
+                                            batch_size=batch_size, dtype=dtype)
+        label = display_name(name)
+        out["scores"][label] = scores
+        out["per_sentence"][label] = per_sentence
+        out["results"][label] = evaluate(cats, scores)
+        write_predictions(cats, scores, Path(processed) / "stereoset" /
+                          f"predictions_{model_slug(name)}_{split}.json")
+    return out
 
 
 def model_scores(name: str, cats: pd.DataFrame, interim: str | Path, split: str = "dev", *,
