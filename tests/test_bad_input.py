@@ -58,8 +58,8 @@ NOTEBOOK_CASES = [  # a notebook parameter the notebook itself rejects in its fi
      ["FAILED: 05_stereoset_cat.ipynb", "unknown model 'no-such-model'", "Registered:"]),
     ("hub id while offline", ["--only", "05", "-p", "models", '["openai-community/gpt2-xl"]'],
      ["FAILED: 05_stereoset_cat.ipynb", "openai-community/gpt2-xl", "offline"]),
-    ("wrong parameter type", ["--only", "05", "-p", "split", "3"],
-     ["FAILED: 05_stereoset_cat.ipynb", "'split' must be a string"]),
+    ("wrong parameter type", ["--only", "05", "-p", "dtype", "3"],
+     ["FAILED: 05_stereoset_cat.ipynb", "'dtype' must be a string"]),
 ]
 
 

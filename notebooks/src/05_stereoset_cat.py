@@ -54,6 +54,7 @@ from IPython.display import Markdown, display
 from nlgbias import stereoset as S
 from nlgbias.hardware import default_threads
 from nlgbias.io import write_json
+from nlgbias.models import check_available
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -71,6 +72,7 @@ cfg = resolve_params("05", profile, models=models, dev_cats_per_target=dev_cats_
                      test_cats_per_target=test_cats_per_target, batch_size=batch_size,
                      dtype=dtype, threads=threads)
 torch.set_num_threads(cfg["threads"] or default_threads())
+specs = [check_available(name) for name in cfg["models"]]  # fail fast, before any output
 cfg
 
 # %% [markdown]
