@@ -37,6 +37,7 @@ profile = "quick"      # quick | smoke | paper
 models = None          # list of model names; None: the profile's default (nlgbias.profiles)
 dev_cats_per_target = None   # dev CATs per task x target term (seeded); 0: all
 test_cats_per_target = None  # test CATs per task x target term (seeded); 0: all
+crows_pairs = None     # CrowS-Pairs pairs scored (seeded sample); 0: all 1,508
 batch_size = None      # sentences per forward pass
 dtype = None           # "float32" | "bfloat16" | "auto"
 threads = None         # torch threads; None: profile default (nlgbias.hardware.default_threads)
@@ -52,6 +53,7 @@ import torch
 from IPython.display import Markdown, display
 
 from nlgbias import stereoset as S
+from nlgbias.datasets.crows_pairs import load_crows_pairs
 from nlgbias.hardware import default_threads
 from nlgbias.io import write_json
 from nlgbias.models import check_available
@@ -59,6 +61,7 @@ from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
 from nlgbias.stereoset import analysis as A
+from nlgbias.stereoset import crows_pairs as C
 from nlgbias.stereoset import paper as PP
 from nlgbias.stereoset import report as R
 from nlgbias.stereoset import text as T
@@ -69,7 +72,8 @@ pd.set_option("display.float_format", "{:.2f}".format)
 P = paths_for(profile, root)
 set_style()
 cfg = resolve_params("05", profile, models=models, dev_cats_per_target=dev_cats_per_target,
-                     test_cats_per_target=test_cats_per_target, batch_size=batch_size,
+                     test_cats_per_target=test_cats_per_target, crows_pairs=crows_pairs,
+                     batch_size=batch_size,
                      dtype=dtype, threads=threads)
 torch.set_num_threads(cfg["threads"] or default_threads())
 specs = [check_available(name) for name in cfg["models"]]  # fail fast, before any output
@@ -269,12 +273,39 @@ fig = R.plot_lms_vs_ss(results, stands_in)
 save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 
 # %% [markdown]
+# ## Beyond the paper · CrowS-Pairs (Nangia et al. 2020)
+# CrowS-Pairs, cited by StereoSet, pairs a more stereotyping sentence with a minimal edit about
+# another group (1,508 pairs, nine bias types). The paper scores masked LMs by the
+# pseudo-log-likelihood of the tokens the two sentences share (each masked in turn); this
+# notebook scores with the same likelihood engine as StereoSet (`nlgbias.likelihood`): masked
+# LMs as in the paper, causal LMs (the offline stand-ins) by the sentence's total token
+# log-probability. Metric: % of pairs where the more stereotyping sentence scores higher (50 =
+# no preference). The CrowS-Pairs paper is not among `../shared/papers`, so its per-model
+# numbers are not transcribed here; its claim in words (every MLM favours the stereotyping
+# sentence in every category) is checked for direction.
+
+# %%
+pairs = load_crows_pairs()
+if cfg["crows_pairs"]:
+    pairs = pairs.sample(n=min(cfg["crows_pairs"], len(pairs)), random_state=seed).sort_index()
+crows_scored = {label: C.pair_scores(name, pairs, P.interim, device=device,
+                                     batch_size=cfg["batch_size"], dtype=cfg["dtype"])
+                for name, label in zip(cfg["models"], models_only)}
+crows = R.crows_table({m: C.crows_metric(d) for m, d in crows_scored.items()},
+                      {m: d["scoring"].iloc[0] for m, d in crows_scored.items()})
+save_table(crows, P.results, "crows_pairs_metric",
+           title="CrowS-Pairs metric per bias type (offline causal LMs scored by sentence log-probability; the paper scored masked LMs)")
+display(Markdown(T.crows_text(crows)))
+crows
+
+# %% [markdown]
 # ## What replicates, what does not
 # Generated from the tables above by the rules stated in each row (`results/
 # stereoset_replication_summary.csv`).
 
 # %%
-summary = R.replication_summary(t1, t2, overlap, t4, t6, ties)
+summary = pd.concat([R.replication_summary(t1, t2, overlap, t4, t6, ties),
+                     R.crows_summary(crows)], ignore_index=True)
 save_table(summary, P.results, "stereoset_replication_summary",
            title="StereoSet: each checked claim, the paper's value, this run's and the verdict")
 display(Markdown(R.summary_markdown(summary)))

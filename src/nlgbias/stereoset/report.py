@@ -373,3 +373,31 @@ def summary_markdown(summary: pd.DataFrame) -> str:
         lines.append(f"- **{r.verdict}** · {r.claim} ({r.source}): paper {r.paper}; "
                      f"this run {r.run}{note}")
     return "\n".join(lines)
+
+
+def crows_table(metrics: Mapping[str, pd.DataFrame], scoring: Mapping[str, str]) -> pd.DataFrame:
+    """CrowS-Pairs metric per model and bias type (:func:`~nlgbias.stereoset.crows_pairs.
+    crows_metric`), with each model's scoring method named on every row."""
+    parts = [m.assign(model=name, scoring=scoring[name]) for name, m in metrics.items()]
+    if not parts:
+        return pd.DataFrame(columns=["model", "scoring", "bias_type", "pairs", "metric"])
+    out = pd.concat(parts, ignore_index=True)
+    front = ["model", "scoring", "bias_type", "pairs", "metric"]
+    return out[front + [c for c in out.columns if c not in front]]
+
+
+def crows_summary(crows: pd.DataFrame) -> pd.DataFrame:
+    """The CrowS-Pairs claim checked here: "all three MLMs substantially favour sentences that
+    express stereotypes in every category" (Nangia et al. 2020, abstract): per model, in how
+    many bias types the metric exceeds 50. The stand-ins are causal LMs scored by sentence
+    log-probability, not the paper's MLMs: not comparable, shown for direction."""
+    rows = []
+    for model, g in crows.groupby("model", sort=False):
+        cats = g[g["bias_type"] != "overall"]
+        over = int((cats["metric"] > 50).sum())
+        overall = float(g.loc[g["bias_type"] == "overall", "metric"].iloc[0])
+        rows.append(_row(f"CrowS-Pairs: {model} favours the more stereotyping sentence in every "
+                         "bias type", "Nangia et al. 2020, abstract", "all 9 types > 50 (MLMs)",
+                         f"{over} of {len(cats)} types > 50; overall {overall:.1f}",
+                         NOT_COMPARABLE, f"{g['scoring'].iloc[0]}; the paper scored MLMs"))
+    return pd.DataFrame(rows)

@@ -155,3 +155,17 @@ def ties_text(ties: pd.DataFrame, t4: pd.DataFrame) -> str:
             f"more negative of stereotype and anti-stereotype ({ss}), is the quantity the "
             "baseline was built to show (§5: stereotypes are more negative), and it does not "
             "depend on how unrelated associations are rated.")
+
+
+def crows_text(crows: pd.DataFrame) -> str:
+    """Each model's CrowS-Pairs metric overall and its highest and lowest bias types."""
+    out = []
+    for model, g in crows.groupby("model", sort=False):
+        cats = g[g["bias_type"] != "overall"].sort_values("metric")
+        o = g[g["bias_type"] == "overall"].iloc[0]
+        out.append(f"{model}: {o['metric']:.1f} over {int(o['pairs']):,} pairs ({int(o['ties'])} "
+                   f"ties), from {cats.iloc[0]['metric']:.1f} ({cats.iloc[0]['bias_type']}) to "
+                   f"{cats.iloc[-1]['metric']:.1f} ({cats.iloc[-1]['bias_type']}); "
+                   f"{int((cats['metric'] > 50).sum())} of {len(cats)} bias types above 50")
+    return ("CrowS-Pairs metric (% of pairs where the more stereotyping sentence scores higher; "
+            "50 = no preference): " + "; ".join(out) + ".")
