@@ -41,16 +41,17 @@ DEFAULTS: dict[str, dict[str, dict]] = {
         "quick": {"kfold": 5, "iterations": 4000, "wiki_per_group": 0, "models": None},
         "paper": {"kfold": 10, "iterations": 15000, "wiki_per_group": 0, "models": None},
     },
-    "05": {  # StereoSet: *_cats_per_target = CATs per task x target term (seeded), 0 = all
+    "05": {  # StereoSet: *_cats_per_target = CATs per task x target term (seeded), 0 = all;
+        # crows_pairs = CrowS-Pairs pairs (seeded sample), 0 = all 1,508
         "smoke": {"models": ["smollm2-135m"], "dev_cats_per_target": 1,
-                  "test_cats_per_target": 1, "batch_size": 32, "dtype": "bfloat16",
-                  "threads": None},
+                  "test_cats_per_target": 1, "crows_pairs": 40, "batch_size": 32,
+                  "dtype": "bfloat16", "threads": None},
         "quick": {"models": _OFFLINE_LMS, "dev_cats_per_target": 0, "test_cats_per_target": 4,
-                  "batch_size": 32, "dtype": "bfloat16", "threads": None},
+                  "crows_pairs": 0, "batch_size": 32, "dtype": "bfloat16", "threads": None},
         "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
                              "bert-large-cased", "roberta-base", *_OFFLINE_LMS],
-                  "dev_cats_per_target": 0, "test_cats_per_target": 0, "batch_size": 32,
-                  "dtype": "float32", "threads": None},
+                  "dev_cats_per_target": 0, "test_cats_per_target": 0, "crows_pairs": 0,
+                  "batch_size": 32, "dtype": "float32", "threads": None},
     },
     "06": {  # Sheng et al. 2019: samples per prompt (paper 100 = 500 per context x demographic)
         "smoke": {"models": ["smollm2-135m"], "samples_per_prompt": 2, "seeds": 2,

