@@ -93,6 +93,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "stereoset_targets_all": ("model", "bias_type", "target", "lms", "ss", "icat"),
         "stereoset_sentimentlm_ties": ("task", "pairs", "% tied"),
         "stereoset_replication_summary": ("claim", "source", "paper", "this run", "verdict"),
+        "crows_pairs_metric": ("model", "scoring", "bias_type", "pairs", "metric"),
     }, figures=("stereoset_fig_lms_vs_ss",),
         files=("stereoset_results_official_dev.json", "stereoset_results_official_test.json")),
 ]}
