@@ -50,7 +50,12 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
 
 
 def write_parquet(df: pd.DataFrame, target: str | Path) -> Path:
-    """Write ``df`` to ``target`` as parquet, atomically."""
+    """Write ``df`` to ``target`` as parquet, atomically. ``df.attrs`` (run statistics such as
+    timings) are left out: pandas would store them in the file, and the same data must give
+    the same bytes."""
+    if df.attrs:
+        df = df.copy(deep=False)
+        df.attrs = {}
     with atomic_path(target) as tmp:
         df.to_parquet(tmp, index=False)
     return Path(target)
