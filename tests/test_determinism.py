@@ -1,0 +1,45 @@
+"""Same profile and seed -> the same bytes (issue 12/13): two runs of the generation notebook,
+and the StereoSet scorer twice on one predictions file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nlgbias import outputs, runner
+from nlgbias.paths import paths_for
+
+
+@pytest.mark.notebooks
+def test_two_smoke_runs_of_notebook_02_write_the_same_bytes(tmp_path):
+    nb = next(p for p in runner.notebooks() if p.stem.startswith("02_"))
+    out = outputs.get(nb.stem)
+    roots = [tmp_path / "a", tmp_path / "b"]
+    for root in roots:
+        runner.execute(nb, "smoke", root / "executed", {"root": str(root)})
+    a, b = (paths_for("smoke", r) for r in roots)
+    for table in out.tables:
+        if table in out.volatile:
+            continue
+        for ext in ("csv", "md"):
+            fa, fb = a.results / f"{table}.{ext}", b.results / f"{table}.{ext}"
+            assert fa.read_bytes() == fb.read_bytes(), f"{fa.name} differs between two runs"
+    gens = sorted(p.name for p in a.generations.glob("*.parquet"))
+    assert gens == sorted(p.name for p in b.generations.glob("*.parquet"))
+    for name in gens:
+        assert (a.generations / name).read_bytes() == (b.generations / name).read_bytes(), name
+
+
+def test_stereoset_scorer_twice_gives_identical_json(tmp_path):
+    from nlgbias.stereoset.__main__ import main as cli
+    from nlgbias.stereoset.evaluation import load_gold, sentence_table
+
+    ids = sentence_table(load_gold())["id"].tolist()
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps({"intrasentence": [{"id": i, "score": (k * 7919) % 13 / 13}
+                                                   for k, i in enumerate(ids)],
+                                 "intersentence": []}))
+    for name in ("a.json", "b.json"):
+        assert cli(["score", "--predictions", str(preds), "--out", str(tmp_path / name)]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
