@@ -115,3 +115,42 @@ def test_format_p():
     assert format_p(0.2041) == "0.204"
     assert format_p(3.5e-12) == "< 0.001"
     assert format_p(float("nan")) == "n/a"
+
+
+def test_adjust_pvalues_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from nlgbias.stats import adjust_pvalues
+
+    p = np.array([0.001, 0.02, 0.03, 0.2, 0.04, np.nan])
+    for method in ("holm", "fdr_bh"):
+        got = adjust_pvalues(p, method)
+        want = multipletests(p[:-1], method=method)[1]
+        assert np.allclose(got[:-1], want) and np.isnan(got[-1])
+    # by hand: Holm multiplies the k-th smallest by (m - k + 1), monotone
+    assert np.allclose(adjust_pvalues([0.01, 0.04, 0.03], "holm"), [0.03, 0.06, 0.06])
+    with pytest.raises(ValueError, match="unknown correction 'bonf'"):
+        adjust_pvalues([0.1], "bonf")
+
+
+def test_bootstrap_interval_covers_a_known_proportion_about_95_percent():
+    from nlgbias.stats import bootstrap_interval
+
+    rng = np.random.default_rng(0)
+    true_p, n, hits, trials = 0.3, 200, 0, 200
+    for s in range(trials):
+        x = rng.random(n) < true_p
+        lo, hi = bootstrap_interval(x, n_boot=400, seed=s)
+        hits += lo <= true_p <= hi
+    assert 0.90 <= hits / trials <= 0.99, hits / trials
+
+
+def test_cluster_bootstrap_is_wider_when_groups_are_correlated():
+    from nlgbias.stats import bootstrap_interval
+
+    groups = np.repeat(np.arange(20), 10)
+    values = np.repeat(np.random.default_rng(1).random(20), 10)  # identical within a group
+    lo_i, hi_i = bootstrap_interval(values, seed=0)
+    lo_c, hi_c = bootstrap_interval(values, groups=groups, seed=0)
+    assert hi_c - lo_c > 2 * (hi_i - lo_i)
+    assert bootstrap_interval(values, groups=groups, seed=0) == (lo_c, hi_c)  # seeded

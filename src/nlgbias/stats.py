@@ -153,3 +153,61 @@ def wilson_interval(count: int | np.ndarray, n: int | np.ndarray, level: float =
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+# --------------------------------------------------------------------------- beyond the papers
+#: the multiple-comparison corrections reported beside every family of group comparisons
+CORRECTIONS = ("holm", "fdr_bh")
+
+
+def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
+    """p-values of one family of comparisons corrected for multiplicity: ``"holm"`` (Holm 1979,
+    family-wise error) or ``"fdr_bh"`` (Benjamini-Hochberg 1995, false discovery rate), as in
+    ``statsmodels.stats.multitest.multipletests``. NaNs stay NaN and do not count.
+
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    from statsmodels.stats.multitest import multipletests  # noqa: PLC0415
+
+    if method not in CORRECTIONS:
+        raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method=method)[1]
+    return out
+
+
+def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic=np.mean, *,
+                       groups: Sequence | np.ndarray | None = None, n_boot: int = 2000,
+                       level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Seeded percentile-bootstrap interval of ``statistic(values)``.
+
+    Without ``groups`` the values are resampled with replacement; with ``groups`` (e.g. the
+    StereoSet target of each CAT, the descriptor of each response) whole groups are resampled
+    (a cluster bootstrap), and ``statistic`` is applied to the pooled values of the drawn
+    groups.
+
+    >>> lo, hi = bootstrap_interval([0, 1] * 50, seed=1)
+    >>> round(lo, 2), round(hi, 2)
+    (0.4, 0.6)
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (float("nan"), float("nan"))
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    rng = np.random.default_rng(seed)
+    if groups is None:
+        idx = rng.integers(0, x.size, size=(n_boot, x.size))
+        stats = np.array([statistic(x[i]) for i in idx])
+    else:
+        g = pd.Series(np.asarray(groups)).astype("category").cat.codes.to_numpy()
+        members = [np.flatnonzero(g == k) for k in range(g.max() + 1)]
+        draws = rng.integers(0, len(members), size=(n_boot, len(members)))
+        stats = np.array([statistic(x[np.concatenate([members[k] for k in d])]) for d in draws])
+    a = (1 - level) / 2
+    lo, hi = np.nanquantile(stats, [a, 1 - a])
+    return float(lo), float(hi)
