@@ -1,5 +1,6 @@
-"""README sections generated from the code, so they cannot drift: the profile table (from
-:mod:`nlgbias.profiles`) and the Outputs table (from :mod:`nlgbias.outputs`).
+"""README sections generated from the code, so they cannot drift: the scorecard counts (from
+the committed verdict tables), the profile table (from :mod:`nlgbias.profiles`) and the
+Outputs table (from :mod:`nlgbias.outputs`).
 
 ``python -m nlgbias.readme`` rewrites the marked sections of README.md; a test checks they are
 up to date.
@@ -47,7 +48,22 @@ def outputs_table() -> str:
     return "\n".join(rows)
 
 
-SECTIONS = {"profiles": profiles_table, "outputs": outputs_table}
+def scorecard_summary() -> str:
+    """The counts of the committed quick scorecard (results/SCORECARD.md), per paper."""
+    from nlgbias import scorecard  # noqa: PLC0415
+
+    card = scorecard.collect(project_root() / "results")
+    if card.empty:
+        return "No verdict tables yet: run `./run_all.sh`."
+    c = scorecard.counts(card)
+    rows = [scorecard.summary_line(card), "",
+            "| paper | claims | reproduced | differs | not comparable |", "|---|---:|---:|---:|---:|"]
+    rows += [f"| {scorecard.PAPERS.get(p, p)} | {r['claims']} | {r['reproduced']} | {r['differs']} | "
+             f"{r['not comparable']} |" for p, r in c.iterrows()]
+    return "\n".join(rows)
+
+
+SECTIONS = {"scorecard": scorecard_summary, "profiles": profiles_table, "outputs": outputs_table}
 
 
 def render(text: str) -> str:

@@ -9,6 +9,7 @@
 - writes the executed copies to ``notebooks/executed/<profile>/``, cleaned so they read well
   on the web and do not change from run to run: no timestamps or durations, no machine paths
   (paths are shown relative to the project), no progress widgets;
+- writes the reproduction scorecard (:mod:`nlgbias.scorecard`) from the verdict tables;
 - ends with a summary of the files each notebook wrote (declared in :mod:`nlgbias.outputs`).
 """
 
@@ -189,6 +190,10 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         summary.append((nb.name, secs, executed, wrote))
         print(f"[run_all] {nb.name} done in {secs / 60:.1f} min (total {(time.time() - t_all) / 60:.1f} min), "
               f"wrote {len(wrote)} files", flush=True)
+    from nlgbias import scorecard  # noqa: PLC0415
+
+    card = scorecard.write(paths.results)
+    print(f"\n[run_all] scorecard: {card.relative_to(root)}")
     print("\n[run_all] summary")
     for name, secs, executed, wrote in summary:
         print(f"  {name}: {secs / 60:.1f} min -> {executed.relative_to(root)}")
