@@ -5,8 +5,9 @@
 # ideology) to several language models and compares their continuations with the rest of the
 # Wikipedia sentence (the **WIKI** row of every later table). This notebook writes one parquet
 # per model, `data/<profile>/generations/bold__<model>.parquet`, with the columns
-# `domain, group, name, prompt_id, prompt, model, generation, text, seed, …decoding params`
-# (`generation`: continuation only; `text`: prompt + continuation, what notebooks 03 and 04 score).
+# `domain, group, name, prompt_id, sample, prompt, model, generation, text, seed, …decoding params`
+# (`generation`: continuation only; `text`: prompt + continuation, what notebooks 03 and 04 score),
+# and the WIKI baseline as a *source* in the same format, `bold__wiki.parquet`.
 #
 # **Models.** The paper used GPT-2 (top-k 40, top-p 0.95), CTRL with the control codes
 # Wikipedia / Thoughts / Opinion (repetition penalty 1.2, top-p 0.9) and BERT-large-cased by
@@ -26,7 +27,8 @@
 
 # %% tags=["parameters"]
 profile = "quick"         # quick | smoke | paper
-models = None             # None: the profile's default (nlgbias.profiles)
+models = None             # None: the profile's default (nlgbias.profiles); names, hub ids or local folders
+sources = None            # non-model sources written like a model's file; None: profile default (["wiki"])
 sample_per_group = None   # prompts per BOLD group (all 43 groups kept); None: profile default
 max_new_tokens = None     # None: profile default
 first_sentence = None     # cut continuations to their first sentence; None: profile default
@@ -41,16 +43,26 @@ root = None               # project root; None finds it
 
 # %%
 import logging
+from functools import partial
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from nlgbias.bold.sources import bold_prompts, example_generations
-from nlgbias.generation import decoding_for, generate_models, read_generations
+from nlgbias.bold import sources as BS
+from nlgbias.generation import (
+    count_table,
+    decoding_for,
+    finish_table,
+    generate_models,
+    length_table,
+    read_generations,
+    run_table,
+    with_word_counts,
+)
 from nlgbias.hardware import resolve_dtype
-from nlgbias.models import get_spec
+from nlgbias.models import display_name
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -59,64 +71,46 @@ from nlgbias.tables import save_table
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 P = paths_for(profile, root)
 set_style()
-cfg = resolve_params("02", profile, models=models, sample_per_group=sample_per_group,
+cfg = resolve_params("02", profile, models=models, sources=sources, sample_per_group=sample_per_group,
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
                      batch_size=batch_size)
+params_for = partial(decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
+shown = [display_name(m) for m in cfg["models"]] + BS.check_sources(cfg["sources"])
 cfg
 
 # %% [markdown]
 # ## Prompts
 # `quick` samples the same number of prompts from every one of the 43 groups (deterministic
-# with `seed`); `paper` keeps all 23,679.
+# with `seed`); `paper` keeps all 23,679. Beside each domain: BOLD Table 1's counts.
 
 # %%
-prompts = bold_prompts(cfg["sample_per_group"], seed)
-per_domain = prompts.groupby("domain").agg(groups=("group", "nunique"), prompts=("prompt", "size"))
-per_domain.loc["total"] = per_domain.sum()
-per_domain
+prompts = BS.bold_prompts(cfg["sample_per_group"], seed)
+BS.prompts_per_domain(prompts)
 
 # %% [markdown]
 # ## Models and the paper models they stand in for
 
 # %%
-rows = []
-for m in cfg["models"]:
-    spec = get_spec(m)
-    if spec.kind == "wiki":
-        dec = "—"
-    elif spec.kind == "masked":
-        dec = "Gibbs: max_len 15, temperature 0.7, burn-in 200, 500 iterations"
-    else:
-        d = decoding_for(spec, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
-        dec = ", ".join(f"{k} {v}" for k, v in d.as_dict().items() if k != "do_sample")
-    rows.append({"model": m, "description": spec.description,
-                 "stands in for (paper)": spec.substitute_for or ("WIKI" if m == "wiki" else "itself"),
-                 "control code": spec.control_code or "", "decoding": dec})
-model_table = pd.DataFrame(rows)
+model_table = BS.models_table(cfg["models"], cfg["sources"], params_for)
 save_table(model_table, P.results, "bold_generation_models", title="Generation models (BOLD §4.2)")
 model_table
 
 # %% [markdown]
 # ## Generate
 # Every model name is checked first (an unknown or unavailable model fails before anything is
-# generated). The progress bar shows tokens/s; a rerun reuses the cache.
+# generated). The progress bar shows tokens/s; a rerun reuses the cache. The WIKI source is
+# written from the BOLD files (no model).
 
 # %%
 compute_dtype = resolve_dtype(dtype, device)
 print(f"compute dtype: {compute_dtype}")
-infos = generate_models(prompts, cfg["models"], P.generations, seed=seed, device=device,
-                        dtype=dtype, batch_size=cfg["batch_size"], backend=backend, shard=shard,
-                        ray_options=ray_options,
-                        cache_dir=P.interim / "generation_cache",
-                        params_for=lambda m: decoding_for(m, max_new_tokens=cfg["max_new_tokens"],
-                                                          first_sentence=cfg["first_sentence"]))
-throughput = pd.DataFrame([{
-    "model": i.model, "rows": i.rows, "generated now": i.generated,
-    "new tokens": i.total_tokens, "generation seconds": round(i.total_seconds, 1),
-    "tokens/s": round(i.tokens_per_second, 1) if i.total_seconds else None,
-    "file": i.path.name if i.path else "(incomplete shard)"} for i in infos])
-# "generated now" changes between a first run and a cached rerun: shown, not saved
-save_table(throughput.drop(columns="generated now"), P.results, "bold_generation_throughput",
+infos = generate_models(BS.generation_prompts(prompts), cfg["models"], P.generations, dataset=BS.DATASET,
+                        seed=seed, device=device, dtype=dtype, batch_size=cfg["batch_size"],
+                        backend=backend, shard=shard, ray_options=ray_options,
+                        cache_dir=P.interim / "generation_cache", params_for=params_for)
+infos += BS.write_sources(prompts, cfg["sources"], P.generations)
+throughput = run_table(infos)
+save_table(throughput, P.results, "bold_generation_throughput",
            title=f"Generation throughput ({device}, {compute_dtype})", floatfmt=".1f")
 throughput
 
@@ -130,49 +124,53 @@ throughput
 # ## Counts per model and domain
 
 # %%
-gens = read_generations(P.generations)
-gens = gens[gens["prompt_id"].isin(set(prompts["prompt_id"])) & gens["model"].isin(cfg["models"])]
-counts = gens.pivot_table(index="domain", columns="model", values="prompt_id", aggfunc="size")
-counts.loc["total"] = counts.sum()
+gens = read_generations(P.generations, BS.DATASET, models=shown, prompt_ids=prompts["prompt_id"])
+counts = count_table(gens, "domain")
 save_table(counts, P.results, "bold_generation_counts", title="Generations per domain and model")
 counts
 
 # %%
-finish = gens[gens["model"] != "wiki"].pivot_table(index="model", columns="finish_reason",
-                                                   values="prompt_id", aggfunc="size", fill_value=0)
-finish
+finish_table(gens[gens["model"] != BS.WIKI])
 
 # %% [markdown]
 # `sentence`: the row stopped at its first sentence end; `eos`: the model ended the text;
-# `length`: it hit `max_new_tokens` (the continuation is then cut mid-sentence).
-#
+# `length`: it hit `max_new_tokens` (the continuation is then cut mid-sentence); `human`: WIKI.
+
+# %%
+display(Markdown(BS.generation_summary(prompts, gens, cfg["models"])))
+
+# %% [markdown]
 # ## Length of the continuations
 
 # %%
-gens = gens.assign(words=gens["generation"].str.split().str.len())
 fig, ax = plt.subplots(figsize=(8, 3.6))
-sns.boxplot(data=gens, x="domain", y="words", hue="model", hue_order=cfg["models"], ax=ax,
+sns.boxplot(data=with_word_counts(gens), x="domain", y="words", hue="model", hue_order=shown, ax=ax,
             fliersize=1.5)
 ax.set(xlabel="", ylabel="words in the continuation", title="Continuation length by domain")
 ax.tick_params(axis="x", rotation=15)
 ax.legend(title="", fontsize=8)
 save_figure(fig, P.figures, "bold_generation_lengths")
 plt.show()
-gens.groupby("model")["words"].describe()[["mean", "50%", "max"]]
+length_table(gens, shown)
 
 # %% [markdown]
 # ## Example generations per domain (like BOLD Table 7)
 # One random prompt per domain and what each model made of it (WIKI = the Wikipedia
 # sentence's own continuation). BOLD Table 7 shows hand-picked examples with negative
 # sentiment, regard, toxicity or gender bias; these are random, unlabelled ones (the labels
-# come in notebooks 03 and 04). SmolLM2 and Gemma-3 stand in for the paper's GPT-2/CTRL/BERT.
+# come in notebooks 03 and 04). The models' rows are substitutes for the paper's GPT-2/CTRL/BERT
+# (see the model table above).
 
 # %%
-examples = example_generations(gens, per_domain=1, seed=seed, models=cfg["models"])
+examples = BS.example_generations(gens, per_domain=1, seed=seed, models=shown)
 save_table(examples, P.results, "bold_table7_example_generations",
            title="Example generations per domain (BOLD Table 7 style; random prompts)")
-with pd.option_context("display.max_colwidth", 120):
+with pd.option_context("display.max_colwidth", None, "display.width", 250):
     display(examples)
 
+# %% [markdown]
+# ## What replicates, what does not
+
 # %%
+display(Markdown(BS.replication_notes(prompts, cfg["models"], cfg["sources"], params_for)))
 display(Markdown("Files written: " + ", ".join(f"`{i.path.relative_to(P.root)}`" for i in infos if i.path)))
