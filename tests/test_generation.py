@@ -210,7 +210,7 @@ def test_generate_dataset_schema_resume_and_no_regeneration(tmp_path, monkeypatc
     assert all(t.startswith(p) for t, p in zip(ref_df["text"], ref_df["prompt"]))
     assert ref.path.name == G.output_name("bold", model)
 
-    real_batch = G.CausalGenerator._batch
+    real_batch = G.CausalGenerator._prefill  # every prefill (static and continuous batching)
     calls = {"n": 0}
 
     def crashing(self, *a, **k):
@@ -221,19 +221,20 @@ def test_generate_dataset_schema_resume_and_no_regeneration(tmp_path, monkeypatc
 
     out = tmp_path / "run"
     kw["cache_dir"] = tmp_path / "run-cache"
-    monkeypatch.setattr(G.CausalGenerator, "_batch", crashing)
+    monkeypatch.setattr(G.CausalGenerator, "_prefill", crashing)
     with pytest.raises(KeyboardInterrupt):
         G.generate_dataset(prompts, model, out, **kw)
     assert not (out / G.output_name("bold", model)).exists()
-    monkeypatch.setattr(G.CausalGenerator, "_batch", real_batch)
+    kept = sum(len(pd.read_parquet(f)) for f in (tmp_path / "run-cache").rglob("shard-*.parquet"))
+    monkeypatch.setattr(G.CausalGenerator, "_prefill", real_batch)
     info = G.generate_dataset(prompts, model, out, **kw)
-    assert info.complete and info.generated == 11 - 4  # 2 batches of 2 were kept
+    assert 0 < kept < 11 and info.complete and info.generated == 11 - kept  # finished rows kept
     pd.testing.assert_frame_equal(pd.read_parquet(info.path), ref_df)
 
     def forbidden(self, *a, **k):
         raise AssertionError("regenerated")
 
-    monkeypatch.setattr(G.CausalGenerator, "_batch", forbidden)
+    monkeypatch.setattr(G.CausalGenerator, "_prefill", forbidden)
     again = G.generate_dataset(prompts, model, out, **kw)
     assert again.generated == 0 and again.rows == 11
 
@@ -373,7 +374,7 @@ def test_samples_per_prompt_seeds_resume_and_independence(tmp_path, monkeypatch)
     assert s0["generation"].tolist() == one["generation"].tolist()
     assert df.groupby("prompt_id")["generation"].nunique().gt(1).any()
     # independent of batch size, shard and resume: a sharded, crashed, resumed run gives the same file
-    real = G.CausalGenerator._batch
+    real = G.CausalGenerator._prefill
     calls = {"n": 0}
 
     def crashing(self, *a, **k):
@@ -383,10 +384,10 @@ def test_samples_per_prompt_seeds_resume_and_independence(tmp_path, monkeypatch)
         return real(self, *a, **k)
 
     kw2 = {**kw, "samples_per_prompt": 3, "batch_size": 1, "flush_every": 1, "cache_dir": tmp_path / "c2"}
-    monkeypatch.setattr(G.CausalGenerator, "_batch", crashing)
+    monkeypatch.setattr(G.CausalGenerator, "_prefill", crashing)
     with pytest.raises(KeyboardInterrupt):
         G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
-    monkeypatch.setattr(G.CausalGenerator, "_batch", real)
+    monkeypatch.setattr(G.CausalGenerator, "_prefill", real)
     a = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
     assert not a.complete and a.rows == len(G.select_shard(G.runs.expand_samples(prompts, 3, 3), "0/2", "key"))
     b = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="1/2", **kw2)

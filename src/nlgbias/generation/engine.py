@@ -4,16 +4,19 @@ cache, finished rows dropped from the batch, top-k before top-p, one seeded gene
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from nlgbias.generation.decoding import DecodingParams, first_sentence, row_seed
 from nlgbias.models import LoadedModel
+from nlgbias.progress import tqdm
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -90,24 +93,45 @@ class BatchedGenerator:
 class CausalGenerator(BatchedGenerator):
     """Batched sampling from a causal LM (BOLD Appendix A.2.2/A.2.3).
 
-    Prompts are sorted by token length and cut into batches of ``batch_size`` (so almost no
-    padding), left-padded, prefilled once (logits of the last position only), then decoded
-    one token per step with the KV cache. A row that emits EOS (or, with ``first_sentence``,
-    a token ending a sentence) leaves the batch and the cache at once. Sampling is exactly
-    Hugging Face's temperature → top-k → top-p → multinomial chain (and its repetition
-    penalty), with one ``torch.Generator`` per row.
+    Sampling is exactly Hugging Face's temperature → top-k → top-p → multinomial chain (and
+    its repetition penalty), with one ``torch.Generator`` per row, so a row's text depends on
+    its prompt and seed only, never on its batch.
+
+    ``continuous=True`` (default): continuous batching. Up to ``batch_size`` rows decode
+    together, one token per step with the KV cache; a row that emits EOS (or, with
+    ``first_sentence``, a token ending a sentence) leaves at once and waiting prompts (sorted
+    by token length) take the free slots: their prefill runs as one batch and its KV cache is
+    joined to the running one (left padding to the common width; leading columns no row needs
+    are cropped, so the width never exceeds the longest prompt + ``max_new_tokens``). Refills
+    wait until ``refill`` slots are free (default a quarter of ``batch_size``) so one prefill
+    serves several rows. ``continuous=False``: the static path - batches of ``batch_size``
+    prompts, each run until its last row finishes (the engine before issue 13/13; kept for the
+    benchmark). Both give the same rows.
+
+    ``prompt_format="chat"``: the prompt is the user turn of the tokenizer's chat template
+    (generation prompt added); ``generation`` and ``text`` are then the assistant response.
     """
 
     def __init__(self, lm: LoadedModel, params: DecodingParams, batch_size: int = 32,
-                 num_threads: int | None = None):
+                 num_threads: int | None = None, prompt_format: str = "plain",
+                 continuous: bool = True, refill: int | None = None):
         import torch  # noqa: PLC0415
 
         if lm.model is None:
             raise ValueError(f"model {lm.name!r} has no weights to generate with")
-        if not isinstance(batch_size, int) or batch_size < 1:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if prompt_format not in ("plain", "chat"):
+            raise ValueError(f"prompt_format must be 'plain' or 'chat', got {prompt_format!r}")
+        if refill is not None and (not isinstance(refill, int) or not 1 <= refill <= batch_size):
+            raise ValueError(f"refill must be an integer in 1..batch_size ({batch_size}), got {refill!r}")
         self.lm, self.params, self.batch_size = lm, params, batch_size
         self.model, self.tok = lm.model, lm.tokenizer
+        self.prompt_format, self.continuous = prompt_format, bool(continuous)
+        self.refill = refill or max(1, batch_size // 4)
+        if prompt_format == "chat" and not getattr(self.tok, "chat_template", None):
+            raise ValueError(f"prompt_format='chat' but the tokenizer of {lm.name!r} has no chat "
+                             "template; use prompt_format='plain' or a chat model")
         self.device = torch.device(lm.device)
         if num_threads:
             torch.set_num_threads(num_threads)
@@ -121,10 +145,16 @@ class CausalGenerator(BatchedGenerator):
         self.eos = torch.tensor(sorted(eos), dtype=torch.long, device=self.device)
         self.pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(eos)
         self.start = self.tok.bos_token_id if self.tok.bos_token_id is not None else min(eos)
+        cfg = getattr(self.model.config, "get_text_config", lambda: self.model.config)()
+        types = getattr(cfg, "layer_types", None) or []
+        win = getattr(cfg, "sliding_window", None)
+        # the width below which a sliding-window layer still holds every column (None: no limit)
+        self._window = (win - 1) if win and (not types or any("sliding" in t for t in types)) else None
         self._sent_end: dict | None = None
         self.tokens_generated = 0
         self.rows_done = 0
         self.seconds = 0.0
+        self.forwards = 0  # model calls (prefills + decode steps), for the benchmark
 
     # ---- helpers
     def _token_classes(self):
@@ -161,8 +191,15 @@ class CausalGenerator(BatchedGenerator):
         Trailing white space is dropped: many BOLD prompts end with a space, which BPE
         tokenizers encode as a lone space token that the next word never follows (SmolLM2 then
         continues with digits almost always); without it the space goes into the next token.
+        With ``prompt_format="chat"`` the prompt is the user turn of the chat template.
         """
         prompt = prompt.rstrip()
+        if self.prompt_format == "chat":
+            ids = self.tok.apply_chat_template([{"role": "user", "content": prompt}],
+                                               add_generation_prompt=True, tokenize=True)
+            if hasattr(ids, "keys"):  # a BatchEncoding
+                ids = ids["input_ids"]
+            return list(ids) or [self.start]
         text = f"{self.code} {prompt}" if self.code else prompt
         ids = self.tok(text)["input_ids"] if text else []
         return list(ids) or [self.start]
@@ -208,12 +245,16 @@ class CausalGenerator(BatchedGenerator):
         pick = (cdf < u[:, None]).sum(-1).clamp(max=cdf.shape[-1] - 1)
         return idx.gather(1, pick[:, None]).squeeze(1)
 
-    def _batch(self, ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
-        """Generate for one batch; returns (new token ids, finish reason) per row."""
+    def _prefill(self, ids: list[list[int]]):
+        """Run the prompts ``ids`` (left-padded to one width) through the model once.
+
+        Returns ``(cache, attn, last, hist, logits)``: the KV cache, the attention mask, each
+        row's last position, the repetition-penalty history (pads replaced by the row's last
+        prompt token) and the next-token logits of the last position."""
         import torch  # noqa: PLC0415
         from transformers import DynamicCache  # noqa: PLC0415
 
-        p, dev = self.params, self.device
+        dev = self.device
         b, width = len(ids), max(len(x) for x in ids)
         input_ids = torch.full((b, width), self.pad, dtype=torch.long)
         attn = torch.zeros((b, width), dtype=torch.long)
@@ -222,30 +263,46 @@ class CausalGenerator(BatchedGenerator):
             attn[r, width - len(x):] = 1
         input_ids, attn = input_ids.to(dev), attn.to(dev)
         pos = (attn.cumsum(-1) - 1).clamp(min=0)
-        # the history the repetition penalty sees: pads replaced by the row's last prompt token
         hist = torch.where(attn.bool(), input_ids, input_ids[:, -1:])
+        cache = DynamicCache(config=self.model.config)
+        logits = self.model(input_ids=input_ids, attention_mask=attn, position_ids=pos,
+                            past_key_values=cache, use_cache=True, logits_to_keep=1).logits[:, -1]
+        self.forwards += 1
+        return cache, attn, pos[:, -1], hist, logits
+
+    def _stop_state(self, nxt, has_content, pending_end):
+        """``(is_eos, done, has_content, pending_end)`` after sampling ``nxt``: a sentence ends at
+        . ! ? followed by white space, or at a line break after some text (a leading line break
+        is skipped)."""
+        import torch  # noqa: PLC0415
+
+        is_eos = torch.isin(nxt, self.eos)
+        done = is_eos.clone()
+        if self.params.first_sentence:
+            tc = self._token_classes()
+            done |= (pending_end & tc["space"][nxt]) | (has_content & tc["newline"][nxt])
+            pending_end = tc["end"][nxt] & ~tc["newline"][nxt]
+            has_content = has_content | ~tc["blank"][nxt]
+        return is_eos, done, has_content, pending_end
+
+    # ---- the static path (one batch at a time)
+    def _batch(self, ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
+        """Generate for one batch; returns (new token ids, finish reason) per row."""
+        import torch  # noqa: PLC0415
+
+        p, dev = self.params, self.device
+        b = len(ids)
         gens = [torch.Generator().manual_seed(s) for s in seeds]
         rows = list(range(b))
         out_ids: list[list[int]] = [[] for _ in range(b)]
         reasons = ["length"] * b
-        tc = self._token_classes() if p.first_sentence else None
         has_content = torch.zeros(b, dtype=torch.bool, device=dev)  # first-sentence row state
         pending_end = torch.zeros(b, dtype=torch.bool, device=dev)
-        cache = DynamicCache(config=self.model.config)
         with torch.inference_mode():
-            logits = self.model(input_ids=input_ids, attention_mask=attn, position_ids=pos,
-                                past_key_values=cache, use_cache=True, logits_to_keep=1).logits[:, -1]
-            last = pos[:, -1]
+            cache, attn, last, hist, logits = self._prefill(ids)
             for step in range(p.max_new_tokens):
                 nxt = self._choose(logits, hist, gens)
-                is_eos = torch.isin(nxt, self.eos)
-                done = is_eos.clone()
-                if tc is not None:
-                    # a sentence ends at . ! ? followed by white space, or at a line break
-                    # after some text (a leading line break is skipped)
-                    done |= (pending_end & tc["space"][nxt]) | (has_content & tc["newline"][nxt])
-                    pending_end = tc["end"][nxt] & ~tc["newline"][nxt]
-                    has_content = has_content | ~tc["blank"][nxt]
+                is_eos, done, has_content, pending_end = self._stop_state(nxt, has_content, pending_end)
                 nl, dl, el = nxt.tolist(), done.tolist(), is_eos.tolist()
                 for j, r in enumerate(rows):
                     if not el[j]:
@@ -273,12 +330,129 @@ class CausalGenerator(BatchedGenerator):
                 logits = self.model(input_ids=nxt[:, None], attention_mask=attn,
                                     position_ids=last[:, None], past_key_values=cache,
                                     use_cache=True).logits[:, -1]
+                self.forwards += 1
         return [(out_ids[r], reasons[r]) for r in range(b)]
+
+    # ---- continuous batching
+    def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
+                      progress: tqdm | None = None) -> Iterator[list[tuple[int, Completion]]]:
+        """Yield ``(index into prompts, Completion)`` pairs as rows finish (continuous
+        batching) or batch by batch (``continuous=False``)."""
+        if not self.continuous:
+            yield from super().iter_generate(prompts, seeds, progress)
+            return
+        if len(prompts) != len(seeds):
+            raise ValueError(f"{len(prompts)} prompts but {len(seeds)} seeds")
+        enc = [self.encode(p) for p in prompts]
+        if self._window is not None and enc and \
+                max(len(x) for x in enc) + self.params.max_new_tokens >= self._window:
+            # rows longer than a sliding window: the cache drops columns, no re-packing
+            log.info("%s: prompts + max_new_tokens reach the sliding window (%d); static batches",
+                     self.lm.name, self._window + 1)
+            yield from super().iter_generate(prompts, seeds, progress)
+            return
+        order = sorted(range(len(prompts)), key=lambda i: (len(enc[i]), i))
+        for done in self._stream(enc, [int(s) for s in seeds], order):
+            pairs = [(i, self._decode(prompts[i], enc[i], new, reason)) for i, new, reason in done]
+            self.rows_done += len(pairs)
+            if progress is not None:
+                progress.update(len(pairs))
+                progress.set_postfix(tok_s=f"{self.tokens_per_second:.1f}")
+            yield pairs
+
+    def _stream(self, enc: list[list[int]], seeds: list[int], order: list[int]):
+        """The continuous-batching loop over the prompts ``enc`` in ``order``; yields lists of
+        ``(index, new token ids, finish reason)`` as rows finish. ``self.seconds`` counts the
+        time spent here (not the consumer's)."""
+        import torch  # noqa: PLC0415
+
+        p, dev = self.params, self.device
+        queue = list(reversed(order))  # pop() takes the next prompt
+        rows: list[int] = []  # prompt index of each slot
+        gens: list = []
+        counts: list[int] = []
+        out_ids: dict[int, list[int]] = {}
+        cache = attn = last = hist = logits = has_content = pending_end = None
+        pen = p.repetition_penalty != 1.0
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            while queue or rows:
+                free = self.batch_size - len(rows)
+                if queue and (not rows or free >= min(self.refill, len(queue))):
+                    take = [queue.pop() for _ in range(min(free, len(queue)))]
+                    c2, a2, l2, h2, g2 = self._prefill([enc[i] for i in take])
+                    n2 = len(take)
+                    z = torch.zeros(n2, dtype=torch.bool, device=dev)
+                    if rows:
+                        attn = _merge_cache(cache, attn, c2, a2)
+                        last, logits = torch.cat([last, l2]), torch.cat([logits, g2])
+                        hist = _cat_left(hist, h2) if pen else None
+                        has_content, pending_end = torch.cat([has_content, z]), torch.cat([pending_end, z])
+                    else:
+                        cache, attn, last, logits = c2, a2, l2, g2
+                        hist = h2 if pen else None
+                        has_content, pending_end = z, z.clone()
+                    rows += take
+                    gens += [torch.Generator().manual_seed(seeds[i]) for i in take]
+                    counts += [0] * n2
+                    for i in take:
+                        out_ids[i] = []
+                nxt = self._choose(logits, hist, gens)
+                is_eos, done, has_content, pending_end = self._stop_state(nxt, has_content, pending_end)
+                nl, dl, el = nxt.tolist(), done.tolist(), is_eos.tolist()
+                finished, keep = [], []
+                for j, r in enumerate(rows):
+                    if not el[j]:
+                        out_ids[r].append(nl[j])
+                    counts[j] += 1
+                    if dl[j] or counts[j] >= p.max_new_tokens:
+                        reason = ("eos" if el[j] else "sentence") if dl[j] else "length"
+                        finished.append((r, out_ids.pop(r), reason))
+                    else:
+                        keep.append(j)
+                if finished:
+                    self.tokens_generated += sum(len(f[1]) for f in finished)
+                    if keep:
+                        kt = torch.tensor(keep, device=dev)
+                        cache.batch_select_indices(kt)
+                        attn, nxt, last = attn[kt], nxt[kt], last[kt]
+                        hist = hist[kt] if pen else hist
+                        has_content, pending_end = has_content[kt], pending_end[kt]
+                        gens = [gens[j] for j in keep]
+                        rows = [rows[j] for j in keep]
+                        counts = [counts[j] for j in keep]
+                        lead = int((attn.sum(0) == 0).int().cumprod(0).sum())
+                        if lead:
+                            _crop_cache_left(cache, lead)
+                            attn = attn[:, lead:]
+                    else:
+                        rows, gens, counts = [], [], []
+                        cache = attn = last = hist = logits = None
+                    self.seconds += time.perf_counter() - t0
+                    yield finished
+                    t0 = time.perf_counter()
+                if not rows:
+                    continue
+                attn = torch.cat([attn, attn.new_ones((len(rows), 1))], dim=1)
+                last = last + 1
+                if pen:
+                    hist = torch.cat([hist, nxt[:, None]], dim=1)
+                logits = self.model(input_ids=nxt[:, None], attention_mask=attn,
+                                    position_ids=last[:, None], past_key_values=cache,
+                                    use_cache=True).logits[:, -1]
+                self.forwards += 1
+        self.seconds += time.perf_counter() - t0
 
     def _decode(self, prompt: str, prompt_ids: list[int], new: list[int], reason: str) -> Completion:
         """Split the decoded text into prompt and continuation: decode prompt + new tokens and
         cut off the decoded prompt (robust to tokenizers that drop a leading space when
-        decoding a fragment, and removes a control code)."""
+        decoding a fragment, and removes a control code). Chat: the response alone."""
+        if self.prompt_format == "chat":
+            cont = self.tok.decode(new, skip_special_tokens=True).strip()
+            if self.params.first_sentence:
+                cont = first_sentence(cont)
+            cont = cont.strip()
+            return Completion(cont, cont, len(new), reason)
         full = self.tok.decode(prompt_ids + new, skip_special_tokens=True)
         head = self.tok.decode(prompt_ids, skip_special_tokens=True)
         if full.startswith(head):
@@ -296,7 +470,7 @@ class CausalGenerator(BatchedGenerator):
 
 def _crop_left(cache, n: int) -> bool:
     """Drop the first ``n`` (all-padding) positions of every layer of a DynamicCache; only for
-    caches without sliding-window layers (returns whether it cropped)."""
+    caches without sliding-window layers (returns whether it cropped). The static path."""
     layers = getattr(cache, "layers", None)
     if not layers or any(getattr(la, "is_sliding", True) or getattr(la, "keys", None) is None
                          for la in layers):
@@ -305,6 +479,58 @@ def _crop_left(cache, n: int) -> bool:
         layer.keys = layer.keys[:, :, n:]
         layer.values = layer.values[:, :, n:]
     return True
+
+
+def _set_width(layer) -> None:
+    """Keep a sliding-window layer's length counter equal to its stored width (the continuous
+    path only runs while every row fits in the window, so the layer holds every column)."""
+    if getattr(layer, "is_sliding", False):
+        layer.cumulative_length = layer.keys.shape[-2]
+
+
+def _crop_cache_left(cache, n: int) -> None:
+    """Drop the first ``n`` (all-padding) columns of every layer of a DynamicCache."""
+    for layer in cache.layers:
+        if getattr(layer, "keys", None) is None or layer.keys.numel() == 0:
+            continue
+        layer.keys = layer.keys[:, :, n:]
+        layer.values = layer.values[:, :, n:]
+        _set_width(layer)
+
+
+def _pad_left(x, width: int, value=0):
+    """Left-pad the second-to-last axis (cache tensors) to ``width``."""
+    import torch.nn.functional as F  # noqa: N812, PLC0415
+
+    return x if x.shape[-2] == width else F.pad(x, (0, 0, width - x.shape[-2], 0), value=value)
+
+
+def _merge_cache(cache, attn, new_cache, new_attn):
+    """Append the rows of ``new_cache`` (a prefill) to ``cache`` in place, both right-aligned
+    and left-padded to the wider of the two; returns the joined attention mask."""
+    import torch  # noqa: PLC0415
+    import torch.nn.functional as F  # noqa: N812, PLC0415
+
+    width = max(attn.shape[1], new_attn.shape[1])
+    for la, lb in zip(cache.layers, new_cache.layers, strict=True):
+        if getattr(la, "keys", None) is None or getattr(lb, "keys", None) is None:
+            raise RuntimeError("continuous batching needs every cache layer filled (KV sharing?)")
+        la.keys = torch.cat([_pad_left(la.keys, width), _pad_left(lb.keys, width)])
+        la.values = torch.cat([_pad_left(la.values, width), _pad_left(lb.values, width)])
+        _set_width(la)
+    return torch.cat([F.pad(attn, (width - attn.shape[1], 0)),
+                      F.pad(new_attn, (width - new_attn.shape[1], 0))])
+
+
+def _cat_left(a, b):
+    """Join two repetition-penalty histories of different widths (left-padded with each row's
+    first entry, a token the row already holds, so the penalised set is unchanged)."""
+    import torch  # noqa: PLC0415
+
+    w = max(a.shape[1], b.shape[1])
+    a = torch.cat([a[:, :1].expand(-1, w - a.shape[1]), a], dim=1)
+    b = torch.cat([b[:, :1].expand(-1, w - b.shape[1]), b], dim=1)
+    return torch.cat([a, b])
 
 
 def completions_frame(todo: pd.DataFrame, pairs: list[tuple[int, Completion]]) -> pd.DataFrame:
