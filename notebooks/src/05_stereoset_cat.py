@@ -27,9 +27,8 @@
 # stand in for **GPT2**. They are scored by **likelihood** (§7.4): a sentence's score is its
 # mean token log-probability after an unconditional start token, as in the official code. The
 # paper scored GPT2's *intersentence* CATs with an NSP head it trained (App. A.4, not public);
-# scored by likelihood, as here, the paper reports GPT2's intersentence lms as 61.5
-# (footnote 3): that method-matched number is in every table (`paper lms, same scoring`) and
-# in the figure. **SentimentLM** uses VADER instead of the paper's BERT sentiment classifier
+# scored by likelihood, as here, the paper reports only GPT2's intersentence lms (footnote 3):
+# that method-matched number is in every table (`paper lms, same scoring`) and in the figure. **SentimentLM** uses VADER instead of the paper's BERT sentiment classifier
 # (App. A.5); Table 2 uses VADER and TextBlob; Table 3 uses `wordfreq` instead of TenTen.
 
 # %% tags=["parameters"]
@@ -81,8 +80,8 @@ cfg
 
 # %% [markdown]
 # ## The CATs · Table 1 (§4)
-# Both released splits (dev and test; the paper's 16,995 CATs are their union; §6.1: target terms
-# are disjoint between them). Statistics per task and domain: distinct target terms, CATs and the
+# Both released splits (dev and test; the paper's CATs are their union; §6.1: target terms are
+# disjoint between them). Statistics per task and domain: distinct target terms, CATs and the
 # average length in words of an instance (intrasentence: the filled sentence; intersentence: the
 # context plus the attribute sentence), beside the paper's Table 1.
 
@@ -191,7 +190,7 @@ R.paper_table4_rows()
 # Per task (both splits). Paper columns: Table 7's overall rows (dev) and Table 8's (test; the
 # paper's Table 6 prints the same test numbers to one decimal: checked below). `paper lms, same
 # scoring`: the paper's GPT2 scored by likelihood as here (intrasentence: Tables 7/8;
-# intersentence: footnote 3, 61.5; its ss and icat are not reported).
+# intersentence: footnote 3; its ss and icat are not reported).
 
 # %%
 t7 = R.domain_table(results["dev"], "dev", stands_in, methods)
@@ -224,14 +223,16 @@ t8
 # %% [markdown]
 # ## Table 5 · Most and least stereotyped targets (dev)
 # Per model and domain, the target with the highest ss (most stereotyped) and the one with the
-# highest icat (least), both tasks pooled per term, among targets with at least 10 CATs. The
-# paper's Table 5 (its ENSEMBLE model) follows.
+# highest icat (least), both tasks pooled per term, among targets with enough CATs (stated
+# below the table). The paper's Table 5 (its ENSEMBLE model) follows.
 
 # %%
 per_t = {m: S.per_target(cats["dev"], scored["dev"]["scores"][m]) for m in models_only}
-t5 = R.target_extremes(per_t, min_cats=10 if not per_target["dev"] else 2)
+min_cats = 10 if not per_target["dev"] else 2
+t5 = R.target_extremes(per_t, min_cats=min_cats)
 save_table(t5, P.results, "stereoset_table5_targets",
            title="StereoSet Table 5 style (dev): most / least stereotyped targets per domain")
+display(Markdown(f"Targets with at least {min_cats} scored CATs (both tasks pooled)."))
 t5
 
 # %%
@@ -265,7 +266,7 @@ ties
 # ## lms vs ss
 # Rows: dev, test; columns: intrasentence, intersentence, combined. Hollow labelled circles: the
 # paper's models (Tables 7/8 per task, Table 4 combined), drawn on top; filled: this run
-# (squares: baselines). Dashed (intersentence): the paper's GPT2 scored by likelihood, lms 61.5
+# (squares: baselines). Dashed (intersentence): the paper's GPT2 scored by likelihood
 # (footnote 3; no ss reported). The paper finds ss rising with lms across models (§8).
 
 # %%
@@ -275,7 +276,7 @@ save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 # %% [markdown]
 # ## Beyond the paper · CrowS-Pairs (Nangia et al. 2020)
 # CrowS-Pairs, cited by StereoSet, pairs a more stereotyping sentence with a minimal edit about
-# another group (1,508 pairs, nine bias types). The paper scores masked LMs by the
+# another group (nine bias types). The paper scores masked LMs by the
 # pseudo-log-likelihood of the tokens the two sentences share (each masked in turn); this
 # notebook scores with the same likelihood engine as StereoSet (`nlgbias.likelihood`): masked
 # LMs as in the paper, causal LMs (the offline stand-ins) by the sentence's total token
@@ -317,6 +318,7 @@ display(Markdown(R.summary_markdown(summary)))
 #   "unrelated wins"; icat is computed from the mean lms and mean ss.
 # - IdealLM's ss is 50 exactly for targets with an even number of CATs; targets with an odd
 #   number alternate the sign of their extra CAT (paired by size within each task × domain).
-# - `bfloat16` weights (profiles smoke / quick) shift mean log-probabilities by up to a few
-#   tenths on rare sentences; in `benchmarks/bench_stereoset.py` about 1 in 100 pairwise
-#   decisions flips against float32. The `paper` profile uses float32 and every CAT.
+# - `bfloat16` weights (profiles smoke / quick) shift mean log-probabilities slightly on rare
+#   sentences, which flips a few pairwise decisions against float32
+#   (`benchmarks/bench_stereoset.py --bf16` counts them). The `paper` profile uses float32 and
+#   every CAT.

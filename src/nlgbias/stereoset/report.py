@@ -217,7 +217,8 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                            marker=_PAPER_MARKERS.get(m, "o"), label=f"paper: {m}", zorder=3)
             if task == "intersentence":
                 ax.axhline(PP.FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS, ls="--", color="0.4", lw=1,
-                           label="paper: GPT2 scored by likelihood (fn. 3; lms 61.5, ss not reported)")
+                           label="paper: GPT2 scored by likelihood (fn. 3; lms "
+                           f"{PP.FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS}, ss not reported)")
             ax.axvline(50, ls=":", color="0.3")
             ax.set_title(f"{split}: {task}")
             if i == len(splits) - 1:
@@ -279,8 +280,9 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
     for clf, g in t2.groupby("classifier", sort=False):
         g = g.set_index("label")["% negative"]
         ok = g["stereotype"] > g["anti-stereotype"]
+        p2 = PP.TABLE2.set_index("label")["% negative"]
         rows.append(_row("stereotypes are more often negative than anti-stereotypes",
-                         "§5, Table 2", "41% vs 33%",
+                         "§5, Table 2", f"{p2['stereotype']:.0f}% vs {p2['anti-stereotype']:.0f}%",
                          f"{g['stereotype']:.1f}% vs {g['anti-stereotype']:.1f}%",
                          REPRODUCED if ok else DIFFERS,
                          f"classifier: {clf} (paper: two-class BERT, App. A.5); rule: direction"))

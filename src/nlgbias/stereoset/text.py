@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from nlgbias.stereoset.evaluation import BASELINES
-from nlgbias.stereoset.paper import FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS
+from nlgbias.stereoset.paper import FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS, TABLE2, TABLE7_DEV
 
 
 def _n(x) -> str:
@@ -55,7 +55,9 @@ def table2_text(t2: pd.DataFrame) -> str:
         out.append(f"{clf}: {g['stereotype']:.1f}% of stereotypes vs "
                    f"{g['anti-stereotype']:.1f}% of anti-stereotypes negative ({rel} often; "
                    f"unrelated {g['unrelated']:.1f}%)")
-    return ("The paper: 41% vs 33%. " + "; ".join(out) + ". The direction is what can be "
+    p = TABLE2.set_index("label")["% negative"]
+    return (f"The paper: {p['stereotype']:.0f}% of stereotypes vs {p['anti-stereotype']:.0f}% of "
+            "anti-stereotypes negative. " + "; ".join(out) + ". The direction is what can be "
             "compared: the levels depend on the classifier (a sentence VADER or TextBlob finds "
             "neutral counts as positive here, as in the paper's two-class setting).")
 
@@ -84,7 +86,7 @@ def sample_text(sample: pd.DataFrame, per_target: Mapping[str, int]) -> str:
     for split, n in per_target.items():
         a, s = int(sample[(split, "all CATs")].sum()), int(sample[(split, "scored here")].sum())
         how = ("every CAT" if not n else
-               f"a seeded sample of at most {n} CATs per task × target term")
+               f"a seeded sample of at most {n} CAT{'s' if n != 1 else ''} per task × target term")
         out.append(f"**{split}**: {how}, {_n(s)} of {_n(a)} CATs ({3 * s:,} sentences)")
     return "Scored: " + "; ".join(out) + "."
 
@@ -138,15 +140,17 @@ def ties_text(ties: pd.DataFrame, t4: pd.DataFrame) -> str:
     ss = "; ".join(f"{r['split']} {r['ss']:.1f} (paper {r['paper ss']:.1f})"
                    for _, r in sl.iterrows())
     untied = ties["% meaningful more negative (untied pairs)"]
+    p7 = TABLE7_DEV.query("model == 'SentimentLM' and domain == 'overall'").set_index("task")["lms"]
     if (untied.sub(50).abs() < 5).all():
         why = ("Ties alone do not explain the gap: even where VADER separates the two "
                "associations, the meaningful one is the more negative about as often as not, so "
-               "a tie-free VADER would also sit near lms 50. The paper's lms of 65 needs a "
+               "a tie-free VADER would also sit near lms 50. The paper's lms needs a "
                "classifier that finds meaningful associations more negative than unrelated "
                "ones; its BERT classifier was fine-tuned on movie reviews (App. A.5) and, by the "
-               "paper's Table 7 (intersentence lms 83.5, intrasentence 46.0), rates the unrelated "
-               "follow-up sentences as positive far more often than VADER, which calls most of "
-               "them neutral. The gap is the classifier, which is not available offline.")
+               f"paper's Table 7 (dev SentimentLM lms: intersentence {p7['intersentence']:.1f}, "
+               f"intrasentence {p7['intrasentence']:.1f}), does so for the unrelated follow-up "
+               "sentences of intersentence CATs, which VADER mostly calls neutral, but not for "
+               "the filled-in blanks. The gap is the classifier, which is not available offline.")
     else:
         why = ("A tie broken at random is a coin flip, so the many ties pull VADER's lms toward "
                "50; a classifier with a continuous score decides every pair, as the untied pairs "
