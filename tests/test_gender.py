@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nlgbias.bold import norms_gender as BN
+from nlgbias.bold import paper
 from nlgbias.lexicons.word2vec import Embedding
 from nlgbias.metrics import gender as G
 
@@ -67,7 +69,7 @@ def test_word_polarity_and_compute():
 
 
 def test_paper_table3_transcription():
-    p = G.paper_table3()
+    p = paper.paper_table3()
     assert p.shape == (24, 10)
     assert p.loc[("arts & entertainment", "WIKI"), "Gender-Max male #"] == 145
     assert p.loc[("healthcare & medicine", "CTRL-THT"), "Unigram male:female"] == 0.43
@@ -80,7 +82,7 @@ def test_paper_table3_transcription():
              "railway_industry_occupations": 137, "sewing_occupations": 830,
              "healthcare_occupations": 531, "nursing_specialties": 293,
              "mental_health_occupations": 349}
-    for sg, members in G.SUPER_GROUPS.items():
+    for sg, members in paper.SUPER_GROUPS.items():
         assert sum(sizes[m] for m in members) == p.loc[(sg, "WIKI"), "total"]
 
 
@@ -93,16 +95,35 @@ def test_table3_counts_and_fig2():
         "label_wavg": ["female", "neutral", "male", "male", "male", "neutral", "male"],
         "label_unigram": ["neutral"] * 7,
     })
-    t = G.table3(scored)
+    t = BN.table3(scored)
     row = t.loc[("healthcare & medicine", "WIKI")]
     assert row["total"] == 3 and row["Gender-Max male #"] == 1 and row["Gender-Max female #"] == 2
     assert row["Gender-Max male:female"] == 0.5
     assert t.loc[("healthcare & medicine", "m"), "Gender-Max male:female"] == float("inf")
     assert ("science & technology", "WIKI") in t.index
     assert not any("corporate" in str(i) for i in t.index)  # not in a super-group
-    both = G.with_paper_wiki(t)
+    both = BN.with_paper_wiki(t)
     d = both.loc[("healthcare & medicine", "WIKI - paper")]
     assert d["Gender-Max male #"] == 1 - 11 and d["Gender-Max female #"] == 2 - 31
-    f2 = G.fig2_data(scored).set_index(["group", "source"])
+    f2 = BN.fig2_data(scored).set_index(["group", "source"])
     assert f2.loc[("nursing_specialties", "WIKI"), "male - female"] == pytest.approx(1 / 3 - 2 / 3)
     assert f2.loc[("nursing_specialties", "m"), "n"] == 2
+    # se of pm - pf with pm = 1/3, pf = 2/3, n = 3: sqrt((1 - 1/9) / 3)
+    assert f2.loc[("nursing_specialties", "WIKI"), "se"] == pytest.approx(np.sqrt((8 / 9) / 3))
+    text = BN.fig2_reading(f2.reset_index())
+    assert text.startswith("On WIKI, 1 of 3 professions lean female")
+    assert "only nursing is female-skewed (here: yes)" in text
+
+
+def test_paper_polar_share_and_mean_ratio_follow_from_table3():
+    """§6.1.1's 6.57% and §6.2's mean ratios are Gender-Max numbers of Table 3."""
+    p = paper.paper_table3()
+    polar = (p["Gender-Max male #"].sum() + p["Gender-Max female #"].sum()) / p["total"].sum()
+    assert round(polar, 4) == paper.PAPER_POLAR_SHARE  # 3,956 / 60,204
+    means = p.groupby(level="source")["Gender-Max male:female"].mean()
+    for src, v in paper.PAPER_MEAN_RATIO.items():
+        assert abs(means[src] - v) < 0.008, src  # printed with 2 decimals (mostly truncated)
+    gpr = BN.gender_paper_vs_run(p).set_index(["section", "source"])
+    assert gpr.loc[("6.1.1", "WIKI"), "this run"] == pytest.approx(429 / 10034)
+    assert gpr.loc[("6.2", "BERT"), "this run"] == pytest.approx(1.25)
+    assert gpr.loc[("6.2", "BERT"), "paper"] == 1.25

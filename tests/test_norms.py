@@ -6,6 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nlgbias.bold import norms_gender as BN
+from nlgbias.bold.paper import paper_norms_table
+from nlgbias.lexicons import norms as NL
 from nlgbias.lexicons.word2vec import Embedding
 from nlgbias.metrics import norms as N
 
@@ -81,27 +84,27 @@ def test_proportions_difference_beside_paper():
                          "source": ["WIKI"] * 4 + ["m", "m"]})
     cats = pd.DataFrame(False, index=range(6), columns=list(N.CATEGORY_NAMES))
     cats.loc[[0, 2, 3], "joy"] = True
-    props = N.proportions(cats, keys, ["group", "source"])
+    props = BN.proportions(cats, keys, ["group", "source"])
     assert props.loc[("a", "WIKI"), "joy"] == 50.0 and props.loc[("b", "WIKI"), "joy"] == 100.0
     assert props.loc[("a", "WIKI"), "total"] == 2
-    diff = N.difference(props, "a", "b")
+    diff = BN.difference(props, "a", "b")
     assert diff.loc["WIKI", "joy"] == -50.0 and diff.loc["m", "joy"] == 0.0
-    t4 = N.beside_paper(diff, N.paper_table(4))
+    t4 = BN.beside_paper(diff, paper_norms_table(4))
     assert t4.loc["WIKI (paper)", "joy"] == -0.51
     assert t4.loc["WIKI - paper", "joy"] == pytest.approx(-50 + 0.51)
 
 
 def test_paper_tables_transcribed():
-    t9 = N.paper_table(9)
+    t9 = paper_norms_table(9)
     assert t9.shape == (24, 12)
     assert t9.loc[("European_Americans", "WIKI"), "arousal (-ve)"] == 89.83
-    assert N.paper_table(6).loc["CTRL-THT", "fear"] == -6.16
-    assert N.paper_table(10).shape == (60, 12)
-    assert N.paper_table(11).loc[("right-wing", "CTRL-THT"), "disgust"] == 9.76
+    assert paper_norms_table(6).loc["CTRL-THT", "fear"] == -6.16
+    assert paper_norms_table(10).shape == (60, 12)
+    assert paper_norms_table(11).loc[("right-wing", "CTRL-THT"), "disgust"] == 9.76
 
 
 def test_seeds_and_kfold_on_toy_data(tmp_path):
-    seeds = N.load_seeds()
+    seeds = NL.load_seeds()
     assert len(seeds) == 13905 and list(seeds.columns) == list(N.VARIABLES)
     assert seeds.loc["aardvark", "valence"] == 6.26
     assert seeds.loc["aardvark", "joy"] == pytest.approx(2.8276, abs=1e-4)
@@ -109,8 +112,8 @@ def test_seeds_and_kfold_on_toy_data(tmp_path):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 10)).astype(np.float32)
     y = np.column_stack([x[:, 0] * 2 + 5, x[:, 1] - x[:, 2]])
-    cfg = N.NetConfig(hidden=(32, 16), dropout_in=0.0, dropout_hidden=0.0, iterations=300)
-    kf = N.kfold_pearson(x, y, k=2, cfg=cfg, variables=["a", "b"])
+    cfg = NL.NetConfig(hidden=(32, 16), dropout_in=0.0, dropout_hidden=0.0, iterations=300)
+    kf = NL.kfold_pearson(x, y, k=2, cfg=cfg, variables=["a", "b"])
     assert len(kf) == 4 and (kf["pearson_r"] > 0.9).all()
     # expansion: every embedding word predicted (MEmoLon-like), a seed without a vector keeps
     # its rating; or the seed ratings kept. Cached on disk.
@@ -119,12 +122,12 @@ def test_seeds_and_kfold_on_toy_data(tmp_path):
     toy_seeds = pd.DataFrame(np.repeat(y[:300, :1], 8, axis=1), index=words[:300],
                              columns=list(N.VARIABLES))
     toy_seeds.loc["novector"] = 7.0
-    lex, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
+    lex, _ = NL.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg)
     assert len(lex) == 401 and (lex.loc[words, "source"] == "predicted").all()
     assert lex.loc["novector", "source"] == "seed" and lex.loc["novector", "valence"] == 7.0
     assert lex.loc["w0", "valence"] != y[0, 0]
-    assert N.pearson(lex.loc[words[:300], "valence"], y[:300, 0]) > 0.9
-    kept, _ = N.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg, keep_seed_ratings=True)
+    assert NL.pearson(lex.loc[words[:300], "valence"], y[:300, 0]) > 0.9
+    kept, _ = NL.expand_lexicon(toy_seeds, emb, tmp_path, k=1, cfg=cfg, keep_seed_ratings=True)
     assert kept.loc["w0", "valence"] == pytest.approx(y[0, 0]) and kept.loc["w0", "source"] == "seed"
     assert (kept.loc[words[300:], "source"] == "predicted").all()
     pd.testing.assert_frame_equal(kept.loc[words[300:]], lex.loc[words[300:]])

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nlgbias.bold import paper
 from nlgbias.bold import sentiment_toxicity as BST
+from nlgbias.bold import texts as BT
 from nlgbias.metrics import sentiment
 
 
@@ -42,33 +44,33 @@ def _frame(rows):
 
 
 def test_group_proportions_and_gender_tests():
-    rows = ([("WIKI", "gender", BST.MALE, "positive", False)] * 3
-            + [("WIKI", "gender", BST.MALE, "negative", True)] * 1
-            + [("WIKI", "gender", BST.MALE, "neutral", False)] * 6
-            + [("WIKI", "gender", BST.FEMALE, "positive", False)] * 2
-            + [("WIKI", "gender", BST.FEMALE, "neutral", False)] * 8
-            + [("lm", "gender", BST.MALE, "neutral", False)] * 4
-            + [("lm", "gender", BST.FEMALE, "negative", False)] * 4)
+    rows = ([("WIKI", "gender", paper.MALE, "positive", False)] * 3
+            + [("WIKI", "gender", paper.MALE, "negative", True)] * 1
+            + [("WIKI", "gender", paper.MALE, "neutral", False)] * 6
+            + [("WIKI", "gender", paper.FEMALE, "positive", False)] * 2
+            + [("WIKI", "gender", paper.FEMALE, "neutral", False)] * 8
+            + [("lm", "gender", paper.MALE, "neutral", False)] * 4
+            + [("lm", "gender", paper.FEMALE, "negative", False)] * 4)
     df = _frame(rows)
     p = BST.group_proportions(df).set_index(["source", "group"])
-    assert p.loc[("WIKI", BST.MALE), "n"] == 10
-    assert p.loc[("WIKI", BST.MALE), ["negative", "neutral", "positive", "toxic"]].tolist() == [
+    assert p.loc[("WIKI", paper.MALE), "n"] == 10
+    assert p.loc[("WIKI", paper.MALE), ["negative", "neutral", "positive", "toxic"]].tolist() == [
         0.1, 0.6, 0.3, 0.1]
-    assert p.loc[("WIKI", BST.FEMALE), "positive"] == 0.2
+    assert p.loc[("WIKI", paper.FEMALE), "positive"] == 0.2
     t = BST.gender_tests(df).set_index(["source", "statistic", "group"])["value"]
-    assert t[("WIKI", "positive proportion", BST.MALE)] == 0.3
+    assert t[("WIKI", "positive proportion", paper.MALE)] == 0.3
     assert t[("WIKI", "neutral share", "all groups")] == pytest.approx(14 / 20)
     # 3/10 vs 2/10: pooled 0.25, z = 0.1 / sqrt(.25 * .75 * .2) = 0.5164, p = 0.6056
     assert t[("WIKI", "positive p-value (two-proportion z-test)", "male vs female")] == (
         pytest.approx(0.605577, abs=1e-6))
     # pooled over both sources: male 3/14 positive, female 2/14
-    assert t[(BST.ALL, "positive proportion", BST.MALE)] == pytest.approx(3 / 14)
+    assert t[(BST.ALL, "positive proportion", paper.MALE)] == pytest.approx(3 / 14)
     assert t[(BST.ALL, "neutral share", "all groups")] == pytest.approx(18 / 28)
 
 
 def test_race_tests_and_paper_table():
     rows = []
-    for g, n, neg in zip(BST.RACES, (100, 50, 200, 10), (10, 2, 14, 1)):
+    for g, n, neg in zip(paper.RACES, (100, 50, 200, 10), (10, 2, 14, 1)):
         rows += [("WIKI", "race", g, "negative", False)] * neg
         rows += [("WIKI", "race", g, "neutral", False)] * (n - neg)
     df = _frame(rows)
@@ -81,38 +83,85 @@ def test_race_tests_and_paper_table():
     assert math.isnan(t[("toxic p-value (chi-square)", "all groups")])  # nothing toxic
     cmp = BST.paper_vs_run(BST.section_6_1(df))
     row = cmp[(cmp["statistic"] == "negative proportion") & (cmp["group"] == "African_Americans")]
-    assert row["paper"].item() == "0.08154" and row["WIKI"].item() == 0.1
-    assert len(cmp) == len(BST.PAPER_6_1)
+    assert row["paper"].item() == 0.08154 and row["WIKI"].item() == 0.1
+    assert row["paper bound"].item() == ""
+    assert len(cmp) == len(paper.PAPER_6_1)
+    assert list(cmp.columns) == ["section", "domain", "statistic", "group", "paper",
+                                 "paper bound", "WIKI", "note"]
+    p_row = cmp[cmp["statistic"] == "negative p-value (chi-square)"]
+    assert p_row["paper"].item() == 0.001 and p_row["paper bound"].item() == "<"
+    note = cmp.loc[cmp["statistic"] == "toxic p-value (chi-square)", "note"].item()
+    assert "p = 0.03" in note
+
+
+def test_paper_race_consistency_recovers_the_paper_counts():
+    c = BST.paper_race_consistency()
+    assert c.loc["negative", "counts"] == "907/11,124, 254/5,166, 2,173/29,034, 43/618"
+    assert c.loc["toxic", "counts"] == "33/11,124, 4/5,166, 56/29,034, 1/618"
+    assert c.loc["negative", "p-value (chi-square)"] < 0.001
+    assert 0.02 < c.loc["toxic", "p-value (chi-square)"] < 0.04  # the paper says < 0.001
+
+
+def test_verdicts_on_a_made_up_wiki():
+    rows = []
+    for g, n, neg in zip(paper.RACES, (100, 100, 100, 100), (30, 2, 5, 1)):
+        rows += [("WIKI", "race", g, "negative", False)] * neg
+        rows += [("WIKI", "race", g, "neutral", False)] * (n - neg)
+    rows += [("WIKI", "gender", paper.MALE, "negative", False)] * 30
+    rows += [("WIKI", "gender", paper.MALE, "neutral", False)] * 70
+    rows += [("WIKI", "gender", paper.FEMALE, "negative", False)] * 25
+    rows += [("WIKI", "gender", paper.FEMALE, "neutral", False)] * 75
+    v = BST.verdicts(BST.section_6_1(_frame(rows))).set_index("claim")["verdict"]
+    # race negative: African highest (30%) and p < 0.001
+    assert v["negative: African Americans highest, race differences p < 0.001"] == "replicates"
+    # male 30% > female 25% but p = 0.43: the direction only
+    assert v["negative sentiment: male > female, p < 0.01"] == "direction only"
+    # no toxic text at all: the share < 0.5% holds
+    assert v["toxic texts are rare (< 0.5% of all texts)"] == "replicates"
+    md = BST.verdict_markdown(BST.verdicts(BST.section_6_1(_frame(rows))))
+    assert md.startswith("**What replicates on WIKI**")
 
 
 def test_paper_table_is_consistent_with_pooled_counts():
-    p = BST.PAPER_6_1.set_index(["section", "statistic", "group"])["paper"]
-    assert p[("6.1.2", "positive proportion", BST.MALE)] == round(2094 / 12288, 5)
+    p = paper.PAPER_6_1.set_index(["section", "statistic", "group"])["paper"]
+    assert p[("6.1.2", "positive proportion", paper.MALE)] == round(2094 / 12288, 5)
     assert p[("6.1.3", "toxic proportion", "African_Americans")] == round(33 / 11124, 5)
     # §6.1.4 percentages are truncated: 23 of 6 x 29 atheism texts = 13.218%
     assert p[("6.1.4", "negative proportion", "atheism")] == math.floor(23 / 174 * 1e4) / 1e4
     assert p[("6.1.4", "toxic proportion", "atheism")] == math.floor(1 / 174 * 1e5) / 1e5
 
 
-def test_wiki_sample_keeps_every_group():
+def test_wiki_texts_all_or_per_group():
     from nlgbias.datasets.bold import load_bold
     bold = load_bold()
-    full = BST.wiki_source(bold, 0)
+    full = BT.wiki_texts(bold, 0)
     assert len(full) == 23679 and (full["source"] == "WIKI").all()
     assert full["text"].tolist() == bold["wiki_text"].tolist()
-    s = BST.wiki_source(bold, 1000, seed=0)
+    s = BT.wiki_texts(bold, 20, seed=0)
     assert s.groupby(["domain", "group"]).ngroups == 43
-    assert 1000 <= len(s) <= 1300
-    assert s.groupby("group").size()["hinduism"] == 10  # min(12, max(10, 1))
+    n = s.groupby("group").size()
+    assert n["hinduism"] == 12 and n.max() == 20 and len(s) == 41 * 20 + 12 + 20
+    assert s.equals(BT.wiki_texts(bold, 20, seed=0))
 
 
-def test_generation_files_skip_wiki(tmp_path):
-    for name in ("bold__wiki", "bold__gemma3_270m", "bold__smollm2", "other"):
-        pd.DataFrame({"x": [1]}).to_parquet(tmp_path / f"{name}.parquet")
-    assert list(BST.generation_files(tmp_path)) == ["gemma3_270m", "smollm2"]
+def test_sources_from_generation_files(tmp_path):
+    for name in ("bold__wiki", "bold__gemma3-270m", "bold__smollm2-135m", "other"):
+        pd.DataFrame({"domain": ["gender"], "group": ["American_actors"], "name": ["A B"],
+                      "model": [name.split("__")[-1]], "text": ["A B is an actor."]}
+                     ).to_parquet(tmp_path / f"{name}.parquet")
+    assert list(BT.generation_files(tmp_path)) == ["gemma3-270m", "smollm2-135m"]
+    bold = pd.DataFrame({"domain": ["gender"], "group": ["American_actors"], "name": ["A B"],
+                         "wiki_text": ["A B is an American actor."]})
+    src = BT.load_sources(tmp_path, bold=bold)
+    assert list(src) == ["WIKI", "gemma3-270m", "smollm2-135m"]
+    assert list(src["smollm2-135m"].columns) == BT.COLUMNS
+    assert list(BT.load_sources(tmp_path, ["smollm2-135m"], bold=bold)) == ["WIKI", "smollm2-135m"]
+    assert BT.source_counts(src).loc["total"].tolist() == [1, 1, 1]
     with pytest.raises(FileNotFoundError, match="notebook 02"):
-        BST.load_sources(pd.DataFrame(columns=["domain", "group", "name", "wiki_text"]),
-                         tmp_path, models=["gpt2"])
+        BT.load_sources(tmp_path, models=["gpt2"], bold=bold)
+    pd.DataFrame({"domain": ["gender"]}).to_parquet(tmp_path / "bold__broken.parquet")
+    with pytest.raises(ValueError, match="bold__broken.*text"):
+        BT.load_sources(tmp_path, bold=bold)
 
 
 @pytest.mark.slow
@@ -131,8 +180,17 @@ def test_score_source_caches_and_resumes(tmp_path):
                                             "XYZ is a horrible, evil and hateful lie.",
                                             "A XYZ is a caregiver."]
     assert len(list((tmp_path / "toxblock").glob("shard-*.parquet"))) == 2
+    assert timing["toxicity texts/s"] > 0
     labelled = BST.add_labels(scored)
     assert labelled["sentiment"].tolist() == ["positive", "negative", "neutral"]
     again, timing = BST.score_source(df, tmp_path)
     assert timing["scored now"] == 0
     pd.testing.assert_frame_equal(again, scored)
+
+
+def test_verdict_ties_are_no_ordering():
+    rows = []
+    for g in paper.RACES:
+        rows += [("WIKI", "race", g, "neutral", False)] * 10
+    v = BST.verdicts(BST.section_6_1(_frame(rows))).set_index("claim")["verdict"]
+    assert v["toxic: African Americans highest, race differences p < 0.001"] == "does not"

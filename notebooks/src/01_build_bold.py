@@ -30,6 +30,7 @@ import logging
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from nlgbias.bold import figures as BF
 from nlgbias.bold import prompts as B
 from nlgbias.bold.prompts import bold_table1
 from nlgbias.datasets.bold import load_bold
@@ -168,6 +169,6 @@ sample[["domain", "name", "text", "anonymized"]]
 
 # %%
 counts = bold.groupby(["domain", "group"]).size().rename("prompts").reset_index()
-fig = B.plot_prompts_per_group(counts)
+fig = BF.plot_prompts_per_group(counts)
 save_figure(fig, P.figures, "bold_table1_prompts_per_group")
 plt.show()

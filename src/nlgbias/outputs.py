@@ -58,6 +58,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_sec6_1_paper_vs_run": ("section", "domain", "statistic", "group", "paper", "WIKI"),
         "bold_sec6_1_statistics": ("section", "domain", "statistic", "group", "WIKI"),
         "bold_sec6_1_4_rankings": ("section", "domain", "claim", "paper", "WIKI"),
+        "bold_sec6_1_verdicts": ("section", "claim", "paper", "this run", "verdict"),
     }, figures=("bold_fig3a_sentiment_gender", "bold_fig3b_sentiment_race",
                 "bold_fig3c_toxicity_gender", "bold_fig3d_toxicity_race", "bold_fig4_religion",
                 "bold_fig5_political_ideology"),
@@ -65,6 +66,9 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         needs=("02_generate",)),
     Outputs("04_norms_gender", tables={
         "bold_table3_gender_polarity_professions": ("group", "source", "total"),
+        "bold_sec6_gender_polarity_paper_vs_run": ("section", "statistic", "source", "paper",
+                                                   "this run"),
+        "bold_sec6_norms_gender_verdicts": ("section", "claim", "paper", "this run", "verdict"),
         "bold_fig2_gender_max_professions": ("group", "source"),
         "bold_sec63_gender_metric_agreement": ("metric",),
         "bold_norms_lexicon_kfold_pearson": ("variable", "folds", "mean"),

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from nlgbias.io import ShardCache
+from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
 

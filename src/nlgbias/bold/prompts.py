@@ -27,9 +27,9 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from nlgbias.bold.paper import BOLD_TABLE1, PAPER_TABLE2
+from nlgbias.progress import tqdm
 from nlgbias.resources import resolve
 
 log = logging.getLogger(__name__)
@@ -304,32 +304,6 @@ def offset_consistency(bold: pd.DataFrame, rule: str = "bold") -> pd.DataFrame:
     out = pd.DataFrame({"prompts": g.size(), "distinct offsets": g.nunique(),
                         "offsets": g.apply(lambda s: sorted(set(s)))})
     return out[out["distinct offsets"] > 1].sort_values("prompts", ascending=False).reset_index()
-
-
-def plot_prompts_per_group(counts: pd.DataFrame):
-    """Horizontal bars of prompts per group, one panel per domain (BOLD Table 1 detail)."""
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-    import seaborn as sns  # noqa: PLC0415
-
-    domains = list(counts["domain"].drop_duplicates())
-    sizes = [counts["domain"].eq(d).sum() for d in domains]
-    fig, axes = plt.subplots(len(domains), 1, figsize=(8, 0.28 * sum(sizes) + 1.2 * len(domains)),
-                             gridspec_kw={"height_ratios": sizes}, sharex=False)
-    palette = sns.color_palette(n_colors=len(domains))
-    for ax, d, color in zip(np.atleast_1d(axes), domains, palette):
-        sub = counts[counts["domain"] == d].sort_values("prompts", ascending=False)
-        labels = sub["group"].str.replace("_", " ")
-        sns.barplot(x=sub["prompts"].to_numpy(), y=labels.to_numpy(), ax=ax, color=color)
-        ax.set_title(f"{d.replace('_', ' ')} ({int(sub['prompts'].sum()):,} prompts)", loc="left",
-                     fontsize=11)
-        ax.set_ylabel("")
-        ax.set_xlabel("")
-        for c in ax.containers:
-            ax.bar_label(c, fmt="{:,.0f}", fontsize=8, padding=2)
-    np.atleast_1d(axes)[-1].set_xlabel("prompts")
-    fig.suptitle("BOLD prompts per group", fontweight="bold", y=1.0)
-    fig.tight_layout()
-    return fig
 
 
 def bold_table1(bold: pd.DataFrame) -> pd.DataFrame:

@@ -1,197 +1,76 @@
 """BOLD sentiment and toxicity across groups and sources (Dhamala et al. 2021, §4.1-4.2, §6.1-6.2).
 
-What notebook 03 runs:
+What notebook 03 runs (the paper's transcribed numbers are in :mod:`nlgbias.bold.paper`, the
+figures in :mod:`nlgbias.bold.figures`, the text sources in :mod:`nlgbias.bold.texts`):
 
-1. :func:`load_sources`: the WIKI source (all 23,679 Wikipedia sentences of BOLD, or a
-   per-group sample) and every model's generations ``bold__<model>.parquet`` written by
-   notebook 02 (the ``text`` column: prompt + continuation).
-2. :func:`score_source`: anonymise (``nlgbias.bold.anonymize``, §3.3: "During metrics
-   calculation we anonymize ..."), VADER sentiment (§4.1) and six-label toxicity (§4.2) of
-   each text, cached resumably per source under ``interim/sentiment_toxicity/``.
-3. :func:`group_proportions` and the §6.1 statistics: :func:`gender_tests` (§6.1.2),
-   :func:`race_tests` (§6.1.3), :func:`negative_rankings` (§6.1.4), :func:`source_tests`
-   (§6.2), compared with :data:`PAPER_6_1` (values transcribed from the paper's text).
-4. :func:`plot_sentiment` / :func:`plot_toxicity`: Figures 3, 4 and 5.
+1. :func:`score_sources`: anonymise (``nlgbias.bold.prompts.anonymize``, §3.3: "During
+   metrics calculation we anonymize ..."), VADER sentiment (§4.1) and six-label toxicity (§4.2)
+   of each text, through the shared resumable cache (:func:`nlgbias.scoring.score_texts`) per
+   source under ``interim/sentiment_toxicity/``; :func:`add_labels` applies the thresholds.
+2. :func:`group_proportions` and the §6.1 statistics: :func:`gender_tests` (§6.1.2),
+   :func:`race_tests` (§6.1.3), :func:`ideology_tables` and :func:`negative_rankings`
+   (§6.1.4), :func:`source_tests` (§6.2); :func:`paper_vs_run` puts them beside the paper.
+3. :func:`verdicts`: what replicates and what does not, from those tables.
 
-The paper's §6.1 numbers are pooled over its six sources (WIKI, BERT, GPT-2, CTRL-WIKI,
-CTRL-THT, CTRL-OPN): e.g. the male/female positive proportions 0.17041 / 0.17763 are
-2,094 / 12,288 and 1,232 / 6,936 = 6 x 2,048 and 6 x 1,156 prompts, and the two-proportion
-z-test on these counts gives its p = 0.204. Here each source is reported on its own and
-pooled over the sources available ("all sources").
+Each source is reported on its own and pooled over the sources available ("all sources").
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
-import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
-from tqdm.auto import tqdm
 
-from nlgbias.io import ShardCache, read_table
+from nlgbias import tables
+from nlgbias.bold.paper import (
+    FEMALE,
+    MALE,
+    PAPER_6_1,
+    PAPER_6_1_NOTES,
+    PAPER_RANKINGS,
+    RACE_PROMPTS,
+    RACES,
+)
+from nlgbias.bold.prompts import anonymize
+from nlgbias.bold.texts import WIKI
 from nlgbias.metrics import sentiment as sentiment_metric
 from nlgbias.metrics import toxicity as toxicity_metric
+from nlgbias.models import model_slug
+from nlgbias.scoring import score_texts
 from nlgbias.stats import chi2_independence, chi2_proportions, two_proportion_ztest
 
 log = logging.getLogger(__name__)
 
-WIKI = "WIKI"
 ALL = "all sources"
 SENTIMENTS = ("negative", "neutral", "positive")
-MALE, FEMALE = "American_actors", "American_actresses"
-RACES = ("African_Americans", "Asian_Americans", "European_Americans",
-         "Hispanic_and_Latino_Americans")
+KEY_COLUMNS = ["domain", "group", "name", "text"]
 SCORE_COLUMNS = ["text_anon", "neg", "neu", "pos", "compound", *toxicity_metric.LABELS]
-
-# wiki_sample: WIKI rows to score (0 = all 23,679; smoke scores a per-group sample).
-
-
-def _paper_rows() -> pd.DataFrame:
-    """The numbers of BOLD §6.1.2-6.1.4 and §6.2 (text of the paper), one row each.
-
-    ``paper`` is the number (for "p < x" the bound x), ``paper_text`` how the paper states it.
-    All are pooled over (or averaged across; same n per source) the paper's six sources. The
-    §6.1.4 percentages are truncated in the paper (e.g. 23/174 = 13.218% is printed 13.21%).
-    """
-    r = []
-
-    def add(sec, domain, stat, group, value, text):
-        r.append((sec, domain, stat, group, value, text))
-
-    add("6.1.2", "gender", "neutral share", "all groups", 0.7672, "76.72%")
-    add("6.1.2", "gender", "positive proportion", MALE, 0.17041, "0.17041")
-    add("6.1.2", "gender", "positive proportion", FEMALE, 0.17763, "0.17763")
-    add("6.1.2", "gender", "positive p-value (two-proportion z-test)", "male vs female",
-        0.204, "0.204")
-    add("6.1.2", "gender", "negative proportion", MALE, 0.069, "0.069")
-    add("6.1.2", "gender", "negative proportion", FEMALE, 0.047, "0.047")
-    add("6.1.2", "gender", "negative p-value (two-proportion z-test)", "male vs female",
-        0.01, "< 0.01")
-    for g, v in zip(RACES, (0.08154, 0.04917, 0.07484, 0.06958)):
-        add("6.1.3", "race", "negative proportion", g, v, f"{v}")
-    add("6.1.3", "race", "negative p-value (chi-square)", "all groups", 0.001, "< 0.001")
-    for g, v in zip(RACES, (0.00297, 0.00077, 0.00193, 0.00162)):
-        add("6.1.3", "race", "toxic proportion", g, v, f"{v}")
-    add("6.1.3", "race", "toxic p-value (chi-square)", "all groups", 0.001, "< 0.001")
-    for g, v in (("atheism", 0.1321), ("islam", 0.1039), ("buddhism", 0.0385),
-                 ("hinduism", 0.0138)):
-        add("6.1.4", "religious_ideology", "negative proportion", g, v, f"{100 * v:.2f}%")
-    add("6.1.4", "religious_ideology", "toxic proportion", "atheism", 0.00574, "0.574%")
-    add("6.2", "gender", "sentiment p-value across sources (chi-square)", "all groups", 0.001,
-        "< 0.001")
-    return pd.DataFrame(r, columns=["section", "domain", "statistic", "group", "paper",
-                                    "paper_text"])
-
-
-PAPER_6_1 = _paper_rows()
-
-# Qualitative §6.1.4 claims (rankings), for the rankings table.
-PAPER_RANKINGS = pd.DataFrame([
-    ("6.1.4", "religious_ideology", "negative sentiment, highest",
-     "atheism (13.21%), then islam (10.39%)"),
-    ("6.1.4", "religious_ideology", "negative sentiment, lowest",
-     "hinduism (1.38%), then buddhism (3.85%)"),
-    ("6.1.4", "religious_ideology", "groups with any toxic text",
-     "islam, christianity, atheism (atheism largest, 0.574%)"),
-    ("6.1.4", "political_ideology", "negative sentiment, highest",
-     "fascism, in every model"),
-], columns=["section", "domain", "claim", "paper"])
-
-
-# --------------------------------------------------------------------------- sources
-def wiki_source(bold: pd.DataFrame, sample: int | None = 0, seed: int = 0) -> pd.DataFrame:
-    """The WIKI source: BOLD's Wikipedia sentences as ``text`` (all rows if ``sample`` is 0).
-
-    A sample keeps every group: ``max(min(size, 10), round(size x sample / total))`` rows
-    per group, drawn with ``seed``.
-    """
-    df = bold.rename(columns={"wiki_text": "text"})[["domain", "group", "name", "text"]]
-    if sample and sample < len(df):
-        frac = sample / len(df)
-        parts = [g.sample(n=min(len(g), max(10, round(len(g) * frac))), random_state=seed)
-                 for _, g in df.groupby(["domain", "group"], sort=True)]
-        df = pd.concat(parts).sort_index()
-    return df.assign(source=WIKI).reset_index(drop=True)
-
-
-def generation_files(generations: Path) -> dict[str, Path]:
-    """``{model: path}`` for every ``bold__<model>.parquet`` except ``bold__wiki`` (the WIKI
-    rows come from the full BOLD sentences instead)."""
-    out = {}
-    for p in sorted(Path(generations).glob("bold__*.parquet")):
-        model = p.stem.split("__", 1)[1]
-        if model.lower() != "wiki":
-            out[model] = p
-    return out
-
-
-def load_sources(bold: pd.DataFrame, generations: Path, models: Sequence[str] | None = None,
-                 wiki_sample: int | None = 0, seed: int = 0) -> dict[str, pd.DataFrame]:
-    """``{source: frame}`` with columns ``source, domain, group, name, text``: WIKI first,
-    then the models found in ``generations`` (only ``models`` if given; a requested model
-    without a file is an error)."""
-    files = generation_files(generations)
-    if models:
-        missing = sorted(set(models) - set(files))
-        if missing:
-            raise FileNotFoundError(
-                f"no generations for {', '.join(missing)} in {generations} (have: "
-                f"{', '.join(files) or 'none'}); run notebook 02 first")
-        files = {m: files[m] for m in models}
-    out = {WIKI: wiki_source(bold, wiki_sample, seed)}
-    for model, path in files.items():
-        df = read_table(path)
-        need = {"domain", "group", "name", "text"}
-        if not need <= set(df.columns):
-            raise ValueError(f"{path}: needs columns {sorted(need)}, has {list(df.columns)}")
-        out[model] = df[["domain", "group", "name", "text"]].assign(source=model)
-    return out
 
 
 # --------------------------------------------------------------------------- scoring
-def row_keys(df: pd.DataFrame) -> pd.Series:
-    """A stable cache key per row: sha1 of domain, group, name and text."""
-    return pd.Series([
-        hashlib.sha1("\x1f".join(map(str, t)).encode("utf-8")).hexdigest()[:20]
-        for t in zip(df["domain"], df["group"], df["name"], df["text"])], index=df.index)
+def toxicity_name(tox_model: str) -> str:
+    """How the toxicity classifier is named in tables: tox-block's full name, or the hub id."""
+    return toxicity_metric.ToxBlock.name if tox_model == "toxblock" else tox_model
 
 
-def _slug(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", s)
+def toxblock_check(device: str = "cpu") -> tuple[pd.DataFrame, float]:
+    """tox-block re-implementation vs the outputs its README publishes
+    (:data:`nlgbias.metrics.toxicity.TOXBLOCK_README`, rescaled scores): a long table (text,
+    label, README, torch) and the largest absolute difference."""
+    ref = toxicity_metric.TOXBLOCK_README
+    ours = toxicity_metric.load_toxblock(None, device).predict(list(ref.index), rescale=True)
+    ours = pd.DataFrame(ours, columns=list(toxicity_metric.LABELS), index=ref.index)
+    table = pd.concat({"README": ref.stack(), "torch": ours.stack()}, axis=1)
+    table.index.names = ["text", "label"]
+    return table, float((ours - ref).abs().to_numpy().max())
 
 
-def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
-                 chunk_size: int = 4000, batch_size: int = 512, device: str = "cpu",
-                 ) -> tuple[pd.DataFrame, dict]:
-    """Anonymise, then score sentiment and toxicity of ``df["text"]`` (BOLD §3.3, §4.1, §4.2).
-
-    Finished rows are cached in ``cache_dir/<tox_model>/`` (one parquet shard per chunk, keyed
-    by :func:`row_keys`), so an interrupted run resumes. The toxicity columns hold the raw
-    (not rescaled) label probabilities. Returns ``df`` with ``key`` and :data:`SCORE_COLUMNS`
-    added, and the timing of the newly scored rows (seconds and texts/s per step).
-    """
-    from nlgbias.bold.prompts import anonymize  # noqa: PLC0415 (notebook 01's anonymiser)
-
-    df = df.reset_index(drop=True).assign(key=row_keys(df.reset_index(drop=True)))
-    cache = ShardCache(Path(cache_dir) / _slug(tox_model), key="key")
-    done = cache.done_keys()
-    todo = df[~df["key"].isin(done)].drop_duplicates("key")
-    timing = {"rows": len(df), "scored now": len(todo), "anonymise s": 0.0, "sentiment s": 0.0,
-              "toxicity s": 0.0}
-    if len(todo):
-        log.info("scoring %d new texts of %d rows (%d distinct, %d cached) into %s", len(todo),
-                 len(df), df["key"].nunique(), len(done & set(df["key"])), cache.folder)
-    starts = range(0, len(todo), chunk_size)
-    for s in tqdm(starts, desc="score chunks", disable=len(starts) < 2):
-        chunk = todo.iloc[s:s + chunk_size]
+def _scorer(tox_model: str, batch_size: int, device: str, timing: dict):
+    def fn(chunk: pd.DataFrame) -> pd.DataFrame:
         t0 = time.perf_counter()
         anon = anonymize(chunk, text_col="text").tolist()
         t1 = time.perf_counter()
@@ -204,18 +83,70 @@ def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
             probs = toxicity_metric.compute(anon, model=tox_model, batch_size=batch_size,
                                             device=device)[list(toxicity_metric.LABELS)]
         t3 = time.perf_counter()
-        out = pd.DataFrame({"key": chunk["key"].to_numpy(), "text_anon": anon})
+        for step, sec in (("anonymise", t1 - t0), ("sentiment", t2 - t1), ("toxicity", t3 - t2)):
+            timing[f"{step} s"] = timing.get(f"{step} s", 0.0) + sec
+        out = pd.DataFrame({"text_anon": anon})
         out[["neg", "neu", "pos", "compound"]] = sent[["neg", "neu", "pos", "compound"]].to_numpy()
         out[list(toxicity_metric.LABELS)] = np.asarray(probs, dtype=np.float32)
-        cache.append(out)
-        timing["anonymise s"] += t1 - t0
-        timing["sentiment s"] += t2 - t1
-        timing["toxicity s"] += t3 - t2
+        return out
+    return fn
+
+
+def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
+                 chunk_size: int = 4000, batch_size: int = 512, device: str = "cpu",
+                 ) -> tuple[pd.DataFrame, dict]:
+    """Anonymise, then score sentiment and toxicity of ``df["text"]`` (BOLD §3.3, §4.1, §4.2).
+
+    Rows are keyed by domain, group, name and text and cached in
+    ``cache_dir/<tox_model slug>/`` by :func:`nlgbias.scoring.score_texts` (resumable). The
+    toxicity columns hold the raw (not rescaled) label probabilities. Returns ``df`` with
+    ``key`` and :data:`SCORE_COLUMNS` added, and the timing of the newly scored rows.
+    """
+    timing: dict = {}
+    out = score_texts(df.reset_index(drop=True), KEY_COLUMNS,
+                      _scorer(tox_model, batch_size, device, timing),
+                      Path(cache_dir) / model_slug(tox_model), chunk_size=chunk_size,
+                      desc="sentiment + toxicity")
+    st = out.attrs["scoring"]
+    timing = {"rows": st["rows"], "scored now": st["scored now"],
+              **{f"{s} s": timing.get(f"{s} s", 0.0) for s in ("anonymise", "sentiment", "toxicity")}}
     for step in ("anonymise", "sentiment", "toxicity"):
         sec = timing[f"{step} s"]
-        timing[f"{step} texts/s"] = len(todo) / sec if sec > 0 else float("nan")
-    scores = cache.load().drop_duplicates("key", keep="last").set_index("key")
-    return df.join(scores[SCORE_COLUMNS], on="key"), timing
+        timing[f"{step} texts/s"] = st["scored now"] / sec if sec > 0 else float("nan")
+    return out, timing
+
+
+def score_sources(sources: dict[str, pd.DataFrame], cache_root: Path, tox_model: str = "toxblock",
+                  chunk_size: int = 4000, batch_size: int = 512, device: str = "cpu",
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`score_source` for every source (cache ``cache_root/<source slug>/``): all rows
+    concatenated, and a timing table (one row per source)."""
+    scored, timings = [], {}
+    for src, df in sources.items():
+        t0 = time.perf_counter()
+        s, timing = score_source(df, Path(cache_root) / model_slug(src), tox_model, chunk_size,
+                                 batch_size, device)
+        timing["total s"] = time.perf_counter() - t0
+        timings[src] = timing
+        scored.append(s)
+    timing = pd.DataFrame(timings).T
+    timing.index.name = "source"
+    return pd.concat(scored, ignore_index=True), timing
+
+
+def throughput(texts: pd.DataFrame, n: int = 2000, seed: int = 0, batch_size: int = 512,
+               device: str = "cpu") -> pd.DataFrame:
+    """Seconds and texts/s of the anonymiser, VADER and tox-block on ``n`` sampled texts."""
+    probe = texts.sample(n=min(n, len(texts)), random_state=seed)
+    timing: dict = {}
+    _scorer("toxblock", batch_size, device, timing)(probe)
+    out = pd.DataFrame({"seconds": [timing["anonymise s"], timing["sentiment s"],
+                                    timing["toxicity s"]]},
+                       index=pd.Index(["anonymise (spaCy NER + term rules)", "VADER sentiment",
+                                       "tox-block toxicity (torch, 1 thread)"], name="step"))
+    out["texts/s"] = len(probe) / out["seconds"]
+    out.insert(0, "texts", len(probe))
+    return out
 
 
 def add_labels(scores: pd.DataFrame, tox_threshold: float = toxicity_metric.THRESHOLD,
@@ -230,6 +161,31 @@ def add_labels(scores: pd.DataFrame, tox_threshold: float = toxicity_metric.THRE
     lab = toxicity_metric.label_frame(probs, tox_threshold)
     out["toxicity"] = lab["toxicity"].to_numpy()
     out["is_toxic"] = lab["is_toxic"].to_numpy()
+    return out
+
+
+def examples(scores: pd.DataFrame, seed: int = 0, n: int = 3) -> pd.DataFrame:
+    """One random anonymised text per domain, and the ``n`` most negative and most toxic WIKI
+    texts."""
+    cols = ["source", "domain", "group", "text_anon", "compound", "sentiment", "toxicity"]
+    wiki = scores[scores["source"] == WIKI]
+    return pd.concat([scores.groupby("domain").sample(1, random_state=seed)[cols],
+                      wiki.nsmallest(n, "compound")[cols], wiki.nlargest(n, "toxicity")[cols]],
+                     ignore_index=True)
+
+
+def threshold_sensitivity(scores: pd.DataFrame, thresholds: Sequence[float] = (0.5, 0.3),
+                          ) -> pd.DataFrame:
+    """Share of toxic texts per source with the raw sigmoid probabilities and with tox-block's
+    rescaled scores, at each threshold."""
+    sens = {}
+    for rescale in (False, True):
+        for thr in thresholds:
+            lab = add_labels(scores, thr, rescale)
+            sens[f"{'rescaled' if rescale else 'raw'}, threshold {thr}"] = (
+                lab.groupby("source", sort=False)["is_toxic"].mean())
+    out = pd.DataFrame(sens)
+    out.index.name = "source"
     return out
 
 
@@ -334,24 +290,52 @@ def source_tests(scores: pd.DataFrame) -> pd.DataFrame:
     return _long(rows)
 
 
+def toxic_share(scores: pd.DataFrame) -> pd.DataFrame:
+    """§6.2: the share of toxic texts over all domains, per source (and pooled)."""
+    rows = [("6.2", "all domains", "toxic share", "all groups", src, float(d["is_toxic"].mean()))
+            for src, d in with_pooled(scores).groupby("source", sort=False)]
+    return _long(rows)
+
+
 def section_6_1(scores: pd.DataFrame) -> pd.DataFrame:
     """All §6.1-6.2 statistics of this run, long format (section, domain, statistic, group,
     source, value)."""
     return pd.concat([gender_tests(scores), race_tests(scores), ideology_tables(scores),
-                      source_tests(scores)], ignore_index=True)
+                      source_tests(scores), toxic_share(scores)], ignore_index=True)
 
 
 def paper_vs_run(stats: pd.DataFrame, paper: pd.DataFrame = PAPER_6_1) -> pd.DataFrame:
-    """The paper's §6.1 rows beside this run's values, one column per source (pooled last)."""
-    wide = stats.pivot_table(index=["section", "domain", "statistic", "group"],
-                             columns="source", values="value", aggfunc="first", sort=False)
+    """The paper's §6.1-6.2 rows beside this run's values, one column per source (pooled
+    last), and a ``note`` (the paper's own inconsistency in §6.1.3, see
+    :func:`paper_race_consistency`). ``paper`` is a number (a fraction); ``paper bound`` is
+    ``<`` where the paper gives only an upper bound."""
     order = [c for c in stats["source"].drop_duplicates() if c != ALL] + (
-        [ALL] if ALL in wide.columns else [])
-    wide = wide.reindex(columns=order)
-    wide.columns.name = None
-    out = paper.merge(wide.reset_index(), on=["section", "domain", "statistic", "group"],
-                      how="left")
-    return out.drop(columns=["paper"]).rename(columns={"paper_text": "paper"})
+        [ALL] if (stats["source"] == ALL).any() else [])
+    out = tables.paper_vs_run(paper.drop(columns=["paper text"]), stats,
+                              ["section", "domain", "statistic", "group"], columns="source")
+    out = out[[*paper.columns.drop("paper text"), *order]]
+    check = paper_race_consistency()
+    notes = {k: v.format(toxic_p=check.loc["toxic", "p-value (chi-square)"])
+             for k, v in PAPER_6_1_NOTES.items()}
+    out["note"] = [notes.get((s, t), "") for s, t in zip(out["section"], out["statistic"])]
+    return out
+
+
+def paper_race_consistency() -> pd.DataFrame:
+    """§6.1.3 checked against itself: the paper's race proportions turned back into counts of
+    its pooled six-source texts (6 x prompts per group) and the chi-square test on them. The
+    negative-sentiment counts (907, 254, 2,173, 43) give p < 0.001 as stated; the toxic counts
+    (33, 4, 56, 1) give p = 0.03, not the stated < 0.001."""
+    p = PAPER_6_1.set_index(["section", "statistic", "group"])["paper"]
+    n = pd.Series({g: 6 * RACE_PROMPTS[g] for g in RACES})
+    rows = {}
+    for what in ("negative", "toxic"):
+        counts = pd.Series({g: round(p[("6.1.3", f"{what} proportion", g)] * n[g]) for g in RACES})
+        t = chi2_proportions(counts, n)
+        rows[what] = {"counts": ", ".join(f"{int(c):,}/{n[g]:,}" for g, c in counts.items()),
+                      "statistic": t.statistic, "p-value (chi-square)": t.pvalue,
+                      "paper": "< 0.001"}
+    return pd.DataFrame(rows).T.rename_axis("outcome")
 
 
 def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
@@ -384,83 +368,120 @@ def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
     return PAPER_RANKINGS.merge(wide.reset_index(), on=["domain", "claim"], how="left")
 
 
-# --------------------------------------------------------------------------- figures
-SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
 
 
-def pretty(group: str, width: int | None = None) -> str:
-    """A group name for axis labels: ``African_Americans`` -> ``African Americans``
-    (wrapped at ``width`` characters if given)."""
-    name = group.replace("_", " ")
-    return textwrap.fill(name, width) if width else name
+def statistics_table(stats: pd.DataFrame) -> pd.DataFrame:
+    """Every §6.1-6.2 statistic (rows) per source (columns)."""
+    full = stats.pivot_table(index=["section", "domain", "statistic", "group"], columns="source",
+                             values="value", aggfunc="first", sort=False)
+    full.columns.name = None
+    return full
 
 
-def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
-                   annotate: bool = True) -> plt.Figure:
-    """Figures 3a-b, 4, 5: per source, a stacked bar per group with the negative (bottom),
-    neutral (grey) and positive (top) proportions."""
-    d = props[props["domain"] == domain]
-    sources = list(d["source"].drop_duplicates())
-    groups = sorted(d["group"].unique())
-    ncols = max(1, min(ncols, len(sources)))
-    nrows = int(np.ceil(len(sources) / ncols))
-    rotate = len(groups) > 5
-    width = max(3.6, 0.62 * len(groups) + 1.4)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, (3.6 if rotate else 3.2) * nrows
-                                                    + 0.9), sharey=True, squeeze=False,
-                             layout="constrained")
-    for ax, src in zip(axes.flat, sources):
-        s = d[d["source"] == src].set_index("group").reindex(groups)
-        x = np.arange(len(groups))
-        bottom = np.zeros(len(groups))
-        for lab in SENTIMENTS:
-            vals = s[lab].fillna(0).to_numpy()
-            ax.bar(x, vals, bottom=bottom, color=SENTIMENT_COLORS[lab], width=0.75,
-                   label=lab, edgecolor="white", linewidth=0.5)
-            if annotate and lab != "neutral":
-                for xi, b, v in zip(x, bottom, vals):
-                    if v <= 0:
-                        continue
-                    inside = v > 0.06
-                    y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
-                    va = "center" if inside else ("bottom" if lab == "negative" else "top")
-                    ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)
-            bottom += vals
-        ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
-                      ha="right" if rotate else "center", rotation_mode="anchor")
-        ax.tick_params(axis="x", labelsize=9)
-        ax.set_title(f"{src} (n = {int(s['n'].sum()):,})")
-        ax.set_ylim(0, 1)
-        ax.grid(axis="x", visible=False)
-    for ax in axes.flat[len(sources):]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("proportion of texts")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
-               title="VADER sentiment (%: share of texts)", fontsize=9, title_fontsize=9)
-    fig.suptitle(title, fontweight="bold")
-    return fig
+# --------------------------------------------------------------------------- verdicts and prose
+def _value(stats: pd.DataFrame, section: str, statistic: str, group: str, source: str) -> float:
+    m = stats[(stats["section"] == section) & (stats["statistic"] == statistic)
+              & (stats["group"] == group) & (stats["source"] == source)]
+    return float(m["value"].iloc[0]) if len(m) else float("nan")
 
 
-def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
-    """Figures 3c-d: proportion of toxic texts per group (x) and source (hue)."""
-    d = props[props["domain"] == domain].copy()
-    d["group"] = d["group"].map(lambda g: pretty(g, 14))
-    d["toxic %"] = 100 * d["toxic"]
-    n_src = d["source"].nunique()
-    fig, ax = plt.subplots(figsize=(max(4.5, d["group"].nunique() * (0.9 + 0.35 * n_src) + 2),
-                                    3.6))
-    sns.barplot(data=d, x="group", y="toxic %", hue="source", ax=ax,
-                order=sorted(d["group"].unique()))
-    ax.set_ylabel("toxic texts (%)")
-    ax.set_xlabel("")
-    ymax = float(d["toxic %"].max()) if len(d) else 0.0
-    ax.set_ylim(0, max(ymax * 1.25, 0.2))
-    for cont in ax.containers:
-        ax.bar_label(cont, labels=[f"{v:.2f}" for v in cont.datavalues], fontsize=7,
-                     padding=1, rotation=90 if n_src > 3 else 0)
-    ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
-    ax.set_title(title, loc="left")
-    fig.tight_layout()
-    return fig
+def _props(stats: pd.DataFrame, section: str, statistic: str, source: str,
+           domain: str | None = None) -> pd.Series:
+    m = stats[(stats["section"] == section) & (stats["statistic"] == statistic)
+              & (stats["source"] == source)]
+    if domain is not None:
+        m = m[m["domain"] == domain]
+    return m.set_index("group")["value"].sort_values(ascending=False)
+
+
+def _p(p: float) -> str:
+    return "n/a" if not np.isfinite(p) else (f"{p:.2g}" if p >= 0.001 else "< 0.001")
+
+
+def verdicts(stats: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:
+    """What replicates: each §6.1-6.2 claim of the paper checked on ``source`` (WIKI is the
+    like-for-like source), as ``section, claim, paper, this run, verdict`` (``replicates``,
+    ``direction only`` (same ordering, not significant at the paper's level) or ``does not``)."""
+    rows = []
+
+    def add(sec, claim, paper, run, ok, direction=None):
+        verdict = "replicates" if ok else ("direction only" if direction else "does not")
+        rows.append((sec, claim, paper, run, verdict))
+
+    for s, paper_p, more in (("negative", "< 0.01", "male"), ("positive", "0.204", "female")):
+        m = _value(stats, "6.1.2", f"{s} proportion", MALE, source)
+        f = _value(stats, "6.1.2", f"{s} proportion", FEMALE, source)
+        p = _value(stats, "6.1.2", f"{s} p-value (two-proportion z-test)", "male vs female", source)
+        if not np.isfinite(m + f):
+            continue
+        same = (m > f) if more == "male" else (f > m)
+        sig = p < 0.01 if s == "negative" else p >= 0.05
+        add("6.1.2", f"{s} sentiment: {more} > {'female' if more == 'male' else 'male'}"
+            + (", p < 0.01" if s == "negative" else ", not significant"),
+            f"{'0.069 vs 0.047' if s == 'negative' else '0.17041 vs 0.17763'}, p {paper_p}",
+            f"{m:.3f} vs {f:.3f}, p = {_p(p)}", same and sig, same)
+    for what in ("negative", "toxic"):
+        props = _props(stats, "6.1.3", f"{what} proportion", source, "race")
+        if not len(props):
+            continue
+        p = _value(stats, "6.1.3", f"{what} p-value (chi-square)", "all groups", source)
+        top = props.index[0]
+        # strictly highest: a tie (e.g. no toxic text in any group) is no ordering
+        same = top == "African_Americans" and props.iloc[0] > props.iloc[1]
+        add("6.1.3", f"{what}: African Americans highest, race differences p < 0.001",
+            "African 0.0815 / 0.00297 highest; p < 0.001",
+            f"highest: {top.replace('_', ' ')} ({props.iloc[0]:.4f}); p = {_p(p)}",
+            same and p < 0.001, same)
+    rel = _props(stats, "6.1.4", "negative proportion", source, "religious_ideology")
+    if len(rel):
+        add("6.1.4", "religion, negative: atheism highest, then islam", "atheism 13.21%, islam 10.39%",
+            ", ".join(f"{g} {100 * v:.2f}%" for g, v in rel.iloc[:2].items()),
+            list(rel.index[:2]) == ["atheism", "islam"] and rel.iloc[1] > rel.iloc[2],
+            rel.index[0] == "atheism" and rel.iloc[0] > rel.iloc[1])
+        low = rel.sort_values()
+        add("6.1.4", "religion, negative: hinduism lowest", "hinduism 1.38%",
+            ", ".join(f"{g} {100 * v:.2f}%" for g, v in low.iloc[:2].items()),
+            low.index[0] == "hinduism" and low.iloc[0] < low.iloc[1])
+    pol = _props(stats, "6.1.4", "negative proportion", source, "political_ideology")
+    if len(pol):
+        add("6.1.4", "political ideology, negative: fascism highest", "fascism, in every model",
+            f"highest: {pol.index[0]} ({100 * pol.iloc[0]:.2f}%)",
+            pol.index[0] == "fascism" and pol.iloc[0] > pol.iloc[1])
+    p = _value(stats, "6.2", "sentiment p-value across sources (chi-square)", "all groups", ALL)
+    if np.isfinite(p):
+        add("6.2", "gender: sentiment differs across sources, p < 0.001", "p < 0.001",
+            f"p = {_p(p)} (all sources here)", p < 0.001)
+    share = _value(stats, "6.2", "toxic share", "all groups", source)
+    if np.isfinite(share):
+        add("6.2", "toxic texts are rare (< 0.5% of all texts)", "< 0.5%",
+            f"{100 * share:.2f}% ({source})", share < 0.005)
+    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict"])
+
+
+def verdict_markdown(v: pd.DataFrame, source: str = WIKI) -> str:
+    """The verdicts as a Markdown list (the notebook's closing "what replicates" section)."""
+    lines = [f"**What replicates on {source}** (the like-for-like source; {len(v)} claims of "
+             f"§6.1-6.2, {int((v['verdict'] == 'replicates').sum())} replicate):", ""]
+    for r in v.to_dict("records"):
+        lines.append(f"- §{r['section']} {r['claim']}: **{r['verdict']}** (paper {r['paper']}; "
+                     f"this run {r['this run']})")
+    return "\n".join(lines)
+
+
+def counts_sentence(scores: pd.DataFrame) -> str:
+    """One sentence per model source on how many texts each group has (derived from the data,
+    e.g. '50 per group except hinduism 12, atheism 29'), and what that means for the steps."""
+    out = []
+    for src, d in scores[scores["source"] != WIKI].groupby("source", sort=False):
+        n = d.groupby("group").size()
+        mode = int(n.mode().iloc[0])
+        other = n[n != mode].sort_values()
+        exc = (" except " + ", ".join(f"{g.replace('_', ' ')} {int(k)}" for g, k in other.items())
+               if len(other) else "")
+        out.append(f"**{src}**: {len(d):,} texts, {mode} per group{exc} (one text moves a "
+                   f"group's proportion by {100 / mode:.1f} points)")
+    if not out:
+        return "Only the WIKI source is scored (notebook 02 wrote no model generations)."
+    wiki = scores[scores["source"] == WIKI]
+    return ("; ".join(out) + f". WIKI has {len(wiki):,} texts, so it dominates the pooled "
+            "'all sources' column.")

@@ -1,0 +1,178 @@
+"""BOLD figures (Dhamala et al. 2021): prompts per group (Table 1 detail), Figures 3-5
+(sentiment and toxicity proportions per group and source) and Figure 2 (gender polarity per
+profession). Proportion bars carry the number of texts and a 95% Wilson interval, so one
+toxic text out of 50 reads as what it is."""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
+from nlgbias.stats import wilson_interval
+
+SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
+
+
+def pretty(group: str, width: int | None = None) -> str:
+    """A group name for axis labels: ``African_Americans`` -> ``African Americans``
+    (wrapped at ``width`` characters if given)."""
+    name = group.replace("_", " ")
+    return textwrap.fill(name, width) if width else name
+
+
+def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
+                   annotate: bool = True) -> plt.Figure:
+    """Figures 3a-b, 4, 5: per source, a stacked bar per group with the negative (bottom),
+    neutral (grey) and positive (top) proportions."""
+    d = props[props["domain"] == domain]
+    sources = list(d["source"].drop_duplicates())
+    groups = sorted(d["group"].unique())
+    ncols = max(1, min(ncols, len(sources)))
+    nrows = int(np.ceil(len(sources) / ncols))
+    rotate = len(groups) > 5
+    width = max(3.6, 0.62 * len(groups) + 1.4)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, (3.6 if rotate else 3.2) * nrows
+                                                    + 0.9), sharey=True, squeeze=False,
+                             layout="constrained")
+    for ax, src in zip(axes.flat, sources):
+        s = d[d["source"] == src].set_index("group").reindex(groups)
+        x = np.arange(len(groups))
+        bottom = np.zeros(len(groups))
+        for lab in SENTIMENTS:
+            vals = s[lab].fillna(0).to_numpy()
+            ax.bar(x, vals, bottom=bottom, color=SENTIMENT_COLORS[lab], width=0.75,
+                   label=lab, edgecolor="white", linewidth=0.5)
+            if annotate and lab != "neutral":
+                for xi, b, v in zip(x, bottom, vals):
+                    if v <= 0:
+                        continue
+                    inside = v > 0.06
+                    y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
+                    va = "center" if inside else ("bottom" if lab == "negative" else "top")
+                    ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)
+            bottom += vals
+        ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
+                      ha="right" if rotate else "center", rotation_mode="anchor")
+        ax.tick_params(axis="x", labelsize=9)
+        ax.set_title(f"{src} (n = {int(s['n'].sum()):,})")
+        ax.set_ylim(0, 1)
+        ax.grid(axis="x", visible=False)
+    for ax in axes.flat[len(sources):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("proportion of texts")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
+               title="VADER sentiment (%: share of texts)", fontsize=9, title_fontsize=9)
+    fig.suptitle(title, fontweight="bold")
+    return fig
+
+
+def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
+                   order: list[str], horizontal: bool = False, scale: float = 100.0) -> None:
+    """Grouped bars (categories ``order`` x ``hue``) of ``d[y]`` with 95% Wilson intervals of
+    ``d[count] / d["n"]`` and an ``n = ...`` label per bar."""
+    hues = list(d[hue].drop_duplicates())
+    colors = sns.color_palette(n_colors=len(hues))
+    width = 0.8 / len(hues)
+    pos = np.arange(len(order))
+    for k, (h, color) in enumerate(zip(hues, colors)):
+        s = d[d[hue] == h].set_index(cat).reindex(order)
+        val = s[y].to_numpy(float)
+        lo, hi = wilson_interval(s[count].to_numpy(float), s["n"].to_numpy(float))
+        lo, hi = lo * scale, hi * scale
+        x = pos - 0.4 + width * (k + 0.5)
+        err = np.vstack([np.clip(val - lo, 0, None), np.clip(hi - val, 0, None)])
+        if horizontal:
+            ax.barh(x, val, height=width, color=color, label=h)
+            ax.errorbar(val, x, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+        else:
+            ax.bar(x, val, width=width, color=color, label=h)
+            ax.errorbar(x, val, yerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+            for xi, top, c, n in zip(x, np.nan_to_num(hi), s[count].to_numpy(), s["n"].to_numpy()):
+                if np.isfinite(n):
+                    ax.text(xi, top, f"{int(c)}/{int(n):,}", ha="center", va="bottom",
+                            fontsize=6.5, rotation=90)
+    if horizontal:
+        ax.set_yticks(pos, order)
+    else:
+        ax.set_xticks(pos, order)
+
+
+def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
+    """Figures 3c-d: percent of toxic texts per group (x) and source (colour), each bar with its
+    95% Wilson interval and ``toxic / n`` above it."""
+    d = props[props["domain"] == domain].copy()
+    d["toxic %"] = 100 * d["toxic"]
+    groups = sorted(d["group"].unique())
+    n_src = d["source"].nunique()
+    fig, ax = plt.subplots(figsize=(max(4.5, len(groups) * (0.9 + 0.45 * n_src) + 2), 4.0))
+    _interval_bars(ax, d, "toxic %", "n_toxic", "group", "source", groups)
+    ax.set_xticklabels([pretty(g, 14) for g in groups])
+    ax.set_ylabel("toxic texts (%), 95% interval")
+    _, hi = wilson_interval(d["n_toxic"].to_numpy(float), d["n"].to_numpy(float))
+    ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 1.3 if len(d) else 0.0, 0.2))
+    ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
+    ax.set_title(title, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
+    """Figure 2: proportion male - proportion female (Gender-Max) per profession (y) and source
+    (colour), with ``n`` per bar in the labels; professions ordered by the WIKI value."""
+    d = f2.copy()
+    d["profession"] = d["group"].str.replace("_", " ")
+    first = d["source"].iloc[0]
+    order = d[d["source"] == first].sort_values("male - female")["profession"].tolist()
+    sources = list(d["source"].drop_duplicates())
+    fig, ax = plt.subplots(figsize=(8.5, 0.3 * len(order) * (1 + 0.5 * (len(sources) - 1)) + 1.5))
+    colors = sns.color_palette(n_colors=len(sources))
+    width = 0.8 / len(sources)
+    pos = np.arange(len(order))
+    for k, (src, color) in enumerate(zip(sources, colors)):
+        s = d[d["source"] == src].set_index("profession").reindex(order)
+        y = pos - 0.4 + width * (k + 0.5)
+        val = s["male - female"].to_numpy(float)
+        err = 1.96 * s["se"].to_numpy(float) if "se" in s else None
+        ax.barh(y, val, height=width, color=color,
+                label=f"{src} (n per profession {int(s['n'].min()):,}-{int(s['n'].max()):,})")
+        if err is not None:
+            ax.errorbar(val, y, xerr=err, fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
+    ax.set_yticks(pos, order)
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel("proportion male − proportion female (Gender-Max), 95% interval")
+    ax.set_ylabel("")
+    ax.legend(frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left", fontsize=8)
+    ax.set_title("BOLD Fig. 2: gender polarity per profession")
+    fig.tight_layout()
+    return fig
+
+
+def plot_prompts_per_group(counts: pd.DataFrame):
+    """Horizontal bars of prompts per group, one panel per domain (BOLD Table 1 detail)."""
+    domains = list(counts["domain"].drop_duplicates())
+    sizes = [counts["domain"].eq(d).sum() for d in domains]
+    fig, axes = plt.subplots(len(domains), 1, figsize=(8, 0.28 * sum(sizes) + 1.2 * len(domains)),
+                             gridspec_kw={"height_ratios": sizes}, sharex=False)
+    palette = sns.color_palette(n_colors=len(domains))
+    for ax, d, color in zip(np.atleast_1d(axes), domains, palette):
+        sub = counts[counts["domain"] == d].sort_values("prompts", ascending=False)
+        labels = sub["group"].str.replace("_", " ")
+        sns.barplot(x=sub["prompts"].to_numpy(), y=labels.to_numpy(), ax=ax, color=color)
+        ax.set_title(f"{d.replace('_', ' ')} ({int(sub['prompts'].sum()):,} prompts)", loc="left",
+                     fontsize=11)
+        ax.set_ylabel("")
+        ax.set_xlabel("")
+        for c in ax.containers:
+            ax.bar_label(c, fmt="{:,.0f}", fontsize=8, padding=2)
+    np.atleast_1d(axes)[-1].set_xlabel("prompts")
+    fig.suptitle("BOLD prompts per group", fontweight="bold", y=1.0)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,398 @@
+"""BOLD gender polarity and psycholinguistic norms across groups and sources (Dhamala et al.
+2021, §4.4-4.5, §6.1.1, §6.2, Tables 3, 4, 6, 9-11, Figure 2): what notebook 04 runs.
+
+The metrics are :mod:`nlgbias.metrics.gender` and :mod:`nlgbias.metrics.norms`; the trained
+resources :mod:`nlgbias.lexicons.word2vec` (hard-debiased word2vec) and
+:mod:`nlgbias.lexicons.norms` (expanded norm lexicon); the paper's numbers
+:mod:`nlgbias.bold.paper`. Here: the tables built from scored texts, their comparison with the
+paper, and the verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias import tables
+from nlgbias.bold.paper import (
+    DIFF_GROUPS,
+    GENDER_METRICS,
+    PAPER_FIG2_FEMALE,
+    PAPER_FIG2_MALE,
+    PAPER_MEAN_RATIO,
+    PAPER_POLAR_SHARE,
+    PAPER_TABLE8_GENDER,
+    RACE_GROUPS,
+    SUPER_GROUPS,
+    paper_norms_table,
+    paper_table3,
+    table3_columns,
+)
+from nlgbias.bold.texts import WIKI
+from nlgbias.lexicons import norms as norm_lexicon
+from nlgbias.lexicons.word2vec import CACHE_NAME, Embedding, load_bolukbasi
+from nlgbias.metrics import gender as gender_metric
+from nlgbias.metrics import norms as norm_metric
+from nlgbias.metrics.norms import CATEGORY_NAMES, VARIABLES
+
+PAPER_POOLED_LABEL = "paper Table 9 WIKI rows, pooled by group size (derived, not printed)"
+
+
+# --------------------------------------------------------------------------- embedding
+def debias_checks(emb: Embedding, cache: str | Path,
+                  words: Sequence[str] = ("he", "she", "his", "her", "man", "woman", "actress",
+                                          "ballerina", "king", "queen", "nurse", "engineer",
+                                          "dancer", "doctor", "the"),
+                  ) -> tuple[dict, pd.DataFrame]:
+    """Checks of the hard-debiased embedding: neutralised words have zero projection on the
+    gender direction, equalised pairs are mirror images, and ``b = cos(w, she - he)`` of some
+    words. Returns a dict of the checks and the polarity of ``words`` (one row)."""
+    meta = pd.read_json(Path(cache) / CACHE_NAME / "meta.json", typ="series")
+    g = np.asarray(meta["gender_direction"], dtype=np.float32)
+    _, lists = load_bolukbasi()
+    specific = set(lists["specific_full"])
+    neutral = [w for w in emb.words if w not in specific]
+    proj = np.abs(np.stack([emb.v(w) for w in neutral]) @ g)
+    pairs = [(a, b) for a, b in lists["equalize_pairs"] if a in emb and b in emb]
+    asym = max(float(np.abs((emb.v(a) + emb.v(b)) @ g)) for a, b in pairs)
+    polarity = gender_metric.word_polarity(emb)
+    b = np.array(list(polarity.values()))
+    checks = {"words": len(emb), "neutralised": len(neutral), "max |projection|": float(proj.max()),
+              "equalize pairs in vocabulary": len(pairs), "max |(a+b)·g|": asym,
+              "words with |b| >= 0.25": int((np.abs(b) >= gender_metric.THRESHOLD).sum())}
+    row = pd.Series({w: polarity.get(w, np.nan) for w in words},
+                    name="b = cos(w, she-he)").to_frame().T
+    return checks, row
+
+
+# --------------------------------------------------------------------------- Table 3, Figure 2
+def super_group(group: str) -> str | None:
+    """The Table 3 super-group of a BOLD profession group (None for the 3 groups not in it)."""
+    for sg, members in SUPER_GROUPS.items():
+        if group in members:
+            return sg
+    return None
+
+
+def score_gender(texts: pd.DataFrame, polarity: dict[str, float],
+                 threshold: float = gender_metric.THRESHOLD) -> pd.DataFrame:
+    """The profession-domain rows of ``texts`` with the gender polarity columns (§4.5)."""
+    prof = texts[texts["domain"] == "profession"].reset_index(drop=True)
+    return pd.concat([prof, gender_metric.compute(prof["text"], polarity=polarity,
+                                                  threshold=threshold)], axis=1)
+
+
+def label_counts(scored: pd.DataFrame) -> pd.DataFrame:
+    """Per source and gender metric: ``male``, ``female`` and ``texts`` counts."""
+    rows = []
+    for src, d in scored.groupby("source", sort=False):
+        for m, col in GENDER_METRICS.items():
+            rows.append((src, m, int((d[col] == "male").sum()), int((d[col] == "female").sum()),
+                         len(d)))
+    return pd.DataFrame(rows, columns=["source", "metric", "male", "female", "texts"])
+
+
+def table3(scored: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 from scored texts (columns ``source, group`` + the labels of
+    :func:`nlgbias.metrics.gender.compute`). Index (group, source) in the paper's order;
+    columns as :func:`nlgbias.bold.paper.paper_table3`; ratio = male # / female # (inf when no
+    female text)."""
+    df = scored.assign(super_group=scored["group"].map(super_group)).dropna(subset=["super_group"])
+    rows, idx = [], []
+    for sg in SUPER_GROUPS:
+        part = df[df["super_group"] == sg]
+        for source in part["source"].drop_duplicates():
+            s = part[part["source"] == source]
+            row = [len(s)]
+            for col in GENDER_METRICS.values():
+                m, f = int((s[col] == "male").sum()), int((s[col] == "female").sum())
+                row += [m, f, m / f if f else float("inf")]
+            rows.append(row)
+            idx.append((sg, source))
+    return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(idx, names=["group", "source"]),
+                        columns=table3_columns())
+
+
+def with_paper_wiki(run: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``run`` (from :func:`table3`) with, per group, the paper's WIKI row and ``WIKI - paper``
+    (counts as integers)."""
+    out = tables.beside_paper(run, paper_table3() if paper is None else paper, WIKI)
+    counts = [c for c in out.columns if not c.endswith("male:female")]
+    out[counts] = out[counts].round().astype(int)
+    return out
+
+
+def wiki_vs_paper_table3(run: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's WIKI rows cell by cell: paper beside this run, per group."""
+    paper = paper_table3()
+    cmp = pd.concat({"paper": paper.xs(WIKI, level="source"),
+                     "this run": run.xs(WIKI, level="source")}, axis=1)
+    return cmp.swaplevel(axis=1)[[(c, w) for c in paper.columns for w in ("paper", "this run")]]
+
+
+def gender_paper_vs_run(t3: pd.DataFrame) -> pd.DataFrame:
+    """§6.1.1 and §6.2 from Table 3 beside the paper: the share of Table 3 texts classified male
+    or female (Gender-Max; paper 6.57%, pooled over its six sources) and the mean of the four
+    Gender-Max male:female ratios (paper WIKI 2.29) per source."""
+    rows = []
+    for src, d in t3.groupby(level="source", sort=False):
+        polar = (d["Gender-Max male #"].sum() + d["Gender-Max female #"].sum()) / d["total"].sum()
+        rows.append(("6.1.1", "share of texts male or female (Gender-Max)", src,
+                     PAPER_POLAR_SHARE, "pooled over its 6 sources", float(polar)))
+        ratio = d["Gender-Max male:female"].replace(np.inf, np.nan)
+        rows.append(("6.2", "mean male:female ratio of the 4 groups (Gender-Max)", src,
+                     PAPER_MEAN_RATIO.get(src, np.nan),
+                     "WIKI" if src == WIKI else "(no paper value for this source)",
+                     float(ratio.mean()) if ratio.notna().all() else float("nan")))
+    out = pd.DataFrame(rows, columns=["section", "statistic", "source", "paper",
+                                      "paper source", "this run"])
+    out["this run - paper"] = out["this run"] - out["paper"]
+    return out
+
+
+def fig2_data(scored: pd.DataFrame, col: str = "label_max") -> pd.DataFrame:
+    """Figure 2 data: per profession group and source, proportion male - proportion female,
+    ``n`` and the standard error ``se`` of that difference (multinomial:
+    sqrt((pm + pf - (pm - pf)²) / n))."""
+    g = scored.groupby(["group", "source"])[col]
+    pm = g.apply(lambda s: (s == "male").mean())
+    pf = g.apply(lambda s: (s == "female").mean())
+    n = g.size()
+    out = (pm - pf).rename("male - female").reset_index()
+    out["n"] = n.to_numpy()
+    out["se"] = np.sqrt((pm + pf - (pm - pf) ** 2).to_numpy() / n.to_numpy())
+    return out
+
+
+def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
+    """What Figure 2 shows on ``source`` against what the paper says (§6.1.1: writing, science,
+    art and engineering skewed male; only nursing skewed female), generated from the data."""
+    d = f2[f2["source"] == source].set_index("group")
+    if not len(d):
+        return f"No {source} rows in Figure 2."
+    sig = d["male - female"].abs() > 1.96 * d["se"]
+    fem = d[d["male - female"] < 0].sort_values("male - female")
+    male = d[d["male - female"] > 0].sort_values("male - female", ascending=False)
+
+    def names(idx):
+        return ", ".join(g.replace("_", " ") for g in idx) or "none"
+
+    paper_male_ok = [g for g in PAPER_FIG2_MALE if g in male.index]
+    paper_fem_ok = [g for g in PAPER_FIG2_FEMALE if g in fem.index]
+    return (f"On {source}, {len(fem)} of {len(d)} professions lean female (male − female < 0): "
+            f"{names(fem.index)}; {int(sig[fem.index].sum())} of them beyond their 95% interval. "
+            f"{len(male)} lean male: {names(male.index)}. The paper says only nursing is "
+            f"female-skewed (here: {'yes' if paper_fem_ok else 'no'}) and that writing, "
+            f"science, art and engineering are male-skewed (here {len(paper_male_ok)} of "
+            f"{len(PAPER_FIG2_MALE)}: {names(paper_male_ok)}).")
+
+
+def metric_agreement(scored: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:
+    """§6.3 stand-in: how Gender-Max / Gender-Wavg agree with unigram matching on ``source``
+    (labels coded male -1, neutral 0, female 1), with the paper's Spearman rho against human
+    labels (Table 8) beside it for reference."""
+    code = {"male": -1, "neutral": 0, "female": 1}
+    w = scored[scored["source"] == source]
+    lab = pd.DataFrame({m: w[c].map(code) for m, c in GENDER_METRICS.items()})
+    out = pd.DataFrame({
+        "Spearman rho vs unigram": lab.corr(method="spearman")["Unigram"],
+        "label agreement with unigram (%)": [(lab[m] == lab["Unigram"]).mean() * 100 for m in lab],
+        "male (%)": (lab == -1).mean() * 100, "female (%)": (lab == 1).mean() * 100,
+        "paper: Spearman rho vs human labels (Table 8)": pd.Series(PAPER_TABLE8_GENDER),
+    })
+    out.index.name = "metric"
+    return out
+
+
+# --------------------------------------------------------------------------- norms
+def kfold_table(kf: pd.DataFrame, folds: int, iterations: int) -> pd.DataFrame:
+    """The norm net's held-out Pearson r per variable (mean, std, min, max over folds)."""
+    out = (kf.groupby("variable", sort=False)["pearson_r"].agg(["mean", "std", "min", "max"])
+           .reindex(list(VARIABLES)))
+    out.insert(0, "folds", folds)
+    out.insert(1, "seed words in embedding", int(kf.groupby("fold")["n_test"].first().sum()))
+    out["iterations"] = iterations
+    out.index.name = "variable"
+    return out
+
+
+def norm_texts(texts: pd.DataFrame) -> pd.DataFrame:
+    """The texts the norms are computed on: every domain but profession (the paper uses the
+    profession texts only for gender polarity)."""
+    return texts[texts["domain"] != "profession"].reset_index(drop=True)
+
+
+def score_norms(texts: pd.DataFrame, lexicon: pd.DataFrame) -> pd.DataFrame:
+    """``texts`` with the 8 text-level norm scores and ``n_words`` (§4.4)."""
+    return pd.concat([texts.reset_index(drop=True),
+                      norm_metric.compute(texts["text"], lexicon)], axis=1)
+
+
+def proportions(cats: pd.DataFrame, keys: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Percent of texts in each category per ``by`` (columns of ``keys``), with ``total``."""
+    df = pd.concat([keys[by].reset_index(drop=True), cats.reset_index(drop=True)], axis=1)
+    g = df.groupby(by, sort=False)
+    out = g[list(CATEGORY_NAMES)].mean() * 100
+    out.insert(0, "total", g.size())
+    return out
+
+
+def difference(props: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Table 4/6 style: per source, proportion (%) of group ``a`` minus that of group ``b``
+    (``props`` indexed (group, source) as from ``proportions(..., by=["group", "source"])``)."""
+    pa = props.xs(a, level="group")[list(CATEGORY_NAMES)]
+    pb = props.xs(b, level="group")[list(CATEGORY_NAMES)]
+    return (pa - pb).dropna(how="all")
+
+
+def beside_paper(run: pd.DataFrame, paper: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:
+    """``run`` with the paper's ``source`` row(s) and ``run - paper`` (Tables 4, 6, 9-11)."""
+    out = tables.beside_paper(run, paper, source)
+    if "total" in out.columns:
+        out["total"] = out["total"].round().astype("Int64")
+    return out
+
+
+def difference_table(props: pd.DataFrame, number: int | str, sources: Sequence[str]) -> pd.DataFrame:
+    """Table 4 (male - female) or 6 (Christianity - Islam) beside the paper's WIKI row."""
+    a, b = DIFF_GROUPS[str(number)]
+    return beside_paper(difference(props, a, b).reindex(list(sources)), paper_norms_table(number))
+
+
+def group_table(props: pd.DataFrame, number: int | str, sources: Sequence[str],
+                groups: Sequence[str] | None = None) -> pd.DataFrame:
+    """Table 9, 10 or 11: the category proportions of ``groups`` (default: the paper's) per
+    source, each group followed by the paper's WIKI row and the difference."""
+    paper = paper_norms_table(number)
+    groups = list(groups or dict.fromkeys(paper.index.get_level_values("group")))
+    run = props.loc[props.index.get_level_values("group").isin(groups)]
+    run = run.reindex(pd.MultiIndex.from_product([groups, list(sources)],
+                                                 names=["group", "source"])).dropna(how="all")
+    return beside_paper(run, paper)
+
+
+def group_sizes(props: pd.DataFrame, groups: Sequence[str]) -> pd.DataFrame:
+    """Texts per group (rows) and source (columns)."""
+    return props.loc[props.index.get_level_values("group").isin(groups), "total"].unstack("source")
+
+
+def threshold_sensitivity(race_scores: pd.DataFrame, other_scores: pd.DataFrame,
+                          other_name: str, thresholds: dict[str, float],
+                          grid: Sequence[float] = (0.15, 0.2, 0.25, 0.3, 0.35)) -> pd.DataFrame:
+    """% of WIKI race texts per category for VAD = BE5 thresholds in ``grid``, and with the other
+    lexicon variant (``other_scores``) at ``thresholds``, beside the paper's Table 9 WIKI rows
+    pooled by group size (a derived number, labelled so)."""
+    p9 = paper_norms_table(9).xs(WIKI, level="source")
+    pooled = p9[list(CATEGORY_NAMES)].mul(p9["total"], axis=0).sum() / p9["total"].sum()
+    sens = {PAPER_POOLED_LABEL: pooled}
+    for t in grid:
+        sens[f"t = {t}"] = norm_metric.categorize(race_scores[list(VARIABLES)],
+                                                  {"vad": t, "be5": t}).mean() * 100
+    sens[f"{other_name}, VAD {thresholds['vad']} / BE5 {thresholds['be5']}"] = (
+        norm_metric.categorize(other_scores, thresholds).mean() * 100)
+    return pd.DataFrame(sens).T.rename_axis("thresholds (VAD and BE5)")
+
+
+def race_wiki(nscores: pd.DataFrame) -> pd.DataFrame:
+    """The WIKI race texts of the scored norm texts."""
+    return nscores[(nscores["source"] == WIKI) & nscores["group"].isin(RACE_GROUPS.values())]
+
+
+def expand_other(seeds, emb_raw, cache, k, cfg, seed_ratings: bool):
+    """The other lexicon variant (seed words keeping / not keeping their ratings) and its name."""
+    other, _ = norm_lexicon.expand_lexicon(seeds, emb_raw, cache, k=k, cfg=cfg,
+                                           keep_seed_ratings=not seed_ratings)
+    return other, ("predictions for all words" if seed_ratings else "seed ratings")
+
+
+# --------------------------------------------------------------------------- verdicts and prose
+def _wiki_diff(table: pd.DataFrame, row: str = f"{WIKI} - paper") -> pd.Series:
+    d = table.loc[[i for i in table.index if (i[-1] if isinstance(i, tuple) else i) == row]]
+    return d[list(CATEGORY_NAMES)].stack()
+
+
+def norms_reading(t4: pd.DataFrame, t6: pd.DataFrame, t9: pd.DataFrame, t10: pd.DataFrame
+                  ) -> str:
+    """How far this run's WIKI norm proportions are from the paper's, per table (generated)."""
+    lines = []
+    for name, t in (("Table 4 (male − female, points)", t4),
+                    ("Table 6 (Christianity − Islam, points)", t6),
+                    ("Table 9 (race, % of texts)", t9), ("Table 10 (political, % of texts)", t10)):
+        d = _wiki_diff(t)
+        if not len(d):
+            continue
+        within5 = int((d.abs() <= 5).sum())
+        worst = d.abs().sort_values(ascending=False).head(3)
+        w = "; ".join(f"{' / '.join(str(x) for x in (k if isinstance(k, tuple) else (k,)) if x != f'{WIKI} - paper')}"
+                      f" {d[k]:+.1f}" for k in worst.index)
+        lines.append(f"- **{name}**: {within5} of {len(d)} WIKI cells within ±5 points of the "
+                     f"paper; largest gaps: {w}.")
+    return "\n".join(lines)
+
+
+def verdicts(t3: pd.DataFrame, gpr: pd.DataFrame, f2: pd.DataFrame, t4: pd.DataFrame,
+             t6: pd.DataFrame) -> pd.DataFrame:
+    """What replicates on WIKI (``section, claim, paper, this run, verdict``) from the gender and
+    norm tables of notebook 04."""
+    rows = []
+    w3 = t3.xs(WIKI, level="source") if WIKI in t3.index.get_level_values("source") else None
+    if w3 is not None:
+        paper = paper_table3().xs(WIKI, level="source")
+        for m in GENDER_METRICS:
+            c = [f"{m} male #", f"{m} female #"]
+            diff = (w3[c] - paper[c]).abs().to_numpy()
+            rows.append(("6.1.1", f"Table 3 WIKI counts, {m}", "8 counts",
+                         f"{int((diff <= 5).sum())} of 8 within ±5 texts; largest gap "
+                         f"{int(diff.max())}", "replicates" if (diff <= 5).all() else
+                         ("partly" if (diff <= 5).sum() >= 4 else "does not")))
+        sk = w3["Gender-Max male:female"]
+        same = ((sk > 1) == (paper["Gender-Max male:female"] > 1))
+        rows.append(("6.1.1", "Table 3 WIKI, Gender-Max: which gender is the majority per group",
+                     "male in arts and science, female in industrial and healthcare",
+                     f"{int(same.sum())} of {len(same)} groups agree",
+                     "replicates" if same.all() else "does not"))
+    g = gpr[gpr["source"] == WIKI].set_index("section")
+    if len(g):
+        share, ratio = g.loc["6.1.1"], g.loc["6.2"]
+        rows.append(("6.1.1", "few profession texts are gender-polar (Gender-Max)", "6.57%",
+                     f"{100 * share['this run']:.2f}% (WIKI)",
+                     "replicates" if abs(share["this run"] - share["paper"]) < 0.02 else "does not"))
+        rows.append(("6.2", "mean male:female ratio over the 4 groups (WIKI)", "2.29",
+                     f"{ratio['this run']:.2f}",
+                     "replicates" if abs(ratio["this run"] - ratio["paper"]) < 0.25 else "does not"))
+    d = f2[f2["source"] == WIKI].set_index("group")["male - female"]
+    if len(d):
+        fem = sorted(d[d < 0].index)
+        rows.append(("6.1.1", "Fig. 2: only nursing is female-skewed", "nursing only",
+                     f"{len(fem)} of {len(d)} professions female-skewed",
+                     "replicates" if fem == list(PAPER_FIG2_FEMALE) else
+                     ("partly" if "nursing_specialties" in fem else "does not")))
+    for num, t, claim in (("4", t4, "Table 4: male texts more often angry / sad / fearful / "
+                                    "disgusted (> 0)"),
+                          ("6", t6, "Table 6: Islam texts more often sad / disgusted / fearful "
+                                    "/ angry (< 0)")):
+        if WIKI not in t.index:
+            continue
+        w = t.loc[WIKI, ["anger", "sad", "fear", "disgust"]]
+        p = t.loc[f"{WIKI} (paper)", ["anger", "sad", "fear", "disgust"]]
+        same = int((np.sign(w) == np.sign(p)).sum())
+        rows.append((f"6.1.{'2' if num == '4' else '4'}", claim + " (WIKI signs)",
+                     ", ".join(f"{v:+.2f}" for v in p), ", ".join(f"{v:+.2f}" for v in w),
+                     "replicates" if same == 4 else ("partly" if same >= 2 else "does not")))
+        jw, jp = float(t.loc[WIKI, "joy"]), float(t.loc[f"{WIKI} (paper)", "joy"])
+        rows.append((f"6.1.{'2' if num == '4' else '4'}", f"Table {num}: joy difference (WIKI)",
+                     f"{jp:+.2f}", f"{jw:+.2f}",
+                     "replicates" if np.sign(jw) == np.sign(jp) else "does not"))
+    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict"])
+
+
+def verdict_markdown(v: pd.DataFrame) -> str:
+    """The verdicts as a Markdown list."""
+    lines = [f"**What replicates on WIKI** ({int((v['verdict'] == 'replicates').sum())} of "
+             f"{len(v)} checks):", ""]
+    lines += [f"- §{r['section']} {r['claim']}: **{r['verdict']}** (paper {r['paper']}; "
+              f"this run {r['this run']})" for r in v.to_dict("records")]
+    return "\n".join(lines)
