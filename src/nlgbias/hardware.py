@@ -44,3 +44,36 @@ def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
         ok = False
     return "bfloat16" if ok else "float32"
 
+
+
+def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = None,
+                repeats: int = 5) -> float:
+    """This machine's measured matmul throughput in GFLOP/s: the best of ``repeats`` timed
+    ``n x n @ n x n`` products (``2 n^3`` FLOPs each) in ``dtype`` (``"float32"`` or
+    ``"bfloat16"``) with ``threads`` torch threads (default: the current setting, restored
+    afterwards). The reference against which the benchmarks state their share of peak."""
+    import time  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415
+
+    if dtype not in ("float32", "bfloat16"):
+        raise ValueError(f"matmul_peak dtype must be 'float32' or 'bfloat16', got {dtype!r}")
+    if not isinstance(n, int) or n < 16:
+        raise ValueError(f"matmul_peak n must be an integer >= 16, got {n!r}")
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        gen = torch.Generator().manual_seed(0)
+        a = torch.randn(n, n, generator=gen).to(getattr(torch, dtype))
+        b = torch.randn(n, n, generator=gen).to(getattr(torch, dtype))
+        with torch.inference_mode():
+            a @ b  # warm-up (kernel selection, page faults)
+            best = float("inf")
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                a @ b
+                best = min(best, time.perf_counter() - t0)
+    finally:
+        torch.set_num_threads(before)
+    return 2 * n ** 3 / best / 1e9
