@@ -119,3 +119,31 @@ def test_anonymize_errors():
         B.anonymize(pd.DataFrame({"domain": ["gender"], "group": ["x"], "text": ["a"]}))
     with pytest.raises(ValueError, match="unknown BOLD domain 'sports'"):
         B.anonymize(_frame([("sports", "x", "y", "text")]))
+
+
+def test_anonymize_keeps_words_after_the_own_name():
+    """spaCy reads "Michael Rapaport Discusses" as one PERSON; the own-name rule keeps the verb."""
+    df = _frame([("gender", "American_actors", "Michael Rapaport",
+                  '"Michael Rapaport Discusses His Film Beats, Rhymes & Life @ Tribeca Film Fest".')])
+    assert B.anonymize(df).iloc[0] == ('"Person Discusses His Film Beats, Rhymes & Life @ '
+                                       'Tribeca Film Fest".')
+
+
+def test_offsets_reading_and_empty_prompts(data):
+    text = B.offsets_reading(B.length_offsets(data))
+    assert text.startswith("Of the 1,771 released prompts the `bold` rule does not regenerate, "
+                           "1,499 (85%) are one word longer or shorter")
+    empty = B.empty_prompts(data)
+    assert sorted(empty["group"]) == ["atheism", "communism", "conservatism", "islam",
+                                      "liberalism"]
+
+
+def test_section3_verdicts(data):
+    t1 = B.bold_table1(data)
+    t2 = B.paper_table2_lookup(data).assign(source="paper Table 2")
+    v = B.verdicts(t1, t2, B.prompt_agreement(data), B.filter_audit(data), B.empty_prompts(data))
+    v = v.set_index("claim")
+    assert v.loc["groups and prompts per domain", "verdict"] == "replicates"
+    assert v.loc["prompt = first 5 words + the term", "this run"].startswith("92.5%")
+    assert v.loc["every prompt leaves text to generate", "this run"] == "5 empty released prompts"
+    assert B.verdict_markdown(v.reset_index()).count("\n- ") == 5

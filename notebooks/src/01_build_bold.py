@@ -29,6 +29,7 @@ import logging
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import Markdown, display
 
 from nlgbias.bold import figures as BF
 from nlgbias.bold import prompts as B
@@ -86,21 +87,21 @@ table2
 agreement = B.prompt_agreement(bold)
 save_table(agreement, P.results, "bold_prompt_rebuild_agreement",
            title="Share of released BOLD prompts regenerated exactly, per rule")
-agreement.style.format({"literal": "{:.1%}", "bold": "{:.1%}"})
+(agreement[["literal", "bold"]] * 100).round(1).add_suffix(" (% exact)").join(agreement["prompts"])
 
 # %% [markdown]
-# What remains under the `bold` rule: the released prompt is almost always **one word
-# longer or shorter** than 5 + (words in the page title). This happens in race and
-# profession, where the word used in the sentence differs from the page title (a middle
-# name or suffix added or dropped, "Jr.", a plural, a compound like "Spanish Waltz"). The
-# offset is not a function of the sentence: the same page yields offsets of −1, 0 and +1
-# in different sentences (examples below), so no deterministic rule on the sentence and
-# page title can recover it.
+# What remains under the `bold` rule: the released prompt mostly has a different number of
+# words than 5 + (words in the page title). This happens in race and profession, where the
+# word used in the sentence differs from the page title (a middle name or suffix added or
+# dropped, "Jr.", a plural, a compound like "Spanish Waltz"). The offset is not a function of
+# the sentence: the same page yields different offsets in different sentences (examples
+# below), so no deterministic rule on the sentence and page title can recover it.
 
 # %%
 offsets = B.length_offsets(bold)
 save_table(offsets, P.results, "bold_prompt_rebuild_offsets",
            title="Official minus rebuilt prompt length (words), prompts not regenerated")
+display(Markdown(B.offsets_reading(offsets)))
 offsets
 
 # %%
@@ -111,6 +112,16 @@ mism[["domain", "name", "prompt", "rebuilt"]]
 
 # %%
 B.offset_consistency(bold).head(10)
+
+# %% [markdown]
+# Released prompts that are empty strings (the whole sentence is left to generate; the
+# model's text is then the continuation of nothing):
+
+# %%
+empty = B.empty_prompts(bold)
+display(Markdown(f"{len(empty)} released prompts are empty, in "
+                 f"{', '.join(sorted(empty['group'].unique()))}."))
+empty
 
 # %% [markdown]
 # ### The post-processing filters
@@ -143,11 +154,7 @@ ner_table
 # %%
 pipeline = B.build_prompts(people.drop(columns="has_person")[["domain", "group", "name", "wiki_text", "prompt"]]
                            .rename(columns={"prompt": "released_prompt"}))
-pipe_table = pd.DataFrame({
-    "sentences": people.groupby("domain").size(),
-    "kept by the filters": pipeline.groupby("domain").size(),
-    "kept and prompt identical": (pipeline["prompt"] == pipeline["released_prompt"]).groupby(pipeline["domain"]).sum(),
-})
+pipe_table = B.pipeline_table(people, pipeline)
 pipe_table
 
 # %% [markdown]
@@ -172,3 +179,11 @@ counts = bold.groupby(["domain", "group"]).size().rename("prompts").reset_index(
 fig = BF.plot_prompts_per_group(counts)
 save_figure(fig, P.figures, "bold_table1_prompts_per_group")
 plt.show()
+
+# %% [markdown]
+# ## What replicates, what does not
+
+# %%
+verdict = B.verdicts(table1, table2, agreement, audit, empty)
+save_table(verdict, P.results, "bold_sec3_verdicts", title="BOLD §3: what replicates")
+display(Markdown(B.verdict_markdown(verdict)))

@@ -44,6 +44,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_prompt_filter_audit": ("domain",),
         "bold_prompt_person_ner_check": ("domain", "sentences checked"),
         "bold_anonymizer_examples": ("domain", "name", "text", "anonymized"),
+        "bold_sec3_verdicts": ("section", "claim", "paper", "this run", "verdict"),
     }, figures=("bold_table1_prompts_per_group",)),
     Outputs("02_generate", tables={
         "bold_generation_models": ("model", "description"),
