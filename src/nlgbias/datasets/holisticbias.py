@@ -173,7 +173,8 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
     templates drawn, or a list of templates, or None (all); ``nouns``: sentences drawn per
     (descriptor, template), i.e. nouns (None: all). The control axis ``null`` (bare nouns) is
     dropped unless ``keep_control``. Adds a stable ``prompt_id`` (``hb-`` + 12 hex digits of
-    the sentence's text, template and noun phrase), sorted by axis, descriptor, template.
+    the sentence's axis, text, template and noun phrase; a descriptor listed on two axes keeps
+    a row on each), sorted by axis, descriptor, template.
     """
     import hashlib  # noqa: PLC0415
 
@@ -196,11 +197,12 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
         if descriptors_per_axis < 1:
             raise ValueError("descriptors_per_axis must be >= 1 or None")
         keep = []
-        for _, g in df.groupby("axis", sort=True):
+        for ax, g in df.groupby("axis", sort=True):
             d = sorted(g["descriptor"].unique())
             k = min(descriptors_per_axis, len(d))
-            keep += [d[i] for i in sorted(rng.choice(len(d), k, replace=False))]
-        df = df[df["descriptor"].isin(keep)]
+            keep += [(ax, d[i]) for i in sorted(rng.choice(len(d), k, replace=False))]
+        pairs = pd.MultiIndex.from_frame(df[["axis", "descriptor"]])
+        df = df[pairs.isin(keep)]
     if nouns is not None:
         if nouns < 1:
             raise ValueError("nouns must be >= 1 or None")
@@ -208,8 +210,9 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
         df = df.iloc[order]
         df = df[df.groupby(["descriptor", "template"], sort=False).cumcount() < nouns]
     df = df.sort_values(["axis", "descriptor", "template", "noun_phrase"], kind="stable").copy()
-    df["prompt_id"] = ["hb-" + hashlib.sha1(f"{t}\x1f{tp}\x1f{np_}".encode()).hexdigest()[:12]
-                       for t, tp, np_ in zip(df["text"], df["template"], df["noun_phrase"])]
+    df["prompt_id"] = ["hb-" + hashlib.sha1(f"{ax}\x1f{t}\x1f{tp}\x1f{np_}".encode()).hexdigest()[:12]
+                       for ax, t, tp, np_ in zip(df["axis"], df["text"], df["template"],
+                                                 df["noun_phrase"])]
     if df["prompt_id"].duplicated().any():
         df = df.drop_duplicates("prompt_id")
     return df.reset_index(drop=True)

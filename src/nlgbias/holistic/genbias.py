@@ -152,18 +152,20 @@ def style_clusters(frame: pd.DataFrame, styles: Sequence[str], *, top: int = 20,
 
 
 def name_clusters(frame: pd.DataFrame, clusters: Sequence[Sequence[str]],
-                  emotions: Sequence[str], *, n_show: int = 3) -> dict[str, list[str]]:
+                  emotions: Sequence[str]) -> dict[str, list[str]]:
     """Name each cluster by content: the emotion column (``"e:<emotion>"``) whose per-response
-    score correlates best with the cluster's summed probability, then the cluster's leading
-    styles. Returns ``{name: styles}`` (names made unique with the style glyphs)."""
+    score correlates best with the cluster's summed probability, upper-cased ("SADNESS"); a
+    second cluster led by the same emotion gets " 2", and so on. Returns ``{name: styles}``."""
     out: dict[str, list[str]] = {}
     emo = frame[list(emotions)].astype(np.float64)
     for c in clusters:
         total = frame[list(c)].sum(axis=1).astype(np.float64)
         corr = emo.corrwith(total).fillna(-np.inf)
-        best = str(corr.idxmax()).split(":", 1)[-1].upper()
-        glyphs = "".join(s.split(":", 1)[-1] for s in c[:n_show]) + ("…" if len(c) > n_show else "")
-        out[f"{best} {glyphs}"] = list(c)
+        name = str(corr.idxmax()).split(":", 1)[-1].upper()
+        k, base = 2, name
+        while name in out:
+            name, k = f"{base} {k}", k + 1
+        out[name] = list(c)
     return out
 
 

@@ -30,30 +30,22 @@ CORRECTIONS = ("none", "bonferroni", "holm", "fdr_bh")
 
 
 def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
-    """Multiple-comparison adjusted p-values (``none``, ``bonferroni``, ``holm``, ``fdr_bh``).
+    """Adjusted p-values: ``none``, ``bonferroni``, or ``holm`` / ``fdr_bh`` through
+    :func:`nlgbias.stats.adjust_pvalues` (statsmodels).
 
-    >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), "holm").round(2).tolist()
-    [0.03, 0.06, 0.06]
-    >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), "fdr_bh").round(2).tolist()
-    [0.03, 0.04, 0.04]
+    >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), "bonferroni").round(2).tolist()
+    [0.03, 0.12, 0.09]
     """
+    from nlgbias import stats  # noqa: PLC0415
+
     p = np.asarray(p, dtype=float)
-    m = len(p)
     if method not in CORRECTIONS:
         raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
-    if method == "none" or m == 0:
+    if method == "none" or len(p) == 0:
         return p.copy()
     if method == "bonferroni":
-        return np.minimum(p * m, 1.0)
-    order = np.argsort(p)
-    ps = p[order]
-    if method == "holm":
-        adj = np.maximum.accumulate((m - np.arange(m)) * ps)
-    else:  # Benjamini-Hochberg
-        adj = np.minimum.accumulate((ps * m / np.arange(1, m + 1))[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
+        return np.minimum(p * len(p), 1.0)
+    return stats.adjust_pvalues(p, method)
 
 
 def length_filter(frame: pd.DataFrame, lo: int = 6, hi: int = 19,
@@ -104,11 +96,14 @@ def extreme_descriptors(frame: pd.DataFrame, n: int = 3, *, axis: str = "axis",
 
 
 def table3(frame: pd.DataFrame, *, alpha: float = 0.05, correction: str = "holm",
-           min_chars: int = 6, max_chars: int = 19, n: int = 3) -> pd.DataFrame:
+           min_chars: int = 6, max_chars: int = 19, n: int = 3, min_n: int = 2) -> pd.DataFrame:
     """Table 3 for one model and one template's sentences (columns ``axis, descriptor,
-    perplexity``): sig shares and extreme descriptors, sorted by ``sig_share`` descending."""
+    perplexity``): sig shares and extreme descriptors (descriptors with at least ``min_n``
+    sentences), sorted by ``sig_share`` descending."""
     kept = length_filter(frame, min_chars, max_chars)
-    sig = pair_significance(kept, alpha=alpha, correction=correction)
+    size = kept.groupby(["axis", "descriptor"])["perplexity"].transform("size")
+    kept = kept[size >= min_n]  # the same descriptors in both parts of the table
+    sig = pair_significance(kept, alpha=alpha, correction=correction, min_n=min_n)
     ext = extreme_descriptors(kept, n)
     return sig.merge(ext, on="axis").sort_values("sig_share", ascending=False, kind="stable") \
         .reset_index(drop=True)

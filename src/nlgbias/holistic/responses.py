@@ -79,6 +79,15 @@ def prompts_frame(sample: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def masked_share(frame: pd.DataFrame) -> float:
+    """Share of responses in which the descriptor was masked (``response_masked`` differs from
+    the response with only the unsafe marker removed)."""
+    from nlgbias.holistic.masking import UNSAFE  # noqa: PLC0415
+
+    plain = frame["generation"].fillna("").str.replace(UNSAFE, "", regex=False).str.strip()
+    return float((frame["response_masked"] != plain).mean()) if len(frame) else float("nan")
+
+
 def style_responses(gens: pd.DataFrame, cache_dir: str | Path, *, chunk_size: int = 2000,
                     progress: bool | None = False) -> pd.DataFrame:
     """Mask the descriptor in each ``generation`` and add the style vector + emotions of the
@@ -132,5 +141,5 @@ def score_perplexity(sentences: pd.DataFrame, model: str, cache_dir: str | Path,
     return out
 
 
-__all__ = ["SENTENCE_COLUMNS", "SUBDIR", "perplexity_path", "prompts_frame", "read_responses",
+__all__ = ["SENTENCE_COLUMNS", "SUBDIR", "masked_share", "perplexity_path", "prompts_frame", "read_responses",
            "responses_path", "score_perplexity", "style_responses"]

@@ -1,0 +1,117 @@
+"""Figures of notebook 07 (HolisticBias, Smith et al. 2022): Figure 2 (perplexity by axis and
+template), Figure 3 (style-cluster probability against descriptor frequency), Gen Bias bars.
+
+Figure 3's x-axis in the paper is a descriptor's frequency in BlenderBot 2.0 3B's pre-training
+data (App. B.2.1). That data is not available; :func:`descriptor_frequency` uses a general-English
+word-frequency table (``wordfreq``, its "en" list: Zipf-scaled frequencies from Wikipedia,
+subtitles, news, books, web text, Twitter, Reddit), and like the paper keeps one-word descriptors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+FREQ_SOURCE = "wordfreq 'en' (general English), stand-in for BlenderBot 2.0 pre-training data"
+
+
+def descriptor_frequency(descriptors: Sequence[str]) -> pd.Series:
+    """Frequency per occurrence of each one-word descriptor in general English (wordfreq "en");
+    multi-word descriptors get NaN (the paper shows one-word descriptors only)."""
+    from wordfreq import word_frequency  # noqa: PLC0415
+
+    out = {}
+    for d in descriptors:
+        one = len(d.split()) == 1
+        out[d] = word_frequency(d.lower(), "en") if one else np.nan
+    return pd.Series(out, name="frequency")
+
+
+def figure2(ppl: pd.DataFrame, *, title: str = "") -> plt.Figure:
+    """Perplexity (log scale) of HolisticBias sentences by axis (left) and by template (right),
+    one row per model (column ``model``)."""
+    models = list(dict.fromkeys(ppl["model"]))
+    fig, axes = plt.subplots(len(models), 2, figsize=(15, 4.8 * len(models)), squeeze=False,
+                             gridspec_kw={"width_ratios": [1, 1.5]})
+    for row, m in zip(axes, models):
+        d = ppl[ppl["model"] == m].copy()
+        d["template "] = d["template"].str.replace("{noun_phrase}", "{NP}", regex=False) \
+            .str.replace("{plural_noun_phrase}", "{PNP}", regex=False)
+        ax_order = d.groupby("axis")["perplexity"].median().sort_values().index
+        t_order = d.groupby("template ")["perplexity"].median().sort_values().index
+        sns.boxplot(d, x="axis", y="perplexity", order=ax_order, ax=row[0], log_scale=True,
+                    fliersize=1, color="#8fb3d9")
+        sns.boxplot(d, x="template ", y="perplexity", order=t_order, ax=row[1], log_scale=True,
+                    fliersize=1, color="#d9b38f")
+        for a, what in zip(row, ("axis", "template")):
+            a.set_title(f"{m}: perplexity by {what} (n = {len(d):,} sentences)")
+            a.tick_params(axis="x", rotation=70, labelsize=8)
+            a.set_xlabel("")
+            for lab in a.get_xticklabels():
+                lab.set_horizontalalignment("right")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def cluster_probability_by_descriptor(resp: pd.DataFrame, clusters: Mapping[str, Sequence[str]]
+                                      ) -> pd.DataFrame:
+    """Per descriptor, the mean probability of each cluster (summed over its styles), averaged
+    first within templates then over templates (as Figure 3)."""
+    summed = pd.DataFrame({n: resp[list(c)].sum(axis=1) for n, c in clusters.items()})
+    summed["template"], summed["descriptor"] = resp["template"].to_numpy(), resp["descriptor"].to_numpy()
+    summed["axis"] = resp["axis"].to_numpy()
+    per_t = summed.groupby(["axis", "descriptor", "template"])[list(clusters)].mean()
+    return per_t.groupby(level=[0, 1]).mean().reset_index()
+
+
+def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annotate: int = 3
+            ) -> plt.Figure:
+    """Cluster probability per descriptor against its word frequency (log x), one panel per
+    cluster; the ``annotate`` highest-probability descriptors of each panel are labelled."""
+    d = by_desc.dropna(subset=["frequency"])
+    d = d[d["frequency"] > 0]
+    n = len(clusters)
+    cols = min(n, 3)
+    fig, axes = plt.subplots(int(np.ceil(n / cols)), cols, figsize=(5.2 * cols, 4.2 * np.ceil(n / cols)),
+                             squeeze=False)
+    for a, c in zip(axes.flat, clusters):
+        sns.scatterplot(d, x="frequency", y=c, hue="axis", ax=a, s=22, legend=a is axes.flat[0])
+        a.set_xscale("log")
+        a.set_title(c)
+        a.set_xlabel("word frequency (wordfreq, general English)")
+        a.set_ylabel("mean cluster probability")
+        for _, r in d.nlargest(annotate, c).iterrows():
+            a.annotate(r["descriptor"], (r["frequency"], r[c]), fontsize=7)
+    for a in list(axes.flat)[n:]:
+        a.set_visible(False)
+    if n:
+        h, lab = axes.flat[0].get_legend_handles_labels()
+        if axes.flat[0].get_legend():
+            axes.flat[0].get_legend().remove()
+        fig.legend(h, lab, loc="lower center", ncol=7, fontsize=7, frameon=False)
+    fig.suptitle(f"{model}: style-cluster probability vs descriptor frequency (one-word descriptors, "
+                 f"{len(d)} shown)")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
+    """Partial Gen Bias per cluster (bars) per model; Full Gen Bias in the legend."""
+    long = table.melt(id_vars=["model"], value_vars=list(clusters), var_name="cluster",
+                      value_name="Partial Gen Bias")
+    fig, ax = plt.subplots(figsize=(10, 4))
+    sns.barplot(long, x="cluster", y="Partial Gen Bias", hue="model", ax=ax)
+    ax.tick_params(axis="x", rotation=20)
+    ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)")
+    fig.tight_layout()
+    return fig
+
+
+__all__ = ["FREQ_SOURCE", "cluster_probability_by_descriptor", "descriptor_frequency", "figure2",
+           "figure3", "gen_bias_figure"]

@@ -1,0 +1,296 @@
+"""HolisticBias (notebook 07): Gen Bias formulas against hand-computed values, descriptor
+masking, Mann-Whitney pair shares with a known answer, perplexity equal to a plain forward pass,
+the nade style stand-in, sampling, offensiveness tables and the paper transcriptions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from nlgbias.datasets.holisticbias import (
+    holistic_bias_counts,
+    holistic_bias_sentences,
+    sample_sentences,
+)
+from nlgbias.holistic import genbias as G
+from nlgbias.holistic import likelihood_bias as L
+from nlgbias.holistic import offensiveness as O
+from nlgbias.holistic import paper
+from nlgbias.holistic import report as R
+from nlgbias.holistic import responses as H
+from nlgbias.holistic.masking import MASK, mask_descriptor, mask_responses
+
+
+# ------------------------------------------------------------------ Gen Bias (§3.3.3)
+def _styles_frame():
+    """2 templates x 3 descriptors, 2 responses each, 3 styles."""
+    rows = [
+        # template t1: mean vectors a=(.5,.5,0) b=(.7,.3,0) c=(.3,.3,.4)
+        ("t1", "a", .6, .4, 0.), ("t1", "a", .4, .6, 0.),
+        ("t1", "b", .8, .2, 0.), ("t1", "b", .6, .4, 0.),
+        ("t1", "c", .3, .3, .4), ("t1", "c", .3, .3, .4),
+        # template t2: a=(1,0,0) b=(0,1,0) c=(0,0,1)
+        ("t2", "a", 1., 0., 0.), ("t2", "a", 1., 0., 0.),
+        ("t2", "b", 0., 1., 0.), ("t2", "b", 0., 1., 0.),
+        ("t2", "c", 0., 0., 1.), ("t2", "c", 0., 0., 1.),
+    ]
+    return pd.DataFrame(rows, columns=["template", "descriptor", "s1", "s2", "s3"])
+
+
+def _pvar(xs):
+    m = sum(xs) / len(xs)
+    return sum((x - m) ** 2 for x in xs) / len(xs)
+
+
+def test_full_gen_bias_hand_computed():
+    df = _styles_frame()
+    t1 = _pvar([.5, .7, .3]) + _pvar([.5, .3, .3]) + _pvar([0, 0, .4])
+    t2 = 3 * _pvar([1, 0, 0])
+    want = (t1 + t2) / 2
+    assert G.full_gen_bias(df, ["s1", "s2", "s3"], scale=1) == pytest.approx(want)
+    assert G.full_gen_bias(df, ["s1", "s2", "s3"]) == pytest.approx(1000 * want)
+    # numbers: t1 = 0.02667 + 0.00889 + 0.03556 = 0.07111; t2 = 0.66667; FGB = 0.36889
+    assert want == pytest.approx(0.368889, abs=1e-6)
+
+
+def test_partial_and_summed_cluster_gen_bias_hand_computed():
+    df = _styles_frame()
+    clusters = {"A": ["s1", "s2"], "B": ["s3"]}
+    pgb = G.partial_gen_bias(df, clusters, scale=1)
+    pa = ((_pvar([.5, .7, .3]) + _pvar([.5, .3, .3])) + 2 * _pvar([1, 0, 0])) / 2
+    pb = (_pvar([0, 0, .4]) + _pvar([0, 0, 1])) / 2
+    assert pgb["A"] == pytest.approx(pa) and pgb["B"] == pytest.approx(pb)
+    # partial over every style sums to the full Gen Bias
+    assert pgb.sum() == pytest.approx(G.full_gen_bias(df, ["s1", "s2", "s3"], scale=1))
+    scgb = G.summed_cluster_gen_bias(df, clusters, scale=1)
+    # summed A: t1 a=1, b=1, c=.6 ; t2 a=1, b=1, c=0
+    sa = (_pvar([1, 1, .6]) + _pvar([1, 1, 0])) / 2
+    assert scgb["A"] == pytest.approx(sa)
+    assert scgb["B"] == pytest.approx(pb)  # a one-style cluster: SCGB = PGB
+    assert sa == pytest.approx((0.035556 + 0.222222) / 2, abs=1e-6)
+
+
+def test_gen_bias_ddof_and_errors():
+    df = _styles_frame()
+    full1 = G.full_gen_bias(df, ["s1"], scale=1, ddof=1)
+    want = (np.var([.5, .7, .3], ddof=1) + np.var([1, 0, 0], ddof=1)) / 2
+    assert full1 == pytest.approx(want)
+    with pytest.raises(KeyError, match="s9"):
+        G.full_gen_bias(df, ["s9"])
+    with pytest.raises(ValueError, match="too few descriptors"):
+        G.full_gen_bias(df[df["descriptor"] == "a"], ["s1"], ddof=1)
+    by = G.gen_bias_by(df.assign(axis=["x"] * 12), ["s1", "s2", "s3"], "axis", scale=1)
+    assert by["x"] == pytest.approx(0.368889, abs=1e-6)
+
+
+def test_style_clusters_group_correlated_styles():
+    rng = np.random.default_rng(0)
+    n = 400
+    base = rng.random((n, 2))
+    # s1,s2 move together (descriptor-driven); s3,s4 together; s5 noise
+    desc = np.repeat(np.arange(20), 20)
+    shift = (desc % 2) * 0.5
+    df = pd.DataFrame({"template": "t", "descriptor": desc.astype(str),
+                       "s1": base[:, 0] + shift, "s2": base[:, 0] + shift + 0.01 * rng.random(n),
+                       "s3": base[:, 1], "s4": base[:, 1] + 0.01 * rng.random(n),
+                       "s5": rng.random(n)})
+    clusters = G.style_clusters(df, ["s1", "s2", "s3", "s4", "s5"], top=2, max_distance=0.2,
+                                n_report=2)
+    assert sorted(clusters[0]) == ["s1", "s2"]  # the descriptor-driven pair has the most bias
+    named = G.name_clusters(df.assign(**{"e:joy": df["s1"], "e:fear": df["s5"]}), clusters,
+                            ["e:joy", "e:fear"])
+    assert list(named)[0] == "JOY"
+
+
+# ------------------------------------------------------------------ masking (App. A.3)
+def test_mask_descriptor():
+    assert mask_descriptor("I love Deaf people. deaf is fine. DEAFENING", "Deaf") == \
+        f"I love {MASK} people. {MASK} is fine. DEAFENING"
+    assert mask_descriptor("Being hard of hearing, hard-of-hearing or Hard-Of-Hearing",
+                           "hard-of-hearing") == f"Being {MASK}, {MASK} or {MASK}"
+    assert mask_descriptor("A person with a PhD.", "with a PhD") == f"A person {MASK}."
+    assert mask_descriptor("_POTENTIALLY_UNSAFE__ Hello there", "blind") == "Hello there"
+    assert mask_descriptor("A man walks.", "(none)") == "A man walks."
+    assert mask_descriptor("The 40-year-old said", "40-year-old") == f"The {MASK} said"
+    assert mask_responses(["blind spot", None], ["blind", "tall"]) == [f"{MASK} spot", ""]
+    with pytest.raises(ValueError, match="2 texts but 1"):
+        mask_responses(["a", "b"], ["x"])
+
+
+def test_masked_share():
+    df = pd.DataFrame({"generation": ["I am blind", "hello", "_POTENTIALLY_UNSAFE__ hi"],
+                       "descriptor": ["blind", "blind", "tall"]})
+    df["response_masked"] = mask_responses(df["generation"], df["descriptor"])
+    assert H.masked_share(df) == pytest.approx(1 / 3)
+
+
+# ------------------------------------------------------------------ Mann-Whitney (Table 3)
+def test_pair_significance_known_answer():
+    # three clearly separated descriptors + one identical to the first: 6 pairs, 5 differ
+    vals = {"a": np.arange(10.0), "b": np.arange(100.0, 110), "c": np.arange(200.0, 210),
+            "d": np.arange(10.0)}
+    df = pd.DataFrame([("x", d, v) for d, vs in vals.items() for v in vs],
+                      columns=["axis", "descriptor", "perplexity"])
+    out = L.pair_significance(df, alpha=0.05, correction="bonferroni").iloc[0]
+    assert out.n_descriptors == 4 and out.n_pairs == 6
+    assert out.sig_share == pytest.approx(5 / 6)
+    # exact two-sided p for fully separated samples of 10 vs 10 = 2 / C(20,10) ~ 1.1e-5: survives
+    assert out.sig_share_corrected == pytest.approx(5 / 6)
+    # with 3 values each the smallest two-sided p is 0.1: nothing is significant
+    small = df.groupby("descriptor").head(3)
+    assert L.pair_significance(small).iloc[0].sig_share == 0.0
+
+
+def test_adjust_pvalues_and_table3_filters():
+    p = np.array([0.01, 0.02, 0.03, 0.5])
+    assert L.adjust_pvalues(p, "bonferroni").tolist() == pytest.approx([0.04, 0.08, 0.12, 1.0])
+    assert L.adjust_pvalues(p, "holm").tolist() == pytest.approx([0.04, 0.06, 0.06, 0.5])
+    assert L.adjust_pvalues(p, "fdr_bh").tolist() == pytest.approx([0.04, 0.04, 0.04, 0.5])
+    with pytest.raises(ValueError, match="unknown correction"):
+        L.adjust_pvalues(p, "sidak")
+    df = pd.DataFrame({"axis": "x", "descriptor": ["short", "longerword", "longerword", "tall-ish-one",
+                                                     "a-very-very-long-descriptor"],
+                       "perplexity": [1, 5, 7, 2, 3]})
+    assert sorted(L.length_filter(df)["descriptor"].unique()) == ["longerword", "tall-ish-one"]
+    ext = L.extreme_descriptors(df, n=2).iloc[0]
+    assert ext.low_ppl == "short, tall-ish-one" and ext.high_ppl == "longerword, a-very-very-long-descriptor"
+
+
+# ------------------------------------------------------------------ perplexity
+def _word_tokenizer(words):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["<|endoftext|>", "[UNK]", "[PAD]", *dict.fromkeys(words)])}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    return PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
+                                   eos_token="<|endoftext|>", bos_token="<|endoftext|>"), len(vocab)
+
+
+def test_perplexity_equals_plain_forward(tmp_path):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    texts = ["I love deaf grandmothers .", "I love tall men .", "Hi ! I'm a blind dad .",
+             "I love deaf men ."]
+    tok, v = _word_tokenizer(" ".join(texts).split())
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=v, n_embd=16, n_layer=2, n_head=2,
+                                       n_positions=32)).eval()
+    sents = pd.DataFrame({"text": texts, "prompt_id": list("abcd"), "axis": "x",
+                          "descriptor": ["deaf", "tall", "blind", "deaf"], "template": "t"})
+    out = H.score_perplexity(sents, "gpt2", tmp_path, lm=(model, tok), dtype="float32",
+                             batch_size=2, progress=False)
+    for text, got in zip(texts, out["perplexity"]):
+        ids = [tok.convert_tokens_to_ids("<|endoftext|>"), *tok(text)["input_ids"]]
+        with torch.no_grad():
+            lp = torch.log_softmax(model(torch.tensor([ids])).logits[0], -1)
+        mean = sum(lp[t - 1, ids[t]].item() for t in range(1, len(ids))) / (len(ids) - 1)
+        assert got == pytest.approx(math.exp(-mean), rel=1e-4)
+    # cached: a rerun scores nothing and returns the same numbers
+    again = H.score_perplexity(sents, "gpt2", tmp_path, lm=(model, tok), dtype="float32",
+                               progress=False)
+    assert again.attrs["scoring"]["scored now"] == 0
+    assert again["perplexity"].tolist() == pytest.approx(out["perplexity"].tolist())
+
+
+# ------------------------------------------------------------------ style stand-in (nade)
+def test_nade_style_vectors():
+    from nlgbias.metrics import style
+
+    cols = style.style_columns()
+    assert len(cols) == 151 and len(set(cols)) == 151 and cols[0].startswith("s:")
+    df = style.compute(["I'm so sorry to hear that, that must be hard.",
+                        "Haha that is awesome, congratulations!!", ""])
+    assert list(df.columns) == cols + style.EMOTION_COLUMNS
+    assert np.allclose(df[cols].sum(axis=1), 1.0, atol=1e-5)
+    assert df.loc[0, "e:sadness"] > 0.5 > df.loc[1, "e:sadness"]
+    assert df.loc[1, "e:joy"] > 0.5 > df.loc[0, "e:joy"]
+    # nade's own predict gives the same emotions (the regressors read raw probabilities)
+    from nade import Nade
+
+    ref = Nade().predict(["I'm so sorry to hear that, that must be hard."])
+    for e in style.EMOTIONS:
+        assert df.loc[0, f"e:{e}"] == pytest.approx(ref[e][0].as_py(), abs=1e-3)
+
+
+def test_style_responses_masks_before_scoring(tmp_path):
+    gens = pd.DataFrame({"generation": ["Deaf people are great", "I am sorry you are deaf."],
+                         "descriptor": ["Deaf", "deaf"], "prompt_id": ["a", "b"]})
+    out = H.style_responses(gens, tmp_path)
+    assert out["response_masked"].tolist() == [f"{MASK} people are great", f"I am sorry you are {MASK}."]
+    assert out["style_classifier"].eq("nade (151 emoji + 8 emotions)").all()
+    assert len(out) == 2 and out.filter(like="s:").shape[1] == 151
+
+
+# ------------------------------------------------------------------ dataset, sample
+@pytest.fixture(scope="module")
+def sentences():
+    return holistic_bias_sentences("v1.0")
+
+
+def test_counts_and_sample(sentences):
+    c = holistic_bias_counts("v1.0")
+    assert (c["descriptor_entries"], c["standalone_noun_phrases"], c["axes"], c["templates"],
+            c["nouns"], c["sentences"]) == (524, 99, 13, 26, 30, 472_991)
+    s = sample_sentences(sentences, descriptors_per_axis=3, templates=4, nouns=1, seed=0)
+    assert s["axis"].nunique() == 13 and s["template"].nunique() == 4
+    assert s.groupby("axis")["descriptor"].nunique().le(3).all()
+    assert s.groupby(["descriptor", "template"]).size().max() == 1
+    assert s["prompt_id"].is_unique
+    again = sample_sentences(sentences, descriptors_per_axis=3, templates=4, nouns=1, seed=0)
+    assert again["prompt_id"].tolist() == s["prompt_id"].tolist()
+    t3 = sample_sentences(sentences, templates=[paper.TABLE3_TEMPLATE])
+    assert len(t3) == 17_833 - 30  # every "I love [PNP]." sentence but the 30 bare-noun controls
+    with pytest.raises(ValueError, match="unknown template"):
+        sample_sentences(sentences, templates=["I am {x}."])
+    p = H.prompts_frame(s)
+    assert p["prompt"].tolist() == s["text"].tolist() and "text" not in p.columns
+
+
+def test_paper_templates_exist(sentences):
+    tmpl = set(sentences["template"])
+    assert set(paper.TABLE12) == tmpl and set(paper.TABLE11) <= tmpl
+    assert paper.TABLE3_TEMPLATE in tmpl
+    axes = set(sentences["axis"])
+    assert {a for rows in paper.TABLE3.values() for a, *_ in rows} <= axes
+    assert paper.table7(paper.TABLE4_MODELS)["full_gen_bias"].tolist() == [3.04, 2.66, 7.46, 8.89, 9.01, 6.74]
+    assert len(paper.table12()) == 26 and paper.table12()["paper_mean"].max() == pytest.approx(0.995)
+
+
+# ------------------------------------------------------------------ offensiveness, report
+def test_offensiveness_tables():
+    df = pd.DataFrame({"template": ["I hate {plural_noun_phrase}."] * 4 + ["t2"] * 4,
+                       "axis": ["nonce", "nonce", "age", "age"] * 2,
+                       "descriptor": ["blicket", "blicket", "old", "old"] * 2,
+                       "offensiveness": [0.9, 0.8, 0.999, 1.0, 0.1, 0.3, 0.0, 0.2]})
+    t12 = O.table12(df)
+    assert t12["template"].tolist() == ["I hate {plural_noun_phrase}.", "t2"]
+    assert t12["mean"].tolist() == pytest.approx([(0.85 + 0.9995) / 2, 0.15])
+    assert t12["std"].iloc[0] == pytest.approx(np.std([0.85, 0.9995], ddof=1))
+    t11 = O.table11(df, {"I hate {plural_noun_phrase}.": paper.TABLE11["I hate {plural_noun_phrase}."]})
+    assert t11["n_ours"].tolist() == [0, 1, 1]
+    assert t11["ours"].tolist() == ["(none)", "blicket*", "old"]
+
+
+def test_score_offensiveness_matches_toxicity():
+    from nlgbias.metrics import toxicity
+
+    texts = ["I hate Muslims.", "I love grandmothers with a PhD."]
+    got = O.score_offensiveness(texts)
+    assert got.tolist() == pytest.approx(toxicity.compute(texts)["toxicity"].tolist())
+    assert got[0] > got[1]
+
+
+def test_verdict_markdown_and_claims():
+    t4 = pd.DataFrame({"model": ["small", "large"], "full_gen_bias": [1.0, 2.0],
+                       "SADNESS": [0.5, 0.9], "JOY": [0.2, 0.1]})
+    t8 = pd.DataFrame({"model": ["small", "large"], "SADNESS": [0.6, 1.0], "JOY": [0.3, 0.1]})
+    rows = R.genbias_claims(t4, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])
+    assert [r["verdict"] for r in rows] == ["replicates"] * 4
+    md = R.verdict_markdown(pd.DataFrame(rows))
+    assert md.startswith("**What replicates** (4 of 4 checks)")
