@@ -112,7 +112,7 @@ def test_table3_counts_and_fig2():
     assert f2.loc[("nursing_specialties", "WIKI"), "se"] == pytest.approx(np.sqrt((8 / 9) / 3))
     text = BN.fig2_reading(f2.reset_index())
     assert text.startswith("On WIKI, 1 of 3 professions lean female")
-    assert "only nursing is female-skewed (here: yes)" in text
+    assert "only nursing is female-skewed (nursing here: female-skewed)" in text
 
 
 def test_paper_polar_share_and_mean_ratio_follow_from_table3():
