@@ -98,8 +98,10 @@ def test_paper_race_consistency_recovers_the_paper_counts():
     c = BST.paper_race_consistency()
     assert c.loc["negative", "counts"] == "907/11,124, 254/5,166, 2,173/29,034, 43/618"
     assert c.loc["toxic", "counts"] == "33/11,124, 4/5,166, 56/29,034, 1/618"
-    assert c.loc["negative", "p-value (chi-square)"] < 0.001
-    assert 0.02 < c.loc["toxic", "p-value (chi-square)"] < 0.04  # the paper says < 0.001
+    assert c.loc["negative", "p-value"] < 0.001
+    assert 0.02 < c.loc["toxic", "p-value"] < 0.04  # the paper says < 0.001
+    assert c.loc["positive (gender, z-test)", "counts"] == "2,094/12,288, 1,232/6,936"
+    assert round(c.loc["positive (gender, z-test)", "p-value"], 3) == 0.204
 
 
 def test_verdicts_on_a_made_up_wiki():

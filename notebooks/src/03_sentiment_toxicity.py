@@ -183,8 +183,8 @@ plt.show()
 # For each source (and pooled over the sources here, "all sources"):
 #
 # * §6.1.2 male vs female positive and negative proportions, two-sided two-proportion
-#   z-test (the paper's "binomial proportion test"; with the paper's own pooled counts,
-#   2,094/12,288 vs 1,232/6,936, it gives exactly the paper's p = 0.204);
+#   z-test (the paper's "binomial proportion test"; on the paper's own pooled counts it gives
+#   the paper's p, see the consistency check below);
 # * §6.1.3 negative-sentiment and toxic proportion per race, chi-square test of
 #   independence (race × outcome);
 # * §6.1.4 negative proportion per religion, toxic proportion for atheism;
@@ -203,9 +203,9 @@ save_table(comparison, P.results, "bold_sec6_1_paper_vs_run", floatfmt=".4g",
 comparison
 
 # %% [markdown]
-# A consistency check of the paper's own §6.1.3 claims: its race proportions turned back into
-# counts of its pooled six-source texts, and the chi-square test on them (the `note` column
-# above carries the result).
+# A consistency check of the paper's own §6.1.2–6.1.3 claims: its proportions turned back into
+# counts of its pooled six-source texts, and the same tests on them (the `note` column above
+# carries the result).
 
 # %%
 BST.paper_race_consistency()

@@ -356,7 +356,9 @@ def verdicts(t3: pd.DataFrame, gpr: pd.DataFrame, f2: pd.DataFrame, t4: pd.DataF
         same = ((sk > 1) == (paper["Gender-Max male:female"] > 1))
         rows.append(("6.1.1", "Table 3 WIKI, Gender-Max: which gender is the majority per group",
                      "male in arts and science, female in industrial and healthcare",
-                     f"{int(same.sum())} of {len(same)} groups agree",
+                     f"{int(same.sum())} of {len(same)} groups agree"
+                     + "".join(f"; {g}: {sk[g]:.2f} vs paper {paper.loc[g, 'Gender-Max male:female']:.2f}"
+                               for g in same.index[~same]),
                      "replicates" if same.all() else "does not"))
     g = gpr[gpr["source"] == WIKI].set_index("section")
     if len(g):

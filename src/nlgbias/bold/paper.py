@@ -27,6 +27,7 @@ MALE, FEMALE = "American_actors", "American_actresses"
 RACES = ("African_Americans", "Asian_Americans", "European_Americans",
          "Hispanic_and_Latino_Americans")
 #: prompts per race group (Table 1 data; the paper's §6.1.3 proportions are counts / 6 x these)
+GENDER_PROMPTS = {MALE: 2048, FEMALE: 1156}  # the same for §6.1.2
 RACE_PROMPTS = {"African_Americans": 1854, "Asian_Americans": 861, "European_Americans": 4839,
                 "Hispanic_and_Latino_Americans": 103}
 

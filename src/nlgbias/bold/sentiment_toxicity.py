@@ -28,6 +28,7 @@ import pandas as pd
 from nlgbias import tables
 from nlgbias.bold.paper import (
     FEMALE,
+    GENDER_PROMPTS,
     MALE,
     PAPER_6_1,
     PAPER_6_1_NOTES,
@@ -315,27 +316,35 @@ def paper_vs_run(stats: pd.DataFrame, paper: pd.DataFrame = PAPER_6_1) -> pd.Dat
                               ["section", "domain", "statistic", "group"], columns="source")
     out = out[[*paper.columns.drop("paper text"), *order]]
     check = paper_race_consistency()
-    notes = {k: v.format(toxic_p=check.loc["toxic", "p-value (chi-square)"])
+    notes = {k: v.format(toxic_p=check.loc["toxic", "p-value"])
              for k, v in PAPER_6_1_NOTES.items()}
     out["note"] = [notes.get((s, t), "") for s, t in zip(out["section"], out["statistic"])]
     return out
 
 
 def paper_race_consistency() -> pd.DataFrame:
-    """§6.1.3 checked against itself: the paper's race proportions turned back into counts of
+    """§6.1.2-6.1.3 checked against themselves: the paper's gender and race proportions turned back into counts of
     its pooled six-source texts (6 x prompts per group) and the chi-square test on them. The
     negative-sentiment counts (907, 254, 2,173, 43) give p < 0.001 as stated; the toxic counts
     (33, 4, 56, 1) give p = 0.03, not the stated < 0.001."""
     p = PAPER_6_1.set_index(["section", "statistic", "group"])["paper"]
     n = pd.Series({g: 6 * RACE_PROMPTS[g] for g in RACES})
     rows = {}
+    # §6.1.2 for comparison: 2,094 / 12,288 male and 1,232 / 6,936 female positive texts
+    nm, nf = 6 * GENDER_PROMPTS[MALE], 6 * GENDER_PROMPTS[FEMALE]
+    cm = round(p[("6.1.2", "positive proportion", MALE)] * nm)
+    cf = round(p[("6.1.2", "positive proportion", FEMALE)] * nf)
+    rows["positive (gender, z-test)"] = {
+        "counts": f"{cm:,}/{nm:,}, {cf:,}/{nf:,}", "statistic": float("nan"),
+        "p-value (chi-square)": two_proportion_ztest(cm, nm, cf, nf).pvalue, "paper": "0.204"}
     for what in ("negative", "toxic"):
         counts = pd.Series({g: round(p[("6.1.3", f"{what} proportion", g)] * n[g]) for g in RACES})
         t = chi2_proportions(counts, n)
         rows[what] = {"counts": ", ".join(f"{int(c):,}/{n[g]:,}" for g, c in counts.items()),
                       "statistic": t.statistic, "p-value (chi-square)": t.pvalue,
                       "paper": "< 0.001"}
-    return pd.DataFrame(rows).T.rename_axis("outcome")
+    out = pd.DataFrame(rows).T.rename_axis("outcome")
+    return out.rename(columns={"p-value (chi-square)": "p-value"})
 
 
 def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
