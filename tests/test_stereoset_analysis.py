@@ -130,3 +130,27 @@ def test_method_matched_comparator_and_summary():
     assert row["paper"] == 61.5 and "+8.5" in row["note"]
     md = R.summary_markdown(s.reset_index())
     assert md.startswith("**What replicates, what does not**")
+
+
+def test_bootstrap_intervals_two_stage():
+    """Seeded, degenerate where the data are (StereotypedLM: ss 100), and holding the true 50 of
+    a random ranking on the dev set; a sample with one CAT per target still gets a width."""
+    from nlgbias.stereoset import baseline_scores, evaluate, load_gold, stratified_subset
+    from nlgbias.stereoset.evaluation import bootstrap_intervals, interval_frame
+
+    dev = load_gold()
+    st = bootstrap_intervals(dev, baseline_scores("StereotypedLM", dev))
+    assert st["ss"] == (100.0, 100.0) and st["icat"] == (0.0, 0.0)
+    rnd = baseline_scores("RandomLM", dev, seed=3)
+    ci = bootstrap_intervals(dev, rnd, seed=1)
+    assert ci == bootstrap_intervals(dev, rnd, seed=1)
+    for k in ("lms", "ss"):
+        assert ci[k][0] < 50 < ci[k][1] and ci[k][1] - ci[k][0] < 8
+    point = evaluate(dev, rnd)["overall"]
+    assert ci["ss"][0] < point["SS Score"] < ci["ss"][1]
+    one = stratified_subset(dev, per_target=1, seed=0)
+    f = interval_frame(one, {k: rnd[k] for k in rnd if k in set(
+        one[["stereotype_id", "anti_stereotype_id", "unrelated_id"]].to_numpy().ravel())}, "r")
+    assert (f["ss hi"] - f["ss lo"] > 5).all()
+    with pytest.raises(ValueError, match="no score"):
+        bootstrap_intervals(dev, {})

@@ -167,14 +167,17 @@ pd.DataFrame(methods).T.assign(**{"compared with (paper)": pd.Series(stands_in)}
 
 # %% [markdown]
 # ## Table 4 · Overall results (dev and test)
-# Combined lms / ss / icat (both tasks, per-term averages as in the official script), each row
+# Combined lms / ss / icat (both tasks, per-term averages as in the official script) with
+# seeded bootstrap 95% intervals (`lo`, `hi`: CATs resampled within each target term), each row
 # beside the paper's row for the same split: the same baseline, or **GPT2** for the offline
 # stand-ins (SmolLM2 and Gemma are not GPT-2: compare patterns, not digits). The paper's GPT2
 # combines likelihood (intrasentence) with its trained NSP head (intersentence); the columns
 # `scoring (this run)` and `paper scoring` say so on every row.
 
 # %%
-t4 = R.table4(results, stands_in, methods)
+ci = pd.concat([S.evaluation.interval_frame(cats[split], scored[split]["scores"][m], m, seed=seed)
+                .assign(split=split) for split in R.SPLITS for m in names], ignore_index=True)
+t4 = R.with_intervals(R.table4(results, stands_in, methods), ci)
 save_table(t4, P.results, "stereoset_table4_overall",
            title="StereoSet Table 4 (dev, test): this run beside the paper's row (offline LMs stand in for GPT2; scoring methods named)")
 display(Markdown(T.table4_text(t4)))
@@ -195,7 +198,7 @@ R.paper_table4_rows()
 # %%
 t7 = R.domain_table(results["dev"], "dev", stands_in, methods)
 t8 = R.domain_table(results["test"], "test", stands_in, methods)
-t6 = pd.concat([R.task_table(t7), R.task_table(t8)], ignore_index=True)
+t6 = R.with_intervals(pd.concat([R.task_table(t7), R.task_table(t8)], ignore_index=True), ci)
 save_table(t6, P.results, "stereoset_table6_tasks",
            title="StereoSet Table 6 (dev, test): intrasentence vs intersentence, with the paper's numbers and GPT2 by likelihood (footnote 3)")
 display(Markdown(T.table6_text(t6)))

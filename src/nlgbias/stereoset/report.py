@@ -88,6 +88,23 @@ def table4(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapping[str,
     return pd.DataFrame(rows)
 
 
+_CI = ["lms lo", "lms hi", "ss lo", "ss hi", "icat lo", "icat hi"]
+
+
+def with_intervals(table: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (:func:`table4`: combined scores; :func:`task_table`: per task) with the
+    bootstrap 95% intervals of :func:`~nlgbias.stereoset.evaluation.interval_frame` (columns
+    ``lms lo`` ... ``icat hi``) placed after ``icat``."""
+    t = table.copy()
+    task = t["task"] if "task" in t.columns else pd.Series("overall", index=t.index)
+    key = pd.MultiIndex.from_arrays([t["split"], t["model"], task])
+    c = ci.set_index(["split", "model", "task"])[_CI].reindex(key)
+    pos = list(t.columns).index("icat") + 1
+    for j, col in enumerate(_CI):
+        t.insert(pos + j, col, c[col].to_numpy())
+    return t
+
+
 def paper_table4_rows() -> pd.DataFrame:
     """The paper's Table 4 (dev and test rows; its numbers, for reference)."""
     return pd.concat([t.assign(split=s) for s, t in _TABLE4.items()], ignore_index=True)[
@@ -299,14 +316,18 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
                      if not _missing(r[f"paper {k}"])]
             lim = tol
             note = f"rule: lms, ss, icat within {tol:g} point"
-            if r["model"] == "RandomLM":  # a random ranking: allow its sampling noise
+            if r["model"] == "RandomLM" and "ss lo" in r:  # a random ranking: its own noise
+                ok = all(r[f"{k} lo"] <= r[f"paper {k}"] <= r[f"{k} hi"] for k in ("lms", "ss", "icat"))
+                note = "rule: the paper's values inside this run's bootstrap 95% intervals"
+            elif r["model"] == "RandomLM":
                 lim = 3 * 50 / np.sqrt(r["CATs"])
                 note = f"rule: within 3 x 50/sqrt(CATs) = {lim:.1f} points (sampling noise)"
             elif r["model"] == "IdealLM" and r["CATs"] < 1000:
                 lim = 100 / np.sqrt(r["CATs"])
                 note = (f"rule: within 100/sqrt(CATs) = {lim:.1f} points (targets with an odd "
                         "number of sampled CATs cannot split 50/50)")
-            ok = max(diffs) <= lim
+            if not (r["model"] == "RandomLM" and "ss lo" in r):
+                ok = max(diffs) <= lim
             if r["model"] == "SentimentLM" and not ok:
                 note += "; VADER stands in for the paper's BERT classifier (see the tie analysis)"
             rows.append(_row(f"{r['model']} lms / ss / icat ({r['split']})", "Table 4", paper3,
@@ -320,12 +341,15 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
                                  f"rule: within {tol:g} point; VADER for the BERT classifier"))
         else:
             ref = r["paper model"]
+            above = ("yes" if r["ss"] > 50 else "no") if "ss lo" not in r else (
+                "yes (95% interval above 50)" if r["ss lo"] > 50 else
+                "no (95% interval below 50)" if r["ss hi"] < 50 else
+                f"undecided (95% interval {r['ss lo']:.1f}-{r['ss hi']:.1f} holds 50)")
             rows.append(_row(f"{r['model']} lms / ss / icat ({r['split']})", "Table 4",
                              f"{ref}: {paper3}", _fmt3(r["lms"], r["ss"], r["icat"]),
                              NOT_COMPARABLE,
-                             f"stand-in for {ref}; ss > 50 (stereotype preferred): "
-                             f"{'yes' if r['ss'] > 50 else 'no'} (paper {ref}: "
-                             f"{'yes' if r['paper ss'] > 50 else 'no'})"))
+                             f"stand-in for {ref}; prefers stereotypes (ss > 50): {above} "
+                             f"(paper {ref}: {'yes' if r['paper ss'] > 50 else 'no'})"))
     for r in t6[(t6["task"] == "intersentence") & ~t6["model"].isin(BASELINES)].to_dict("records"):
         m = r["paper lms, same scoring"]
         if _missing(m):
