@@ -267,13 +267,14 @@ ties
 
 # %% [markdown]
 # ## lms vs ss
-# Rows: dev, test; columns: intrasentence, intersentence, combined. Hollow labelled circles: the
-# paper's models (Tables 7/8 per task, Table 4 combined), drawn on top; filled: this run
-# (squares: baselines). Dashed (intersentence): the paper's GPT2 scored by likelihood
-# (footnote 3; no ss reported). The paper finds ss rising with lms across models (§8).
+# Rows: dev, test; columns: intrasentence, intersentence, combined. Hollow markers, one shape
+# per model (named in the legend): the paper's models (Tables 7/8 per task, Table 4 combined),
+# drawn on top; filled: this run (squares: baselines) with bootstrap 95% intervals as error
+# bars. Dashed (intersentence): the paper's GPT2 scored by likelihood (footnote 3; no ss
+# reported). The paper finds ss rising with lms across models (§8).
 
 # %%
-fig = R.plot_lms_vs_ss(results, stands_in)
+fig = R.plot_lms_vs_ss(results, stands_in, ci)
 save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 
 # %% [markdown]

@@ -204,13 +204,14 @@ _PAPER_MARKERS = dict(zip(
 
 
 def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapping[str, str],
-                   ) -> plt.Figure:
+                   ci: pd.DataFrame | None = None) -> plt.Figure:
     """lms against ss per split (rows) and task (columns). The paper's models: hollow dark
     markers, one shape per model (named in the legend), drawn on top; this run: filled,
     translucent circles (models) and squares (baselines; STEREOTYPEDLM, at ss = 100 by
     construction, is left out to keep the scale readable). Dashed in the intersentence panels:
     the paper's GPT2 scored by likelihood as here (footnote 3, lms 61.5; its ss is not
-    reported). Dotted: the ideal ss = 50."""
+    reported). Dotted: the ideal ss = 50. ``ci`` (:func:`~nlgbias.stereoset.evaluation.
+    interval_frame` rows with a ``split`` column): 95% bootstrap error bars on this run's points."""
     tasks = ["intrasentence", "intersentence", "overall"]
     splits = list(results)
     names = [m for m in dict.fromkeys(m for res in results.values() for m in res)
@@ -228,6 +229,13 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                                              if stands_in.get(m) else "")
                 ax.scatter([x], [y], color=pal[m], s=110, alpha=0.6,
                            marker="s" if m in BASELINES else "o", label=label, zorder=2)
+                if ci is not None:
+                    c = ci[(ci["split"] == split) & (ci["model"] == m) & (ci["task"] == task)]
+                    if len(c):
+                        c = c.iloc[0]
+                        ax.errorbar([x], [y], xerr=[[x - c["ss lo"]], [c["ss hi"] - x]],
+                                    yerr=[[y - c["lms lo"]], [c["lms hi"] - y]], fmt="none",
+                                    ecolor=pal[m], alpha=0.6, lw=1, zorder=1)
             p = paper[paper["task"] == task]
             for m, x, y in zip(p["model"], p["ss"], p["lms"]):
                 ax.scatter([x], [y], facecolors="none", edgecolors="0.15", s=55, linewidths=1.1,
@@ -249,8 +257,8 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                 labels.append(lab)
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
                fontsize=9)
-    fig.suptitle("StereoSet: lms vs ss (filled: this run; hollow: the paper's models, dev and "
-                 "test as in its Tables 4, 7, 8)")
+    fig.suptitle("StereoSet: lms vs ss (filled: this run, with bootstrap 95% intervals; hollow: "
+                 "the paper's models, dev and test as in its Tables 4, 7, 8)")
     fig.tight_layout()
     return fig
 
