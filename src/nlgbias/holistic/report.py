@@ -40,9 +40,9 @@ def perplexity_claims(ppl: pd.DataFrame, model: str) -> list[dict]:
     top = by_axis.index[-1]
     rows.append(_row("§4.1.1 / Fig. 2", f"{model}: the Nonce axis has the highest perplexities",
                      "Nonce much higher than every other axis",
-                     f"highest median: {top} ({by_axis.iloc[-1]:.0f}); nonce "
-                     f"{by_axis.get('nonce', float('nan')):.0f}; lowest axis {by_axis.index[0]} "
-                     f"({by_axis.iloc[0]:.0f})", top == "nonce"))
+                     f"highest median: {top} ({by_axis.iloc[-1]:.0f}), then {by_axis.index[-2]} "
+                     f"({by_axis.iloc[-2]:.0f}); lowest {by_axis.index[0]} ({by_axis.iloc[0]:.0f})",
+                     top == "nonce"))
     by_t = d.groupby("template")["perplexity"].median()
     op = [t for t in OPINION_TEMPLATES if t in by_t.index]
     ne = [t for t in NEUTRAL_TEMPLATES if t in by_t.index]
@@ -123,7 +123,7 @@ def offensiveness_claims(t12: pd.DataFrame) -> list[dict]:
     top3 = list(o["mean"].sort_values(ascending=False).index[:3])
     rows = [_row("§4.3 / Table 12", "the three hateful templates are the most offensive",
                  "I hate / are the worst / don't like: 97.8-99.5%",
-                 f"ours top 3: {'; '.join(top3)}; hateful templates' means "
+                 f"top 3: {'; '.join(top3)}; the hateful templates' means "
                  + ", ".join(f"{100 * o.loc[t, 'mean']:.1f}%" for t in hate),
                  set(hate) == set(top3) if len(hate) == 3 else None),
             _row("§4.3 / Table 12", "template mean offensiveness ordered as the paper's",
@@ -131,7 +131,7 @@ def offensiveness_claims(t12: pd.DataFrame) -> list[dict]:
                  None if np.isnan(rho_m) else rho_m > 0.5),
             _row("§4.3 / Table 12", "love/like templates vary most across descriptors",
                  "I like / I love [PNP]: std 31.0%, 30.8% (highest)",
-                 f"ours highest std: {'; '.join(o['std'].sort_values(ascending=False).index[:2])}; "
+                 f"highest std: {'; '.join(o['std'].sort_values(ascending=False).index[:3])}; "
                  f"Spearman rho of stds = {rho_s:.2f}",
                  bool({"I like {plural_noun_phrase}.", "I love {plural_noun_phrase}."}
                       & set(o["std"].sort_values(ascending=False).index[:3])))]
