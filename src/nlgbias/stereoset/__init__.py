@@ -1,12 +1,14 @@
 """StereoSet Context Association Tests (Nadeem et al. 2021, §2, §6-8, App. A.1).
 
 - :mod:`~nlgbias.stereoset.evaluation`: the official scorer (lms, ss, icat per split, domain and
-  overall), predictions files in the official format, and the §6.3 baselines.
+  overall), predictions files in the official format, the §6.3 baselines and bootstrap
+  intervals.
 - :mod:`~nlgbias.stereoset.lm`: batched scoring of the sentences with causal / masked LMs (§7).
 - :mod:`~nlgbias.stereoset.paper`: the paper's published numbers (Tables 1-8, footnote 3).
 - :mod:`~nlgbias.stereoset.analysis`: dataset statistics, sentiment and keywords (§4-5,
   Tables 1-3) and the SentimentLM tie analysis.
-- :mod:`~nlgbias.stereoset.report`: the notebook's tables and figure, paper beside run.
+- :mod:`~nlgbias.stereoset.report`: the notebook's tables, figure and "what replicates" list,
+  paper beside run; :mod:`~nlgbias.stereoset.text`: its sentences with numbers, generated.
 - :mod:`~nlgbias.stereoset.crows_pairs`: CrowS-Pairs (Nangia et al. 2020) with the same
   likelihood engine.
 
