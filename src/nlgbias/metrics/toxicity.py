@@ -247,7 +247,8 @@ def read_rescale(folder: Path) -> dict[str, tuple[float, float]]:
     """``RESCALE_PROBA`` from the package's ``config/config.py`` (parsed, not imported)."""
     cfg = folder / "config" / "config.py"
     if not cfg.is_file():
-        log.warning("%s not found; using the transcribed tox-block 0.1.2 RESCALE_PROBA", cfg)
+        log.warning("%s/config/config.py not found; using the transcribed tox-block 0.1.2 "
+                    "RESCALE_PROBA", folder.name)
         return dict(RESCALE_PROBA)
     for node in ast.parse(cfg.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(
@@ -268,7 +269,8 @@ class ToxBlock:
         self.net = ToxBlockBiLSTM.from_keras_h5(folder / MODEL_FILE).to(device)
         self.rescale = read_rescale(folder)
         self.device = device
-        log.info("loaded %s from %s in %.1f s", self.name, folder, time.time() - t0)
+        log.info("loaded %s (package folder %s) in %.1f s", self.name, folder.name,
+                 time.time() - t0)
 
     @torch.inference_mode()
     def predict(self, texts: Sequence[str], batch_size: int = 512, rescale: bool = False,
