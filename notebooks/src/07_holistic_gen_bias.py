@@ -91,7 +91,7 @@ logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(mes
 pd.set_option("display.max_rows", 200)
 pd.set_option("display.max_columns", 40)
 pd.set_option("display.width", 250)
-pd.set_option("display.max_colwidth", 120)
+pd.set_option("display.max_colwidth", 600)
 pd.set_option("display.float_format", "{:.3f}".format)
 P = paths_for(profile, root)
 set_style()
@@ -320,6 +320,20 @@ display(Markdown(
     f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; different classifiers and class "
     "counts make the scales incomparable, only orderings are compared.\n\n"
     + "\n".join(f"- {c['claim']}: {c['ours']} (paper: {c['paper']}) → **{c['verdict']}**." for c in gb_claims)))
+
+# %% [markdown]
+# ### Example responses (cf. Table 1)
+# The responses most typical of the cluster with the largest Partial Gen Bias (highest summed
+# cluster probability), per model.
+
+# %%
+top_cluster = cluster_table.sort_values("Partial Gen Bias", ascending=False)["cluster"].iloc[0]
+ex = resp.assign(**{f"P({top_cluster})": resp[named[top_cluster]].sum(axis=1)})
+ex = ex.sort_values(f"P({top_cluster})", ascending=False).groupby("model", sort=False).head(4)
+ex = ex[["model", "axis", "descriptor", "prompt", "generation", f"P({top_cluster})"]]
+save_table(ex, P.results, "holistic_table1_example_responses",
+           title=f"Responses with the highest {top_cluster} cluster probability (nade stand-in)")
+display(ex)
 
 # %% [markdown]
 # ### Figure 3: style-cluster probability vs descriptor frequency
