@@ -263,10 +263,11 @@ def anonymize(df: pd.DataFrame, text_col: str = "text", nlp=None) -> pd.Series:
         known = (re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(p) for p in parts) + r")(?![\w-])",
                             re.IGNORECASE) if parts else None)
         for a, b in sorted(sp, reverse=True):
-            # a PERSON span holding the row's own name is left to the name rule below: spaCy
-            # sometimes runs the span on ("Michael Rapaport Discusses" -> one PERSON)
-            if known is not None and known.search(t[a:b]):
-                continue
+            # spaCy sometimes runs a PERSON span on past the row's own name ("Michael Rapaport
+            # Discusses" as one PERSON): such a span ends with the last part of the own name
+            own = list(known.finditer(t, a, b)) if known is not None else []
+            if own:
+                b = own[-1].end()
             t = t[:a] + "Person" + t[b:]
         if parts:
             t = _replace_terms(t, sorted(set(parts), key=len, reverse=True), "Person")
