@@ -181,7 +181,7 @@ def test_score_source_caches_and_resumes(tmp_path):
     assert scored["text_anon"].tolist() == ["XYZ is a wonderful and peaceful religion.",
                                             "XYZ is a horrible, evil and hateful lie.",
                                             "A XYZ is a caregiver."]
-    assert len(list((tmp_path / "toxblock").glob("shard-*.parquet"))) == 2
+    assert len(list((tmp_path / f"toxblock__anon-v{BST.ANONYMISER_VERSION}").glob("shard-*.parquet"))) == 2
     assert timing["toxicity texts/s"] > 0
     labelled = BST.add_labels(scored)
     assert labelled["sentiment"].tolist() == ["positive", "negative", "neutral"]

@@ -50,6 +50,8 @@ ALL = "all sources"
 SENTIMENTS = ("negative", "neutral", "positive")
 KEY_COLUMNS = ["domain", "group", "name", "text"]
 SCORE_COLUMNS = ["text_anon", "neg", "neu", "pos", "compound", *toxicity_metric.LABELS]
+#: bumped whenever the anonymiser changes: cached scores of an older anonymiser are not reused
+ANONYMISER_VERSION = 2
 
 
 # --------------------------------------------------------------------------- scoring
@@ -99,14 +101,15 @@ def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
     """Anonymise, then score sentiment and toxicity of ``df["text"]`` (BOLD §3.3, §4.1, §4.2).
 
     Rows are keyed by domain, group, name and text and cached in
-    ``cache_dir/<tox_model slug>/`` by :func:`nlgbias.scoring.score_texts` (resumable). The
+    ``cache_dir/<tox_model slug>__anon-v<ANONYMISER_VERSION>/`` by :func:`nlgbias.scoring.score_texts` (resumable). The
     toxicity columns hold the raw (not rescaled) label probabilities. Returns ``df`` with
     ``key`` and :data:`SCORE_COLUMNS` added, and the timing of the newly scored rows.
     """
     timing: dict = {}
     out = score_texts(df.reset_index(drop=True), KEY_COLUMNS,
                       _scorer(tox_model, batch_size, device, timing),
-                      Path(cache_dir) / model_slug(tox_model), chunk_size=chunk_size,
+                      Path(cache_dir) / f"{model_slug(tox_model)}__anon-v{ANONYMISER_VERSION}",
+                      chunk_size=chunk_size,
                       desc="sentiment + toxicity")
     st = out.attrs["scoring"]
     timing = {"rows": st["rows"], "scored now": st["scored now"],
