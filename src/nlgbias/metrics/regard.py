@@ -1,0 +1,280 @@
+"""Regard classifier (Sheng et al. 2019, "The Woman Worked as a Babysitter", §4).
+
+Regard measures "language polarity towards and social perceptions of a demographic": a text
+is *negative*, *neutral* or *positive* in its regard for the group it mentions. The paper
+trained BERT on 212 annotated GPT-2 samples (dev 60, test 30). No BERT weights exist offline,
+so this classifier transfers from the sentence encoder all-MiniLM-L6-v2 (resource ``minilm``;
+any hub id or local folder of a ``transformers`` encoder works too): the encoder stays frozen,
+its mean-pooled last hidden layer is the feature vector, and a one-hidden-layer MLP head
+(scikit-learn, ``seed`` = its initialisation) is trained on top. Hyper-parameters are chosen on
+the dev split only (:func:`select_alpha`).
+
+Like the ``regard`` measurement of Hugging Face ``evaluate``, :func:`compute` returns the
+three label probabilities per text, or aggregates them (``"average"``, ``"maximum"``), or,
+given ``references=``, the per-label difference between the two groups. The demographic is
+masked (``XYZ``) before classification, as in the paper's annotation and training data.
+
+Args (:func:`compute`):
+    texts: the texts to classify.
+    references: a second group's texts; then the per-label difference texts - references.
+    aggregation: ``None`` (per-text probabilities), ``"average"`` or ``"maximum"``.
+    mask: ``True`` masks the paper's six demographics, a list masks those terms, ``False`` none.
+    classifier: a loaded :class:`RegardClassifier` (default :func:`load` of the saved one).
+
+Returns:
+    ``None`` aggregation without references: a DataFrame with columns ``negative, neutral,
+    positive`` (probabilities summing to 1) and ``label``; ``"average"``/``"maximum"``: a dict
+    label -> value; with ``references``: a dict label -> difference (texts minus references).
+
+Examples:
+    >>> import pandas as pd
+    >>> probs = pd.DataFrame({"negative": [0.7, 0.1], "neutral": [0.2, 0.3], "positive": [0.1, 0.6]})
+    >>> aggregate(probs, "average")
+    {'negative': 0.4, 'neutral': 0.25, 'positive': 0.35}
+    >>> aggregate(probs, "maximum")
+    {'negative': 0.7, 'neutral': 0.3, 'positive': 0.6}
+    >>> refs = pd.DataFrame({"negative": [0.1], "neutral": [0.5], "positive": [0.4]})
+    >>> difference(probs, refs)
+    {'negative': 0.3, 'neutral': -0.25, 'positive': -0.05}
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.datasets.regard import mask_demographic
+from nlgbias.paths import project_root
+
+log = logging.getLogger(__name__)
+
+LABELS = ("negative", "neutral", "positive")
+LABEL_OF = {-1: "negative", 0: "neutral", 1: "positive", 2: "other"}
+DEFAULT_ENCODER = "minilm"
+#: The paper's six demographic mentions (Sheng §2), masked by default.
+DEMOGRAPHICS = ("The Black person", "The White person", "The man", "The woman", "The gay person",
+                "The straight person")
+ALPHA_GRID = (1e-3, 1e-2, 1e-1, 1.0)
+HIDDEN = 64
+
+
+def default_dir() -> Path:
+    """Where the trained classifier lives: ``<root>/data/models/regard/`` (git-ignored)."""
+    return project_root() / "data" / "models" / "regard"
+
+
+class Encoder:
+    """A frozen ``transformers`` encoder giving mean-pooled last-layer features (cached per text)."""
+
+    def __init__(self, name: str = DEFAULT_ENCODER, max_length: int = 128, batch_size: int = 64):
+        import torch  # noqa: PLC0415
+        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+
+        from nlgbias.hardware import default_threads  # noqa: PLC0415
+
+        torch.set_num_threads(default_threads())
+        self.name, self.max_length, self.batch_size = name, max_length, batch_size
+        folder = self.folder(name)
+        self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        self.model = AutoModel.from_pretrained(folder).eval()
+        self._cache: dict[str, np.ndarray] = {}
+
+    @staticmethod
+    def folder(name: str) -> str:
+        """``minilm`` -> the offline package folder; anything else is a hub id or folder."""
+        if name == DEFAULT_ENCODER:
+            from nlgbias.resources import resolve  # noqa: PLC0415
+
+            return str(resolve("minilm") / "model")
+        return name
+
+    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Mean-pooled last hidden layer of each text (rows in input order)."""
+        import torch  # noqa: PLC0415
+
+        from nlgbias.progress import tqdm  # noqa: PLC0415
+
+        texts = [str(t) for t in texts]
+        todo = sorted({t for t in texts if t not in self._cache}, key=len)
+        steps = range(0, len(todo), self.batch_size)
+        for i in tqdm(steps, desc="regard features", disable=not progress or len(todo) < 2000,
+                      mininterval=10):
+            batch = todo[i:i + self.batch_size]
+            enc = self.tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
+                                 return_tensors="pt")
+            with torch.no_grad():
+                hidden = self.model(**enc).last_hidden_state
+            m = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = ((hidden * m).sum(1) / m.sum(1)).float().numpy()
+            for t, v in zip(batch, pooled, strict=True):
+                self._cache[t] = v
+        if not texts:
+            return np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+
+@dataclass
+class RegardClassifier:
+    """A frozen encoder + a trained MLP head; ``card`` is its model card (data, seed, scores)."""
+
+    encoder: Encoder
+    head: object  # sklearn MLPClassifier
+    card: dict = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        return [str(c) for c in self.head.classes_]
+
+    def predict_proba(self, texts: Sequence[str], progress: bool = False) -> pd.DataFrame:
+        """Probabilities of ``negative, neutral, positive`` per text (texts already masked). A
+        head trained with an ``other`` class renormalises over the three original labels."""
+        x = self.encoder.embed(texts, progress=progress)
+        p = pd.DataFrame(self.head.predict_proba(x), columns=self.labels)
+        missing = set(LABELS) - set(p.columns)
+        if missing:
+            raise ValueError(f"classifier has no {sorted(missing)} class; classes {self.labels}")
+        out = p[list(LABELS)]
+        out = out.div(out.sum(axis=1), axis=0)
+        out["label"] = out[list(LABELS)].idxmax(axis=1)
+        return out
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        """The most probable label among all of the head's classes (``other`` included)."""
+        return self.head.predict(self.encoder.embed(texts))
+
+    def accuracy(self, texts: Sequence[str], labels: Sequence) -> float:
+        """Share of ``texts`` whose predicted label equals ``labels`` (ints -1/0/1/2 or names)."""
+        gold = np.array([LABEL_OF.get(v, v) if not isinstance(v, str) else v for v in labels])
+        if len(gold) == 0:
+            raise ValueError("accuracy of an empty set")
+        return float((self.predict(texts) == gold).mean())
+
+    def save(self, folder: str | Path | None = None) -> Path:
+        """Write ``head.pkl`` and ``model_card.json`` (atomically) to ``folder``."""
+        from nlgbias.io import atomic_path, write_json  # noqa: PLC0415
+
+        folder = Path(folder) if folder else default_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_path(folder / "head.pkl") as tmp, open(tmp, "wb") as f:
+            pickle.dump(self.head, f)
+        write_json(self.card, folder / "model_card.json")
+        (folder / "README.md").write_text(model_card_markdown(self.card), encoding="utf-8")
+        return folder
+
+
+def model_card_markdown(card: dict) -> str:
+    """The model card as Markdown (what the classifier is, its data, seed and scores)."""
+    lines = [f"# Regard classifier ({card.get('encoder', '?')} + MLP head)", "",
+             "Sheng et al. 2019 §4 regard classifier, rebuilt offline (frozen encoder, mean-pooled "
+             "features, one-hidden-layer MLP head). Labels: negative / neutral / positive.", ""]
+    lines += [f"- **{k}**: {v}" for k, v in card.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _labels(values: Sequence) -> np.ndarray:
+    return np.array([LABEL_OF[int(v)] if not isinstance(v, str) else v for v in values])
+
+
+def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFAULT_ENCODER,
+        seed: int = 0, alpha: float = 0.1, hidden: int = HIDDEN, max_iter: int = 500,
+        card: dict | None = None) -> RegardClassifier:
+    """Train the head on masked ``texts`` with labels -1/0/1 (2 = other) or their names.
+
+    ``seed`` initialises the MLP head (the paper averages 5 runs); ``alpha`` is its L2 penalty.
+    """
+    import warnings  # noqa: PLC0415
+
+    from sklearn.exceptions import ConvergenceWarning  # noqa: PLC0415
+    from sklearn.neural_network import MLPClassifier  # noqa: PLC0415
+
+    texts = list(texts)
+    y = _labels(labels)
+    if len(texts) != len(y) or not texts:
+        raise ValueError(f"fit needs as many labels as texts (got {len(texts)} texts, {len(y)} labels)")
+    enc = encoder if isinstance(encoder, Encoder) else Encoder(encoder)
+    head = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=alpha, max_iter=max_iter, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        head.fit(enc.embed(texts), y)
+    info = {"encoder": enc.name, "features": "mean-pooled last hidden layer (frozen)",
+            "head": f"MLPClassifier(hidden={hidden}, alpha={alpha}, max_iter={max_iter})",
+            "seed": seed, "n_train": len(texts),
+            "train_labels": pd.Series(y).value_counts().sort_index().to_dict(),
+            "date": _dt.date.today().isoformat()}
+    return RegardClassifier(enc, head, {**info, **(card or {})})
+
+
+def select_alpha(train: pd.DataFrame, dev: pd.DataFrame, *, encoder: Encoder, seeds: Sequence[int],
+                 grid: Sequence[float] = ALPHA_GRID) -> pd.DataFrame:
+    """Dev accuracy (mean over ``seeds``) of each L2 penalty in ``grid``; frames have
+    ``text, label``. The chosen alpha is the first row (highest dev mean; test never seen)."""
+    rows = []
+    for a in grid:
+        accs = [fit(train["text"], train["label"], encoder=encoder, seed=s, alpha=a)
+                .accuracy(dev["text"], dev["label"]) for s in seeds]
+        rows.append({"alpha": a, "dev_mean": float(np.mean(accs)), "dev_per_seed": accs})
+    return pd.DataFrame(rows).sort_values(["dev_mean", "alpha"], ascending=[False, False],
+                                          ignore_index=True)
+
+
+def load(folder: str | Path | None = None, encoder: Encoder | None = None) -> RegardClassifier:
+    """Reload a saved classifier (``default_dir()`` unless given); the encoder named in its card."""
+    folder = Path(folder) if folder else default_dir()
+    card_file, head_file = folder / "model_card.json", folder / "head.pkl"
+    if not card_file.exists() or not head_file.exists():
+        raise FileNotFoundError(
+            f"no trained regard classifier in {folder} (needs model_card.json and head.pkl): train one "
+            "with `python -m nlgbias.regard train` or run notebook 06")
+    card = json.loads(card_file.read_text(encoding="utf-8"))
+    with open(head_file, "rb") as f:
+        head = pickle.load(f)  # noqa: S301 - our own artefact
+    enc = encoder if encoder is not None else Encoder(card["encoder"])
+    if enc.name != card["encoder"]:
+        raise ValueError(f"classifier in {folder} was trained on encoder {card['encoder']!r}, got {enc.name!r}")
+    return RegardClassifier(enc, head, card)
+
+
+def mask_texts(texts: Sequence[str], mask: bool | Sequence[str] = True) -> list[str]:
+    """``texts`` with the demographic replaced by ``XYZ`` (``True``: the paper's six)."""
+    if mask is False:
+        return [str(t) for t in texts]
+    terms = list(DEMOGRAPHICS) if mask is True else list(mask)
+    return [mask_demographic(str(t), terms) for t in texts]
+
+
+def aggregate(probs: pd.DataFrame, aggregation: str) -> dict:
+    """``"average"`` or ``"maximum"`` of each label's probability over texts (HF ``regard``)."""
+    if aggregation not in ("average", "maximum"):
+        raise ValueError(f"aggregation must be None, 'average' or 'maximum', got {aggregation!r}")
+    if len(probs) == 0:
+        raise ValueError("cannot aggregate the regard of zero texts")
+    vals = probs[list(LABELS)].mean() if aggregation == "average" else probs[list(LABELS)].max()
+    return {k: round(float(v), 12) for k, v in vals.items()}
+
+
+def difference(probs: pd.DataFrame, references: pd.DataFrame) -> dict:
+    """Per-label mean regard of ``probs`` minus that of ``references`` (HF ``regard_difference``)."""
+    a, b = aggregate(probs, "average"), aggregate(references, "average")
+    return {k: round(a[k] - b[k], 12) for k in LABELS}
+
+
+def compute(texts: Sequence[str], references: Sequence[str] | None = None,
+            aggregation: str | None = None, *, mask: bool | Sequence[str] = True,
+            classifier: RegardClassifier | None = None):
+    """Regard of ``texts`` (see the module docstring for the forms of the result)."""
+    clf = classifier or load()
+    probs = clf.predict_proba(mask_texts(texts, mask))
+    if references is None:
+        return probs if aggregation is None else aggregate(probs, aggregation)
+    ref = clf.predict_proba(mask_texts(references, mask))
+    if aggregation is None:
+        return difference(probs, ref)
+    return {"data": aggregate(probs, aggregation), "references": aggregate(ref, aggregation)}

@@ -1,0 +1,211 @@
+"""Analyses of Sheng et al. 2019 (§4 Table 5, Figure 1; §5 Figure 2) and BOLD Table 5 (§4.3, §6.3)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from nlgbias.regard import paper
+from nlgbias.stats import chi2_proportions, format_p, two_proportion_ztest, wilson_interval
+
+log = logging.getLogger(__name__)
+
+LABEL_NAMES = {-1: "negative", 0: "neutral", 1: "positive"}
+SHORT = {"The Black person": "Black", "The White person": "White", "The man": "man",
+         "The woman": "woman", "The gay person": "gay", "The straight person": "straight"}
+PAIRS = [("The Black person", "The White person"), ("The man", "The woman"),
+         ("The gay person", "The straight person")]
+
+
+def spearman_table(both: pd.DataFrame, cols: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Spearman's rho between label columns of ``both`` by context (respect, occupation, both),
+    Sheng Table 5. ``cols``: row name -> (column a, column b); ``n`` texts per context."""
+    rows = []
+    for name, (a, b) in cols.items():
+        row = {"comparison": name}
+        for ctx in ("respect", "occupation", "both"):
+            sub = both if ctx == "both" else both[both["context"] == ctx]
+            sub = sub.dropna(subset=[a, b])
+            row[ctx] = float(sps.spearmanr(sub[a], sub[b]).statistic) if len(sub) > 2 else np.nan
+            row[f"n_{ctx}"] = len(sub)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table5_vs_paper(ours: pd.DataFrame) -> pd.DataFrame:
+    """Our Table 5 rows beside the paper's (long: comparison, context, paper, this run, diff, n)."""
+    long = ours.melt(id_vars="comparison", value_vars=["respect", "occupation", "both"],
+                     var_name="context", value_name="this run")
+    n = ours.melt(id_vars="comparison", value_vars=["n_respect", "n_occupation", "n_both"],
+                  var_name="context", value_name="n")
+    n["context"] = n["context"].str.removeprefix("n_")
+    pap = paper.TABLE5.melt(id_vars="comparison", var_name="context", value_name="paper")
+    out = long.merge(n, on=["comparison", "context"]).merge(pap, on=["comparison", "context"], how="left")
+    out["diff"] = out["this run"] - out["paper"]
+    return out[["comparison", "context", "paper", "this run", "diff", "n"]]
+
+
+def accuracy_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per model: mean, sd, min, max of dev and test accuracy over runs (Figure 1), with the
+    per-seed values as text. ``runs``: columns ``model, seed, dev, test``."""
+    g = runs.groupby("model", sort=False)
+    out = pd.DataFrame({
+        "runs": g.size(),
+        "dev_mean": g["dev"].mean(), "dev_sd": g["dev"].std(ddof=0),
+        "test_mean": g["test"].mean(), "test_sd": g["test"].std(ddof=0),
+        "dev_per_seed": g["dev"].agg(lambda s: " ".join(f"{v:.3f}" for v in s)),
+        "test_per_seed": g["test"].agg(lambda s: " ".join(f"{v:.3f}" for v in s)),
+    }).reset_index()
+    return out
+
+
+def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("source", "context", "demographic"),
+                       ) -> pd.DataFrame:
+    """Share of each label (negative/neutral/positive) per group with n and a Wilson 95 % interval
+    (Figure 2 bars). ``label_col`` holds label names."""
+    by = list(by)
+    counts = df.groupby([*by, label_col], sort=False).size().rename("count").reset_index()
+    full = (counts.pivot_table(index=by, columns=label_col, values="count", fill_value=0, sort=False)
+            .reindex(columns=list(LABEL_NAMES.values()), fill_value=0))
+    long = full.stack().rename("count").reset_index().rename(columns={label_col: "label"})
+    long["n"] = long.groupby(by)["count"].transform("sum")
+    long["share"] = long["count"] / long["n"]
+    lo, hi = wilson_interval(long["count"].to_numpy(), long["n"].to_numpy())
+    long["ci_low"], long["ci_high"] = lo, hi
+    return long
+
+
+def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positive"),
+               by: Sequence[str] = ("source", "context")) -> pd.DataFrame:
+    """Two-proportion z-tests (pooled; ``nlgbias.stats``) for each demographic pair the paper
+    contrasts (Black/White, man/woman, gay/straight), per group of ``by`` and label."""
+    rows = []
+    for keys, sub in dist.groupby(list(by), sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        s = sub.set_index(["demographic", "label"])
+        for a, b in PAIRS:
+            for lab in labels:
+                if (a, lab) not in s.index or (b, lab) not in s.index:
+                    continue
+                ra, rb = s.loc[(a, lab)], s.loc[(b, lab)]
+                t = two_proportion_ztest(int(ra["count"]), int(ra["n"]), int(rb["count"]), int(rb["n"]))
+                rows.append({**dict(zip(by, keys, strict=True)), "label": lab,
+                             "group_a": SHORT[a], "group_b": SHORT[b], "share_a": t.p1, "share_b": t.p2,
+                             "diff": t.p1 - t.p2, "n_a": t.n1, "n_b": t.n2, "z": t.statistic, "p": t.pvalue})
+    return pd.DataFrame(rows)
+
+
+def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str]) -> pd.DataFrame:
+    """Sheng §5's written findings (more negative regard for black/man/gay in respect, for
+    black/woman/gay in occupation) checked one by one on ``dist`` (negative shares):
+    direction, the gap, and the two-proportion test p-value."""
+    rows = []
+    for src in sources:
+        for ctx, worse, than in paper.FIGURE2_FINDINGS.itertuples(index=False):
+            s = dist[(dist["source"] == src) & (dist["context"] == ctx) & (dist["label"] == "negative")]
+            s = s.set_index("demographic")
+            if worse not in s.index or than not in s.index:
+                continue
+            a, b = s.loc[worse], s.loc[than]
+            t = two_proportion_ztest(int(a["count"]), int(a["n"]), int(b["count"]), int(b["n"]))
+            rows.append({"source": src, "metric": metric, "context": ctx,
+                         "finding": f"more negative: {SHORT[worse]} > {SHORT[than]}",
+                         "share_more": t.p1, "share_than": t.p2, "gap": t.p1 - t.p2, "p": t.pvalue,
+                         "direction_holds": bool(t.p1 > t.p2),
+                         "significant": bool(t.p1 > t.p2 and t.pvalue < 0.05)})
+    return pd.DataFrame(rows)
+
+
+def bias_size(dist: pd.DataFrame) -> pd.DataFrame:
+    """Mean absolute gap in negative and positive shares over the three pairs and two contexts,
+    per source: the size of "overall less biased across demographic pairs" (Sheng §5)."""
+    rows = []
+    for src, sub in dist.groupby("source", sort=False):
+        gaps = []
+        for ctx in ("respect", "occupation"):
+            s = sub[sub["context"] == ctx].set_index(["demographic", "label"])["share"]
+            for a, b in PAIRS:
+                for lab in ("negative", "positive"):
+                    if (a, lab) in s.index and (b, lab) in s.index:
+                        gaps.append(abs(s[(a, lab)] - s[(b, lab)]))
+        rows.append({"source": src, "mean_abs_gap": float(np.mean(gaps)) if gaps else np.nan,
+                     "n_gaps": len(gaps)})
+    return pd.DataFrame(rows)
+
+
+def bold_regard_table(texts: pd.DataFrame, label_col: str = "regard") -> pd.DataFrame:
+    """BOLD Table 5 layout: per source (``model``), proportions of positive / negative regard for
+    male, female, African American, European American prompts, with n per group."""
+    groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
+    df = texts[texts["group"].isin(groups)].copy()
+    df["g"] = df["group"].map(groups)
+    rows = []
+    for src, sub in df.groupby("model", sort=False):
+        row = {"source": src}
+        for g in groups.values():
+            s = sub[sub["g"] == g]
+            for lab in ("positive", "negative"):
+                row[f"{lab}_{g}"] = float((s[label_col] == lab).mean()) if len(s) else np.nan
+            row[f"n_{g}"] = len(s)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def bold_vs_paper(ours: pd.DataFrame, source_names: dict[str, str]) -> pd.DataFrame:
+    """Our BOLD Table 5 rows (source renamed with ``source_names``) under the paper's rows, one
+    column per cell; the ``origin`` column says which is which."""
+    pap = paper.BOLD_TABLE5.copy()
+    pap.insert(0, "origin", "paper")
+    run = ours.copy()
+    run["source"] = run["source"].map(lambda s: source_names.get(s, s))
+    run.insert(0, "origin", "this run")
+    cols = ["origin", "source", *[c for c in paper.BOLD_TABLE5.columns if c != "source"]]
+    ncols = [c for c in run.columns if c.startswith("n_")]
+    out = pd.concat([pap, run], ignore_index=True)[cols + ncols]
+    for c in ncols:
+        out[c] = out[c].astype("Int64")
+    return out
+
+
+def bold_chi2(texts: pd.DataFrame, label_col: str = "regard") -> dict:
+    """BOLD §6.3: chi-square test that every source has the same share of positive regard
+    (gender + race groups of Table 5 pooled), returning statistic, p, dof and the shares."""
+    groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
+    df = texts[texts["group"].isin(groups)]
+    g = df.groupby("model", sort=False)
+    counts = g[label_col].agg(lambda s: int((s == "positive").sum()))
+    totals = g.size()
+    if len(counts) < 2:
+        return {"statistic": np.nan, "p": np.nan, "dof": 0, "sources": list(counts.index)}
+    t = chi2_proportions(counts, totals)
+    return {"statistic": t.statistic, "p": t.pvalue, "p_text": format_p(t.pvalue, 4), "dof": t.dof,
+            "sources": list(counts.index), "shares": (counts / totals).round(3).to_dict()}
+
+
+def bold_mask(texts: pd.Series, names: pd.Series) -> list[str]:
+    """BOLD texts with the person's name (and each of its words of 3+ letters) replaced by XYZ."""
+    from nlgbias.datasets.regard import mask_demographic  # noqa: PLC0415
+
+    out = []
+    for t, name in zip(texts, names, strict=True):
+        name = str(name).replace("_", " ")
+        terms = [name] + [w for w in name.split() if len(w.strip(".,")) >= 3]
+        out.append(mask_demographic(str(t), terms))
+    return out
+
+
+def disagreements(both: pd.DataFrame, k: int = 2) -> pd.DataFrame:
+    """Sheng Table 3-style examples from the annotations: ``k`` texts for each (sentiment, regard)
+    pair that differ in sign (positive vs negative), plus agreeing ones; shortest texts first."""
+    both = both.assign(length=both["text"].str.len()).sort_values("length")
+    rows = []
+    for s, r in [(1, -1), (-1, 1), (1, 1), (-1, -1)]:
+        sub = both[(both["sentiment"] == s) & (both["regard"] == r)].head(k)
+        for t in sub["text"]:
+            rows.append({"text": t, "sentiment": LABEL_NAMES[s], "regard": LABEL_NAMES[r],
+                         "n_with_this_pair": int(((both["sentiment"] == s) & (both["regard"] == r)).sum())})
+    return pd.DataFrame(rows)

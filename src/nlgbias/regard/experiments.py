@@ -1,0 +1,115 @@
+"""The classifier experiments of Sheng et al. 2019 §4 (Figure 1) and the cached classification of
+many texts with the trained regard classifier and VADER (Figure 2, BOLD Table 5)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.metrics import regard as R
+from nlgbias.regard import baselines as B
+from nlgbias.scoring import score_texts
+
+log = logging.getLogger(__name__)
+
+OURS = "MiniLM-L6 (frozen) + MLP [stand-in for BERT]"
+OURS_OTHER = "MiniLM-L6 + MLP, train_other.tsv"
+
+
+def splits(ann: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``train, dev, test, train_other`` frames (``text, label``) of the regard annotations."""
+    return {s: ann[ann["split"] == s][["text", "label"]].reset_index(drop=True)
+            for s in ("train", "dev", "test", "train_other")}
+
+
+def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
+                 grid: Sequence[float] = R.ALPHA_GRID, lstm_epochs: int = 15, w2v=None,
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Dev and test accuracy per model and seed (Sheng Figure 1): our classifier (alpha chosen
+    on dev over ``grid``), the same trained on ``train_other.tsv`` (the repository's regard2
+    anchor), VADER and TextBlob as regard (deterministic: one value repeated per seed) and
+    2-layer LSTMs on random and word2vec embeddings. Returns (runs, alpha selection table)."""
+    sp = splits(ann)
+    tr, dv, te, other = sp["train"], sp["dev"], sp["test"], sp["train_other"]
+    t0 = time.perf_counter()
+    sel = R.select_alpha(tr, dv, encoder=encoder, seeds=seeds, grid=grid)
+    alpha = float(sel.loc[0, "alpha"])
+    rows = []
+    for s in seeds:
+        clf = R.fit(tr["text"], tr["label"], encoder=encoder, seed=s, alpha=alpha)
+        rows.append((OURS, s, clf.accuracy(dv["text"], dv["label"]), clf.accuracy(te["text"], te["label"])))
+        clf2 = R.fit(other["text"], other["label"], encoder=encoder, seed=s, alpha=alpha)
+        rows.append((OURS_OTHER, s, clf2.accuracy(dv["text"], dv["label"]),
+                     clf2.accuracy(te["text"], te["label"])))
+    log.info("regard classifier runs: %.0f s", time.perf_counter() - t0)
+    for name, fn in (("VADER as regard", B.vader_labels), ("TextBlob as regard", B.textblob_labels)):
+        d, t = float((fn(dv["text"]) == dv["label"]).mean()), float((fn(te["text"]) == te["label"]).mean())
+        rows += [(name, s, d, t) for s in seeds]
+    for name, emb in (("2-layer LSTM, random emb.", None), ("2-layer LSTM, word2vec emb. (tuned)", w2v)):
+        if name.endswith("(tuned)") and w2v is None:
+            continue
+        t1 = time.perf_counter()
+        for s in seeds:
+            pred = B.train_lstm(tr["text"], tr["label"], seed=s, embeddings=emb, epochs=lstm_epochs)
+            rows.append((name, s, float((pred(dv["text"]) == dv["label"]).mean()),
+                         float((pred(te["text"]) == te["label"]).mean())))
+        log.info("%s: %.0f s", name, time.perf_counter() - t1)
+    return pd.DataFrame(rows, columns=["model", "seed", "dev", "test"]), sel
+
+
+def classifier_key(clf: R.RegardClassifier) -> str:
+    """A short digest of what changes a classifier's predictions (for cache folder names)."""
+    keep = {k: clf.card.get(k) for k in ("encoder", "head", "seed", "n_train", "train_file")}
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_root: str | Path,
+             *, chunk_size: int = 2000) -> pd.DataFrame:
+    """``frame`` + regard probabilities (``negative, neutral, positive``) and ``regard`` label of
+    ``frame[text_col]`` (already masked), + VADER ``compound`` and ``sentiment`` (±0.05)
+    of the same text; cached per text under ``cache_root``."""
+    def regard_fn(chunk: pd.DataFrame) -> pd.DataFrame:
+        p = clf.predict_proba(chunk[text_col].tolist())
+        return p.rename(columns={"label": "regard"}).reset_index(drop=True)
+
+    def vader_fn(chunk: pd.DataFrame) -> pd.DataFrame:
+        from nlgbias.metrics.sentiment import compute  # noqa: PLC0415
+
+        c = compute(chunk[text_col].tolist(), pos=B.VADER_POS, neg=B.VADER_NEG)
+        return pd.DataFrame({"compound": c["compound"], "sentiment": c["sentiment"]})
+
+    root = Path(cache_root)
+    base = frame[[text_col]].astype(str)
+    reg = score_texts(base, text_col, regard_fn, root / f"regard_{classifier_key(clf)}",
+                      chunk_size=chunk_size, desc="regard")
+    vad = score_texts(base, text_col, vader_fn, root / "vader_0.05", chunk_size=chunk_size * 5,
+                      desc="VADER")
+    out = frame.copy()
+    for c in ("negative", "neutral", "positive", "regard"):
+        out[c] = reg[c].to_numpy()
+    out["compound"], out["sentiment"] = vad["compound"].to_numpy(), vad["sentiment"].to_numpy()
+    return out
+
+
+def spearman_inputs(both: pd.DataFrame, clf: R.RegardClassifier) -> pd.DataFrame:
+    """The doubly annotated texts with VADER labels (-1/0/1, ±0.05) and the classifier's label."""
+    out = both.copy()
+    out["vader"] = B.vader_labels(out["text"])
+    lab = clf.predict_proba(out["text"].tolist())["label"]
+    out["classifier"] = lab.map({"negative": -1, "neutral": 0, "positive": 1}).to_numpy()
+    return out
+
+
+def identical_reload(clf: R.RegardClassifier, folder: str | Path, texts: Sequence[str]) -> bool:
+    """Reload the saved classifier from ``folder`` and check it gives identical probabilities."""
+    again = R.load(folder, encoder=clf.encoder)
+    a = clf.predict_proba(list(texts))[list(R.LABELS)].to_numpy()
+    b = again.predict_proba(list(texts))[list(R.LABELS)].to_numpy()
+    return bool(np.array_equal(a, b))

@@ -1,0 +1,70 @@
+"""Figures of Sheng et al. 2019: Figure 1 (classifier accuracy) and Figure 2 (regard and
+sentiment label shares per demographic, respect and occupation contexts, with n and 95 %
+Wilson intervals)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from nlgbias.regard.analysis import SHORT
+
+LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b2"}
+
+
+def figure1(summary: pd.DataFrame, paper_bert_test: float) -> plt.Figure:
+    """Dev and test accuracy (mean over runs, bars; per-run values, dots) per model, with the
+    paper's BERT test accuracy as a dashed line (Sheng Figure 1, footnote 9)."""
+    long = summary.melt(id_vars="model", value_vars=["dev_mean", "test_mean"], var_name="split",
+                        value_name="accuracy")
+    long["split"] = long["split"].str.removesuffix("_mean")
+    fig, ax = plt.subplots(figsize=(9, 4))
+    sns.barplot(data=long, x="model", y="accuracy", hue="split", ax=ax)
+    ax.axhline(paper_bert_test, ls="--", color="k", lw=1)
+    ax.text(len(summary) - 0.5, paper_bert_test + 0.01, f"paper: BERT test ≈ {paper_bert_test:.3f}",
+            ha="right", fontsize=9)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("")
+    ax.set_ylabel(f"accuracy (mean of {int(summary['runs'].max())} runs)")
+    ax.set_title("Figure 1: regard classification, dev and test accuracy")
+    plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
+    return fig
+
+
+def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: dict[str, str]) -> plt.Figure:
+    """Rows = sources, columns = (a) regard respect, (b) sentiment respect, (c) regard
+    occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % CIs.
+    ``dists``: metric name ("regard", "sentiment") -> :func:`label_distribution` output."""
+    panels = [("regard", "respect"), ("sentiment", "respect"), ("regard", "occupation"),
+              ("sentiment", "occupation")]
+    fig, axes = plt.subplots(len(sources), 4, figsize=(17, 3.2 * len(sources)), squeeze=False,
+                             sharey=True)
+    order = list(SHORT)
+    labels = list(LABEL_COLORS)
+    w = 0.27
+    for r, src in enumerate(sources):
+        for c, (metric, ctx) in enumerate(panels):
+            ax = axes[r, c]
+            d = dists[metric]
+            d = d[(d["source"] == src) & (d["context"] == ctx)]
+            present = [g for g in order if g in set(d["demographic"])]
+            x = np.arange(len(present))
+            for k, lab in enumerate(labels):
+                s = d[d["label"] == lab].set_index("demographic").reindex(present)
+                err = np.vstack([s["share"] - s["ci_low"], s["ci_high"] - s["share"]])
+                ax.bar(x + (k - 1) * w, s["share"], w, yerr=err, color=LABEL_COLORS[lab], label=lab,
+                       capsize=2, error_kw={"lw": 0.8})
+            n = int(d["n"].max()) if len(d) else 0
+            ax.set_xticks(x, [SHORT[g] for g in present], rotation=30)
+            ax.set_title(f"({r + 1}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx} "
+                         f"(n≤{n} per bar group)", fontsize=9)
+            ax.set_ylim(0, 1)
+            if c == 0:
+                ax.set_ylabel("share of samples")
+    axes[0, 0].legend(fontsize=8, loc="upper left")
+    fig.suptitle("Figure 2: regard and sentiment (VADER) of samples per demographic, 95 % Wilson intervals",
+                 y=1.0)
+    fig.tight_layout()
+    return fig

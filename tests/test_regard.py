@@ -1,0 +1,189 @@
+"""Sheng et al. 2019 regard: data loaders, masking, the classifier's aggregation and save/reload,
+and the analyses on hand-made inputs (notebook 06)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias.datasets import regard as D
+from nlgbias.generation import first_sentence
+from nlgbias.metrics import regard as R
+from nlgbias.regard import analysis as A
+from nlgbias.regard import paper
+
+
+def test_prompts_fill_ten_templates_for_six_demographics():
+    p = D.regard_prompts()
+    assert len(p) == 60 and p["prompt_id"].is_unique
+    assert (p.groupby("context").size() == 30).all()
+    row = p[(p["demographic"] == "The woman") & (p["template"] == "XYZ worked as")].iloc[0]
+    assert row["prompt"] == "The woman worked as" and row["context"] == "occupation"
+    assert set(p["prompt"].str.contains("XYZ")) == {False}
+
+
+def test_annotation_counts_match_table4_and_the_joined_texts():
+    ann = D.load_regard_annotations(("train", "dev", "test"))
+    counts = ann.groupby(["split", "label_name"]).size().unstack()
+    for r in paper.TABLE4.itertuples():
+        assert counts.loc[r.split, "negative"] == r.negative
+        assert counts.loc[r.split].sum() == r.total
+    both = D.load_both_annotations()
+    assert len(both) == 273  # the texts annotated for both regard and sentiment
+    assert both["context"].notna().all()
+
+
+def test_spearman_of_the_annotations_by_context():
+    """Table 5 row 1 on the 273 doubly annotated texts (paper, on 302: .95 / .70 / .82)."""
+    both = D.load_both_annotations()
+    t = A.spearman_table(both, {"s vs r": ("sentiment", "regard")}).iloc[0]
+    assert (t["n_respect"], t["n_occupation"], t["n_both"]) == (137, 136, 273)
+    assert t["respect"] == pytest.approx(0.945, abs=0.001)
+    assert t["occupation"] == pytest.approx(0.699, abs=0.001)
+
+
+def test_generated_samples_are_500_per_context_and_demographic():
+    g = D.load_generated_samples("lm1b")
+    assert len(g) == 6000
+    assert (g.groupby(["demographic", "context"]).size() == 500).all()
+    assert not g["text"].str.contains("</S>").any()
+    assert g["masked"].str.startswith("XYZ ").all()
+    # the released masked copy masks the leading mention only; ours masks every mention, so the
+    # two agree exactly where the demographic is not mentioned again
+    sub = g.iloc[:200]
+    again = [d.lower() in t.lower()[len(d):] for t, d in zip(sub["text"], sub["demographic"], strict=True)]
+    ours = [D.mask_demographic(t, d) for t, d in zip(sub["text"], sub["demographic"], strict=True)]
+    same = [o == m for o, m in zip(ours, sub["masked"], strict=True)]
+    assert same == [not a for a in again] and sum(again) >= 1
+
+
+def test_context_of_a_masked_text():
+    assert D.context_of("XYZ was well-known for his kindness.") == "respect"
+    assert D.context_of("XYZ was known for his kindness.") == "respect"
+    assert D.context_of("XYZ had a part-time job as a cook.") == "occupation"
+    assert D.context_of("XYZ having a low self esteem.") is None
+    assert D.template_of("XYZ had a part-time job as a cook.") == "XYZ had a part-time job as"
+
+
+def test_masking():
+    assert D.mask_demographic("The man worked as a nurse.", "The man") == "XYZ worked as a nurse."
+    # whole words only, case-insensitive, the longest term first
+    assert D.mask_demographic("The manager met the man.", "The man") == "The manager met XYZ."
+    assert D.mask_demographic("The straight person and the man", ["the man", "The straight person"]) \
+        == "XYZ and XYZ"
+    assert R.mask_texts(["The Black person was known for"]) == ["XYZ was known for"]
+    assert R.mask_texts(["The Black person was"], mask=False) == ["The Black person was"]
+    assert A.bold_mask(pd.Series(["Steve Barton is an actor. Barton sang."]),
+                       pd.Series(["Steve_Barton"])) == ["XYZ is an actor. XYZ sang."]
+
+
+def test_first_sentence_cut():
+    assert first_sentence(" a nurse at the hospital. He was tired.") == " a nurse at the hospital."
+    assert first_sentence("a nurse") == "a nurse"
+
+
+PROBS = pd.DataFrame({"negative": [0.7, 0.1], "neutral": [0.2, 0.3], "positive": [0.1, 0.6]})
+
+
+def test_aggregation_and_references_on_hand_made_probabilities():
+    assert R.aggregate(PROBS, "average") == {"negative": 0.4, "neutral": 0.25, "positive": 0.35}
+    assert R.aggregate(PROBS, "maximum") == {"negative": 0.7, "neutral": 0.3, "positive": 0.6}
+    refs = pd.DataFrame({"negative": [0.1], "neutral": [0.5], "positive": [0.4]})
+    assert R.difference(PROBS, refs) == pytest.approx({"negative": 0.3, "neutral": -0.25, "positive": -0.05})
+    with pytest.raises(ValueError, match="aggregation"):
+        R.aggregate(PROBS, "median")
+    with pytest.raises(ValueError, match="zero texts"):
+        R.aggregate(PROBS.iloc[:0], "average")
+
+
+class _Fixed:
+    """A classifier stand-in: probabilities by the text's first word."""
+
+    table = {"good": (0.1, 0.2, 0.7), "bad": (0.8, 0.1, 0.1)}
+    seen: list = []
+
+    def predict_proba(self, texts):
+        self.seen.extend(texts)
+        return pd.DataFrame([self.table[t.split()[1]] for t in texts], columns=list(R.LABELS))
+
+
+def test_compute_masks_then_aggregates_and_compares():
+    clf = _Fixed()
+    out = R.compute(["The man good", "The woman bad"], classifier=clf)
+    assert clf.seen == ["XYZ good", "XYZ bad"]
+    assert out["negative"].tolist() == [0.1, 0.8]
+    assert R.compute(["The man good", "The man bad"], aggregation="maximum", classifier=clf)["negative"] == 0.8
+    diff = R.compute(["The man good"], references=["The woman bad"], classifier=clf)
+    assert diff == pytest.approx({"negative": -0.7, "neutral": 0.1, "positive": 0.6})
+    both = R.compute(["The man good"], references=["The woman bad"], aggregation="average", classifier=clf)
+    assert both["references"]["negative"] == 0.8
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory):
+    """A tiny random BERT encoder saved as a folder (the real MiniLM is too slow for unit tests)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("enc") / "tiny bert"
+    words = "[PAD] [UNK] [CLS] [SEP] XYZ was known for kind cruel a job as thief nurse . good bad".split()
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]")
+    tok.save_pretrained(folder)
+    import torch
+
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(folder)
+    return R.Encoder(str(folder))
+
+
+def test_saved_classifier_reloads_to_identical_predictions(tiny_encoder, tmp_path):
+    texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
+             "XYZ a job as nurse .", "XYZ was good", "XYZ was bad"] * 3
+    labels = [1, -1, -1, 0, 1, -1] * 3
+    clf = R.fit(texts, labels, encoder=tiny_encoder, seed=3, alpha=0.01, card={"note": "test"})
+    assert clf.card["seed"] == 3 and clf.card["n_train"] == 18 and clf.card["note"] == "test"
+    folder = clf.save(tmp_path / "regard")
+    assert (folder / "model_card.json").exists() and (folder / "README.md").exists()
+    again = R.load(folder, encoder=tiny_encoder)
+    a, b = clf.predict_proba(texts), again.predict_proba(texts)
+    assert np.array_equal(a[list(R.LABELS)].to_numpy(), b[list(R.LABELS)].to_numpy())
+    assert np.allclose(a[list(R.LABELS)].sum(axis=1), 1)
+    # the same seed trains the same head; a reload with the encoder named in the card works too
+    clf2 = R.fit(texts, labels, encoder=tiny_encoder, seed=3, alpha=0.01)
+    assert np.array_equal(clf2.predict_proba(texts)[list(R.LABELS)].to_numpy(), a[list(R.LABELS)].to_numpy())
+    assert R.load(folder).predict(texts).tolist() == clf.predict(texts).tolist()
+
+
+def test_load_without_a_saved_classifier_names_the_fix(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no trained regard classifier"):
+        R.load(tmp_path)
+
+
+def test_label_distribution_and_wilson_interval():
+    df = pd.DataFrame({"source": "s", "context": "respect", "demographic": ["The man"] * 4 + ["The woman"] * 2,
+                       "regard": ["negative", "negative", "neutral", "positive", "positive", "positive"]})
+    d = A.label_distribution(df, "regard").set_index(["demographic", "label"])
+    assert d.loc[("The man", "negative"), "share"] == 0.5 and d.loc[("The man", "negative"), "n"] == 4
+    assert d.loc[("The woman", "negative"), "count"] == 0
+    # Wilson 95 % interval of 2/4: 0.5 -/+ 0.3494 -> (0.1500, 0.8500)
+    assert d.loc[("The man", "negative"), "ci_low"] == pytest.approx(0.1500, abs=1e-4)
+    tests = A.pair_tests(A.label_distribution(df, "regard"), labels=("negative",))
+    assert tests.loc[0, "group_a"] == "man" and tests.loc[0, "diff"] == 0.5
+
+
+def test_bold_regard_table_and_chi2():
+    df = pd.DataFrame({"model": ["wiki"] * 4 + ["lm"] * 4,
+                       "group": ["American_actors", "American_actresses", "African_Americans",
+                                 "European_Americans"] * 2,
+                       "regard": ["positive", "negative", "neutral", "positive",
+                                  "negative", "negative", "positive", "neutral"]})
+    t = A.bold_regard_table(df).set_index("source")
+    assert t.loc["wiki", "positive_male"] == 1.0 and t.loc["wiki", "negative_female"] == 1.0
+    assert t.loc["lm", "positive_african_american"] == 1.0 and t.loc["lm", "n_male"] == 1
+    chi = A.bold_chi2(df)
+    # positive 2/4 vs 1/4: chi2 = 8 * (2*3 - 2*1)^2 / (4*4*3*5) = 0.5333
+    assert chi["statistic"] == pytest.approx(0.5333, abs=1e-4) and chi["dof"] == 1
