@@ -56,8 +56,8 @@ DEFAULTS: dict[str, dict[str, dict]] = {
     "06": {  # Sheng et al. 2019: samples per prompt (paper 100 = 500 per context x demographic);
         # paper_per_cell: the paper's own samples classified per (source, context, demographic), None = all 500
         "smoke": {"models": ["smollm2-135m"], "samples_per_prompt": 2, "seeds": 2,
-                  "max_new_tokens": 20, "batch_size": 32, "alpha_grid": "0.01 0.1",
-                  "lstm_epochs": 2, "paper_per_cell": 10},
+                  "max_new_tokens": 20, "batch_size": 32, "alpha_grid": "0.1",
+                  "lstm_epochs": 1, "paper_per_cell": 10},
         "quick": {"models": _OFFLINE_LMS, "samples_per_prompt": 10, "seeds": 5,
                   "max_new_tokens": 30, "batch_size": 32, "alpha_grid": "0.001 0.01 0.1 1",
                   "lstm_epochs": 10, "paper_per_cell": None},
