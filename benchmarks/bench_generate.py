@@ -1,113 +1,196 @@
-"""Benchmark: tokens/s of the generation engine vs a naive pipeline loop and plain batched
-``model.generate`` (BOLD §4.2 generation workload), side by side in one run.
+"""Benchmark: the generation engine on the real workload, against the baselines and the hardware
+(issue 13/13), side by side in ONE process (same load, same thread count, same dtype).
 
-Same model (SmolLM2-135M offline), same prompts (BOLD, one per group, trailing space removed)
-and the same sampling settings (GPT-2's: top-k 40, top-p 0.95, ``max_new_tokens``) for:
+Workloads (GPT-2's sampling settings: top-k 40, top-p 0.95):
 
-- ``naive``: ``transformers.pipeline("text-generation")`` called one prompt at a time;
+- ``a``: BOLD prompts of the quick profile (``bold_prompts(50)``, a fixed random subset of
+  ``--prompts``) with the first-sentence stop and ``max_new_tokens`` 30 - notebook 02's job;
+- ``b``: fixed-length generation, ``--fixed-tokens`` new tokens, no stop (EOS still ends a row).
+
+Methods (every one in ``--dtype``, default bfloat16 as the notebooks run):
+
+- ``naive``: ``transformers.pipeline("text-generation")``, one prompt at a time (on the first
+  ``--naive-prompts`` prompts only: it is slow);
 - ``plain32``: ``model.generate`` on fixed batches of 32 (left padding, KV cache);
-- ``engine-fp32``: :class:`nlgbias.generation.CausalGenerator`, float32 like the baselines;
-- ``engine``: the engine as the notebooks run it (``dtype="auto"``: bfloat16 on CPUs with
-  bf16 units; threads from :func:`~nlgbias.generation.default_threads`, load-aware).
+- ``static32``: the engine before continuous batching (``CausalGenerator(continuous=False)``,
+  length-sorted batches of 32, finished rows dropped);
+- ``cont<B>``: the engine with continuous batching, ``B`` slots (``--batch-sizes``).
 
-Each method runs in its own process (peak RSS per method); the baselines and ``engine-fp32``
-use the same torch thread count (``--threads``, default torch's: all cores).
-Run: ``python benchmarks/bench_generate.py [--prompts 64] [--naive-prompts 16] [--max-new-tokens 32]``.
+Throughput counts the new tokens a method DELIVERS: in workload ``a`` the baselines generate
+``max_new_tokens`` and the continuation is cut at its first sentence afterwards, so only the
+tokens up to that cut count (the engine stops there). Share of peak: FLOPs per generated token
+= 2 x (parameters of every matmul: the transformer blocks and the output layer, not the input
+embedding lookup) + the attention term 4 x layers x heads x head_dim x mean context length;
+prefill work is not counted. The bf16 and fp32 matmul peaks (``hardware.matmul_peak``, 2048 x
+2048) are measured in the same run with the same threads.
+
+Run (under the CPU lock): ``NLGBIAS_THREADS=2 flock /tmp/nlgbias-cpu.lock .venv/bin/python
+benchmarks/bench_generate.py [--models smollm2-135m gemma3-270m] [--prompts 256]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
+import logging
 import os
-import resource
 import time
 
+import torch
 
-def _prompts(n: int) -> list[str]:
-    from nlgbias.bold.sources import bold_prompts
+from nlgbias.bold.sources import bold_prompts
+from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence
+from nlgbias.hardware import default_threads, matmul_peak
+from nlgbias.models import load_model
 
-    df = bold_prompts(2, seed=0)
-    return [p.rstrip() for p in df["prompt"].tolist()[:n]]
+SETTINGS = {"do_sample": True, "top_k": 40, "top_p": 0.95}
 
 
-def _run(method: str, n: int, max_new: int, threads: int, queue) -> None:
-    import torch
+def workload_prompts(n: int) -> list[str]:
+    """A fixed random subset of ``n`` quick-profile BOLD prompts (trailing space removed)."""
+    df = bold_prompts(50, seed=0)
+    return [p.rstrip() for p in df.sample(n=min(n, len(df)), random_state=0)["prompt"]]
 
-    from nlgbias.generation import CausalGenerator, DecodingParams
-    from nlgbias.hardware import default_threads, resolve_dtype
 
-    if method == "engine":  # the engine's own choice, made when it starts (load-aware)
-        threads = default_threads()
-    torch.set_num_threads(threads)
-    from nlgbias.models import load_model
+def matmul_params(model) -> int:
+    """Parameters that take part in a matmul per token: every Linear weight (the output layer
+    included, even when tied to the input embedding, which is only a lookup)."""
+    seen, n = set(), 0
+    for mod in model.modules():
+        if isinstance(mod, torch.nn.Linear) and id(mod.weight) not in seen:
+            seen.add(id(mod.weight))
+            n += mod.weight.numel()
+    return n
 
-    prompts = _prompts(n)
-    dtype = resolve_dtype("auto") if method == "engine" else "float32"
-    lm = load_model("smollm2-135m", dtype=getattr(torch, dtype))
-    tok, model = lm.tokenizer, lm.model
-    settings = {"do_sample": True, "top_k": 40, "top_p": 0.95, "max_new_tokens": max_new}
-    torch.manual_seed(0)
+
+def flops_per_token(model, context: float) -> float:
+    """2 x matmul parameters + 4 x layers x heads x head_dim x ``context`` (QK^T and AV)."""
+    cfg = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    heads = cfg.num_attention_heads
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+    return 2 * matmul_params(model) + 4 * cfg.num_hidden_layers * heads * head_dim * context
+
+
+def kept_tokens(tok, prompt: str, cont_ids: list[int], cut: bool) -> tuple[int, int]:
+    """(tokens delivered, tokens of the full continuation) of a baseline's continuation."""
+    ids = [t for t in cont_ids if t not in (tok.pad_token_id, tok.eos_token_id)]
+    if not cut:
+        return len(ids), len(ids)
+    text = first_sentence(tok.decode(ids, skip_special_tokens=True))
+    return len(tok(text, add_special_tokens=False)["input_ids"]), len(ids)
+
+
+def run_naive(lm, prompts, max_new, cut):
+    from transformers import pipeline  # noqa: PLC0415
+
+    tok = lm.tokenizer
+    pipe = pipeline("text-generation", model=lm.model, tokenizer=tok, device="cpu")
+    kept = total = 0
     t0 = time.perf_counter()
-    if method == "naive":
-        from transformers import pipeline
+    for p in prompts:
+        out = pipe(p, return_full_text=False, pad_token_id=tok.pad_token_id, max_new_tokens=max_new,
+                   **SETTINGS)
+        ids = tok(out[0]["generated_text"], add_special_tokens=False)["input_ids"]
+        k, n = kept_tokens(tok, p, ids, cut)
+        kept, total = kept + k, total + n
+    return kept, total, time.perf_counter() - t0, len(prompts)
 
-        pipe = pipeline("text-generation", model=model, tokenizer=tok, device="cpu")
-        tokens = 0
-        for p in prompts:
-            out = pipe(p, return_full_text=False, pad_token_id=tok.pad_token_id, **settings)
-            tokens += len(tok(out[0]["generated_text"], add_special_tokens=False)["input_ids"])
-    elif method == "plain32":
-        tok.padding_side = "left"
-        tokens = 0
-        for s in range(0, len(prompts), 32):
-            enc = tok(prompts[s:s + 32], return_tensors="pt", padding=True)
-            with torch.inference_mode():
-                out = model.generate(**enc, pad_token_id=tok.pad_token_id, **settings)
-            tokens += int((out[:, enc["input_ids"].shape[1]:] != tok.pad_token_id).sum())
-    else:
-        eng = CausalGenerator(lm, DecodingParams(**settings), batch_size=32)
-        eng.generate(prompts, 0)
-        tokens = eng.tokens_generated
+
+def run_plain(lm, prompts, max_new, cut, bs=32):
+    tok, model = lm.tokenizer, lm.model
+    tok.padding_side = "left"
+    kept = total = 0
+    t0 = time.perf_counter()
+    for s in range(0, len(prompts), bs):
+        enc = tok(prompts[s:s + bs], return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            out = model.generate(**enc, pad_token_id=tok.pad_token_id, max_new_tokens=max_new, **SETTINGS)
+        for p, row in zip(prompts[s:s + bs], out[:, enc["input_ids"].shape[1]:].tolist()):
+            k, n = kept_tokens(tok, p, row, cut)
+            kept, total = kept + k, total + n
+    return kept, total, time.perf_counter() - t0, len(prompts)
+
+
+def run_engine(lm, prompts, max_new, cut, bs, continuous, refill=None):
+    params = DecodingParams(max_new_tokens=max_new, first_sentence=cut, **SETTINGS)
+    eng = CausalGenerator(lm, params, batch_size=bs, continuous=continuous, refill=refill)
+    t0 = time.perf_counter()
+    eng.generate(prompts, 0)
     secs = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    queue.put({"method": method, "dtype": dtype, "threads": threads, "prompts": len(prompts), "tokens": tokens,
-               "seconds": round(secs, 1), "tok_s": round(tokens / secs, 1), "peak_rss_mb": round(rss)})
+    return eng.tokens_generated, eng.tokens_generated, secs, len(prompts), eng.forwards
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--prompts", type=int, default=64)
+    ap.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
+    ap.add_argument("--workloads", nargs="+", default=["a", "b"], choices=["a", "b"])
+    ap.add_argument("--prompts", type=int, default=256, help="prompts of workload a")
+    ap.add_argument("--fixed-prompts", type=int, default=128, help="prompts of workload b")
+    ap.add_argument("--fixed-tokens", type=int, default=32)
     ap.add_argument("--naive-prompts", type=int, default=16)
-    ap.add_argument("--max-new-tokens", type=int, default=32)
-    ap.add_argument("--threads", type=int, default=None,
-                    help="torch threads of the baselines and engine-fp32 (default: all cores, torch's default)")
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[32, 64])
+    ap.add_argument("--methods", nargs="+", default=["naive", "plain32", "static32", "cont"])
+    ap.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
+    ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args()
-    import torch
+    logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault("NLGBIAS_PROGRESS", "off")
+    threads = default_threads()
+    torch.set_num_threads(threads)
+    peak = {d: matmul_peak(d, threads=threads) for d in ("float32", "bfloat16")}
+    print(f"torch {torch.__version__}, {threads} threads, load average {os.getloadavg()[0]:.1f}; "
+          f"matmul peak (2048x2048): float32 {peak['float32']:.0f} GFLOP/s, bfloat16 {peak['bfloat16']:.0f} GFLOP/s",
+          flush=True)
+    rows = []
+    for name in args.models:
+        lm = load_model(name, dtype=getattr(torch, args.dtype))
+        for w in args.workloads:
+            cut = w == "a"
+            prompts = workload_prompts(args.prompts) if cut else workload_prompts(args.fixed_prompts)
+            max_new = 30 if cut else args.fixed_tokens
+            plen = sum(len(lm.tokenizer(p)["input_ids"]) for p in prompts) / len(prompts)
+            for method in args.methods:
+                for bs in (args.batch_sizes if method == "cont" else [32]):
+                    label = f"cont{bs}" if method == "cont" else method
+                    forwards = None
+                    if method == "naive":
+                        kept, total, secs, n = run_naive(lm, prompts[:args.naive_prompts], max_new, cut)
+                    elif method == "plain32":
+                        kept, total, secs, n = run_plain(lm, prompts, max_new, cut)
+                    elif method == "static32":
+                        kept, total, secs, n, forwards = run_engine(lm, prompts, max_new, cut, 32, False)
+                    else:
+                        kept, total, secs, n, forwards = run_engine(lm, prompts, max_new, cut, bs, True)
+                    mean_new = kept / n
+                    fpt = flops_per_token(lm.model, plen + mean_new / 2)
+                    tok_s = kept / secs
+                    gflops = tok_s * fpt / 1e9
+                    row = {"model": name, "workload": w, "method": label, "prompts": n, "tokens": kept,
+                           "tokens_generated": total, "seconds": round(secs, 1), "tok_s": round(tok_s, 1),
+                           "gflop_per_token": round(fpt / 1e9, 3), "gflop_s": round(gflops, 1),
+                           "pct_bf16_peak": round(100 * gflops / peak["bfloat16"], 1),
+                           "pct_fp32_peak": round(100 * gflops / peak["float32"], 1),
+                           "forwards": forwards, "load": round(os.getloadavg()[0], 1)}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+        del lm
+    by = {(r["model"], r["workload"], r["method"]): r for r in rows}
+    print(f"\nmatmul peak: float32 {peak['float32']:.0f}, bfloat16 {peak['bfloat16']:.0f} GFLOP/s "
+          f"({threads} threads). FLOPs/token = 2 x matmul parameters + 4 x layers x heads x head_dim x "
+          "mean context; tokens = delivered new tokens (workload a: up to the first-sentence cut)")
+    print("\n| model | workload | method | prompts | tok/s | GFLOP/tok | % bf16 peak | x naive | x plain32 | x static32 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        ratios = []
+        for base in ("naive", "plain32", "static32"):
+            b = by.get((r["model"], r["workload"], base))
+            ratios.append(f"{r['tok_s'] / b['tok_s']:.2f}" if b and b["tok_s"] else "")
+        print(f"| {r['model']} | {r['workload']} | {r['method']} | {r['prompts']} | {r['tok_s']:.1f} | "
+              f"{r['gflop_per_token']:.3f} | {r['pct_bf16_peak']:.1f} | {' | '.join(ratios)} |")
+    if args.json:
+        from pathlib import Path  # noqa: PLC0415
 
-    threads = args.threads or torch.get_num_threads()
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; baseline torch threads {threads}")
-    ctx = mp.get_context("spawn")
-    results = []
-    for method, n in (("naive", args.naive_prompts), ("plain32", args.prompts),
-                      ("engine-fp32", args.prompts), ("engine", args.prompts)):
-        q = ctx.Queue()
-        proc = ctx.Process(target=_run, args=(method, n, args.max_new_tokens, threads, q))
-        proc.start()
-        res = q.get()
-        proc.join()
-        res["load_avg"] = round(os.getloadavg()[0], 1)
-        results.append(res)
-        print(json.dumps(res), flush=True)
-    by = {r["method"]: r for r in results}
-    print("\nmethod        dtype     threads  tok/s   peak RSS MB  load")
-    for r in results:
-        print(f"{r['method']:<13} {r['dtype']:<9} {r['threads']:>7} {r['tok_s']:>6.1f}  {r['peak_rss_mb']:>11}  {r['load_avg']}")
-    for m in ("engine-fp32", "engine"):
-        print(f"{m}: {by[m]['tok_s'] / by['naive']['tok_s']:.1f}x naive, "
-              f"{by[m]['tok_s'] / by['plain32']['tok_s']:.2f}x plain batches of 32")
-    print(f"plain32: {by['plain32']['tok_s'] / by['naive']['tok_s']:.1f}x naive")
+        Path(args.json).write_text(json.dumps({"peak": peak, "threads": threads, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
