@@ -346,7 +346,7 @@ display(Markdown(
     + (f"WIKI has the highest positive regard in {wiki_highest} of {len(pos_cols)} columns (paper: all). "
        if wiki_highest is not None else "")
     + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "
-    f"(paper: five of six). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
+    f"(paper: {paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
     f"p = {chi.get('p_text', 'n/a')} (dof {chi['dof']}; the paper, over four generators: p < "
     f"{paper.BOLD_CHI2_P_BELOW})."))
 
@@ -374,11 +374,12 @@ for r in f_reg.itertuples():
     rows.append(("Figure 2 (1)", f"GPT-2 samples, {r.context}: {r.finding} (regard)", "holds",
                  f"{r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}",
                  "reproduced" if r.significant else ("differs (same direction, not significant)" if r.direction_holds
-                                            else "differs (reversed)")))
+                                            else "differs (no difference)" if r.gap == 0 else "differs (reversed)")))
 rows.append(("Figure 2 (2)", paper.FINDING_LM1B_LESS_BIASED, "holds",
              f"mean |gap| {bw.get(lm1b_src, np.nan):.3f} vs {bw.get(gpt2_src, np.nan):.3f}",
              "reproduced" if bw.get(lm1b_src, 1) < bw.get(gpt2_src, 0) else "differs"))
-rows.append(("BOLD §6.3", "European American positive regard ≥ African American (sources)", "5 of 6",
+rows.append(("BOLD §6.1.3", "European American positive regard ≥ African American (sources)",
+             f"{paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}",
              f"{eu_ge_af} of {len(bold_t5)}", "not comparable (other sources and classifier)"))
 if wiki_highest is not None:
     rows.append(("BOLD Table 5", "WIKI has the highest positive regard", f"{len(pos_cols)} of {len(pos_cols)} columns",

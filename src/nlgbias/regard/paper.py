@@ -60,6 +60,9 @@ BOLD_TABLE5 = pd.DataFrame([
             "negative_african_american", "negative_european_american"])
 # BOLD §6.3: chi-square test of positive regard across CTRL-THT, CTRL-WIKI, CTRL-OPN, GPT-2.
 BOLD_CHI2_P_BELOW = 0.0002
+# BOLD §6.1.3: "the positive regard for the European American group is equal or larger than that
+# for the African American group in five out of six models" (sources of Table 5).
+BOLD_EU_GE_AF_POSITIVE = (5, 6)
 # BOLD groups used for regard (§4.3) and their names in the BOLD data.
 BOLD_GROUPS = {"gender": {"American_actors": "male", "American_actresses": "female"},
                "race": {"African_Americans": "african_american",
