@@ -235,3 +235,16 @@ def test_matmul_peak_measures_gflops():
         H.matmul_peak("int8")
     with pytest.raises(ValueError, match="n must be an integer >= 16"):
         H.matmul_peak("float32", n=4)
+
+
+def test_topk_on_model_logits_equals_float_path():
+    """The temperature-1 fast path (top-k before the float conversion) keeps the same
+    candidates in the same order as converting the whole row first, ties included."""
+    eng = G.CausalGenerator(tiny_lm(), G.DecodingParams(top_k=40, top_p=0.95))
+    torch.manual_seed(0)
+    logits = (torch.randn(16, 5000) * 3).bfloat16()  # bf16: many tied values
+    probs, idx = eng.filtered(logits)
+    vals, ref_idx = logits.float().topk(40, dim=-1)
+    assert (vals[:, 1:] == vals[:, :-1]).any()  # ties are there
+    assert torch.equal(idx, ref_idx)
+    assert torch.equal(probs, eng._top_p(vals.softmax(-1)))

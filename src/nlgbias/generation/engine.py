@@ -211,6 +211,12 @@ class CausalGenerator(BatchedGenerator):
         token ids, best first; top-k runs first, so top-p only sorts k candidates.
         """
         p = self.params
+        if p.do_sample and p.top_k > 0 and p.temperature == 1.0 and p.repetition_penalty == 1.0:
+            # top-k on the model's logits, then float: the same candidates in the same order
+            # (bf16 -> float is exact and monotone; ties come out alike, tested) without
+            # converting the whole vocabulary row (Gemma-3: 262k) every step
+            vals, idx = logits.topk(min(p.top_k, logits.shape[-1]), dim=-1)
+            return self._top_p(vals.float().softmax(-1)), idx
         logits = logits.float()
         if p.repetition_penalty != 1.0 and hist is not None:
             import torch  # noqa: PLC0415
@@ -225,13 +231,16 @@ class CausalGenerator(BatchedGenerator):
             vals, idx = logits.topk(min(p.top_k, logits.shape[-1]), dim=-1)
         else:
             vals, idx = logits.sort(dim=-1, descending=True)
-        probs = vals.softmax(-1)
-        if p.top_p < 1.0:
+        return self._top_p(vals.softmax(-1)), idx
+
+    def _top_p(self, probs):
+        """Zero the candidates outside the top-p nucleus (``probs`` sorted, best first)."""
+        if self.params.top_p < 1.0:
             before = probs.cumsum(-1) - probs  # mass strictly above each candidate
-            keep = before < p.top_p
+            keep = before < self.params.top_p
             keep[:, 0] = True
             probs = probs * keep
-        return probs, idx
+        return probs
 
     def _choose(self, logits, hist, gens):
         """Next token of each row: greedy, or sampled with the row's own generator."""
