@@ -76,7 +76,7 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "descriptors_per_axis": 3, "templates": 8, "nouns": 1,
                   "ppl_descriptors_per_axis": 2, "ppl_nouns": 1, "ppl_templates": 0, "table3_nouns": 5,
                   "table3_descriptors_per_axis": 0,
-                  "offensive_nouns": 2, "offensive_descriptors_per_axis": 0, "max_new_tokens": 40, "do_sample": False,
+                  "offensive_nouns": 2, "offensive_descriptors_per_axis": 0, "max_new_tokens": 32, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
         "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B"],
                   "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0, "nouns": 0,
