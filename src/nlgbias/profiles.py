@@ -57,13 +57,13 @@ DEFAULTS: dict[str, dict[str, dict]] = {
         # paper_per_cell: the paper's own samples classified per (source, context, demographic), None = all 500
         "smoke": {"models": ["smollm2-135m"], "samples_per_prompt": 2, "seeds": 2,
                   "max_new_tokens": 20, "batch_size": 32, "alpha_grid": "0.1",
-                  "lstm_epochs": 1, "paper_per_cell": 10},
+                  "lstm_epochs": 1, "paper_per_cell": 10, "bold_wiki_per_group": 10},
         "quick": {"models": _OFFLINE_LMS, "samples_per_prompt": 10, "seeds": 5,
                   "max_new_tokens": 30, "batch_size": 32, "alpha_grid": "0.001 0.01 0.1 1",
-                  "lstm_epochs": 10, "paper_per_cell": None},
+                  "lstm_epochs": 10, "paper_per_cell": None, "bold_wiki_per_group": 500},
         "paper": {"models": ["gpt2"], "samples_per_prompt": 100, "seeds": 5,
                   "max_new_tokens": 30, "batch_size": 32, "alpha_grid": "0.001 0.01 0.1 1",
-                  "lstm_epochs": 15, "paper_per_cell": None},
+                  "lstm_epochs": 15, "paper_per_cell": None, "bold_wiki_per_group": 0},
     },
     "07": {  # HolisticBias §3.3-4. Sample sizes: 0/None = all. do_sample False = greedy
         "smoke": {"models": ["smollm2-135m"], "ppl_models": ["smollm2-135m"],
@@ -85,10 +85,19 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "offensive_nouns": 0, "offensive_descriptors_per_axis": 0, "max_new_tokens": 40, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
     },
-    "08": {  # HolisticBias §5: bias-reduction tuning
-        "smoke": {"model": "smollm2-135m", "max_steps": 4, "batch_size": 4},
-        "quick": {"model": "smollm2-135m", "max_steps": 300, "batch_size": 8},
-        "paper": {"model": "facebook/blenderbot-400M-distill", "max_steps": 5000, "batch_size": 32},
+    "08": {  # HolisticBias §5: bias-reduction tuning of one chat model on notebook 07's responses.
+        # tune_shares: share of responses tagged "bias" for each tuned model (β = that quantile of b);
+        # val_texts: validation pairs used for early stopping (None: all); test_pairs: held-out
+        # descriptor-template pairs generated (None: all); ppl_texts: texts per corpus for the cost
+        "smoke": {"model": "smollm2-135m", "tune_shares": [0.3], "max_steps": 4, "batch_size": 4,
+                  "lr": 1e-3, "eval_every": 2, "patience": 2, "val_texts": 16, "test_pairs": 24,
+                  "ppl_texts": 8, "n_boot": 200, "gen_batch_size": 32},
+        "quick": {"model": "smollm2-135m", "tune_shares": [0.3], "max_steps": 30, "batch_size": 8,
+                  "lr": 1e-3, "eval_every": 10, "patience": 2, "val_texts": 48, "test_pairs": 120,
+                  "ppl_texts": 40, "n_boot": 1000, "gen_batch_size": 32},
+        "paper": {"model": "qwen2.5-coder-0.5b", "tune_shares": [0.1, 0.3, 0.5], "max_steps": 3000,
+                  "batch_size": 16, "lr": 3e-4, "eval_every": 100, "patience": 3, "val_texts": None,
+                  "test_pairs": None, "ppl_texts": 2000, "n_boot": 2000, "gen_batch_size": 32},
     },
 }
 
@@ -148,4 +157,17 @@ def _check_value(notebook: str, name: str, value, examples: list):
     return list(value) if kinds == {list} else value
 
 
+def main() -> int:
+    """``python -m nlgbias.profiles``: print every notebook's defaults per profile."""
+    for nb, table in DEFAULTS.items():
+        print(f"notebook {nb}")
+        for param in table["quick"]:
+            vals = "  ".join(f"{p}={table[p][param]!r}" for p in PROFILES)
+            print(f"  {param:22s} {vals}")
+    return 0
+
+
 __all__ = ["DEFAULTS", "PROFILES", "defaults", "resolve_params"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
