@@ -152,6 +152,13 @@ def choose_beta(results: pd.DataFrame, metric: str = "full_gen_bias") -> float:
     return float(tuned.loc[tuned[metric].idxmin(), "beta"])
 
 
+def distinct_descriptors(means: DescriptorMeans, n: int = 2) -> list[str]:
+    """The ``n`` descriptors whose mean style vector lies farthest from m̄ (||m_d - m̄||), i.e. the
+    most characteristic response styles: the examples drawn in Figure 4."""
+    dist = np.linalg.norm(means.m - means.m_bar, axis=1)
+    return [means.descriptors[i] for i in np.argsort(-dist, kind="stable")[:n]]
+
+
 def figure4_projection(probs, descriptors: Sequence[str], templates: Sequence[str],
                        pair: Sequence[str]) -> dict[str, pd.DataFrame]:
     """2-D view of the style space for Figure 4: two descriptors' responses, their m_d and m̄.
@@ -211,5 +218,5 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
 
 
 __all__ = ["BIAS_TAG", "NO_BIAS_TAG", "PAPER_BETAS", "DescriptorMeans", "beta_sweep", "bias_values",
-           "choose_beta", "descriptor_means", "figure4_projection", "plot_figure4", "quantile_betas",
+           "choose_beta", "descriptor_means", "distinct_descriptors", "figure4_projection", "plot_figure4", "quantile_betas",
            "tag_responses"]

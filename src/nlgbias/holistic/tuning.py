@@ -473,5 +473,15 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                         bool(stopped), seconds, resumed_from, info)
 
 
-__all__ = ["TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "perplexity_of",
+def load_tuned(folder: str | Path):
+    """The merged model :func:`train` saved in ``folder`` (float32, eval mode)."""
+    from transformers import AutoModelForCausalLM  # noqa: PLC0415
+
+    folder = Path(folder)
+    if not (folder / "tuning.json").is_file():
+        raise FileNotFoundError(f"{folder} holds no tuned model (no tuning.json): run the tuning first")
+    return AutoModelForCausalLM.from_pretrained(folder).eval()
+
+
+__all__ = ["TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "load_tuned", "perplexity_of",
            "response_nll", "run_digest", "split_pairs", "tag_context", "train"]
