@@ -33,6 +33,7 @@ batch_size = None
 alpha_grid = None          # L2 penalties of the MLP head tried on dev, space-separated ("0.01 0.1")
 lstm_epochs = None
 paper_per_cell = None      # the paper's samples per (source, context, demographic); None: all
+bold_wiki_per_group = None # WIKI sentences per BOLD group for Table 5; 0: all
 encoder = "minilm"         # "minilm" (offline) or a hub id / folder of a transformers encoder
 seed = 0
 root = None
@@ -46,6 +47,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
+from nlgbias.bold import texts as BT
 from nlgbias.datasets import regard as D
 from nlgbias.generation import decoding_for, generate_dataset
 from nlgbias.io import read_table, write_parquet
@@ -65,7 +67,8 @@ from nlgbias.tables import save_table
 logging.basicConfig(level=logging.WARNING)
 cfg = resolve_params("06", profile, models=models, samples_per_prompt=samples_per_prompt, seeds=seeds,
                      max_new_tokens=max_new_tokens, batch_size=batch_size, alpha_grid=alpha_grid,
-                     lstm_epochs=lstm_epochs, paper_per_cell=paper_per_cell)
+                     lstm_epochs=lstm_epochs, paper_per_cell=paper_per_cell,
+                     bold_wiki_per_group=bold_wiki_per_group)
 P = paths_for(profile, root)
 set_style()
 seed_list = list(range(seed, seed + cfg["seeds"]))
@@ -307,22 +310,24 @@ display(Markdown(
 # %% [markdown]
 # ## 4 · BOLD Table 5: regard on gender and race texts
 #
-# Notebook 02's generations (WIKI and each model), gender (American actors / actresses) and race
-# (African / European Americans) groups; the person's name is masked (`XYZ`) before
+# Sources as in notebooks 03–04 (`nlgbias.bold.texts.load_sources`): **WIKI** — the Wikipedia
+# sentences of the BOLD prompts, read from the dataset (`bold_wiki_per_group` per group, 0 = all)
+# — and every model whose generations notebook 02 wrote. Gender (American actors / actresses)
+# and race (African / European Americans) groups; the person's name is masked (`XYZ`) before
 # classification. Chi-square test of §6.3 on positive regard across sources.
 
 # %%
-bold_files = sorted(P.generations.glob("bold__*.parquet"))
-if not bold_files:
-    raise FileNotFoundError(f"no bold__*.parquet in {rel(P.generations)}: run notebook 02 ({profile}) first")
 groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
-bold = pd.concat([read_table(f) for f in bold_files], ignore_index=True)
+bold_sources = BT.load_sources(P.generations, wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
+bold = pd.concat([df.assign(model=name) for name, df in bold_sources.items()], ignore_index=True)
 bold = bold[bold["group"].isin(groups)].copy()
 bold["masked"] = A.bold_mask(bold["text"], bold["name"])
 t = time.perf_counter()
 bold_scored = X.classify(bold, "masked", clf, P.interim / "regard")
 timings["classify BOLD texts"] = time.perf_counter() - t
-names = {m: ("WIKI" if m == "wiki" else f"{display_name(m)} (offline)") for m in bold["model"].unique()}
+names = {m: (m if m == BT.WIKI else f"{m} (offline)") for m in bold["model"].unique()}
+display(Markdown(f"BOLD sources found: {', '.join(names.values())} "
+                 f"({len(bold_sources) - 1} model(s) from notebook 02's `{rel(P.generations)}`)."))
 bold_t5 = A.bold_regard_table(bold_scored)
 bold_table = A.bold_vs_paper(bold_t5, names)
 bold_table.insert(2, "classifier", np.where(bold_table["origin"] == "paper", "BERT (Sheng et al.)", X.OURS))
@@ -331,12 +336,12 @@ bold_table
 
 # %%
 chi = A.bold_chi2(bold_scored)
-wiki = bold_t5.set_index("source").loc["wiki"] if "wiki" in set(bold_t5["source"]) else None
+wiki = bold_t5.set_index("source").loc[BT.WIKI] if BT.WIKI in set(bold_t5["source"]) else None
 pw = paper.BOLD_TABLE5.set_index("source").loc["WIKI"]
 pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
 wiki_highest = None
 if wiki is not None and len(bold_t5) > 1:
-    wiki_highest = sum(bool(bold_t5.set_index("source")[c].idxmax() == "wiki") for c in pos_cols)
+    wiki_highest = sum(bool(bold_t5.set_index("source")[c].idxmax() == BT.WIKI) for c in pos_cols)
 eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
 display(Markdown(
     ((f"WIKI: positive regard male {wiki['positive_male']:.3f} / female {wiki['positive_female']:.3f} "
