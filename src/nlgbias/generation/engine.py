@@ -1,6 +1,8 @@
-"""The batched sampling engine (BOLD Appendix A.2): length-sorted batches, left padding, a KV
-cache, finished rows dropped from the batch, top-k before top-p, one seeded generator per row
-(a row's text does not depend on its batch, shard, resume or worker)."""
+"""The batched sampling engine (BOLD Appendix A.2): continuous batching (a finished row's slot
+goes to the next waiting prompt, whose prefill joins the running KV cache), length-sorted
+prompts, left padding cropped as rows leave, top-k before top-p, one seeded generator per row
+(a row's text does not depend on its batch, shard, resume or worker; exactly so in float32),
+plain or chat prompts."""
 
 from __future__ import annotations
 
