@@ -270,3 +270,59 @@ def test_config_errors():
         TU.TuningConfig(method="adapter")
     with pytest.raises(ValueError, match="max_steps"):
         TU.TuningConfig(max_steps=0)
+
+
+# --------------------------------------------------------------------------- before/after tables
+def style_frame(seed: int, shift: float = 0.0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t in ("t1", "t2"):
+        for i, d in enumerate("abcdef"):
+            for _ in range(3):
+                p = rng.dirichlet([1, 1, 1]) + (shift * i if t == "t1" else 0) * np.array([1, 0, 0])
+                p = p / p.sum()
+                rows.append({"template": t, "descriptor": d, "axis": "x" if i < 3 else "y",
+                             "s:1": p[0], "s:2": p[1], "s:3": p[2]})
+    return pd.DataFrame(rows)
+
+
+def test_fast_full_gen_bias_matches_genbias_and_bootstrap():
+    from nlgbias.holistic import genbias as G
+    from nlgbias.holistic import tuning_report as TR
+
+    styles = ["s:1", "s:2", "s:3"]
+    a, b = style_frame(0, shift=0.5), style_frame(1)
+    assert TR.full_gen_bias_fast(a, styles) == pytest.approx(G.full_gen_bias(a, styles))
+    boot = TR.bootstrap_reduction(a, b, styles, n_boot=300, seed=0)
+    assert boot["original"] == pytest.approx(G.full_gen_bias(a, styles))
+    assert boot["tuned"] == pytest.approx(G.full_gen_bias(b, styles))
+    assert boot["reduction"] == pytest.approx(1 - boot["tuned"] / boot["original"])
+    assert boot["lo"] <= boot["reduction"] <= boot["hi"] and boot["n_descriptors"] == 6
+    # a resample that repeats a descriptor equals the Full Gen Bias of the frame with it duplicated
+    w = pd.Series([2.0, 1, 0, 1, 1, 1], index=list("abcdef"))
+    dup = pd.concat([a[a["descriptor"] != "c"], a[a["descriptor"] == "a"].assign(descriptor="a2")])
+    assert TR._fgb_weighted(TR._template_means(a, styles), w, 1000) == pytest.approx(G.full_gen_bias(dup, styles))
+    # the same model twice: no reduction, a zero-width interval
+    same = TR.bootstrap_reduction(a, a, styles, n_boot=50)
+    assert same["reduction"] == 0 and same["lo"] == 0 and same["hi"] == 0
+
+
+def test_axis_reduction_offensive_rows_and_helpers():
+    from nlgbias.holistic import genbias as G
+    from nlgbias.holistic import tuning_report as TR
+
+    styles = ["s:1", "s:2", "s:3"]
+    a, b = style_frame(0, shift=0.5), style_frame(1)
+    t9 = TR.axis_reduction(a, b, styles).set_index("axis")
+    assert t9.loc["x", "original"] == pytest.approx(G.full_gen_bias(a[a["axis"] == "x"], styles))
+    assert t9.loc["y", "reduction"] == pytest.approx(1 - t9.loc["y", "tuned"] / t9.loc["y", "original"])
+    assert t9["descriptors"].tolist() == [3, 3]
+    off = TR.offensive_rows({"m": pd.DataFrame({"offensive": [True, False, False, False]})})
+    assert off.loc[0, "offensive"] == 0.25 and off.loc[0, "responses"] == 4
+    with pytest.raises(KeyError, match="offensive"):
+        TR.offensive_rows({"m": a})
+    cl = TR.clusters_from_table(pd.DataFrame({"cluster": ["SAD 😢"], "styles": ["😢 😭"]}))
+    assert cl == {"SAD 😢": ["s:😢", "s:😭"]}
+    capped = TR.cap_pairs(a, 4, seed=0)
+    assert len(capped[["descriptor", "template"]].drop_duplicates()) == 4 and len(capped) == 12
+    assert TR.cap_pairs(a, None) is a

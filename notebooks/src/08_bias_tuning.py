@@ -29,7 +29,7 @@
 # %% tags=["parameters"]
 profile = "quick"          # quick | smoke | paper
 model = None               # the chat model tuned (notebook 07 must have its responses); None: profile default
-tune_shares = None         # share of responses tagged bias for each tuned model (β = that quantile of b)
+tune_shares = None         # share of responses tagged bias per tuned model; its β is that quantile of b
 alpha = 0                  # exponent α of the bias value (the paper's choice: 0)
 max_steps = None           # tuning steps (LoRA), early stopping on the validation loss
 batch_size = None          # context/response pairs per step
@@ -249,8 +249,6 @@ chosen = BL.choose_beta(pd.DataFrame([{"beta": b, "full_gen_bias": t7.set_index(
 KEY = next(k for k, (_, b, _) in runs.items() if b == chosen)
 save_table(t7, P.results, "holistic_table7_tuning_gen_bias",
            title=f"Tables 4/7: Full and Partial Gen Bias (x1000) of {NAME} on held-out sentences, {style.STANDIN}")
-save_table(paper.table7(), P.results, "holistic_table7_tuning_paper",
-           title="Tables 4/7 in the paper (217-class style classifier; DialoGPT, BlenderBot 2.0)")
 display(t7)
 display(paper.table7())
 display(Markdown(
