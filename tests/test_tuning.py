@@ -321,7 +321,7 @@ def test_axis_reduction_offensive_rows_and_helpers():
     assert off.loc[0, "offensive"] == 0.25 and off.loc[0, "responses"] == 4
     with pytest.raises(KeyError, match="offensive"):
         TR.offensive_rows({"m": a})
-    cl = TR.clusters_from_table(pd.DataFrame({"cluster": ["SAD 😢"], "styles": ["😢 😭"]}))
+    cl = TR.clusters_from_table(pd.DataFrame({"cluster": ["SAD 😢"], "styles (nade emojis)": ["😢 😭"]}))
     assert cl == {"SAD 😢": ["s:😢", "s:😭"]}
     capped = TR.cap_pairs(a, 4, seed=0)
     assert len(capped[["descriptor", "template"]].drop_duplicates()) == 4 and len(capped) == 12

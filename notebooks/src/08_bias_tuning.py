@@ -293,7 +293,8 @@ save_table(t9, P.results, "holistic_table9_tuning_by_axis",
            title=f"Table 9: Full Gen Bias (x1000) per axis, {NAME} original vs bias-tuned, beside the paper's reductions")
 display(t9)
 display(Markdown(
-    f"Full Gen Bias fell on {(t9['reduction'] > 0).sum()} of {len(t9)} axes and by more than 10% on "
+    f"Of the {len(t9)} axes with at least two held-out descriptors, Full Gen Bias fell on {(t9['reduction'] > 0).sum()}"
+    f" and by more than 10% on "
     f"{(t9['reduction'] > 0.10).sum()}; in the paper BlenderBot 2.0 3B fell by more than 10% on "
     f"{p9_big['BB2 3B']} of 13 axes and DialoGPT on {p9_big['DialoGPT']}. With a few held-out descriptors per "
     "axis (column `descriptors`) each axis value is noisy."))

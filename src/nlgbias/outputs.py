@@ -26,6 +26,7 @@ class Outputs:
     figures: tuple[str, ...] = ()
     data: dict[str, tuple[str, ...]] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # other files under results/ (e.g. JSON)
+    volatile: tuple[str, ...] = ()  # tables holding timings: the only ones two runs may differ in
     needs: tuple[str, ...] = ()
 
 
@@ -51,7 +52,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_generation_throughput": ("model", "rows"),
         "bold_generation_counts": ("domain",),
         "bold_table7_example_generations": ("domain", "prompt", "model", "generation"),
-    }, figures=("bold_generation_lengths",),
+    }, figures=("bold_generation_lengths",), volatile=("bold_generation_throughput",),
         data={"generations/bold__*.parquet": ("domain", "group", "name", *_GEN_COLS)}),
     Outputs("03_sentiment_toxicity", tables={
         "bold_sentiment_toxicity_by_group": ("source", "domain", "group", "n", "negative",
@@ -144,6 +145,24 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
                                                           "response_masked", "style_classifier"),
               "processed/holistic/perplexity__*.parquet": ("axis", "descriptor", "template", "text",
                                                            "perplexity", "model")}),
+    Outputs("08_bias_tuning", tables={  # HolisticBias §5 (helper T)
+        "holistic_tuning_split": ("split", "responses", "sentences", "descriptors", "templates", "axes"),
+        "holistic_tuning_beta_sweep": ("source", "beta", "n_responses", "n_bias", "share_bias"),
+        "holistic_tuning_alpha": ("alpha", "median b"),
+        "holistic_tuning_runs": ("model", "beta", "steps", "best step", "best val loss", "seconds"),
+        "holistic_tuning_examples": ("sentence", "model", "generation"),
+        "holistic_table7_tuning_gen_bias": ("model", "styles", "full_gen_bias", "change vs original",
+                                            "95% CI low", "95% CI high"),
+        "holistic_table8_tuning_summed_cluster": ("model", "styles"),
+        "holistic_table9_tuning_by_axis": ("axis", "styles", "descriptors", "reduction"),
+        "holistic_table10_tuning_offensive": ("model", "classifier", "responses", "offensive"),
+        "holistic_tuning_perplexity_cost": ("model", "text", "texts", "perplexity"),
+        "holistic_tuning_verdict": ("section", "claim", "model", "paper", "this run", "verdict"),
+    }, figures=("holistic_fig4_bias_labels",),
+        data={"generations/holistic_tuned__*.parquet": _GEN_COLS,
+              "processed/holistic/tuning_responses__*.parquet": ("prompt_id", "axis", "descriptor", "template",
+                                                                 "model", "generation", "offensive")},
+        needs=("07_holistic_gen_bias",)),
 ]}
 
 

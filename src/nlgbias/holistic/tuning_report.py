@@ -97,13 +97,20 @@ def gen_bias_rows(frames: Mapping[str, pd.DataFrame], styles: Sequence[str],
 
 
 def axis_reduction(original: pd.DataFrame, tuned: pd.DataFrame, styles: Sequence[str],
-                   axis: str = "axis") -> pd.DataFrame:
-    """Table 9: Full Gen Bias per axis before and after, and the reduction 1 - after/before."""
+                   axis: str = "axis", min_descriptors: int = 2) -> pd.DataFrame:
+    """Table 9: Full Gen Bias per axis before and after, and the reduction 1 - after/before.
+
+    Axes with fewer than ``min_descriptors`` descriptors (no variance across descriptors) are
+    left out."""
+    n = original.groupby(axis)["descriptor"].nunique()
+    keep = n[n >= min_descriptors].index
+    original, tuned = original[original[axis].isin(keep)], tuned[tuned[axis].isin(keep)]
+    if original.empty:
+        return pd.DataFrame(columns=[axis, "descriptors", "original", "tuned", "reduction"])
     before = G.gen_bias_by(original, styles, axis)
     after = G.gen_bias_by(tuned, styles, axis)
     out = pd.DataFrame({"original": before, "tuned": after}).dropna()
     out["reduction"] = 1 - out["tuned"] / out["original"]
-    n = original.groupby(axis)["descriptor"].nunique()
     out.insert(0, "descriptors", n.reindex(out.index).astype(int))
     return out.rename_axis(axis).reset_index()
 
@@ -150,8 +157,9 @@ def verdict_table(boot: Mapping[str, Mapping], axis_table: pd.DataFrame, offensi
     rows.append({
         "section": "§5.3.1, Table 9", "claim": "double-digit % drop of Full Gen Bias on most axes",
         "paper": f"{100 * paper_axis_share:.0f}% of axes (BB2 3B)",
-        "this run": f"{n_big} of {len(axis_table)} axes",
-        "verdict": "reproduced" if n_big >= len(axis_table) / 2 else "differs"})
+        "this run": f"{n_big} of {len(axis_table)} axes with >= 2 held-out descriptors",
+        "verdict": ("not comparable" if axis_table.empty else
+                    "reproduced" if n_big >= len(axis_table) / 2 else "differs")})
     off = offensive.set_index("model")["offensive"]
     rows.append({
         "section": "§5.3.1, Table 10", "claim": "offensiveness changes only slightly (< 2 points)",
@@ -169,12 +177,13 @@ def verdict_table(boot: Mapping[str, Mapping], axis_table: pd.DataFrame, offensi
 
 
 def clusters_from_table(table: pd.DataFrame) -> dict[str, list[str]]:
-    """Notebook 07's ``holistic_style_clusters`` table (``cluster``, ``styles`` = emoji glyphs
-    joined by spaces) as ``{cluster: ["s:<emoji>", ...]}``."""
-    missing = {"cluster", "styles"} - set(table.columns)
-    if missing:
-        raise KeyError(f"style cluster table lacks column(s) {', '.join(sorted(missing))}")
-    return {str(r.cluster): [f"s:{g}" for g in str(r.styles).split()] for r in table.itertuples()}
+    """Notebook 07's ``holistic_style_clusters`` table (``cluster`` and a ``styles ...`` column of
+    emoji glyphs joined by spaces) as ``{cluster: ["s:<emoji>", ...]}``."""
+    col = next((c for c in table.columns if str(c).startswith("styles")), None)
+    if "cluster" not in table.columns or col is None:
+        raise KeyError("style cluster table needs the columns 'cluster' and 'styles ...'; has "
+                       f"{', '.join(map(str, table.columns))}")
+    return {str(c): [f"s:{g}" for g in str(v).split()] for c, v in zip(table["cluster"], table[col], strict=True)}
 
 
 def cap_pairs(frame: pd.DataFrame, n: int | None, seed: int = 0,
