@@ -158,7 +158,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "holistic_table10_tuning_offensive": ("model", "classifier", "responses", "offensive"),
         "holistic_tuning_perplexity_cost": ("model", "text", "texts", "perplexity"),
         "holistic_tuning_verdict": ("section", "claim", "model", "paper", "this run", "verdict"),
-    }, figures=("holistic_fig4_bias_labels",),
+    }, figures=("holistic_fig4_bias_labels",), volatile=("holistic_tuning_runs",),
         data={"generations/holistic_tuned__*.parquet": _GEN_COLS,
               "processed/holistic/tuning_responses__*.parquet": ("prompt_id", "axis", "descriptor", "template",
                                                                  "model", "generation", "offensive")},
