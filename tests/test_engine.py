@@ -248,3 +248,17 @@ def test_topk_on_model_logits_equals_float_path():
     assert (vals[:, 1:] == vals[:, :-1]).any()  # ties are there
     assert torch.equal(idx, ref_idx)
     assert torch.equal(probs, eng._top_p(vals.softmax(-1)))
+
+
+def test_prepacked_bf16_weights_give_the_same_rows():
+    lm = tiny_lm()
+    lm.model.to(torch.bfloat16)
+    if not E._can_pack(lm.model):
+        pytest.skip("no oneDNN bf16 kernels on this CPU")
+    params, prompts = SETTINGS["first-sentence"], mixed_prompts(40)
+    plain = G.CausalGenerator(lm, params, batch_size=8, packed=False).generate(prompts, 0)
+    eng = G.CausalGenerator(lm, params, batch_size=8)
+    assert eng.packed
+    assert rows(eng.generate(prompts, 0)) == rows(plain)
+    assert not any("forward" in m.__dict__ for m in lm.model.modules())  # model restored
+    assert not E._can_pack(tiny_lm().model)  # float32: not packed
