@@ -12,9 +12,11 @@ Methods (every one in ``--dtype``, default bfloat16 as the notebooks run):
 - ``naive``: ``transformers.pipeline("text-generation")``, one prompt at a time (on the first
   ``--naive-prompts`` prompts only: it is slow);
 - ``plain32``: ``model.generate`` on fixed batches of 32 (left padding, KV cache);
-- ``static32``: the engine before continuous batching (``CausalGenerator(continuous=False)``,
-  length-sorted batches of 32, finished rows dropped);
-- ``cont<B>``: the engine with continuous batching, ``B`` slots (``--batch-sizes``).
+- ``static32``: the engine before continuous batching (``CausalGenerator(continuous=False,
+  packed=False)``, length-sorted batches of 32, finished rows dropped; it shares today's
+  top-k-before-float sampling step);
+- ``cont<B>``: the engine with continuous batching and prepacked bf16 weights, ``B`` slots
+  (``--batch-sizes``; sizes above the workload's prompt count are skipped).
 
 Throughput counts the new tokens a method DELIVERS: in workload ``a`` the baselines generate
 ``max_new_tokens`` and the continuation is cut at its first sentence afterwards, so only the
@@ -111,9 +113,9 @@ def run_plain(lm, prompts, max_new, cut, bs=32):
     return kept, total, time.perf_counter() - t0, len(prompts)
 
 
-def run_engine(lm, prompts, max_new, cut, bs, continuous, refill=None):
+def run_engine(lm, prompts, max_new, cut, bs, continuous, packed=None):
     params = DecodingParams(max_new_tokens=max_new, first_sentence=cut, **SETTINGS)
-    eng = CausalGenerator(lm, params, batch_size=bs, continuous=continuous, refill=refill)
+    eng = CausalGenerator(lm, params, batch_size=bs, continuous=continuous, packed=packed)
     t0 = time.perf_counter()
     eng.generate(prompts, 0)
     secs = time.perf_counter() - t0
@@ -150,7 +152,8 @@ def main() -> None:
             max_new = 30 if cut else args.fixed_tokens
             plen = sum(len(lm.tokenizer(p)["input_ids"]) for p in prompts) / len(prompts)
             for method in args.methods:
-                for bs in (args.batch_sizes if method == "cont" else [32]):
+                sizes = [b for b in args.batch_sizes if b <= len(prompts)] or args.batch_sizes[:1]
+                for bs in (sizes if method == "cont" else [32]):
                     label = f"cont{bs}" if method == "cont" else method
                     forwards = None
                     if method == "naive":
@@ -158,7 +161,8 @@ def main() -> None:
                     elif method == "plain32":
                         kept, total, secs, n = run_plain(lm, prompts, max_new, cut)
                     elif method == "static32":
-                        kept, total, secs, n, forwards = run_engine(lm, prompts, max_new, cut, 32, False)
+                        kept, total, secs, n, forwards = run_engine(lm, prompts, max_new, cut, 32, False,
+                                                                    packed=False)
                     else:
                         kept, total, secs, n, forwards = run_engine(lm, prompts, max_new, cut, bs, True)
                     mean_new = kept / n
