@@ -150,12 +150,14 @@ display(Markdown(
 
 # %% [markdown]
 # ### Figure 4: bias labels in style space, from real responses
-# The two descriptors whose mean style lies farthest from m̄, their responses projected on the plane
+# The two descriptors whose mean style lies farthest from m̄ (among those with at least the median
+# number of responses), their responses projected on the plane
 # spanned by their directions of bias m_d − m̄ (m̄ at the origin), marked by the tag at the first
 # tuned β.
 
 # %%
-pair = BL.distinct_descriptors(means, 2)
+n_resp = tv["descriptor"].value_counts()
+pair = BL.distinct_descriptors(means, 2, eligible=n_resp[n_resp >= n_resp.median()].index)
 proj = BL.figure4_projection(tv[STYLES].to_numpy(), tv["descriptor"], tv["template"], pair)
 fig = BL.plot_figure4(proj, tuned_betas[0], title=f"Figure 4 from {NAME}'s responses ({style.STANDIN}), β = {tuned_betas[0]:.2e}")
 save_figure(fig, P.figures, "holistic_fig4_bias_labels")

@@ -152,11 +152,15 @@ def choose_beta(results: pd.DataFrame, metric: str = "full_gen_bias") -> float:
     return float(tuned.loc[tuned[metric].idxmin(), "beta"])
 
 
-def distinct_descriptors(means: DescriptorMeans, n: int = 2) -> list[str]:
-    """The ``n`` descriptors whose mean style vector lies farthest from m̄ (||m_d - m̄||), i.e. the
-    most characteristic response styles: the examples drawn in Figure 4."""
+def distinct_descriptors(means: DescriptorMeans, n: int = 2, eligible: Sequence[str] | None = None) -> list[str]:
+    """The ``n`` descriptors (of ``eligible``, default all) whose mean style vector lies farthest
+    from m̄ (||m_d - m̄||), i.e. the most characteristic response styles: Figure 4's examples."""
     dist = np.linalg.norm(means.m - means.m_bar, axis=1)
-    return [means.descriptors[i] for i in np.argsort(-dist, kind="stable")[:n]]
+    allowed = set(means.descriptors if eligible is None else eligible)
+    order = [i for i in np.argsort(-dist, kind="stable") if means.descriptors[i] in allowed]
+    if len(order) < n:
+        raise ValueError(f"only {len(order)} eligible descriptors, need {n}")
+    return [means.descriptors[i] for i in order[:n]]
 
 
 def figure4_projection(probs, descriptors: Sequence[str], templates: Sequence[str],
@@ -205,7 +209,7 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
                     style_order=[NO_BIAS_TAG, BIAS_TAG], markers={NO_BIAS_TAG: "o", BIAS_TAG: "X"},
                     alpha=0.7, ax=ax)
     for _, row in means.iterrows():
-        ax.scatter(row["x"], row["y"], s=160, marker="*", color="black", zorder=5)
+        ax.scatter(row["x"], row["y"], s=260, marker="*", facecolors="none", edgecolors="black", zorder=5)
         ax.annotate(row["point"], (row["x"], row["y"]), textcoords="offset points", xytext=(6, 6))
         if row["descriptor"]:
             ax.annotate("", xy=(row["x"], row["y"]), xytext=(0, 0),
