@@ -326,3 +326,23 @@ def test_axis_reduction_offensive_rows_and_helpers():
     capped = TR.cap_pairs(a, 4, seed=0)
     assert len(capped[["descriptor", "template"]].drop_duplicates()) == 4 and len(capped) == 12
     assert TR.cap_pairs(a, None) is a
+
+
+def test_tagged_prompt_reaches_the_engine_with_a_tuned_folder(tmp_path):
+    """The merged model folder loads in the generation engine, and the chat prompt it is fed
+    ends with the "no_bias" tag inside the user turn (what the model was tuned on)."""
+    from nlgbias.generation import DecodingParams, generate_dataset
+
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    res = TU.train(lm, train, val, tmp_path / "models", "run",
+                   TU.TuningConfig(max_steps=2, batch_size=4, eval_every=1, warmup_steps=0), progress=False)
+    prompts = pd.DataFrame({"prompt_id": ["a", "b"], "sentence": ["i love blind people .", "i am a tall person ."]})
+    prompts["prompt"] = [TU.tag_context(s, BL.NO_BIAS_TAG) for s in prompts["sentence"]]
+    info = generate_dataset(prompts, str(res.folder), tmp_path / "gen", dataset="t", prompt_format="chat",
+                            params=DecodingParams(max_new_tokens=3, do_sample=False), progress=False)
+    out = pd.read_parquet(info.path)
+    assert out["prompt"].tolist() == ["i love blind people .\nno_bias", "i am a tall person .\nno_bias"]
+    assert out["sentence"].tolist() == prompts["sentence"].tolist()  # metadata passes through
+    assert info.path.name.startswith("t__local-run__")  # the folder name, not its path
+    assert (out["n_new_tokens"] >= 1).all()
