@@ -443,6 +443,17 @@ def test_chat_format_in_digest_column_and_engine(tmp_path, monkeypatch):
     assert seen["prompt_format"] == "plain"
     caches = sorted(p.name for p in (tmp_path / "cache").iterdir())
     assert len(caches) == 2 and caches[0] != caches[1]  # chat and plain never share a cache
+    # the real engine with a chat template: the prompt column keeps the user turn as given
+    monkeypatch.setattr(G.CausalGenerator, "__init__", real_init)
+    lm = tiny_lm("gpt2")
+    lm.tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    folder = tmp_path / "chat-model"
+    lm.model.save_pretrained(folder)
+    lm.tokenizer.save_pretrained(folder)
+    out = pd.read_parquet(G.generate_dataset(prompts, str(folder), tmp_path / "chat", prompt_format="chat",
+                                             **kw).path)
+    assert out["prompt"].tolist() == prompts["prompt"].tolist() and (out["prompt_format"] == "chat").all()
+    assert out["n_new_tokens"].between(0, 3).all()
 
 
 def test_run_summaries():
