@@ -70,7 +70,9 @@ def test_clean_executed_drops_timestamps_widgets_and_paths(tmp_path):
             "application/vnd.jupyter.widget-view+json": {"model_id": "abc"},
             "text/plain": "generate:   0%|          | 0/10861"}),
         nbformat.v4.new_output("stream", name="stderr",
-                               text=f"INFO wrote {ROOT}/results/x.csv from {runner.sys.prefix}/lib/a.py\n"),
+                               text=f"INFO wrote {ROOT}/results/x.csv from {runner.sys.prefix}/lib/a.py\n"
+                                    "score:   0%|          | 0/10 [00:00<?, ?it/s]\rscore: 100%|#| 10/10\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="gen:  50%|#   | 1/2 [00:01<00:01]\n"),
     ]
     nb.cells = [cell]
     path = tmp_path / "n.ipynb"

@@ -94,7 +94,9 @@ def clean_executed(path: Path, root: Path) -> None:
                 if not data or re.search(r"\d+%\|", text) or "HBox" in text:
                     continue
             if out.get("output_type") == "stream":
-                out["text"] = _strip_paths("".join(out["text"]), root)
+                out["text"] = _strip_progress(_strip_paths("".join(out["text"]), root))
+                if not out["text"].strip():
+                    continue
             elif data is not None:
                 for mime in ("text/plain", "text/markdown", "text/html"):
                     if mime in data:
@@ -106,6 +108,20 @@ def clean_executed(path: Path, root: Path) -> None:
         cell["outputs"] = kept
     nb.metadata.pop("widgets", None)
     write_text(nbformat.writes(nb) + "\n", path)
+
+
+_PROGRESS = re.compile(r"\d+%\|.*?\|\s*\d+/\d+|\|\s*\d+/\d+\s*\[")
+
+
+def _strip_progress(text: str) -> str:
+    """Drop progress-bar fragments (tqdm's ``45%|####   | 9/20 [...]``) from a stream's text."""
+    lines = []
+    for line in text.split("\n"):
+        parts = [p for p in line.split("\r") if not _PROGRESS.search(p)]
+        if parts or not line:
+            lines.append(parts[-1] if parts else "")
+    out = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", out)
 
 
 def _strip_paths(text: str, root: Path) -> str:
@@ -128,7 +144,10 @@ def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = Non
     try:
         pm.execute_notebook(str(nb), str(target), parameters={"profile": profile, **(parameters or {})},
                             kernel_name=kernel, cwd=str(nb.parent), progress_bar=progress,
-                            log_output=False, kernel_manager_class=_kernel_manager_class())
+                            log_output=False, kernel_manager_class=_kernel_manager_class(),
+                            # the kernel's own stderr (progress bars) goes to the terminal, not
+                            # into the notebook (ipykernel forwards fd 1/2 by default)
+                            extra_arguments=["--IPKernelApp.capture_fd_output=False"])
     finally:
         if target.exists():
             clean_executed(target, project_root())
