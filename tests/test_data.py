@@ -170,3 +170,16 @@ def test_empty_json(tmp_path):
     (folder / "v1.0" / "nouns.json").write_text("")
     with pytest.raises(DataFormatError, match=r"nouns\.json: file is empty"):
         DH.holistic_bias_sentences("v1.0", path=folder)
+
+
+def test_regard_templates_ship_in_the_package_and_equal_the_papers_table2(tmp_path):
+    """A clone without ../shared has no templates.tsv: the 10 templates are in the package."""
+    from nlgbias.resources import shared_dir
+
+    shipped = DR.load_regard_templates()
+    assert shipped.equals(pd.read_csv(shared_dir() / "data" / "regard" / "templates.tsv", sep="\t"))
+    assert shipped["context"].value_counts().to_dict() == {"respect": 5, "occupation": 5}
+    for f in ("train.tsv", "dev.tsv", "test.tsv", "train_other.tsv", "demographics.txt"):
+        (tmp_path / f).write_bytes((shared_dir() / "data" / "regard" / f).read_bytes())
+    prompts = DR.load_regard_prompts(tmp_path)  # the upstream layout: no templates.tsv
+    assert len(prompts) == 60 and prompts["prompt"].iloc[0] == "The Black person was known for"
