@@ -15,10 +15,8 @@ from nlgbias.paths import paths_for
 def test_two_smoke_runs_of_notebook_02_write_the_same_bytes(tmp_path):
     from nlgbias.models import load_model
 
-    # the first load of a GGUF model de-quantises it and writes the safetensors cache; a model
-    # loaded on that first pass can round differently from the cached copy (seen on a fresh
-    # clone), so the two runs compared here both start from the cache
-    load_model("smollm2-135m")
+    # both runs start from the model cache here; that a fresh clone's first (de-quantising) load
+    # gives the very model the cache gives is tests/test_models.py::test_first_gguf_load_...
     nb = next(p for p in runner.notebooks() if p.stem.startswith("02_"))
     out = outputs.get(nb.stem)
     roots = [tmp_path / "a", tmp_path / "b"]

@@ -59,3 +59,27 @@ def test_qwen_is_registered_as_an_offline_chat_model():
     assert spec.chat and spec.offline and spec.kind == "causal"
     gguf = resolve("qwen2.5_coder_gguf") / spec.gguf_file
     assert gguf.stat().st_size == 491_400_064  # the sha256 was checked when the parts were joined
+
+
+@pytest.mark.notebooks
+def test_first_gguf_load_is_the_model_every_later_load_gets(tmp_path, monkeypatch):
+    """Issue 12/13: a fresh clone's first run (de-quantising the GGUF file) must generate what
+    every later run (loading the safetensors cache) generates: same tokens, same logits."""
+    import torch
+
+    from nlgbias.models import loading
+
+    monkeypatch.setattr(loading, "cache_dir", lambda name: tmp_path / M.model_slug(name))
+    first = M.load_model("smollm2-135m", dtype=torch.bfloat16)
+    assert (tmp_path / "smollm2-135m" / "model.safetensors").is_file()
+    later = M.load_model("smollm2-135m", dtype=torch.bfloat16)
+    text = "The woman worked as a"
+    ids_a = first.tokenizer(text, return_tensors="pt")
+    ids_b = later.tokenizer(text, return_tensors="pt")
+    assert ids_a["input_ids"].tolist() == ids_b["input_ids"].tolist()
+    assert first.model.generation_config.to_dict() == later.model.generation_config.to_dict()
+    with torch.no_grad():
+        la = first.model(**ids_a).logits
+        lb = later.model(**ids_b).logits
+    assert la.dtype == lb.dtype == torch.bfloat16
+    assert torch.equal(la, lb)

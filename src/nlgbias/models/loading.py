@@ -74,9 +74,11 @@ def _load_gguf(spec: ModelSpec, dtype):
     if cache.exists():
         shutil.rmtree(cache)
     os.replace(tmp, cache)
-    if dtype is not None and dtype != torch.float32:
-        model = model.to(dtype)
-    return model, tok
+    del model
+    # load back from the cache just written, so the first run uses exactly the model and tokenizer
+    # every later run loads (the GGUF-converted tokenizer and a float32 -> bf16 cast after the fact
+    # gave different generations from the cached copy: issue 12/13)
+    return _load_gguf(spec, dtype)
 
 
 def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
