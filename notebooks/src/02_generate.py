@@ -57,6 +57,7 @@ from nlgbias.generation import (
     finish_table,
     generate_models,
     length_table,
+    parse_shard,
     read_generations,
     run_table,
     with_word_counts,
@@ -74,6 +75,7 @@ set_style()
 cfg = resolve_params("02", profile, models=models, sources=sources, sample_per_group=sample_per_group,
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
                      batch_size=batch_size)
+parse_shard(shard)  # a malformed shard ("3/2") fails here, before anything is written
 params_for = partial(decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
 shown = [display_name(m) for m in cfg["models"]] + BS.check_sources(cfg["sources"])
 cfg
