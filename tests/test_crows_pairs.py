@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from tiny import tiny_bert
 
 from nlgbias.datasets.crows_pairs import load_crows_pairs
 from nlgbias.stereoset.crows_pairs import (
@@ -43,15 +44,8 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "poor", "rich", "a
 
 @pytest.fixture(scope="module")
 def bert(tmp_path_factory):
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    vf = tmp_path_factory.mktemp("bert") / "vocab.txt"
-    vf.write_text("\n".join(VOCAB) + "\n")
-    tok = BertTokenizer(str(vf), do_lower_case=True)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2,
-                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
-    return BertForMaskedLM(cfg).eval(), tok
+    model, tok, cfg = tiny_bert(tmp_path_factory.mktemp("bert"), VOCAB, head="mlm")
+    return model, tok
 
 
 PAIRS = pd.DataFrame({"sent_more": ["The poor are lazy.", "Women can not drive."],

@@ -13,8 +13,6 @@ from nlgbias.paths import paths_for
 
 @pytest.mark.notebooks
 def test_two_smoke_runs_of_notebook_02_write_the_same_bytes(tmp_path):
-    from nlgbias.models import load_model
-
     # both runs start from the model cache here; that a fresh clone's first (de-quantising) load
     # gives the very model the cache gives is tests/test_models.py::test_first_gguf_load_...
     nb = next(p for p in runner.notebooks() if p.stem.startswith("02_"))

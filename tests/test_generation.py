@@ -8,53 +8,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import torch
+from tiny import tiny_lm
 
 from nlgbias import generation as G
 from nlgbias import hardware as H
 from nlgbias.bold import sources as BS
 from nlgbias.models import (
-    GPT2_DECODING,
-    LoadedModel,
-    ModelSpec,
     UnknownModelError,
     check_available,
     get_spec,
     model_slug,
 )
 from nlgbias.resources import ResourceNotFoundError
-
-WORDS = ("the a an man woman he she is was American actor actress doctor nurse worked as known "
-         "for his her film . ! ? , and in born died city").split()
-
-
-def tiny_tokenizer():
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", "<unk>", *WORDS])}
-    t = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    t.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    return PreTrainedTokenizerFast(tokenizer_object=t, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>")
-
-
-def tiny_lm(arch: str = "llama", seed: int = 0) -> LoadedModel:
-    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig
-
-    torch.manual_seed(seed)
-    tok = tiny_tokenizer()
-    v = len(tok)
-    if arch == "gpt2":
-        cfg = GPT2Config(vocab_size=v, n_embd=32, n_layer=2, n_head=2, n_positions=128,
-                         bos_token_id=1, eos_token_id=1, pad_token_id=0)
-    else:
-        cfg = LlamaConfig(vocab_size=v, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
-                          bos_token_id=None, eos_token_id=1, pad_token_id=0)
-    model = AutoModelForCausalLM.from_config(cfg).eval()
-    spec = ModelSpec(f"tiny-{arch}", "causal", description="tiny random", decoding=GPT2_DECODING)
-    return LoadedModel(spec, model, tok, "cpu")
-
 
 PROMPTS = ["the man is", "she was an American actress known for her", "a doctor", "he worked as a nurse in the",
            "the woman", "", "an actor and"]

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from tiny import tiny_bert
 
 from nlgbias.datasets import DataFormatError
 from nlgbias.likelihood import causal_logprobs, split_head, start_token_id
@@ -407,15 +408,8 @@ BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "mother", "is
 
 @pytest.fixture(scope="module")
 def bert(tmp_path_factory):
-    from transformers import BertConfig, BertForPreTraining, BertTokenizer
-
-    vf = tmp_path_factory.mktemp("bert") / "vocab.txt"
-    vf.write_text("\n".join(BERT_VOCAB) + "\n")
-    tok = BertTokenizer(str(vf), do_lower_case=True)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(BERT_VOCAB), hidden_size=16, num_hidden_layers=2,
-                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
-    return BertForPreTraining(cfg).eval(), tok, cfg
+    model, tok, cfg = tiny_bert(tmp_path_factory.mktemp("bert"), BERT_VOCAB, head="pretraining")
+    return model, tok, cfg
 
 
 def test_template_word_official():

@@ -154,8 +154,8 @@ def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = Non
     return target
 
 
-def _times_file(profile: str) -> Path:
-    return paths_for(profile).data / "run_times.json"
+def _times_file(profile: str, root: Path | None = None) -> Path:
+    return paths_for(profile, root).data / "run_times.json"
 
 
 def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
@@ -171,19 +171,64 @@ def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
     return out
 
 
+#: the notebook parameters ``--models`` sets: a list of models, or (08) the one model tuned
+MODEL_PARAMETERS = ("models", "ppl_models", "model")
+
+
+def _show(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def notebook_parameters(nb: Path) -> set[str]:
+    """The names a notebook's tagged ``parameters`` cell defines."""
+    import nbformat  # noqa: PLC0415
+
+    src = nbformat.read(nb, as_version=4)
+    cell = next((c for c in src.cells if "parameters" in c.metadata.get("tags", [])), None)
+    if cell is None:
+        return set()
+    return set(re.findall(r"^(\w+)\s*=", cell.source, flags=re.M))
+
+
+def for_notebook(nb: Path, parameters: dict | None) -> dict:
+    """``parameters`` as ``nb`` takes them: the model parameters (:data:`MODEL_PARAMETERS`) go only
+    to a notebook that has them, ``model`` (one) being the first of ``models``."""
+    params = dict(parameters or {})
+    models = params.pop("models", None)
+    if models is None:
+        return params
+    names = notebook_parameters(nb)
+    if "models" in names:
+        params["models"] = models
+    if "ppl_models" in names:
+        params.setdefault("ppl_models", models)
+    if "model" in names:
+        params.setdefault("model", models[0] if isinstance(models, list) and models else models)
+    return params
+
+
+def models_root(models: list[str]) -> Path:
+    """Where ``--models`` runs write (``runs/<model slugs>/``), apart from the committed quick
+    outputs."""
+    slug = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "-", Path(m).name if Path(m).exists() else m)
+                    for m in models)
+    return project_root() / "runs" / slug
+
+
 def run(profile: str = "quick", only: list[str] | None = None, start: str | None = None,
         parameters: dict | None = None) -> int:
     """Run the selected notebooks; 0 on success, 1 at the first failure."""
     import papermill as pm  # noqa: PLC0415
 
     root = project_root()
-    paths = paths_for(profile, root)
-    out_dir = root / "notebooks" / "executed" / profile
+    out_root = Path(parameters["root"]) if (parameters or {}).get("root") else root
+    paths = paths_for(profile, out_root)
+    out_dir = out_root / "notebooks" / "executed" / profile
     watched = [paths.data, paths.figures, paths.results]
     selected = select(notebooks(root), only, start)
     if not selected:
         raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
-    times_file = _times_file(profile)
+    times_file = _times_file(profile, out_root)
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
     summary = []
     t_all = time.time()
@@ -194,7 +239,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         hint = f", last run {est / 60:.1f} min" if est else ""
         print(f"[run_all] ({i}/{len(selected)}) {nb.name} (profile {profile}{hint}) ...", flush=True)
         try:
-            executed = execute(nb, profile, out_dir, parameters, progress=True)
+            executed = execute(nb, profile, out_dir, for_notebook(nb, parameters), progress=True)
         except pm.PapermillExecutionError as exc:
             print(f"\n[run_all] FAILED: {nb.name}, cell {exc.cell_index} (execution count "
                   f"{exc.exec_count}): {exc.ename}: {exc.evalue}\n"
@@ -211,17 +256,17 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
               f"wrote {len(wrote)} files", flush=True)
     from nlgbias import scorecard  # noqa: PLC0415
 
-    card = scorecard.write(paths.results)
-    print(f"\n[run_all] scorecard: {card.relative_to(root)}")
+    card = scorecard.write(paths.results, models=(parameters or {}).get("models"))
+    print(f"\n[run_all] scorecard: {_show(card, root)}")
     print("\n[run_all] summary")
     for name, secs, executed, wrote in summary:
-        print(f"  {name}: {secs / 60:.1f} min -> {executed.relative_to(root)}")
+        print(f"  {name}: {secs / 60:.1f} min -> {_show(executed, root)}")
         try:
             missing = outputs.check(outputs.get(name), paths)
         except KeyError:
             missing = []
         for p in wrote:
-            print(f"      {p.relative_to(root)}")
+            print(f"      {_show(p, root)}")
         for m in missing:
             print(f"      MISSING {m}")
     return 0
@@ -234,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--from", dest="start", metavar="NN", help="run notebooks from NN on")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                     help="extra papermill parameter for every notebook (value parsed as YAML)")
+    ap.add_argument("--models", nargs="+", metavar="MODEL",
+                    help="run the papers on these models (registered names, hub ids or local folders): "
+                         "sets each notebook's models / ppl_models / model; outputs and the scorecard "
+                         "go to runs/<models>/ (or -p root DIR)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     params = None
@@ -245,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
         except yaml.YAMLError as exc:
             print(f"[run_all] a -p value is not valid YAML: {exc}", file=sys.stderr)
             return 2
+    if args.models:
+        params = {**(params or {}), "models": args.models}
+        params.setdefault("root", str(models_root(args.models)))
+        print(f"[run_all] models {', '.join(args.models)}: outputs under {params['root']}", flush=True)
     try:
         return run(args.profile, args.only, args.start, params)
     except (ValueError, OSError) as exc:
