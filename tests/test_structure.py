@@ -114,3 +114,52 @@ def test_notebooks_have_a_parameters_cell_with_profile(src):
     assert '# %% tags=["parameters"]' in text
     cell = text.split('# %% tags=["parameters"]', 1)[1].split("# %%", 1)[0]
     assert 'profile = "quick"' in cell and "root = None" in cell
+
+
+# --------------------------------------------------------------------------- atomic writes
+_WRITERS = {"to_csv", "to_parquet", "savefig", "save_pretrained", "write_text", "write_bytes"}
+
+
+def _raw_writes(path: Path) -> list[str]:
+    """Calls in ``path`` that write a file other than through a temporary path moved into place:
+    the written path must be a name bound by ``with atomic_path(...) as name`` (or a ``tmp``
+    folder renamed with ``os.replace``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    safe = {"tmp"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                call = item.context_expr
+                if (isinstance(call, ast.Call) and getattr(call.func, "id", getattr(call.func, "attr", ""))
+                        == "atomic_path" and isinstance(item.optional_vars, ast.Name)):
+                    safe.add(item.optional_vars.id)
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = getattr(f, "attr", getattr(f, "id", ""))
+        target = None
+        if name in ("write_text", "write_bytes"):
+            if not isinstance(f, ast.Attribute):
+                continue  # nlgbias.io.write_text: atomic
+            target = f.value
+        elif name in _WRITERS and node.args:
+            target = node.args[0]
+        elif name == "save" and isinstance(f, ast.Attribute) and getattr(f.value, "id", "") == "torch":
+            target = node.args[1] if len(node.args) > 1 else None
+        elif name == "open" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                and str(node.args[1].value)[:1] in "wax":
+            target = node.args[0]
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id in safe):
+            bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {ast.unparse(node)[:80]}")
+    return bad
+
+
+def test_every_file_is_written_atomically():
+    """A killed run never leaves a partly written file that a rerun would read as complete
+    (issue 12/13): every write in src/ goes through nlgbias.io's atomic helpers."""
+    bad = [b for p in sorted(SRC.rglob("*.py")) if p.name != "io.py" for b in _raw_writes(p)]
+    assert not bad, "write through nlgbias.io (atomic_path / write_*):\n" + "\n".join(bad)

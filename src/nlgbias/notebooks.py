@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 
+from nlgbias.io import write_text
 from nlgbias.paths import project_root
 
 _CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<tags> tags=\[(?P<taglist>[^\]]*)\])?\s*$")
@@ -61,7 +62,7 @@ def build(source: Path, target: Path) -> nbformat.NotebookNode:
     nb.metadata["kernelspec"] = {"name": "nlgbias", "display_name": "Python (nlgbias)",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    write_text(nbformat.writes(nb) + "\n", target)
     return nb
 
 

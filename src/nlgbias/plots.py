@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from nlgbias.io import atomic_path
 from nlgbias.paths import rel
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,8 @@ def save_figure(fig: plt.Figure, folder: str | Path, name: str) -> dict[str, Pat
     out = {}
     for ext in ("png", "pdf"):
         path = folder / f"{name}.{ext}"
-        fig.savefig(path)
+        with atomic_path(path) as tmp:  # a killed run never leaves half a figure
+            fig.savefig(tmp, format=ext)
         out[ext] = path
     log.info("wrote %s (.png, .pdf)", rel(folder / name))
     return out

@@ -159,14 +159,14 @@ class RegardClassifier:
 
     def save(self, folder: str | Path | None = None) -> Path:
         """Write ``head.pkl`` and ``model_card.json`` (atomically) to ``folder``."""
-        from nlgbias.io import atomic_path, write_json  # noqa: PLC0415
+        from nlgbias.io import atomic_path, write_json, write_text  # noqa: PLC0415
 
         folder = Path(folder) if folder else default_dir()
         folder.mkdir(parents=True, exist_ok=True)
         with atomic_path(folder / "head.pkl") as tmp, open(tmp, "wb") as f:
             pickle.dump(self.head, f)
         write_json(self.card, folder / "model_card.json")
-        (folder / "README.md").write_text(model_card_markdown(self.card), encoding="utf-8")
+        write_text(model_card_markdown(self.card), folder / "README.md")
         return folder
 
 

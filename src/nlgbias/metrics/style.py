@@ -114,7 +114,9 @@ class StyleClassifier:
                 if not gz.exists():
                     raise FileNotFoundError(f"nade: neither {path.name} nor {gz.name} in {path.parent}")
                 log.info("un-gzipping nade regressor %s", gz.name)
-                with gzip.open(gz, "rb") as fi, open(path, "wb") as fo:
+                from nlgbias.io import atomic_path  # noqa: PLC0415
+
+                with atomic_path(path) as tmp, gzip.open(gz, "rb") as fi, open(tmp, "wb") as fo:
                     shutil.copyfileobj(fi, fo)
             self.reg[emo] = lgb.Booster(model_file=str(path))
 
