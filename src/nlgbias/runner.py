@@ -244,7 +244,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
             print(f"\n[run_all] FAILED: {nb.name}, cell {exc.cell_index} (execution count "
                   f"{exc.exec_count}): {exc.ename}: {exc.evalue}\n"
                   f"[run_all] the executed notebook with the traceback: "
-                  f"{(out_dir / nb.name).relative_to(root)}", file=sys.stderr)
+                  f"{_show(out_dir / nb.name, root)}", file=sys.stderr)
             return 1
         secs = time.time() - t0
         times[nb.stem] = round(secs, 1)
