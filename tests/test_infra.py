@@ -143,3 +143,24 @@ def test_readme_generated_sections_are_up_to_date():
 
     text = (paths.project_root() / "README.md").read_text(encoding="utf-8")
     assert readme.render(text) == text, "README.md is stale: run python -m nlgbias.readme"
+
+
+def test_figures_are_the_same_bytes_when_saved_again(tmp_path, monkeypatch):
+    """Same data, same PNG and PDF bytes (no creation date): committed figures stay unchanged
+    after a rerun (issue 12/13)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from nlgbias.plots import save_figure, set_style
+
+    set_style()
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3])
+    a = save_figure(fig, tmp_path / "a", "f")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")  # would change a dated PDF
+    b = save_figure(fig, tmp_path / "b", "f")
+    for ext in ("png", "pdf"):
+        assert a[ext].read_bytes() == b[ext].read_bytes(), ext
+    assert b"CreationDate" not in a["pdf"].read_bytes()

@@ -42,7 +42,8 @@ def save_figure(fig: plt.Figure, folder: str | Path, name: str) -> dict[str, Pat
     for ext in ("png", "pdf"):
         path = folder / f"{name}.{ext}"
         with atomic_path(path) as tmp:  # a killed run never leaves half a figure
-            fig.savefig(tmp, format=ext)
+            # no creation date in the PDF: the same data gives the same bytes
+            fig.savefig(tmp, format=ext, metadata={"CreationDate": None} if ext == "pdf" else None)
         out[ext] = path
     log.info("wrote %s (.png, .pdf)", rel(folder / name))
     return out
