@@ -164,3 +164,17 @@ def test_figures_are_the_same_bytes_when_saved_again(tmp_path, monkeypatch):
     for ext in ("png", "pdf"):
         assert a[ext].read_bytes() == b[ext].read_bytes(), ext
     assert b"CreationDate" not in a["pdf"].read_bytes()
+
+
+def test_torch_threads_are_fixed_not_the_core_count(monkeypatch):
+    """bf16 sums depend on the thread split: every machine uses the reference count unless
+    NLGBIAS_THREADS says otherwise (issue 12/13)."""
+    from nlgbias import hardware as H
+
+    monkeypatch.delenv("NLGBIAS_THREADS", raising=False)
+    assert H.default_threads() == H.REFERENCE_THREADS == 2
+    monkeypatch.setenv("NLGBIAS_THREADS", "1")
+    assert H.default_threads() == 1
+    monkeypatch.setenv("NLGBIAS_THREADS", "two")
+    with pytest.raises(ValueError, match="NLGBIAS_THREADS must be a positive integer"):
+        H.default_threads()

@@ -4,27 +4,31 @@ from __future__ import annotations
 
 import os
 
+#: torch's thread count unless ``$NLGBIAS_THREADS`` says otherwise: the reference machine's (2 cores)
+REFERENCE_THREADS = 2
+
 
 def default_threads() -> int:
-    """Threads for torch: ``$NLGBIAS_THREADS`` if set, else every core this process may use.
+    """Threads for torch: ``$NLGBIAS_THREADS`` if set, else :data:`REFERENCE_THREADS` (2) on any
+    machine.
 
-    A fixed number, not one that follows the machine's load: bf16 kernels round differently
-    for different thread splits, so a load-dependent count made two identical runs generate
-    different text (issue 12/13). On a shared machine set ``NLGBIAS_THREADS=1``.
+    A fixed number, neither the load nor the core count: bf16 kernels split their sums by
+    thread, so SmolLM2's bf16 logits differ by up to ~1 between 1 and 2 threads, which moved
+    StereoSet lms in the second decimal and changed some sampled continuations (issue 12/13).
+    With the same count everywhere the committed quick outputs are what any machine writes.
+    Set ``NLGBIAS_THREADS`` to use more cores (numbers then move within bf16 rounding), or to 1
+    on a machine shared with another heavy job (two 2-thread jobs on 2 cores crawl).
     """
     env = os.environ.get("NLGBIAS_THREADS")
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}") from None
-        if n < 1:
-            raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}")
-        return n
+    if not env:
+        return REFERENCE_THREADS
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+        n = int(env)
+    except ValueError:
+        raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}") from None
+    if n < 1:
+        raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}")
+    return n
 
 
 def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
