@@ -83,3 +83,25 @@ def test_clean_executed_drops_timestamps_widgets_and_paths(tmp_path):
     assert got.cells[0].metadata == {"papermill": {"status": "completed"}}
     assert [o["output_type"] for o in got.cells[0].outputs] == ["stream"]
     assert got.cells[0].outputs[0]["text"] == "INFO wrote results/x.csv from .venv/lib/a.py\n"
+
+
+def test_clean_executed_is_independent_of_stream_chunking(tmp_path):
+    """The kernel splits a stream into outputs as timing goes, and papermill gives its injected
+    cell a random id: the cleaned notebook is the same however it came (issue 12/13)."""
+    def make(chunks, cid):
+        nb = nbformat.v4.new_notebook()
+        inj = nbformat.v4.new_code_cell("profile = 'quick'", id=cid)
+        inj.metadata["tags"] = ["injected-parameters"]
+        cell = nbformat.v4.new_code_cell("x", id="c1")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text=t) for t in chunks]
+        nb.cells = [inj, cell]
+        path = tmp_path / f"{cid}.ipynb"
+        nbformat.write(nb, path)
+        runner.clean_executed(path, ROOT)
+        return path.read_text()
+
+    a = make(["INFO a\n", "INFO b\n"], "5b327dd8")
+    b = make(["\nINFO a\nINFO b\n"], "663175ca")
+    c = make(["INFO a\n", "s: 100%|#| 10/10\n", "\n", "INFO b\n"], "0000aaaa")
+    assert a == b == c
+    assert '"text": [\n      "INFO a\\n",\n      "INFO b\\n"' in a

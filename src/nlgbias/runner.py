@@ -79,6 +79,8 @@ def clean_executed(path: Path, root: Path) -> None:
         for k, v in pm_meta.get("parameters", {}).items()}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell["id"] = "injected-parameters"  # papermill draws a random id
         pm = cell.metadata.get("papermill")
         if pm is not None:
             cell.metadata["papermill"] = {k: v for k, v in pm.items()
@@ -97,6 +99,10 @@ def clean_executed(path: Path, root: Path) -> None:
                 out["text"] = _strip_progress(_strip_paths("".join(out["text"]), root))
                 if not out["text"].strip():
                     continue
+                if kept and kept[-1].get("output_type") == "stream" and kept[-1]["name"] == out["name"]:
+                    # how the kernel chunks a stream depends on timing: one output per stream
+                    kept[-1]["text"] = kept[-1]["text"] + out["text"]
+                    continue
             elif data is not None:
                 for mime in ("text/plain", "text/markdown", "text/html"):
                     if mime in data:
@@ -105,6 +111,9 @@ def clean_executed(path: Path, root: Path) -> None:
                 out["traceback"] = [_strip_paths(t, root) for t in out.get("traceback", [])]
                 out["evalue"] = _strip_paths(out.get("evalue", ""), root)
             kept.append(out)
+        for out in kept:
+            if out.get("output_type") == "stream":  # no blank lines left by removed progress bars
+                out["text"] = re.sub(r"\n{2,}", "\n", out["text"]).lstrip("\n")
         cell["outputs"] = kept
     nb.metadata.pop("widgets", None)
     write_text(nbformat.writes(nb) + "\n", path)
