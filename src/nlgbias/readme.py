@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from nlgbias import outputs, profiles
+from nlgbias.hardware import REFERENCE_THREADS
 from nlgbias.io import write_text
 from nlgbias.paths import project_root
 
@@ -31,6 +32,8 @@ def profiles_table() -> str:
     for nb, table in profiles.DEFAULTS.items():
         for param in table["quick"]:
             vals = [_fmt(table[p][param]) for p in ("smoke", "quick", "paper")]
+            if param == "threads":  # None: nlgbias.hardware.default_threads
+                vals = [f"{REFERENCE_THREADS} (`NLGBIAS_THREADS`)" if v == "all" else v for v in vals]
             rows.append(f"| {nb} | `{param}` | " + " | ".join(vals) + " |")
     return "\n".join(rows)
 
