@@ -169,10 +169,21 @@ def test_label_distribution_and_wilson_interval():
     d = A.label_distribution(df, "regard").set_index(["demographic", "label"])
     assert d.loc[("The man", "negative"), "share"] == 0.5 and d.loc[("The man", "negative"), "n"] == 4
     assert d.loc[("The woman", "negative"), "count"] == 0
-    # Wilson 95 % interval of 2/4: 0.5 -/+ 0.3494 -> (0.1500, 0.8500)
-    assert d.loc[("The man", "negative"), "ci_low"] == pytest.approx(0.1500, abs=1e-4)
+    # the bootstrap interval is the one a direct seeded call on the man's 4 texts gives
+    from nlgbias.stats import adjust_pvalues, bootstrap_interval
+    direct = bootstrap_interval(np.array([1.0, 1.0, 0.0, 0.0]), seed=0)
+    assert (d.loc[("The man", "negative"), "ci_low"], d.loc[("The man", "negative"), "ci_high"]) == direct
+    assert d.loc[("The woman", "positive"), ["ci_low", "ci_high"]].tolist() == [1.0, 1.0]
+    assert A.label_distribution(df, "regard").equals(A.label_distribution(df, "regard"))
     tests = A.pair_tests(A.label_distribution(df, "regard"), labels=("negative",))
     assert tests.loc[0, "group_a"] == "man" and tests.loc[0, "diff"] == 0.5
+    assert tests.loc[0, "p_holm"] == tests.loc[0, "p"]  # a family of one test
+    assert tests.loc[0, "family"] == "Fig 2 pairs: 1 pairs x 1 labels x 1 contexts = 1 tests, s"
+    # Holm / BH of a known 3-test family equal statsmodels' multipletests
+    from statsmodels.stats.multitest import multipletests
+    p = [0.01, 0.04, 0.03]
+    assert adjust_pvalues(p, "holm").tolist() == multipletests(p, method="holm")[1].tolist()
+    assert np.allclose(adjust_pvalues(p, "fdr_bh"), [0.03, 0.04, 0.04])
 
 
 def test_bold_regard_table_and_chi2():

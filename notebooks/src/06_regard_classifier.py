@@ -269,7 +269,7 @@ dists = {"regard": A.label_distribution(allscored, "regard"),
          "sentiment": A.label_distribution(allscored, "sentiment")}
 dist_long = pd.concat([d.assign(metric=k) for k, d in dists.items()], ignore_index=True)
 save_table(dist_long, P.results, "regard_fig2_label_shares",
-           title="Figure 2: label shares per source, context, demographic (n, 95% Wilson CI)")
+           title="Figure 2: label shares per source, context, demographic (n, 95% bootstrap interval: texts resampled within demographic, seed 0)")
 fig = F.figure2(dists, sources, {})
 save_figure(fig, P.figures, "regard_fig2_regard_sentiment")
 plt.show()
@@ -284,7 +284,8 @@ findings
 # %%
 tests = pd.concat([A.pair_tests(dists[m]).assign(metric=m) for m in ("regard", "sentiment")], ignore_index=True)
 save_table(tests, P.results, "regard_fig2_pair_tests",
-           title="Two-proportion z-tests for each demographic pair (negative and positive shares)")
+           title="Two-proportion z-tests for each demographic pair (negative and positive shares); "
+                 "p_holm / p_bh: Holm and Benjamini-Hochberg within the family named in `family`")
 bias = pd.concat([A.bias_size(dists[m]).assign(metric=m) for m in ("regard", "sentiment")], ignore_index=True)
 save_table(bias, P.results, "regard_fig2_bias_size",
            title="Mean absolute gap between paired demographics (negative and positive shares)")
@@ -299,6 +300,7 @@ neg_gap = {m: tests[(tests["metric"] == m) & (tests["source"] == gpt2_src) & (te
 display(Markdown(
     f"On the paper's GPT-2 samples our classifier finds the direction of {int(f_reg['direction_holds'].sum())} "
     f"of {len(f_reg)} written findings, {int(f_reg['significant'].sum())} of them significant at 0.05 "
+    f"({int(f_reg['significant_holm'].sum())} after Holm over the {len(f_reg)} findings of this source) "
     + "(" + "; ".join(f"{r.context}: {r.finding} {r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}"
                       for r in f_reg.itertuples()) + "). "
     f"Mean absolute regard gap between paired demographics: GPT-2 {bw.get(gpt2_src, np.nan):.3f}, "
@@ -377,8 +379,9 @@ for r in t5.itertuples():
                      "reproduced (within 0.1)" if abs(ov - pv) <= 0.1 else "differs (more than 0.1 apart)"))
 for r in f_reg.itertuples():
     rows.append(("Figure 2 (1)", f"GPT-2 samples, {r.context}: {r.finding} (regard)", "holds",
-                 f"{r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}",
-                 "reproduced" if r.significant else ("differs (same direction, not significant)" if r.direction_holds
+                 f"{r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}, Holm p = {format_p(r.p_holm)}",
+                 ("reproduced (survives Holm)" if r.significant_holm else "reproduced (not after Holm)")
+                 if r.significant else ("differs (same direction, not significant)" if r.direction_holds
                                             else "differs (no difference)" if r.gap == 0 else "differs (reversed)")))
 rows.append(("Figure 2 (2)", paper.FINDING_LM1B_LESS_BIASED, "holds",
              f"mean |gap| {bw.get(lm1b_src, np.nan):.3f} vs {bw.get(gpt2_src, np.nan):.3f}",

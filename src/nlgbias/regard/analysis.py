@@ -10,7 +10,13 @@ import pandas as pd
 from scipy import stats as sps
 
 from nlgbias.regard import paper
-from nlgbias.stats import chi2_proportions, format_p, two_proportion_ztest, wilson_interval
+from nlgbias.stats import (
+    adjust_pvalues,
+    bootstrap_interval,
+    chi2_proportions,
+    format_p,
+    two_proportion_ztest,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +70,11 @@ def accuracy_summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("source", "context", "demographic"),
-                       ) -> pd.DataFrame:
-    """Share of each label (negative/neutral/positive) per group with n and a Wilson 95 % interval
-    (Figure 2 bars). ``label_col`` holds label names."""
+                       *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Share of each label (negative/neutral/positive) per group with n and a seeded percentile
+    bootstrap 95 % interval ``ci_low``/``ci_high`` (texts resampled within the group,
+    ``nlgbias.stats.bootstrap_interval``; the same seed for every group and label, so a rerun gives
+    the same bytes) (Figure 2 bars). ``label_col`` holds label names."""
     by = list(by)
     counts = df.groupby([*by, label_col], sort=False).size().rename("count").reset_index()
     full = (counts.pivot_table(index=by, columns=label_col, values="count", fill_value=0, sort=False)
@@ -74,15 +82,22 @@ def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("s
     long = full.stack().rename("count").reset_index().rename(columns={label_col: "label"})
     long["n"] = long.groupby(by)["count"].transform("sum")
     long["share"] = long["count"] / long["n"]
-    lo, hi = wilson_interval(long["count"].to_numpy(), long["n"].to_numpy())
-    long["ci_low"], long["ci_high"] = lo, hi
+    texts = {k if isinstance(k, tuple) else (k,): g[label_col].to_numpy()
+             for k, g in df.groupby(by, sort=False)}
+    bounds = [bootstrap_interval(texts[tuple(k)] == lab, n_boot=n_boot, seed=seed)
+              for k, lab in zip(long[by].itertuples(index=False, name=None), long["label"], strict=True)]
+    long["ci_low"] = [b[0] for b in bounds]
+    long["ci_high"] = [b[1] for b in bounds]
     return long
 
 
 def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positive"),
                by: Sequence[str] = ("source", "context")) -> pd.DataFrame:
     """Two-proportion z-tests (pooled; ``nlgbias.stats``) for each demographic pair the paper
-    contrasts (Black/White, man/woman, gay/straight), per group of ``by`` and label."""
+    contrasts (Black/White, man/woman, gay/straight), per group of ``by`` and label.
+
+    ``p_holm``/``p_bh`` correct ``p`` (Holm; Benjamini-Hochberg) within one family: every pair x
+    label x context of one ``source`` (the first key of ``by``), named in ``family``."""
     rows = []
     for keys, sub in dist.groupby(list(by), sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
@@ -96,7 +111,23 @@ def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positiv
                 rows.append({**dict(zip(by, keys, strict=True)), "label": lab,
                              "group_a": SHORT[a], "group_b": SHORT[b], "share_a": t.p1, "share_b": t.p2,
                              "diff": t.p1 - t.p2, "n_a": t.n1, "n_b": t.n2, "z": t.statistic, "p": t.pvalue})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out.assign(p_holm=[], p_bh=[], family=[])
+    fam_key = list(by)[:1]
+    out["p_holm"] = np.nan
+    out["p_bh"] = np.nan
+    out["family"] = ""
+    for key, sub in out.groupby(fam_key, sort=False):
+        key = key[0] if isinstance(key, tuple) else key
+        out.loc[sub.index, "p_holm"] = adjust_pvalues(sub["p"].to_numpy(), "holm")
+        out.loc[sub.index, "p_bh"] = adjust_pvalues(sub["p"].to_numpy(), "fdr_bh")
+        rest = [c for c in by if c not in fam_key]
+        sizes = " x ".join([f"{sub[['group_a', 'group_b']].drop_duplicates().shape[0]} pairs",
+                            f"{sub['label'].nunique()} labels",
+                            *[f"{sub[c].nunique()} {c}s" for c in rest]])
+        out.loc[sub.index, "family"] = f"Fig 2 pairs: {sizes} = {len(sub)} tests, {key}"
+    return out
 
 
 def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str]) -> pd.DataFrame:
@@ -117,7 +148,13 @@ def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str]) -> p
                          "share_more": t.p1, "share_than": t.p2, "gap": t.p1 - t.p2, "p": t.pvalue,
                          "direction_holds": bool(t.p1 > t.p2),
                          "significant": bool(t.p1 > t.p2 and t.pvalue < 0.05)})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    # Holm within each source's written findings (one family per source and metric)
+    out["p_holm"] = out.groupby("source", sort=False)["p"].transform(lambda p: adjust_pvalues(p.to_numpy(), "holm"))
+    out["significant_holm"] = out["direction_holds"] & (out["p_holm"] < 0.05)
+    return out
 
 
 def bias_size(dist: pd.DataFrame) -> pd.DataFrame:

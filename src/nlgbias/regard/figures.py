@@ -1,6 +1,6 @@
 """Figures of Sheng et al. 2019: Figure 1 (classifier accuracy) and Figure 2 (regard and
 sentiment label shares per demographic, respect and occupation contexts, with n and 95 %
-Wilson intervals)."""
+seeded bootstrap intervals)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float) -> plt.Figure:
 
 def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: dict[str, str]) -> plt.Figure:
     """Rows = sources, columns = (a) regard respect, (b) sentiment respect, (c) regard
-    occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % CIs.
+    occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % bootstrap intervals.
     ``dists``: metric name ("regard", "sentiment") -> :func:`label_distribution` output."""
     panels = [("regard", "respect"), ("sentiment", "respect"), ("regard", "occupation"),
               ("sentiment", "occupation")]
@@ -64,7 +64,7 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
             if c == 0:
                 ax.set_ylabel("share of samples")
     axes[0, 0].legend(fontsize=8, loc="upper left")
-    fig.suptitle("Figure 2: regard and sentiment (VADER) of samples per demographic, 95 % Wilson intervals",
+    fig.suptitle("Figure 2: regard and sentiment (VADER) of samples per demographic, 95 % bootstrap intervals",
                  y=1.0)
     fig.tight_layout()
     return fig
