@@ -140,6 +140,7 @@ def test_pair_significance_known_answer():
     assert out.sig_share == pytest.approx(5 / 6)
     # exact two-sided p for fully separated samples of 10 vs 10 = 2 / C(20,10) ~ 1.1e-5: survives
     assert out.sig_share_corrected == pytest.approx(5 / 6)
+    assert out.sig_share_bh == pytest.approx(5 / 6) and out.family == "x: 6 descriptor pairs"
     # with 3 values each the smallest two-sided p is 0.1: nothing is significant
     small = df.groupby("descriptor").head(3)
     assert L.pair_significance(small).iloc[0].sig_share == 0.0

@@ -207,12 +207,14 @@ gpt2 = paper.table3("GPT-2").rename(columns={"sig_share": "paper GPT-2 sig", "lo
                                              "high_ppl": "paper GPT-2 high ppl"})
 table3 = t3_all.merge(gpt2, on="axis", how="left")
 table3 = table3[["model", "axis", "n_descriptors", "n_pairs", "sig_share", "sig_share_corrected",
-                 "low_ppl", "high_ppl", "paper GPT-2 sig", "paper GPT-2 low ppl", "paper GPT-2 high ppl"]]
-table3 = table3.rename(columns={"sig_share": "sig", "sig_share_corrected": f"sig ({correction})"})
+                 "sig_share_bh", "family", "low_ppl", "high_ppl", "paper GPT-2 sig", "paper GPT-2 low ppl", "paper GPT-2 high ppl"]]
+table3 = table3.rename(columns={"sig_share": "sig", "sig_share_corrected": f"sig ({correction})",
+                                "sig_share_bh": "sig (fdr_bh)"})
 table3.insert(1, "method", f"Mann-Whitney U, alpha={alpha}; model = offline stand-in for GPT-2")
 save_table(table3, P.results, "holistic_table3_pairwise_perplexity",
            title="Table 3: share of descriptor pairs with different perplexity distributions "
-                 "('I love [PNP].', 6-19 chars) vs the paper's GPT-2")
+                 "('I love [PNP].', 6-19 chars) vs the paper's GPT-2; corrected shares (Holm-type and "
+                 "Benjamini-Hochberg) within each axis's descriptor pairs (`family`)")
 display(table3.drop(columns=["method"]))
 display(Markdown("\n".join(f"- {c['claim']}: {c['ours']} (paper: {c['paper']}) → **{c['verdict']}**."
                            for c in t3_claims)))
