@@ -83,6 +83,35 @@ def summed_cluster_gen_bias(frame: pd.DataFrame, clusters: Mapping[str, Sequence
     return _per_template_var(means, ddof).mean(axis=0) * scale
 
 
+def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_boot: int = 1000,
+                             seed: int = 0, scale: float = SCALE, template: str = "template",
+                             descriptor: str = "descriptor") -> pd.DataFrame:
+    """Seeded descriptor bootstrap of :func:`style_variance` (population variance, ddof 0):
+    descriptors are drawn with replacement (one draw shared by every template and style) and
+    the per-style terms recomputed as multiplicity-weighted variances, vectorised over the
+    ``n_boot`` resamples. Rows: resamples, columns: styles. Full Gen Bias of a resample is the
+    row sum, Partial Gen Bias the sum over a cluster's columns; for Summed-Cluster Gen Bias pass
+    the summed cluster columns as ``styles``. Resample within an axis by passing that axis's rows.
+    """
+    means = mean_style(frame, styles, template=template, descriptor=descriptor)
+    desc = pd.Index(sorted(means.index.get_level_values(1).unique()))
+    rng = np.random.default_rng(seed)
+    w_all = rng.multinomial(len(desc), np.full(len(desc), 1 / len(desc)), size=n_boot).astype(float)
+    out, n_t = np.zeros((n_boot, len(styles))), np.zeros((n_boot, 1))
+    for _, g in means.groupby(level=0, sort=True):
+        x = g.droplevel(0).to_numpy(dtype=float)
+        w = w_all[:, desc.get_indexer(g.index.get_level_values(1))]
+        tot = w.sum(1, keepdims=True)
+        ok = tot > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu = (w @ x) / tot
+            var = np.maximum((w @ (x * x)) / tot - mu * mu, 0.0)
+        out += np.where(ok, var, 0.0)
+        n_t += ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return pd.DataFrame(out / n_t * scale, columns=list(styles))
+
+
 def gen_bias_by(frame: pd.DataFrame, styles: Sequence[str], by: str, *, ddof: int = 0,
                 scale: float = SCALE, **cols) -> pd.Series:
     """Full Gen Bias within each value of ``by`` (e.g. axis, as in Table 9)."""
