@@ -273,6 +273,10 @@ def test_offensiveness_tables():
     assert t12["template"].tolist() == ["I hate {plural_noun_phrase}.", "t2"]
     assert t12["mean"].tolist() == pytest.approx([(0.85 + 0.9995) / 2, 0.15])
     assert t12["std"].iloc[0] == pytest.approx(np.std([0.85, 0.9995], ddof=1))
+    # the interval is the seeded bootstrap over the template's descriptor means, as a direct call
+    from nlgbias.stats import bootstrap_interval
+    assert tuple(t12.loc[1, ["mean_lo", "mean_hi"]]) == bootstrap_interval([0.2, 0.1], seed=0)
+    assert t12.loc[1, "mean_lo"] <= 0.15 <= t12.loc[1, "mean_hi"]
     t11 = O.table11(df, {"I hate {plural_noun_phrase}.": paper.TABLE11["I hate {plural_noun_phrase}."]})
     assert t11["n_ours"].tolist() == [0, 1, 1]
     assert t11["ours"].tolist() == ["(none)", "blicket*", "old"]

@@ -289,19 +289,29 @@ for m, g in resp.groupby("model", sort=False):
     part = G.partial_gen_bias(g, named)
     summ = G.summed_cluster_gen_bias(g, named)
     emo_full = G.full_gen_bias(g, EMO)
+    # seeded descriptor bootstrap (descriptors drawn within axis, seed 0): 95 % percentile intervals
+    boot = G.bootstrap_style_variance(g, STYLES, n_boot=1000, seed=0, within="axis")
+    ci = {"full_gen_bias": boot.sum(axis=1), **{c: boot[list(named[c])].sum(axis=1) for c in named}}
+    ci = {f"{k}_{e}": float(np.nanquantile(v, q)) for k, v in ci.items() for e, q in (("lo", 0.025), ("hi", 0.975))}
+    summed = pd.DataFrame({c: g[list(named[c])].sum(axis=1) for c in named}).assign(
+        template=g["template"].to_numpy(), descriptor=g["descriptor"].to_numpy(), axis=g["axis"].to_numpy())
+    sboot = G.bootstrap_style_variance(summed, list(named), n_boot=1000, seed=0, within="axis")
+    sci = {f"{c}_{e}": float(np.nanquantile(sboot[c], q)) for c in named for e, q in (("lo", 0.025), ("hi", 0.975))}
     rows.append({"model": m, "style classifier": style.STANDIN, "full_gen_bias": full, **part.to_dict(),
-                 "full_gen_bias_8_emotions": emo_full})
-    srows.append({"model": m, "style classifier": style.STANDIN, **summ.to_dict()})
+                 "full_gen_bias_8_emotions": emo_full, **ci})
+    srows.append({"model": m, "style classifier": style.STANDIN, **summ.to_dict(), **sci})
     axis_rows.append(G.gen_bias_by(g, STYLES, "axis").rename(m))
 t4 = pd.DataFrame(rows)
 t8 = pd.DataFrame(srows)
 t9 = pd.concat(axis_rows, axis=1).reset_index().rename(columns={"index": "axis"})
 paper_t7 = paper.table7().assign(**{"style classifier": f"paper: {paper.N_STYLES}-class style classifier"})
 save_table(t4, P.results, "holistic_table4_gen_bias",
-           title="Table 4/7: Full and Partial Gen Bias (x1000), nade stand-in, offline chat models")
+           title="Table 4/7: Full and Partial Gen Bias (x1000), nade stand-in, offline chat models; "
+                 "`_lo`/`_hi`: 95% bootstrap interval (descriptors resampled within axis, seed 0)")
 save_table(paper_t7, P.results, "holistic_table7_paper", title="Table 7 as printed in the paper (context)")
 save_table(t8, P.results, "holistic_table8_summed_cluster_gen_bias",
-           title="Table 8: Summed-Cluster Gen Bias (x1000), nade stand-in")
+           title="Table 8: Summed-Cluster Gen Bias (x1000), nade stand-in; `_lo`/`_hi`: 95% bootstrap "
+                 "interval (descriptors resampled within axis, seed 0)")
 save_table(t9, P.results, "holistic_table9_full_gen_bias_by_axis",
            title="Full Gen Bias (x1000) by axis (Table 9 'Original' analogue), nade stand-in")
 display(t4)
@@ -368,7 +378,8 @@ t12 = O.table12(off_sample).merge(paper.table12(), on="template", how="left")
 t12.insert(1, "classifier", O.STANDIN)
 save_table(t12, P.results, "holistic_table12_offensiveness_by_template",
            title="Table 12: mean and std of offensiveness across descriptors per template "
-                 "(tox-block stand-in for B.A.D.) vs the paper")
+                 "(tox-block stand-in for B.A.D.) vs the paper; `_lo`/`_hi`: 95% bootstrap interval "
+                 "(descriptors resampled within template, seed 0)")
 t11 = O.table11(off_sample, paper.TABLE11)
 t11.insert(1, "classifier", O.STANDIN)
 save_table(t11, P.results, "holistic_table11_descriptors_by_offensiveness",

@@ -102,13 +102,28 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
 
 
 def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
-    """Partial Gen Bias per cluster (bars) per model; Full Gen Bias in the legend."""
-    long = table.melt(id_vars=["model"], value_vars=list(clusters), var_name="cluster",
-                      value_name="Partial Gen Bias")
+    """Partial Gen Bias per cluster (bars) per model; error bars from ``<cluster>_lo``/``_hi``
+    (95 % descriptor-bootstrap interval) when the table has them."""
+    clusters = list(clusters)
+    models = list(table["model"])
     fig, ax = plt.subplots(figsize=(10, 4))
-    sns.barplot(long, x="cluster", y="Partial Gen Bias", hue="model", ax=ax)
+    width = 0.8 / max(len(models), 1)
+    x = np.arange(len(clusters))
+    has_ci = all(f"{c}_lo" in table and f"{c}_hi" in table for c in clusters)
+    colors = sns.color_palette(n_colors=len(models))
+    for i, (_, r) in enumerate(table.iterrows()):
+        y = r[clusters].to_numpy(dtype=float)
+        err = (np.vstack([y - r[[f"{c}_lo" for c in clusters]].to_numpy(dtype=float),
+                          r[[f"{c}_hi" for c in clusters]].to_numpy(dtype=float) - y])
+               if has_ci else None)
+        ax.bar(x + (i - (len(models) - 1) / 2) * width, y, width, yerr=err, capsize=2,
+               label=r["model"], color=colors[i])
+    ax.set_xticks(x, clusters)
+    ax.set_ylabel("Partial Gen Bias")
+    ax.legend(fontsize=8)
     ax.tick_params(axis="x", rotation=20)
-    ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)")
+    ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)"
+                 + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else ""))
     fig.tight_layout()
     return fig
 

@@ -85,18 +85,26 @@ def summed_cluster_gen_bias(frame: pd.DataFrame, clusters: Mapping[str, Sequence
 
 def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_boot: int = 1000,
                              seed: int = 0, scale: float = SCALE, template: str = "template",
-                             descriptor: str = "descriptor") -> pd.DataFrame:
+                             descriptor: str = "descriptor", within: str | None = None) -> pd.DataFrame:
     """Seeded descriptor bootstrap of :func:`style_variance` (population variance, ddof 0):
     descriptors are drawn with replacement (one draw shared by every template and style) and
     the per-style terms recomputed as multiplicity-weighted variances, vectorised over the
     ``n_boot`` resamples. Rows: resamples, columns: styles. Full Gen Bias of a resample is the
     row sum, Partial Gen Bias the sum over a cluster's columns; for Summed-Cluster Gen Bias pass
-    the summed cluster columns as ``styles``. Resample within an axis by passing that axis's rows.
+    the summed cluster columns as ``styles``. ``within`` (e.g. ``"axis"``): descriptors are
+    drawn within each value of that column (a stratified bootstrap; each axis keeps its count).
     """
     means = mean_style(frame, styles, template=template, descriptor=descriptor)
     desc = pd.Index(sorted(means.index.get_level_values(1).unique()))
     rng = np.random.default_rng(seed)
-    w_all = rng.multinomial(len(desc), np.full(len(desc), 1 / len(desc)), size=n_boot).astype(float)
+    if within is None:
+        w_all = rng.multinomial(len(desc), np.full(len(desc), 1 / len(desc)), size=n_boot).astype(float)
+    else:
+        stratum = frame.drop_duplicates(descriptor).set_index(descriptor)[within].reindex(desc)
+        w_all = np.zeros((n_boot, len(desc)))
+        for _, members in stratum.groupby(stratum, sort=True):
+            cols = desc.get_indexer(members.index)
+            w_all[:, cols] = rng.multinomial(len(cols), np.full(len(cols), 1 / len(cols)), size=n_boot)
     out, n_t = np.zeros((n_boot, len(styles))), np.zeros((n_boot, 1))
     for _, g in means.groupby(level=0, sort=True):
         x = g.droplevel(0).to_numpy(dtype=float)

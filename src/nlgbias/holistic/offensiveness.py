@@ -39,12 +39,21 @@ def descriptor_means(frame: pd.DataFrame, value: str = "offensiveness") -> pd.Da
     return frame.groupby(cols, sort=True)[value].mean().reset_index()
 
 
-def table12(frame: pd.DataFrame, value: str = "offensiveness") -> pd.DataFrame:
+def table12(frame: pd.DataFrame, value: str = "offensiveness", *, n_boot: int = 2000,
+            seed: int = 0) -> pd.DataFrame:
     """Per template: mean and standard deviation (ddof=1) across descriptors of the
-    per-descriptor mean offensiveness; sorted by std descending (the paper's order rule)."""
+    per-descriptor mean offensiveness; sorted by std descending (the paper's order rule).
+    ``mean_lo``/``mean_hi``, ``std_lo``/``std_hi``: seeded 95 % percentile bootstrap intervals
+    (descriptors resampled within the template, ``nlgbias.stats.bootstrap_interval``, seed 0)."""
+    from nlgbias.stats import bootstrap_interval  # noqa: PLC0415
+
     dm = descriptor_means(frame, value)
     out = dm.groupby("template")[value].agg(["mean", "std", "size"]).reset_index()
     out = out.rename(columns={"size": "n_descriptors"})
+    vals = {t: g[value].to_numpy(dtype=float) for t, g in dm.groupby("template")}
+    for stat, fn in (("mean", np.mean), ("std", lambda x: np.std(x, ddof=1) if len(x) > 1 else np.nan)):
+        b = [bootstrap_interval(vals[t], fn, n_boot=n_boot, seed=seed) for t in out["template"]]
+        out[f"{stat}_lo"], out[f"{stat}_hi"] = [x[0] for x in b], [x[1] for x in b]
     return out.sort_values("std", ascending=False, kind="stable").reset_index(drop=True)
 
 
