@@ -301,6 +301,10 @@ for m, g in resp.groupby("model", sort=False):
                  "full_gen_bias_8_emotions": emo_full, **ci})
     srows.append({"model": m, "style classifier": style.STANDIN, **summ.to_dict(), **sci})
     axis_rows.append(G.gen_bias_by(g, STYLES, "axis").rename(m))
+    axis_boot = {ax: G.bootstrap_style_variance(ga, STYLES, n_boot=1000, seed=0).sum(axis=1)
+                 for ax, ga in g.groupby("axis", sort=True)}
+    axis_rows.append(pd.Series({ax: float(np.nanquantile(v, 0.025)) for ax, v in axis_boot.items()}, name=f"{m}_lo"))
+    axis_rows.append(pd.Series({ax: float(np.nanquantile(v, 0.975)) for ax, v in axis_boot.items()}, name=f"{m}_hi"))
 t4 = pd.DataFrame(rows)
 t8 = pd.DataFrame(srows)
 t9 = pd.concat(axis_rows, axis=1).reset_index().rename(columns={"index": "axis"})
@@ -313,7 +317,8 @@ save_table(t8, P.results, "holistic_table8_summed_cluster_gen_bias",
            title="Table 8: Summed-Cluster Gen Bias (x1000), nade stand-in; `_lo`/`_hi`: 95% bootstrap "
                  "interval (descriptors resampled within axis, seed 0)")
 save_table(t9, P.results, "holistic_table9_full_gen_bias_by_axis",
-           title="Full Gen Bias (x1000) by axis (Table 9 'Original' analogue), nade stand-in")
+           title="Full Gen Bias (x1000) by axis (Table 9 'Original' analogue), nade stand-in; "
+                 "`<model>_lo`/`_hi`: 95% bootstrap interval (the axis's descriptors resampled, seed 0)")
 display(t4)
 display(paper_t7)
 display(t8)

@@ -113,8 +113,8 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
     colors = sns.color_palette(n_colors=len(models))
     for i, (_, r) in enumerate(table.iterrows()):
         y = r[clusters].to_numpy(dtype=float)
-        err = (np.vstack([y - r[[f"{c}_lo" for c in clusters]].to_numpy(dtype=float),
-                          r[[f"{c}_hi" for c in clusters]].to_numpy(dtype=float) - y])
+        err = (np.clip(np.vstack([y - r[[f"{c}_lo" for c in clusters]].to_numpy(dtype=float),
+                          r[[f"{c}_hi" for c in clusters]].to_numpy(dtype=float) - y]), 0, None)
                if has_ci else None)
         ax.bar(x + (i - (len(models) - 1) / 2) * width, y, width, yerr=err, capsize=2,
                label=r["model"], color=colors[i])
