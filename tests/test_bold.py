@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -147,3 +148,110 @@ def test_section3_verdicts(data):
     assert v.loc["prompt = first 5 words + the term", "this run"].startswith("92.5%")
     assert v.loc["every prompt leaves text to generate", "this run"] == "5 empty released prompts"
     assert B.verdict_markdown(v.reset_index()).count("\n- ") == 5
+
+
+# --------------------------------------------------------------------------- uncertainty (issue 15)
+def _scores() -> pd.DataFrame:
+    """A tiny scored frame: 10 male / 8 female gender texts, 3 x 6 race texts, one source."""
+    from nlgbias.bold.paper import FEMALE, MALE
+
+    rows = []
+    sent_m = ["negative"] * 3 + ["neutral"] * 5 + ["positive"] * 2
+    sent_f = ["negative"] * 1 + ["neutral"] * 3 + ["positive"] * 4
+    for grp, sent in ((MALE, sent_m), (FEMALE, sent_f)):
+        rows += [("WIKI", "gender", grp, s, k == 0) for k, s in enumerate(sent)]
+    for grp, k_neg in (("African_Americans", 4), ("Asian_Americans", 1),
+                       ("European_Americans", 0)):
+        rows += [("WIKI", "race", grp, "negative" if k < k_neg else "neutral", False)
+                 for k in range(6)]
+    return pd.DataFrame(rows, columns=["source", "domain", "group", "sentiment", "is_toxic"])
+
+
+def test_group_proportions_carry_the_bootstrap_interval():
+    from nlgbias.bold import sentiment_toxicity as BST
+    from nlgbias.bold.paper import MALE
+    from nlgbias.stats import bootstrap_interval
+
+    props = BST.group_proportions(_scores())
+    for s in ("negative", "neutral", "positive", "toxic"):
+        assert {s, f"{s}_lo", f"{s}_hi"} <= set(props.columns)
+    m = props[props["group"] == MALE].iloc[0]
+    assert (m["n"], m["negative"], m["positive"], m["toxic"]) == (10, 0.3, 0.2, 0.1)
+    flag = np.array([1] * 3 + [0] * 7)
+    assert (m["negative_lo"], m["negative_hi"]) == bootstrap_interval(flag, n_boot=1000, seed=0)
+    assert m["negative_lo"] < 0.3 < m["negative_hi"]
+    # a group without any negative text: the interval is the point 0
+    eu = props[props["group"] == "European_Americans"].iloc[0]
+    assert (eu["negative_lo"], eu["negative_hi"]) == (0.0, 0.0)
+
+
+def test_corrected_tests_holm_and_bh_match_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from nlgbias.bold import sentiment_toxicity as BST
+
+    stats = BST.section_6_1(_scores())
+    # proportions carry their interval, p-values none
+    neg = stats[stats["statistic"] == "negative proportion"]
+    assert neg["lo"].notna().all() and (neg["lo"] <= neg["value"]).all()
+    tests = BST.corrected_tests(stats)
+    assert list(tests.columns) == ["section", "domain", "statistic", "group", "source", "family",
+                                   "p", "p_holm", "p_bh"]
+    # gender: positive and negative z-tests; race: negative chi-square (toxic undefined: NaN)
+    assert len(tests) == 4 and tests["family"].nunique() == 1
+    assert tests["family"].iloc[0].startswith("§6.1.2-6.1.4 group comparisons on WIKI, 4 tests")
+    ok = tests["p"].notna()
+    assert ok.sum() == 3
+    for col, method in (("p_holm", "holm"), ("p_bh", "fdr_bh")):
+        want = multipletests(tests.loc[ok, "p"], method=method)[1]
+        assert np.allclose(tests.loc[ok, col], want)
+    assert tests.loc[~ok, "p_holm"].isna().all()
+    # hand check of Holm on this family: the smallest p times 3
+    assert np.isclose(tests["p_holm"].min(), min(1.0, 3 * tests["p"].min()))
+
+
+def test_correction_text_and_verdict_column():
+    from nlgbias.bold import sentiment_toxicity as BST
+
+    assert BST.correction_text(0.004, 0.012, 0.008, 0.01).startswith("survives BH only at 0.01")
+    assert BST.correction_text(0.001, 0.003, 0.002, 0.01).startswith("survives Holm and BH")
+    assert BST.correction_text(0.02, 0.06, 0.04, 0.01).startswith("not significant at 0.01 even")
+    assert BST.correction_text(0.3, 0.6, 0.4, 0.05, claim_significant=False).startswith(
+        "not significant before or after correction")
+    v = BST.verdicts(BST.section_6_1(_scores()))
+    assert "after correction" in v.columns
+    neg = v[v["claim"].str.startswith("negative sentiment")].iloc[0]
+    assert "Holm p" in neg["this run"] and "[" in neg["this run"]
+
+
+def test_norm_intervals_by_hand():
+    from nlgbias.bold import norms_gender as BN
+    from nlgbias.bold.paper import FEMALE, MALE
+    from nlgbias.metrics.norms import CATEGORY_NAMES
+    from nlgbias.stats import bootstrap_interval
+
+    cols = list(CATEGORY_NAMES)
+    keys = pd.DataFrame({"group": [MALE] * 4 + [FEMALE] * 5, "source": "WIKI"})
+    cats = pd.DataFrame(0.0, index=range(9), columns=cols)
+    cats.loc[:3, "joy"] = 1.0            # every male text joyful, no female one
+    cats.loc[[0, 4], "anger"] = 1.0      # 1 of 4 male, 1 of 5 female texts angry
+    props = BN.proportions(cats, keys, ["group", "source"])
+    assert props.loc[(MALE, "WIKI"), "anger"] == 25.0
+    lo, hi = bootstrap_interval(cats.loc[:3, "anger"], n_boot=1000, seed=0)
+    assert np.allclose(props.loc[(MALE, "WIKI"), ["anger_lo", "anger_hi"]], [100 * lo, 100 * hi])
+    d = BN.difference_intervals(cats, keys, MALE, FEMALE)
+    assert (d.loc["WIKI", "joy_lo"], d.loc["WIKI", "joy_hi"]) == (100.0, 100.0)
+    assert d.loc["WIKI", "anger_lo"] < 25.0 - 20.0 < d.loc["WIKI", "anger_hi"]
+
+
+def test_fig2_interval_by_hand():
+    from nlgbias.bold import norms_gender as BN
+    from nlgbias.stats import bootstrap_interval
+
+    labels = ["male"] * 5 + ["female"] * 2 + ["neutral"] * 3
+    scored = pd.DataFrame({"group": "nursing_specialties", "source": "WIKI", "label_max": labels})
+    f2 = BN.fig2_data(scored).iloc[0]
+    assert np.isclose(f2["male - female"], 0.3) and f2["n"] == 10
+    code = np.array([1] * 5 + [-1] * 2 + [0] * 3)
+    assert (f2["male - female_lo"], f2["male - female_hi"]) == bootstrap_interval(
+        code, n_boot=1000, seed=0)

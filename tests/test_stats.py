@@ -154,3 +154,21 @@ def test_cluster_bootstrap_is_wider_when_groups_are_correlated():
     lo_c, hi_c = bootstrap_interval(values, groups=groups, seed=0)
     assert hi_c - lo_c > 2 * (hi_i - lo_i)
     assert bootstrap_interval(values, groups=groups, seed=0) == (lo_c, hi_c)  # seeded
+
+
+def test_bootstrap_means_equals_bootstrap_interval_per_column():
+    from nlgbias.stats import bootstrap_interval, bootstrap_means, percentile_interval
+
+    rng = np.random.default_rng(5)
+    for n in (1, 9, 250, 1001):
+        x = (rng.random((n, 3)) < [0.1, 0.5, 0.9]).astype(float)
+        dist = bootstrap_means(x, n_boot=500, seed=3, chunk=64)
+        assert dist.shape == (500, 3)
+        lo, hi = percentile_interval(dist)
+        for j in range(3):
+            assert (lo[j], hi[j]) == bootstrap_interval(x[:, j], n_boot=500, seed=3)
+    # 1-D input, real values; a constant sample has a zero-width interval
+    y = rng.normal(size=40)
+    assert np.allclose(percentile_interval(bootstrap_means(y, n_boot=300, seed=1)),
+                       bootstrap_interval(y, n_boot=300, seed=1))
+    assert percentile_interval(bootstrap_means(np.ones(7), n_boot=50)) == (1.0, 1.0)

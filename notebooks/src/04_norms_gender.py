@@ -13,6 +13,11 @@
 #    vocabulary with a multi-task feed-forward net (k-fold Pearson r reported), aggregated per
 #    text → **Table 4** (male − female), **Table 6** (Christianity − Islam), **Table 9** (race),
 #    **Tables 10–11** (political ideologies).
+# 3. Beyond the paper: every share and mean gets a seeded percentile-bootstrap 95% interval
+#    (texts resampled within the group, 1,000 draws, seed 0; columns `<column>_lo` /
+#    `<column>_hi`, empty on the paper's rows; error bars in Figure 2). The paper makes no
+#    significance test in these tables and neither does this notebook, so there is no family of
+#    tests to correct here (notebook 03 corrects the §6 tests).
 #
 # **Substitutes.** (a) The hard-debiased word2vec of `debiaswe` is not available offline: it is
 # rebuilt here from the Bolukbasi et al. 2016 GoogleNews subset (26,423 words) and word lists
@@ -137,11 +142,24 @@ t3.round(2)
 # %%
 if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
     display(BN.wiki_vs_paper_table3(run3).round(2))
-gpr = BN.gender_paper_vs_run(run3)
+gpr = BN.gender_paper_vs_run(run3, scored)
 save_table(gpr, P.results, "bold_sec6_gender_polarity_paper_vs_run", floatfmt=".4g",
            title="BOLD §6.1.1 / §6.2: share of gender-polar profession texts and mean "
-                 "male:female ratio (Gender-Max, rebuilt hard-debiased word2vec)")
+                 "male:female ratio (Gender-Max, rebuilt hard-debiased word2vec); this run_lo / "
+                 "_hi: seeded bootstrap 95% interval (texts resampled within each super-group)")
 gpr
+
+# %% [markdown]
+# Table 3 as shares of texts, with bootstrap 95% intervals (`_lo` / `_hi`; texts resampled
+# within the super-group and source):
+
+# %%
+t3ci = BN.table3_intervals(scored)
+save_table(t3ci, P.results, "bold_table3_gender_polarity_intervals", floatfmt=".4g",
+           title="BOLD Table 3 as shares: male / female share of texts and male:female ratio per "
+                 "super-group, source and metric; <column>_lo / _hi: seeded bootstrap 95% "
+                 "interval (texts resampled within the super-group)")
+t3ci.round(4)
 
 # %% [markdown]
 # Where WIKI differs from the paper: lower-casing every token maps *Queens* (the New York
@@ -151,14 +169,16 @@ gpr
 # paper overall (it misses sentence-initial *She*/*He*).
 #
 # ### Figure 2 · male − female proportion (Gender-Max) per profession
-# Bars with 95% intervals; the legend gives the number of texts per profession.
+# Bars with bootstrap 95% intervals (`male - female_lo` / `_hi` of the saved table: texts
+# resampled within the profession); the legend gives the number of texts per profession.
 
 # %%
 f2 = BN.fig2_data(scored, "label_max")
 fig = BF.plot_fig2(f2)
 save_figure(fig, P.figures, "bold_fig2_gender_max_professions")
 save_table(f2, P.results, "bold_fig2_gender_max_professions",
-           title="BOLD Figure 2 data: male - female proportion (Gender-Max), n and standard error")
+           title="BOLD Figure 2 data: male - female proportion (Gender-Max), n, standard error "
+                 "and seeded bootstrap 95% interval (male - female_lo / _hi)")
 plt.show()
 display(Markdown(BN.fig2_reading(f2)))
 
@@ -237,14 +257,17 @@ props = BN.proportions(cats, nscores, ["group", "source"])
 # %% [markdown]
 # ### Table 4 · male − female (percentage points)
 # Groups: `American_actors` (male) − `American_actresses` (female). Positive: more male texts
-# in the category. Texts per group and source:
+# in the category. `<category>_lo` / `_hi`: bootstrap 95% interval of the difference (each
+# group's texts resampled on their own). Texts per group and source:
 
 # %%
 display(BN.group_sizes(props, ["American_actors", "American_actresses"]))
-t4 = BN.difference_table(props, 4, SOURCES)
+t4 = BN.difference_table(props, 4, SOURCES, cats, nscores)
 save_table(t4, P.results, "bold_table4_norms_gender_difference",
            title="BOLD Table 4: % male-prompt texts - % female-prompt texts per category "
-                 "(expanded Warriner lexicon standing in for MEmoLon)", floatfmt=".2f")
+                 "(expanded Warriner lexicon standing in for MEmoLon); <category>_lo / _hi: "
+                 "seeded bootstrap 95% interval of the difference (each group's texts resampled)",
+           floatfmt=".2f")
 t4.round(2)
 
 # %% [markdown]
@@ -252,20 +275,24 @@ t4.round(2)
 
 # %%
 display(BN.group_sizes(props, ["christianity", "islam"]))
-t6 = BN.difference_table(props, 6, SOURCES)
+t6 = BN.difference_table(props, 6, SOURCES, cats, nscores)
 save_table(t6, P.results, "bold_table6_norms_religion_difference",
            title="BOLD Table 6: % Christianity texts - % Islam texts per category "
-                 "(expanded Warriner lexicon standing in for MEmoLon)", floatfmt=".2f")
+                 "(expanded Warriner lexicon standing in for MEmoLon); <category>_lo / _hi: "
+                 "seeded bootstrap 95% interval of the difference (each group's texts resampled)",
+           floatfmt=".2f")
 t6.round(2)
 
 # %% [markdown]
 # ### Table 9 · race (% of texts per category)
+# Here and in Tables 10–11, `<category>_lo` / `_hi` is the bootstrap 95% interval of the share.
 
 # %%
 t9 = BN.group_table(props, 9, SOURCES, list(RACE_GROUPS.values()))
 save_table(t9, P.results, "bold_table9_norms_race",
            title="BOLD Table 9: % of texts per VAD/BE5 category, race domain (expanded Warriner "
-                 "lexicon)", floatfmt=".2f")
+                 "lexicon); <category>_lo / _hi: seeded bootstrap 95% interval "
+                 "(texts resampled within the group)", floatfmt=".2f")
 t9.round(2)
 
 # %% [markdown]
@@ -275,11 +302,13 @@ t9.round(2)
 t10 = BN.group_table(props, 10, SOURCES)
 save_table(t10, P.results, "bold_table10_norms_political",
            title="BOLD Table 10: % of texts per VAD/BE5 category, political ideologies (expanded "
-                 "Warriner lexicon)", floatfmt=".2f")
+                 "Warriner lexicon); <category>_lo / _hi: seeded bootstrap 95% interval "
+                 "(texts resampled within the group)", floatfmt=".2f")
 t11 = BN.group_table(props, 11, SOURCES, ["left-wing", "right-wing"])
 save_table(t11, P.results, "bold_table11_norms_left_right",
            title="BOLD Table 11: % of texts per VAD/BE5 category, left-wing and right-wing "
-                 "(expanded Warriner lexicon)", floatfmt=".2f")
+                 "(expanded Warriner lexicon); <category>_lo / _hi: seeded bootstrap 95% interval "
+                 "(texts resampled within the group)", floatfmt=".2f")
 t10.round(2)
 
 # %%
@@ -330,5 +359,6 @@ display(Markdown(BN.verdict_markdown(verdict)))
 # `bold_norms_lexicon_kfold_pearson`, `bold_table4_norms_gender_difference`,
 # `bold_table6_norms_religion_difference`, `bold_table9_norms_race`, `bold_table10_norms_political`,
 # `bold_table11_norms_left_right`, `bold_norms_threshold_sensitivity`,
+# `bold_table3_gender_polarity_intervals`,
 # `bold_sec6_norms_gender_verdicts` (`.csv` + `.md`); the debiased embedding and the expanded
 # lexicon are cached in `data/cache/`.

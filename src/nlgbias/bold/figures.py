@@ -1,7 +1,8 @@
 """BOLD figures (Dhamala et al. 2021): prompts per group (Table 1 detail), Figures 3-5
 (sentiment and toxicity proportions per group and source) and Figure 2 (gender polarity per
-profession). Proportion bars carry the number of texts and a 95% Wilson interval, so one
-toxic text out of 50 reads as what it is."""
+profession). Proportion bars carry the number of texts and the seeded bootstrap 95% interval of
+the tables (columns ``<proportion>_lo`` / ``<proportion>_hi``: texts resampled within the group),
+so one toxic text out of 50 reads as what it is."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pandas as pd
 import seaborn as sns
 
 from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
-from nlgbias.stats import wilson_interval
 
 SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
 
@@ -28,7 +28,9 @@ def pretty(group: str, width: int | None = None) -> str:
 def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                    annotate: bool = True) -> plt.Figure:
     """Figures 3a-b, 4, 5: per source, a stacked bar per group with the negative (bottom),
-    neutral (grey) and positive (top) proportions."""
+    neutral (grey) and positive (top) proportions; where ``props`` has the bootstrap columns,
+    black bars give the 95% interval of the negative share (at its top edge) and of the
+    positive share (at its bottom edge)."""
     d = props[props["domain"] == domain]
     sources = list(d["source"].drop_duplicates())
     groups = sorted(d["group"].unique())
@@ -55,6 +57,13 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                     y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
                     va = "center" if inside else ("bottom" if lab == "negative" else "top")
                     ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)
+            if lab != "neutral" and f"{lab}_lo" in s:
+                edge = vals if lab == "negative" else 1 - vals
+                lo, hi = s[f"{lab}_lo"].to_numpy(float), s[f"{lab}_hi"].to_numpy(float)
+                lo, hi = (lo, hi) if lab == "negative" else (1 - hi, 1 - lo)
+                ax.errorbar(x, edge, yerr=np.vstack([np.clip(edge - lo, 0, None),
+                                                     np.clip(hi - edge, 0, None)]),
+                            fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
             bottom += vals
         ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
                       ha="right" if rotate else "center", rotation_mode="anchor")
@@ -68,15 +77,17 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
         ax.set_ylabel("proportion of texts")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
-               title="VADER sentiment (%: share of texts)", fontsize=9, title_fontsize=9)
+               title="VADER sentiment (%: share of texts; black: bootstrap 95% interval of the "
+                     "negative and positive shares)", fontsize=9, title_fontsize=9)
     fig.suptitle(title, fontweight="bold")
     return fig
 
 
 def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
-                   order: list[str], horizontal: bool = False, scale: float = 100.0) -> None:
-    """Grouped bars (categories ``order`` x ``hue``) of ``d[y]`` with 95% Wilson intervals of
-    ``d[count] / d["n"]`` and an ``n = ...`` label per bar."""
+                   order: list[str], horizontal: bool = False, scale: float = 100.0,
+                   lo_col: str = "toxic_lo", hi_col: str = "toxic_hi") -> None:
+    """Grouped bars (categories ``order`` x ``hue``) of ``d[y]`` with the bootstrap 95% interval
+    ``d[lo_col]``-``d[hi_col]`` (times ``scale``) and a ``count / n`` label per bar."""
     hues = list(d[hue].drop_duplicates())
     colors = sns.color_palette(n_colors=len(hues))
     width = 0.8 / len(hues)
@@ -84,8 +95,7 @@ def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
     for k, (h, color) in enumerate(zip(hues, colors)):
         s = d[d[hue] == h].set_index(cat).reindex(order)
         val = s[y].to_numpy(float)
-        lo, hi = wilson_interval(s[count].to_numpy(float), s["n"].to_numpy(float))
-        lo, hi = lo * scale, hi * scale
+        lo, hi = s[lo_col].to_numpy(float) * scale, s[hi_col].to_numpy(float) * scale
         x = pos - 0.4 + width * (k + 0.5)
         err = np.vstack([np.clip(val - lo, 0, None), np.clip(hi - val, 0, None)])
         if horizontal:
@@ -106,7 +116,7 @@ def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
 
 def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     """Figures 3c-d: percent of toxic texts per group (x) and source (colour), each bar with its
-    95% Wilson interval and ``toxic / n`` above it."""
+    bootstrap 95% interval (``toxic_lo`` / ``toxic_hi``) and ``toxic / n`` above it."""
     d = props[props["domain"] == domain].copy()
     d["toxic %"] = 100 * d["toxic"]
     groups = sorted(d["group"].unique())
@@ -114,8 +124,8 @@ def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(max(4.5, len(groups) * (0.9 + 0.45 * n_src) + 2), 4.0))
     _interval_bars(ax, d, "toxic %", "n_toxic", "group", "source", groups)
     ax.set_xticklabels([pretty(g, 14) for g in groups])
-    ax.set_ylabel("toxic texts (%), 95% interval")
-    _, hi = wilson_interval(d["n_toxic"].to_numpy(float), d["n"].to_numpy(float))
+    ax.set_ylabel("toxic texts (%), bootstrap 95% interval")
+    hi = d["toxic_hi"].to_numpy(float)
     ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 1.3 if len(d) else 0.0, 0.2))
     ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
     ax.set_title(title, loc="left")
@@ -125,7 +135,8 @@ def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
 
 def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     """Figure 2: proportion male - proportion female (Gender-Max) per profession (y) and source
-    (colour), with ``n`` per bar in the labels; professions ordered by the WIKI value."""
+    (colour), with ``n`` per bar in the labels and the bootstrap 95% interval
+    (``male - female_lo`` / ``male - female_hi``); professions ordered by the WIKI value."""
     d = f2.copy()
     d["profession"] = d["group"].str.replace("_", " ")
     first = d["source"].iloc[0]
@@ -139,7 +150,9 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
         s = d[d["source"] == src].set_index("profession").reindex(order)
         y = pos - 0.4 + width * (k + 0.5)
         val = s["male - female"].to_numpy(float)
-        err = 1.96 * s["se"].to_numpy(float) if "se" in s else None
+        err = (np.vstack([np.clip(val - s["male - female_lo"].to_numpy(float), 0, None),
+                          np.clip(s["male - female_hi"].to_numpy(float) - val, 0, None)])
+               if "male - female_lo" in s else None)
         ax.barh(y, val, height=width, color=color,
                 label=f"{src} (n per profession {int(s['n'].min()):,}-{int(s['n'].max()):,})")
         if err is not None:
@@ -147,7 +160,7 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     ax.set_yticks(pos, order)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("proportion male − proportion female (Gender-Max), 95% interval")
+    ax.set_xlabel("proportion male − proportion female (Gender-Max), bootstrap 95% interval")
     ax.set_ylabel("")
     ax.legend(frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left", fontsize=8)
     ax.set_title("BOLD Fig. 2: gender polarity per profession")

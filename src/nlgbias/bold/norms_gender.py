@@ -6,6 +6,13 @@ resources :mod:`nlgbias.lexicons.word2vec` (hard-debiased word2vec) and
 :mod:`nlgbias.lexicons.norms` (expanded norm lexicon); the paper's numbers
 :mod:`nlgbias.bold.paper`. Here: the tables built from scored texts, their comparison with the
 paper, and the verdicts.
+
+Beyond the paper: every share and mean carries a seeded percentile-bootstrap 95% interval
+(texts resampled within the group, :func:`nlgbias.stats.bootstrap_means`, ``N_BOOT`` draws,
+seed ``BOOT_SEED``) in columns ``<column>_lo`` / ``<column>_hi`` (empty on the paper's rows).
+The notebook makes no significance test here (the paper reports none for these tables), so there
+is no family to correct; differences of two groups (Tables 4, 6, Figure 2) are bootstrapped with
+the two groups resampled independently.
 """
 
 from __future__ import annotations
@@ -37,6 +44,11 @@ from nlgbias.lexicons.word2vec import CACHE_NAME, Embedding, load_bolukbasi
 from nlgbias.metrics import gender as gender_metric
 from nlgbias.metrics import norms as norm_metric
 from nlgbias.metrics.norms import CATEGORY_NAMES, VARIABLES
+from nlgbias.stats import bootstrap_means, percentile_interval
+
+#: bootstrap draws and seed of every interval (a rerun writes the same bytes)
+N_BOOT = 1000
+BOOT_SEED = 0
 
 PAPER_POOLED_LABEL = "paper Table 9 WIKI rows, pooled by group size (derived, not printed)"
 
@@ -116,6 +128,42 @@ def table3(scored: pd.DataFrame) -> pd.DataFrame:
                         columns=table3_columns())
 
 
+def _gender_draws(s: pd.DataFrame, col: str, n_boot: int, seed: int) -> np.ndarray:
+    """Bootstrap draws (n_boot x 2) of the male and female shares of ``s[col]``."""
+    flags = np.column_stack([s[col].to_numpy() == "male", s[col].to_numpy() == "female"])
+    return bootstrap_means(flags.astype(float), n_boot=n_boot, seed=seed)
+
+
+def _ratio(m: np.ndarray, f: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(f > 0, m / np.where(f > 0, f, 1), np.inf)
+
+
+def table3_intervals(scored: pd.DataFrame, n_boot: int = N_BOOT, seed: int = BOOT_SEED,
+                     ) -> pd.DataFrame:
+    """Table 3 as shares with bootstrap 95% intervals: per super-group, source and gender
+    metric, ``n``, ``male``/``female`` share of texts and the ``male:female`` ratio, each with
+    ``_lo``/``_hi`` (texts resampled within the super-group and source; an interval reaching a
+    draw without any female text has ``inf`` as its upper end)."""
+    df = scored.assign(super_group=scored["group"].map(super_group)).dropna(subset=["super_group"])
+    rows = []
+    for sg in SUPER_GROUPS:
+        part = df[df["super_group"] == sg]
+        for source in part["source"].drop_duplicates():
+            s = part[part["source"] == source]
+            for m, col in GENDER_METRICS.items():
+                draws = _gender_draws(s, col, n_boot, seed)
+                pm, pf = float((s[col] == "male").mean()), float((s[col] == "female").mean())
+                (mlo, flo), (mhi, fhi) = percentile_interval(draws)
+                r = _ratio(draws[:, 0], draws[:, 1])
+                rlo, rhi = np.quantile(r, [0.025, 0.975], method="inverted_cdf")
+                rows.append((sg, source, m, len(s), pm, mlo, mhi, pf, flo, fhi,
+                             pm / pf if pf else float("inf"), rlo, rhi))
+    return pd.DataFrame(rows, columns=["group", "source", "metric", "n", "male", "male_lo",
+                                       "male_hi", "female", "female_lo", "female_hi",
+                                       "male:female", "male:female_lo", "male:female_hi"])
+
+
 def with_paper_wiki(run: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
     """``run`` (from :func:`table3`) with, per group, the paper's WIKI row and ``WIKI - paper``
     (counts as integers)."""
@@ -133,30 +181,47 @@ def wiki_vs_paper_table3(run: pd.DataFrame) -> pd.DataFrame:
     return cmp.swaplevel(axis=1)[[(c, w) for c in paper.columns for w in ("paper", "this run")]]
 
 
-def gender_paper_vs_run(t3: pd.DataFrame) -> pd.DataFrame:
+def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
+                        n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> pd.DataFrame:
     """§6.1.1 and §6.2 from Table 3 beside the paper: the share of Table 3 texts classified male
     or female (Gender-Max; paper 6.57%, pooled over its six sources) and the mean of the four
-    Gender-Max male:female ratios (paper WIKI 2.29) per source."""
+    Gender-Max male:female ratios (paper WIKI 2.29) per source. With the ``scored`` texts,
+    ``this run_lo`` / ``this run_hi`` give their bootstrap 95% intervals (texts resampled within
+    each super-group, the statistics recomputed from the four groups' draws)."""
     rows = []
     for src, d in t3.groupby(level="source", sort=False):
         polar = (d["Gender-Max male #"].sum() + d["Gender-Max female #"].sum()) / d["total"].sum()
-        rows.append(("6.1.1", "share of texts male or female (Gender-Max)", src,
-                     PAPER_POLAR_SHARE, "pooled over its 6 sources", float(polar)))
         ratio = d["Gender-Max male:female"].replace(np.inf, np.nan)
+        slo = shi = rlo = rhi = float("nan")
+        if scored is not None:
+            s = scored[scored["source"] == src]
+            sg = s["group"].map(super_group)
+            draws = [(_gender_draws(s[sg == g], GENDER_METRICS["Gender-Max"], n_boot, seed),
+                      int((sg == g).sum())) for g in SUPER_GROUPS if (sg == g).any()]
+            n = sum(k for _, k in draws)
+            share = sum(k * (dr[:, 0] + dr[:, 1]) for dr, k in draws) / n
+            mean_ratio = np.mean([_ratio(dr[:, 0], dr[:, 1]) for dr, _ in draws], axis=0)
+            slo, shi = np.quantile(share, [0.025, 0.975])
+            rlo, rhi = np.quantile(mean_ratio, [0.025, 0.975], method="inverted_cdf")
+        rows.append(("6.1.1", "share of texts male or female (Gender-Max)", src,
+                     PAPER_POLAR_SHARE, "pooled over its 6 sources", float(polar), slo, shi))
         rows.append(("6.2", "mean male:female ratio of the 4 groups (Gender-Max)", src,
                      PAPER_MEAN_RATIO.get(src, np.nan),
                      "WIKI" if src == WIKI else "(no paper value for this source)",
-                     float(ratio.mean()) if ratio.notna().all() else float("nan")))
+                     float(ratio.mean()) if ratio.notna().all() else float("nan"), rlo, rhi))
     out = pd.DataFrame(rows, columns=["section", "statistic", "source", "paper",
-                                      "paper source", "this run"])
-    out["this run - paper"] = out["this run"] - out["paper"]
+                                      "paper source", "this run", "this run_lo", "this run_hi"])
+    out.insert(6, "this run - paper", out["this run"] - out["paper"])
     return out
 
 
-def fig2_data(scored: pd.DataFrame, col: str = "label_max") -> pd.DataFrame:
+def fig2_data(scored: pd.DataFrame, col: str = "label_max", n_boot: int = N_BOOT,
+              seed: int = BOOT_SEED) -> pd.DataFrame:
     """Figure 2 data: per profession group and source, proportion male - proportion female,
-    ``n`` and the standard error ``se`` of that difference (multinomial:
-    sqrt((pm + pf - (pm - pf)²) / n))."""
+    ``n``, the standard error ``se`` of that difference (multinomial:
+    sqrt((pm + pf - (pm - pf)²) / n)) and its bootstrap 95% interval ``male - female_lo`` /
+    ``male - female_hi`` (texts resampled within the profession and source: the mean of
+    +1 male / -1 female / 0 neutral per text)."""
     g = scored.groupby(["group", "source"])[col]
     pm = g.apply(lambda s: (s == "male").mean())
     pf = g.apply(lambda s: (s == "female").mean())
@@ -164,6 +229,11 @@ def fig2_data(scored: pd.DataFrame, col: str = "label_max") -> pd.DataFrame:
     out = (pm - pf).rename("male - female").reset_index()
     out["n"] = n.to_numpy()
     out["se"] = np.sqrt((pm + pf - (pm - pf) ** 2).to_numpy() / n.to_numpy())
+    bounds = [percentile_interval(bootstrap_means(
+        (s == "male").to_numpy(float) - (s == "female").to_numpy(float), n_boot=n_boot,
+        seed=seed)) for _, s in g]
+    out["male - female_lo"] = [float(b[0]) for b in bounds]
+    out["male - female_hi"] = [float(b[1]) for b in bounds]
     return out
 
 
@@ -173,7 +243,7 @@ def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
     d = f2[f2["source"] == source].set_index("group")
     if not len(d):
         return f"No {source} rows in Figure 2."
-    sig = d["male - female"].abs() > 1.96 * d["se"]
+    sig = (d["male - female_hi"] < 0) | (d["male - female_lo"] > 0)
     fem = d[d["male - female"] < 0].sort_values("male - female")
     male = d[d["male - female"] > 0].sort_values("male - female", ascending=False)
 
@@ -183,7 +253,8 @@ def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
     paper_male_ok = [g for g in PAPER_FIG2_MALE if g in male.index]
     paper_fem_ok = [g for g in PAPER_FIG2_FEMALE if g in fem.index]
     return (f"On {source}, {len(fem)} of {len(d)} professions lean female (male − female < 0): "
-            f"{names(fem.index)}; {int(sig[fem.index].sum())} of them beyond their 95% interval. "
+            f"{names(fem.index)}; {int(sig[fem.index].sum())} of them with a bootstrap 95% "
+            "interval excluding 0. "
             f"{len(male)} lean male: {names(male.index)}. The paper says only nursing is "
             f"female-skewed (nursing here: {'female' if paper_fem_ok else 'not female'}-skewed) and that writing, "
             f"science, art and engineering are male-skewed (here {len(paper_male_ok)} of "
@@ -231,12 +302,43 @@ def score_norms(texts: pd.DataFrame, lexicon: pd.DataFrame) -> pd.DataFrame:
                       norm_metric.compute(texts["text"], lexicon)], axis=1)
 
 
-def proportions(cats: pd.DataFrame, keys: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Percent of texts in each category per ``by`` (columns of ``keys``), with ``total``."""
+def proportions(cats: pd.DataFrame, keys: pd.DataFrame, by: list[str], n_boot: int = N_BOOT,
+                seed: int = BOOT_SEED) -> pd.DataFrame:
+    """Percent of texts in each category per ``by`` (columns of ``keys``), with ``total``, and
+    each category's bootstrap 95% interval ``<category>_lo`` / ``<category>_hi`` (percent; texts
+    resampled within the ``by`` cell)."""
     df = pd.concat([keys[by].reset_index(drop=True), cats.reset_index(drop=True)], axis=1)
     g = df.groupby(by, sort=False)
-    out = g[list(CATEGORY_NAMES)].mean() * 100
+    cols = list(CATEGORY_NAMES)
+    out = g[cols].mean() * 100
     out.insert(0, "total", g.size())
+    bounds = np.array([np.concatenate(percentile_interval(bootstrap_means(
+        d[cols].to_numpy(float), n_boot=n_boot, seed=seed))) for _, d in g]) * 100
+    for k, c in enumerate(cols):
+        out[f"{c}_lo"], out[f"{c}_hi"] = bounds[:, k], bounds[:, len(cols) + k]
+    return out
+
+
+def difference_intervals(cats: pd.DataFrame, keys: pd.DataFrame, a: str, b: str,
+                         n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> pd.DataFrame:
+    """Per source: bootstrap 95% interval of % group ``a`` - % group ``b`` in each category
+    (``<category>_lo`` / ``<category>_hi``; each group's texts resampled on its own, seeds
+    ``seed`` and ``seed + 1``)."""
+    cols = list(CATEGORY_NAMES)
+    df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
+                    cats.reset_index(drop=True)], axis=1)
+    rows = {}
+    for src, d in df.groupby("source", sort=False):
+        da, db = d[d["group"] == a], d[d["group"] == b]
+        if not len(da) or not len(db):
+            continue
+        diff = 100 * (bootstrap_means(da[cols].to_numpy(float), n_boot=n_boot, seed=seed)
+                      - bootstrap_means(db[cols].to_numpy(float), n_boot=n_boot, seed=seed + 1))
+        lo, hi = percentile_interval(diff)
+        rows[src] = {**{f"{c}_lo": v for c, v in zip(cols, lo)},
+                     **{f"{c}_hi": v for c, v in zip(cols, hi)}}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "source"
     return out
 
 
@@ -256,10 +358,24 @@ def beside_paper(run: pd.DataFrame, paper: pd.DataFrame, source: str = WIKI) -> 
     return out
 
 
-def difference_table(props: pd.DataFrame, number: int | str, sources: Sequence[str]) -> pd.DataFrame:
-    """Table 4 (male - female) or 6 (Christianity - Islam) beside the paper's WIKI row."""
+def _interval_columns(table: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with ``intervals``' columns joined on the index (``<cat>_lo...``, then
+    ``<cat>_hi...``; empty on the paper's rows)."""
+    return table.join(intervals.reindex(columns=[f"{c}_{e}" for e in ("lo", "hi")
+                                                 for c in CATEGORY_NAMES]))
+
+
+def difference_table(props: pd.DataFrame, number: int | str, sources: Sequence[str],
+                     cats: pd.DataFrame | None = None, keys: pd.DataFrame | None = None,
+                     ) -> pd.DataFrame:
+    """Table 4 (male - female) or 6 (Christianity - Islam) beside the paper's WIKI row; with
+    the text categories ``cats`` and their ``keys`` (group, source), the bootstrap 95% interval
+    of each difference (:func:`difference_intervals`)."""
     a, b = DIFF_GROUPS[str(number)]
-    return beside_paper(difference(props, a, b).reindex(list(sources)), paper_norms_table(number))
+    out = beside_paper(difference(props, a, b).reindex(list(sources)), paper_norms_table(number))
+    if cats is not None and keys is not None:
+        out = _interval_columns(out, difference_intervals(cats, keys, a, b))
+    return out
 
 
 def group_table(props: pd.DataFrame, number: int | str, sources: Sequence[str],
@@ -271,7 +387,9 @@ def group_table(props: pd.DataFrame, number: int | str, sources: Sequence[str],
     run = props.loc[props.index.get_level_values("group").isin(groups)]
     run = run.reindex(pd.MultiIndex.from_product([groups, list(sources)],
                                                  names=["group", "source"])).dropna(how="all")
-    return beside_paper(run, paper)
+    out = beside_paper(run, paper)
+    ci = [c for c in run.columns if c.endswith(("_lo", "_hi"))]
+    return _interval_columns(out, run[ci]) if ci else out
 
 
 def group_sizes(props: pd.DataFrame, groups: Sequence[str]) -> pd.DataFrame:
@@ -382,15 +500,26 @@ def verdicts(t3: pd.DataFrame, gpr: pd.DataFrame, f2: pd.DataFrame, t4: pd.DataF
                                     "/ angry (< 0)")):
         if WIKI not in t.index:
             continue
-        w = t.loc[WIKI, ["anger", "sad", "fear", "disgust"]]
-        p = t.loc[f"{WIKI} (paper)", ["anger", "sad", "fear", "disgust"]]
+        emo = ["anger", "sad", "fear", "disgust"]
+        w = t.loc[WIKI, emo]
+        p = t.loc[f"{WIKI} (paper)", emo]
         same = int((np.sign(w) == np.sign(p)).sum())
+        has_ci = all(f"{c}_lo" in t.columns for c in emo)
+        run = ", ".join(f"{v:+.2f}" + (f" [{t.loc[WIKI, c + '_lo']:+.2f}, "
+                                        f"{t.loc[WIKI, c + '_hi']:+.2f}]" if has_ci else "")
+                        for c, v in w.items())
+        if has_ci:
+            clear = sum(int(np.sign(t.loc[WIKI, c + "_lo"]) == np.sign(t.loc[WIKI, c + "_hi"])
+                            == np.sign(p[c]) != 0) for c in emo)
+            run += f"; {clear} of 4 with the paper's sign and a 95% interval excluding 0"
         rows.append((f"6.1.{'2' if num == '4' else '4'}", claim + " (WIKI signs)",
-                     ", ".join(f"{v:+.2f}" for v in p), ", ".join(f"{v:+.2f}" for v in w),
+                     ", ".join(f"{v:+.2f}" for v in p), run,
                      "replicates" if same == 4 else ("partly" if same >= 2 else "does not")))
         jw, jp = float(t.loc[WIKI, "joy"]), float(t.loc[f"{WIKI} (paper)", "joy"])
+        jci = (f" [{t.loc[WIKI, 'joy_lo']:+.2f}, {t.loc[WIKI, 'joy_hi']:+.2f}]"
+               if "joy_lo" in t.columns else "")
         rows.append((f"6.1.{'2' if num == '4' else '4'}", f"Table {num}: joy difference (WIKI)",
-                     f"{jp:+.2f}", f"{jw:+.2f}",
+                     f"{jp:+.2f}", f"{jw:+.2f}{jci}",
                      "replicates" if np.sign(jw) == np.sign(jp) else "does not"))
     return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict"])
 

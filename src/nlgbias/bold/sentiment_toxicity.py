@@ -10,7 +10,13 @@ figures in :mod:`nlgbias.bold.figures`, the text sources in :mod:`nlgbias.bold.t
 2. :func:`group_proportions` and the §6.1 statistics: :func:`gender_tests` (§6.1.2),
    :func:`race_tests` (§6.1.3), :func:`ideology_tables` and :func:`negative_rankings`
    (§6.1.4), :func:`source_tests` (§6.2); :func:`paper_vs_run` puts them beside the paper.
-3. :func:`verdicts`: what replicates and what does not, from those tables.
+3. Beyond the paper: every proportion carries a seeded percentile-bootstrap 95% interval (texts
+   resampled within the group, :func:`nlgbias.stats.bootstrap_means`, ``N_BOOT`` draws, seed
+   ``BOOT_SEED``: columns ``<proportion>_lo`` / ``<proportion>_hi``, ``lo`` / ``hi`` in the long
+   statistics), and every family of §6 tests gets Holm and Benjamini-Hochberg adjusted p-values
+   (:func:`corrected_tests`, the family named in ``family``).
+4. :func:`verdicts`: what replicates and what does not, from those tables, and whether each
+   significance claim survives the correction.
 
 Each source is reported on its own and pooled over the sources available ("all sources").
 """
@@ -42,7 +48,14 @@ from nlgbias.metrics import sentiment as sentiment_metric
 from nlgbias.metrics import toxicity as toxicity_metric
 from nlgbias.models import model_slug
 from nlgbias.scoring import score_texts
-from nlgbias.stats import chi2_independence, chi2_proportions, two_proportion_ztest
+from nlgbias.stats import (
+    adjust_pvalues,
+    bootstrap_means,
+    chi2_independence,
+    chi2_proportions,
+    percentile_interval,
+    two_proportion_ztest,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +65,9 @@ KEY_COLUMNS = ["domain", "group", "name", "text"]
 SCORE_COLUMNS = ["text_anon", "neg", "neu", "pos", "compound", *toxicity_metric.LABELS]
 #: bumped whenever the anonymiser changes: cached scores of an older anonymiser are not reused
 ANONYMISER_VERSION = 2
+#: bootstrap draws and seed of every interval (a rerun writes the same bytes)
+N_BOOT = 1000
+BOOT_SEED = 0
 
 
 # --------------------------------------------------------------------------- scoring
@@ -194,10 +210,26 @@ def threshold_sensitivity(scores: pd.DataFrame, thresholds: Sequence[float] = (0
 
 
 # --------------------------------------------------------------------------- proportions
+def _indicators(d: pd.DataFrame) -> np.ndarray:
+    """One row per text: is negative, neutral, positive, toxic (0/1)."""
+    return np.column_stack([*(d["sentiment"].to_numpy() == s for s in SENTIMENTS),
+                            d["is_toxic"].to_numpy(bool)]).astype(float)
+
+
+def interval(flag, n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> tuple[float, float]:
+    """Seeded percentile-bootstrap 95% interval of the share of true ``flag`` (texts resampled);
+    equal to ``nlgbias.stats.bootstrap_interval(flag, n_boot=n_boot, seed=seed)``."""
+    lo, hi = percentile_interval(bootstrap_means(np.asarray(flag, dtype=float), n_boot=n_boot,
+                                                 seed=seed))
+    return float(lo), float(hi)
+
+
 def group_proportions(scores: pd.DataFrame, by: Sequence[str] = ("source", "domain", "group"),
-                      ) -> pd.DataFrame:
+                      n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> pd.DataFrame:
     """Per ``by`` cell: ``n``, counts and proportions of negative / neutral / positive texts
-    (Figures 3a-b, 4, 5) and of toxic texts (Figures 3c-d)."""
+    (Figures 3a-b, 4, 5) and of toxic texts (Figures 3c-d), each proportion with its seeded
+    bootstrap 95% interval ``<proportion>_lo`` / ``<proportion>_hi`` (texts resampled within the
+    cell, ``n_boot`` draws, the same ``seed`` in every cell)."""
     by = list(by)
     g = scores.groupby(by, sort=False)
     out = g.size().rename("n").to_frame()
@@ -206,6 +238,10 @@ def group_proportions(scores: pd.DataFrame, by: Sequence[str] = ("source", "doma
     out["n_toxic"] = g["is_toxic"].sum().astype(int)
     for s in (*SENTIMENTS, "toxic"):
         out[s] = out[f"n_{s}"] / out["n"]
+    bounds = np.array([np.concatenate(percentile_interval(
+        bootstrap_means(_indicators(d), n_boot=n_boot, seed=seed))) for _, d in g])
+    for k, s in enumerate((*SENTIMENTS, "toxic")):
+        out[f"{s}_lo"], out[f"{s}_hi"] = bounds[:, k], bounds[:, 4 + k]
     return out.reset_index()
 
 
@@ -218,8 +254,18 @@ def with_pooled(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def _long(rows: list[tuple]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["section", "domain", "statistic", "group", "source",
-                                       "value"])
+    """Long statistics: ``lo`` / ``hi`` are the bootstrap interval of a proportion (NaN for a
+    p-value)."""
+    nan = float("nan")
+    rows = [tuple(r) + (nan, nan) if len(r) == 6 else tuple(r) for r in rows]
+    out = pd.DataFrame(rows, columns=["section", "domain", "statistic", "group", "source",
+                                      "value", "lo", "hi"])
+    return out.astype({"value": float, "lo": float, "hi": float})
+
+
+def _prop_row(section: str, domain: str, statistic: str, group: str, src: str, flag) -> tuple:
+    flag = np.asarray(flag, dtype=bool)
+    return (section, domain, statistic, group, src, float(flag.mean()), *interval(flag))
 
 
 def gender_tests(scores: pd.DataFrame) -> pd.DataFrame:
@@ -227,16 +273,18 @@ def gender_tests(scores: pd.DataFrame) -> pd.DataFrame:
     two-sided two-proportion z-tests, and the share of neutral texts. Long format."""
     rows = []
     for src, d in with_pooled(scores[scores["domain"] == "gender"]).groupby("source", sort=False):
-        rows.append(("6.1.2", "gender", "neutral share", "all groups", src,
-                     float((d["sentiment"] == "neutral").mean())))
+        rows.append(_prop_row("6.1.2", "gender", "neutral share", "all groups", src,
+                              d["sentiment"] == "neutral"))
         m, f = d[d["group"] == MALE], d[d["group"] == FEMALE]
         if not len(m) or not len(f):
             continue
         for s in ("positive", "negative"):
             t = two_proportion_ztest(int((m["sentiment"] == s).sum()), len(m),
                                      int((f["sentiment"] == s).sum()), len(f))
-            rows += [("6.1.2", "gender", f"{s} proportion", MALE, src, t.p1),
-                     ("6.1.2", "gender", f"{s} proportion", FEMALE, src, t.p2),
+            rows += [_prop_row("6.1.2", "gender", f"{s} proportion", MALE, src,
+                               m["sentiment"] == s),
+                     _prop_row("6.1.2", "gender", f"{s} proportion", FEMALE, src,
+                               f["sentiment"] == s),
                      ("6.1.2", "gender", f"{s} p-value (two-proportion z-test)",
                       "male vs female", src, t.pvalue)]
     return _long(rows)
@@ -246,7 +294,7 @@ def _chi2_rows(d: pd.DataFrame, flag: pd.Series, section: str, domain: str, what
                src: str) -> list[tuple]:
     counts = flag.groupby(d["group"]).sum()
     totals = d.groupby("group").size()
-    rows = [(section, domain, f"{what} proportion", g, src, counts[g] / totals[g])
+    rows = [_prop_row(section, domain, f"{what} proportion", g, src, flag[d["group"] == g])
             for g in totals.index]
     try:
         p = chi2_proportions(counts, totals).pvalue
@@ -296,7 +344,7 @@ def source_tests(scores: pd.DataFrame) -> pd.DataFrame:
 
 def toxic_share(scores: pd.DataFrame) -> pd.DataFrame:
     """§6.2: the share of toxic texts over all domains, per source (and pooled)."""
-    rows = [("6.2", "all domains", "toxic share", "all groups", src, float(d["is_toxic"].mean()))
+    rows = [_prop_row("6.2", "all domains", "toxic share", "all groups", src, d["is_toxic"])
             for src, d in with_pooled(scores).groupby("source", sort=False)]
     return _long(rows)
 
@@ -383,11 +431,51 @@ def negative_rankings(stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def statistics_table(stats: pd.DataFrame) -> pd.DataFrame:
-    """Every §6.1-6.2 statistic (rows) per source (columns)."""
-    full = stats.pivot_table(index=["section", "domain", "statistic", "group"], columns="source",
-                             values="value", aggfunc="first", sort=False)
+    """Every §6.1-6.2 statistic (rows) per source (columns ``<source>``), each proportion with
+    its bootstrap 95% interval (columns ``<source>_lo``, ``<source>_hi``)."""
+    idx = ["section", "domain", "statistic", "group"]
+    wide = {v: stats.pivot_table(index=idx, columns="source", values=v, aggfunc="first",
+                                 sort=False, dropna=False) for v in ("value", "lo", "hi")}
+    order = list(stats["source"].drop_duplicates())
+    full = pd.concat({f"{src}{suffix}": wide[v][src]
+                      for src in order for v, suffix in (("value", ""), ("lo", "_lo"),
+                                                         ("hi", "_hi"))}, axis=1)
+    full = full.reindex(pd.MultiIndex.from_frame(stats[idx].drop_duplicates()))
     full.columns.name = None
     return full
+
+
+def _family_of(section: str, src: str) -> str:
+    return "6.2" if section == "6.2" else f"6.1 {src}"
+
+
+def corrected_tests(stats: pd.DataFrame) -> pd.DataFrame:
+    """Every §6 test of ``stats`` with Holm (``p_holm``) and Benjamini-Hochberg (``p_bh``)
+    adjusted p-values (:func:`nlgbias.stats.adjust_pvalues`) within its family, named in
+    ``family``: all §6.1.2-6.1.4 group comparisons made on one source (the gender z-tests and the
+    race, religion and politics chi-square tests) form one family; the §6.2 across-source tests
+    (one per domain) another. Columns ``section, domain, statistic, group, source, family, p,
+    p_holm, p_bh``."""
+    t = stats[stats["statistic"].str.contains("p-value", regex=False)].copy()
+    cols = ["section", "domain", "statistic", "group", "source", "family", "p", "p_holm", "p_bh"]
+    if t.empty:
+        return pd.DataFrame(columns=cols)
+    t = t.rename(columns={"value": "p"})
+    t["key"] = [_family_of(s, src) for s, src in zip(t["section"], t["source"])]
+    t["family"], t["p_holm"], t["p_bh"] = "", np.nan, np.nan
+    for key, sub in t.groupby("key", sort=False):
+        t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["p"].to_numpy(), "holm")
+        t.loc[sub.index, "p_bh"] = adjust_pvalues(sub["p"].to_numpy(), "fdr_bh")
+        parts = ", ".join(f"{dom.replace('_', ' ')} {k}" for dom, k
+                          in sub.groupby("domain", sort=False).size().items())
+        if key == "6.2":
+            name = (f"§6.2 sentiment across sources, {len(sub)} tests (one chi-square per "
+                    f"domain: {parts})")
+        else:
+            name = (f"§6.1.2-6.1.4 group comparisons on {sub['source'].iloc[0]}, {len(sub)} tests "
+                    f"({parts}; sentiment and toxicity)")
+        t.loc[sub.index, "family"] = name
+    return t[cols].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- verdicts and prose
@@ -410,40 +498,90 @@ def _p(p: float) -> str:
     return "n/a" if not np.isfinite(p) else (f"{p:.2g}" if p >= 0.001 else "< 0.001")
 
 
-def verdicts(stats: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:
+def _ci(stats: pd.DataFrame, section: str, statistic: str, group: str, source: str) -> str:
+    m = stats[(stats["section"] == section) & (stats["statistic"] == statistic)
+              & (stats["group"] == group) & (stats["source"] == source)]
+    if not len(m) or not np.isfinite(m["lo"].iloc[0]):
+        return ""
+    return f" [{m['lo'].iloc[0]:.3f}, {m['hi'].iloc[0]:.3f}]"
+
+
+def _adjusted(tests: pd.DataFrame, section: str, statistic: str, source: str,
+              domain: str | None = None) -> tuple[float, float, str]:
+    m = tests[(tests["section"] == section) & (tests["statistic"] == statistic)
+              & (tests["source"] == source)]
+    if domain is not None:
+        m = m[m["domain"] == domain]
+    if not len(m):
+        return float("nan"), float("nan"), ""
+    return float(m["p_holm"].iloc[0]), float(m["p_bh"].iloc[0]), str(m["family"].iloc[0])
+
+
+def correction_text(p: float, p_holm: float, p_bh: float, level: float,
+                    claim_significant: bool = True) -> str:
+    """Whether a test result at the claim's ``level`` survives Holm and BH correction (for a
+    claim of no difference, whether it stays non-significant), as text."""
+    if not np.isfinite(p):
+        return "n/a"
+    adj = f"Holm p {_p(p_holm)}, BH p {_p(p_bh)}"
+    if not claim_significant:
+        return (f"not significant before or after correction ({adj})" if p >= level else
+                f"significant before correction; after: Holm "
+                f"{'not ' if p_holm >= level else ''}significant ({adj})")
+    if p >= level:
+        return f"not significant at {level:g} even before correction ({adj})"
+    holm, bh = p_holm < level, p_bh < level
+    what = ("survives Holm and BH" if holm else
+            "survives BH only" if bh else "does not survive Holm or BH")
+    return f"{what} at {level:g} ({adj})"
+
+
+def verdicts(stats: pd.DataFrame, source: str = WIKI, tests: pd.DataFrame | None = None,
+             ) -> pd.DataFrame:
     """What replicates: each §6.1-6.2 claim of the paper checked on ``source`` (WIKI is the
     like-for-like source), as ``section, claim, paper, this run, verdict`` (``replicates``,
-    ``direction only`` (same ordering, not significant at the paper's level) or ``does not``)."""
+    ``direction only`` (same ordering, not significant at the paper's level) or ``does not``),
+    and ``after correction``: whether a significance claim's test survives Holm / BH within its
+    family (:func:`corrected_tests`; the verdict itself uses the uncorrected p, as the paper
+    did). Proportions carry their bootstrap 95% intervals."""
+    tests = corrected_tests(stats) if tests is None else tests
     rows = []
 
-    def add(sec, claim, paper, run, ok, direction=None):
+    def add(sec, claim, paper, run, ok, direction=None, correction=""):
         verdict = "replicates" if ok else ("direction only" if direction else "does not")
-        rows.append((sec, claim, paper, run, verdict))
+        rows.append((sec, claim, paper, run, verdict, correction))
 
     for s, paper_p, more in (("negative", "< 0.01", "male"), ("positive", "0.204", "female")):
         m = _value(stats, "6.1.2", f"{s} proportion", MALE, source)
         f = _value(stats, "6.1.2", f"{s} proportion", FEMALE, source)
-        p = _value(stats, "6.1.2", f"{s} p-value (two-proportion z-test)", "male vs female", source)
+        stat = f"{s} p-value (two-proportion z-test)"
+        p = _value(stats, "6.1.2", stat, "male vs female", source)
         if not np.isfinite(m + f):
             continue
+        ph, pb, _ = _adjusted(tests, "6.1.2", stat, source)
         same = (m > f) if more == "male" else (f > m)
         sig = p < 0.01 if s == "negative" else p >= 0.05
         add("6.1.2", f"{s} sentiment: {more} > {'female' if more == 'male' else 'male'}"
             + (", p < 0.01" if s == "negative" else ", not significant"),
             f"{'0.069 vs 0.047' if s == 'negative' else '0.17041 vs 0.17763'}, p {paper_p}",
-            f"{m:.3f} vs {f:.3f}, p = {_p(p)}", same and sig, same)
+            f"{m:.3f}{_ci(stats, '6.1.2', f'{s} proportion', MALE, source)} vs "
+            f"{f:.3f}{_ci(stats, '6.1.2', f'{s} proportion', FEMALE, source)}, p = {_p(p)}, "
+            f"Holm p = {_p(ph)}", same and sig, same,
+            correction_text(p, ph, pb, 0.01 if s == "negative" else 0.05, s == "negative"))
     for what in ("negative", "toxic"):
         props = _props(stats, "6.1.3", f"{what} proportion", source, "race")
         if not len(props):
             continue
         p = _value(stats, "6.1.3", f"{what} p-value (chi-square)", "all groups", source)
+        ph, pb, _ = _adjusted(tests, "6.1.3", f"{what} p-value (chi-square)", source)
         top = props.index[0]
         # strictly highest: a tie (e.g. no toxic text in any group) is no ordering
         same = top == "African_Americans" and props.iloc[0] > props.iloc[1]
         add("6.1.3", f"{what}: African Americans highest, race differences p < 0.001",
             "African 0.0815 / 0.00297 highest; p < 0.001",
-            f"highest: {top.replace('_', ' ')} ({props.iloc[0]:.4f}); p = {_p(p)}",
-            same and p < 0.001, same)
+            f"highest: {top.replace('_', ' ')} ({props.iloc[0]:.4f}"
+            f"{_ci(stats, '6.1.3', f'{what} proportion', top, source)}); p = {_p(p)}, "
+            f"Holm p = {_p(ph)}", same and p < 0.001, same, correction_text(p, ph, pb, 0.001))
     rel = _props(stats, "6.1.4", "negative proportion", source, "religious_ideology")
     if len(rel):
         add("6.1.4", "religion, negative: atheism highest, then islam", "atheism 13.21%, islam 10.39%",
@@ -459,25 +597,53 @@ def verdicts(stats: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:
         add("6.1.4", "political ideology, negative: fascism highest", "fascism, in every model",
             f"highest: {pol.index[0]} ({100 * pol.iloc[0]:.2f}%)",
             pol.index[0] == "fascism" and pol.iloc[0] > pol.iloc[1])
-    p = _value(stats, "6.2", "sentiment p-value across sources (chi-square)", "all groups", ALL)
+    stat = "sentiment p-value across sources (chi-square)"
+    p = _value(stats[stats["domain"] == "gender"], "6.2", stat, "all groups", ALL)
     if np.isfinite(p):
+        ph, pb, _ = _adjusted(tests, "6.2", stat, ALL, "gender")
         add("6.2", "gender: sentiment differs across sources, p < 0.001", "p < 0.001",
-            f"p = {_p(p)} (all sources here)", p < 0.001)
+            f"p = {_p(p)}, Holm p = {_p(ph)} (all sources here)", p < 0.001,
+            correction=correction_text(p, ph, pb, 0.001))
     share = _value(stats, "6.2", "toxic share", "all groups", source)
     if np.isfinite(share):
+        m = stats[(stats["statistic"] == "toxic share") & (stats["source"] == source)]
         add("6.2", "toxic texts are rare (< 0.5% of all texts)", "< 0.5%",
-            f"{100 * share:.2f}% ({source})", share < 0.005)
-    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict"])
+            f"{100 * share:.2f}% [{100 * m['lo'].iloc[0]:.2f}, {100 * m['hi'].iloc[0]:.2f}] "
+            f"({source})", share < 0.005)
+    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict",
+                                       "after correction"])
 
 
 def verdict_markdown(v: pd.DataFrame, source: str = WIKI) -> str:
     """The verdicts as a Markdown list (the notebook's closing "what replicates" section)."""
     lines = [f"**What replicates on {source}** (the like-for-like source; {len(v)} claims of "
-             f"§6.1-6.2, {int((v['verdict'] == 'replicates').sum())} replicate):", ""]
+             f"§6.1-6.2, {int((v['verdict'] == 'replicates').sum())} replicate; proportions with "
+             "bootstrap 95% intervals; Holm / BH within the test's family):", ""]
     for r in v.to_dict("records"):
+        corr = r.get("after correction", "")
         lines.append(f"- §{r['section']} {r['claim']}: **{r['verdict']}** (paper {r['paper']}; "
-                     f"this run {r['this run']})")
+                     f"this run {r['this run']})" + (f"; {corr}" if corr else ""))
     return "\n".join(lines)
+
+
+def correction_summary(tests: pd.DataFrame, source: str = WIKI, level: float = 0.05) -> str:
+    """How many tests of each family are significant at ``level`` before and after Holm / BH
+    (generated prose for the notebook)."""
+    if tests.empty:
+        return "No §6 tests (too few groups or sources)."
+    out = []
+    for fam, d in tests.groupby("family", sort=False):
+        raw = int((d["p"] < level).sum())
+        holm = int((d["p_holm"] < level).sum())
+        bh = int((d["p_bh"] < level).sum())
+        lost = d[(d["p"] < level) & (d["p_holm"] >= level)]
+        lost_txt = ("; lost under Holm: " + ", ".join(
+            f"{dm.replace('_', ' ')} {st.split(' p-value')[0]} (p {_p(p)} → {_p(ph)})"
+            for dm, st, p, ph in zip(lost["domain"], lost["statistic"], lost["p"], lost["p_holm"]))
+            if len(lost) else "")
+        out.append(f"- {fam}: {raw} of {len(d)} significant at {level:g} uncorrected, "
+                   f"{holm} after Holm, {bh} after BH{lost_txt}.")
+    return "\n".join(out)
 
 
 def counts_sentence(scores: pd.DataFrame) -> str:
