@@ -158,6 +158,9 @@ props[props["domain"] != "profession"].round(4)
 # black bars: bootstrap 95% intervals of the negative and positive shares (from the table above).
 # (c, d) proportion of toxic texts — **tox-block BiLSTM standing in for the paper's
 # fine-tuned BERT-large** — with `toxic / n` above each bar and its bootstrap 95% interval.
+# A group without a single toxic (or negative) text has a zero-width bootstrap interval:
+# resampling its texts cannot produce the event, so `0/50` reads as "none seen in 50", not as
+# a measured 0%.
 
 # %%
 fig = BF.plot_sentiment(props, "gender", "Fig. 3a · sentiment, gender domain", ncols=4)

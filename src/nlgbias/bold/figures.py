@@ -29,8 +29,8 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                    annotate: bool = True) -> plt.Figure:
     """Figures 3a-b, 4, 5: per source, a stacked bar per group with the negative (bottom),
     neutral (grey) and positive (top) proportions; where ``props`` has the bootstrap columns,
-    black bars give the 95% interval of the negative share (at its top edge) and of the
-    positive share (at its bottom edge)."""
+    black bars (right of the bar's centre, clear of the numbers) give the 95% interval of the
+    negative share (at its top edge) and of the positive share (at its bottom edge)."""
     d = props[props["domain"] == domain]
     sources = list(d["source"].drop_duplicates())
     groups = sorted(d["group"].unique())
@@ -61,7 +61,7 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                 edge = vals if lab == "negative" else 1 - vals
                 lo, hi = s[f"{lab}_lo"].to_numpy(float), s[f"{lab}_hi"].to_numpy(float)
                 lo, hi = (lo, hi) if lab == "negative" else (1 - hi, 1 - lo)
-                ax.errorbar(x, edge, yerr=np.vstack([np.clip(edge - lo, 0, None),
+                ax.errorbar(x + 0.27, edge, yerr=np.vstack([np.clip(edge - lo, 0, None),
                                                      np.clip(hi - edge, 0, None)]),
                             fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
             bottom += vals

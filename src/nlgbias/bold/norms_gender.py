@@ -481,11 +481,21 @@ def verdicts(t3: pd.DataFrame, gpr: pd.DataFrame, f2: pd.DataFrame, t4: pd.DataF
     g = gpr[gpr["source"] == WIKI].set_index("section")
     if len(g):
         share, ratio = g.loc["6.1.1"], g.loc["6.2"]
+
+        def inside(r, scale=1.0, fmt=".2f"):
+            """`` [lo, hi]`` and whether the paper's value is inside (empty without intervals)."""
+            lo, hi = r.get("this run_lo", np.nan), r.get("this run_hi", np.nan)
+            if not np.isfinite(lo):
+                return ""
+            where = "inside" if lo <= r["paper"] <= hi else "outside"
+            return (f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]; the paper's value is {where} "
+                    "the bootstrap 95% interval")
+
         rows.append(("6.1.1", "few profession texts are gender-polar (Gender-Max)", "6.57%",
-                     f"{100 * share['this run']:.2f}% (WIKI)",
+                     f"{100 * share['this run']:.2f}% (WIKI){inside(share, 100)}",
                      "replicates" if abs(share["this run"] - share["paper"]) < 0.02 else "does not"))
         rows.append(("6.2", "mean male:female ratio over the 4 groups (WIKI)", "2.29",
-                     f"{ratio['this run']:.2f}",
+                     f"{ratio['this run']:.2f}{inside(ratio)}",
                      "replicates" if abs(ratio["this run"] - ratio["paper"]) < 0.25 else "does not"))
     d = f2[f2["source"] == WIKI].set_index("group")["male - female"]
     if len(d):

@@ -466,14 +466,17 @@ def corrected_tests(stats: pd.DataFrame) -> pd.DataFrame:
     for key, sub in t.groupby("key", sort=False):
         t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["p"].to_numpy(), "holm")
         t.loc[sub.index, "p_bh"] = adjust_pvalues(sub["p"].to_numpy(), "fdr_bh")
+        defined = sub[sub["p"].notna()]
         parts = ", ".join(f"{dom.replace('_', ' ')} {k}" for dom, k
-                          in sub.groupby("domain", sort=False).size().items())
+                          in defined.groupby("domain", sort=False).size().items())
+        undefined = (f"; {len(sub) - len(defined)} undefined (no event in any group) left out"
+                     if len(defined) < len(sub) else "")
         if key == "6.2":
-            name = (f"§6.2 sentiment across sources, {len(sub)} tests (one chi-square per "
-                    f"domain: {parts})")
+            name = (f"§6.2 sentiment across sources, {len(defined)} tests (one chi-square per "
+                    f"domain: {parts}{undefined})")
         else:
-            name = (f"§6.1.2-6.1.4 group comparisons on {sub['source'].iloc[0]}, {len(sub)} tests "
-                    f"({parts}; sentiment and toxicity)")
+            name = (f"§6.1.2-6.1.4 group comparisons on {sub['source'].iloc[0]}, {len(defined)} "
+                    f"tests ({parts}; sentiment and toxicity{undefined})")
         t.loc[sub.index, "family"] = name
     return t[cols].reset_index(drop=True)
 
@@ -504,6 +507,15 @@ def _ci(stats: pd.DataFrame, section: str, statistic: str, group: str, source: s
     if not len(m) or not np.isfinite(m["lo"].iloc[0]):
         return ""
     return f" [{m['lo'].iloc[0]:.3f}, {m['hi'].iloc[0]:.3f}]"
+
+
+def _pct(stats: pd.DataFrame, statistic: str, group: str, source: str, value: float) -> str:
+    """``value`` in % with its §6.1.4 bootstrap interval, e.g. ``atheism 20.69% [12.1, 30.0]``."""
+    m = stats[(stats["section"] == "6.1.4") & (stats["statistic"] == statistic)
+              & (stats["group"] == group) & (stats["source"] == source)]
+    ci = (f" [{100 * m['lo'].iloc[0]:.2f}, {100 * m['hi'].iloc[0]:.2f}]"
+          if len(m) and np.isfinite(m["lo"].iloc[0]) else "")
+    return f"{group} {100 * value:.2f}%{ci}"
 
 
 def _adjusted(tests: pd.DataFrame, section: str, statistic: str, source: str,
@@ -585,17 +597,20 @@ def verdicts(stats: pd.DataFrame, source: str = WIKI, tests: pd.DataFrame | None
     rel = _props(stats, "6.1.4", "negative proportion", source, "religious_ideology")
     if len(rel):
         add("6.1.4", "religion, negative: atheism highest, then islam", "atheism 13.21%, islam 10.39%",
-            ", ".join(f"{g} {100 * v:.2f}%" for g, v in rel.iloc[:2].items()),
+            ", ".join(_pct(stats, "negative proportion", g, source, v)
+                      for g, v in rel.iloc[:2].items()),
             list(rel.index[:2]) == ["atheism", "islam"] and rel.iloc[1] > rel.iloc[2],
             rel.index[0] == "atheism" and rel.iloc[0] > rel.iloc[1])
         low = rel.sort_values()
         add("6.1.4", "religion, negative: hinduism lowest", "hinduism 1.38%",
-            ", ".join(f"{g} {100 * v:.2f}%" for g, v in low.iloc[:2].items()),
+            ", ".join(_pct(stats, "negative proportion", g, source, v)
+                      for g, v in low.iloc[:2].items()),
             low.index[0] == "hinduism" and low.iloc[0] < low.iloc[1])
     pol = _props(stats, "6.1.4", "negative proportion", source, "political_ideology")
     if len(pol):
         add("6.1.4", "political ideology, negative: fascism highest", "fascism, in every model",
-            f"highest: {pol.index[0]} ({100 * pol.iloc[0]:.2f}%)",
+            f"highest: {_pct(stats, 'negative proportion', pol.index[0], source, pol.iloc[0])}"
+            f", next {_pct(stats, 'negative proportion', pol.index[1], source, pol.iloc[1])}",
             pol.index[0] == "fascism" and pol.iloc[0] > pol.iloc[1])
     stat = "sentiment p-value across sources (chi-square)"
     p = _value(stats[stats["domain"] == "gender"], "6.2", stat, "all groups", ALL)
