@@ -1,7 +1,15 @@
 """A worker the interruption tests kill with SIGKILL at random points (see test_interrupt.py).
 
-``python tests/interrupt_worker.py generate|score|shards OUT_DIR MODEL_DIR`` does one long job
-through the project's resumable caches and writes its final file into OUT_DIR.
+``python tests/interrupt_worker.py MODE OUT_DIR MODEL_DIR`` does one long job through the
+project's resumable caches and writes its final files (names starting ``t__``) into OUT_DIR:
+
+- ``generate`` / ``shards``: generation, local and in three shards;
+- ``score``: 03's cached text scorer;
+- ``likelihood``: StereoSet CAT scoring (official predictions JSON) and HolisticBias
+  perplexity through the shared likelihood engine;
+- ``train``: 06's classifier experiments (Figure 1 alpha selection and seed runs) and the
+  saved classifier (MODEL_DIR: a tiny encoder folder);
+- ``tune``: 08's bias tuning (LoRA on a tiny chat LM; MODEL_DIR unused).
 """
 
 from __future__ import annotations
@@ -43,9 +51,125 @@ def main(mode: str, out: Path, model: str) -> None:
         from nlgbias.io import write_parquet
 
         write_parquet(scored.reset_index(drop=True), out / "t__scores.parquet")
+    elif mode == "likelihood":
+        likelihood(out, model)
+    elif mode == "train":
+        train_classifier(out, model)
+    elif mode == "tune":
+        tune(out)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 
 
+def _slow(fn, seconds: float = 0.05):
+    """``fn`` with a pause per call, so a kill lands between cached chunks."""
+    def slow(*a, **kw):
+        time.sleep(seconds)
+        return fn(*a, **kw)
+    return slow
+
+
+def cats(n: int = 90) -> pd.DataFrame:
+    """StereoSet-shaped CATs (both tasks) made of the tiny vocabulary."""
+    rows = []
+    for i in range(n):
+        w = [WORDS[(i * 5 + k) % len(WORDS)] for k in range(8)]
+        task = "intrasentence" if i % 2 else "intersentence"
+        ctx = " ".join(w[:3 + i % 3])
+        sents = [" ".join([*w[:2 + i % 4], x]) for x in ("good", "bad", "the")]
+        rows.append({"task": task, "id": f"c{i:03d}", "target": w[0], "bias_type": "gender",
+                     "context": ctx, "stereotype": sents[0], "stereotype_id": f"c{i:03d}s",
+                     "anti_stereotype": sents[1], "anti_stereotype_id": f"c{i:03d}a",
+                     "unrelated": sents[2], "unrelated_id": f"c{i:03d}u"})
+    return pd.DataFrame(rows)
+
+
+def likelihood(out: Path, model: str) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from nlgbias.holistic.responses import score_perplexity
+    from nlgbias.io import write_parquet
+    from nlgbias.stereoset.evaluation import sentence_table, write_predictions
+    from nlgbias.stereoset.lm import CATScorer, score_sentences
+
+    net = AutoModelForCausalLM.from_pretrained(model).eval()
+    tok = AutoTokenizer.from_pretrained(model)
+    scorer = CATScorer(net, tok, "causal", batch_size=8)
+    scorer.score = _slow(scorer.score)
+    c = cats()
+    sents = score_sentences(scorer, sentence_table(c), out / "cache" / "cat", chunk=12,
+                            progress=False)
+    write_predictions(c, dict(zip(sents["id"], sents["score"])), out / "t__predictions.json")
+    texts = prompts(120).rename(columns={"prompt": "text"})
+    import nlgbias.likelihood as L
+
+    real = L.sentence_logprobs
+    L.sentence_logprobs = _slow(real)
+    ppl = score_perplexity(texts, model, out / "cache", dtype=None, chunk_size=8, lm=(net, tok),
+                           progress=False)
+    L.sentence_logprobs = real
+    write_parquet(ppl.reset_index(drop=True), out / "t__perplexity.parquet")
+
+
+def annotations() -> pd.DataFrame:
+    """Regard-shaped annotations (``split, text, label``) in the tiny encoder's vocabulary."""
+    words = "XYZ was known for kind cruel a job as thief nurse . good bad".split()
+    rows = []
+    for i in range(96):
+        label = (i % 3) - 1
+        mood = {-1: "cruel bad thief", 0: "a job as", 1: "kind good nurse"}[label].split()
+        text = " ".join(["XYZ", "was", *mood[: 1 + i % 3], *words[(i % 7):(i % 7) + 2], "."])
+        split = ("train", "train", "dev", "test", "train_other", "train")[i % 6]
+        rows.append((split, text, label))
+    return pd.DataFrame(rows, columns=["split", "text", "label"])
+
+
+def train_classifier(out: Path, encoder: str) -> None:
+    from nlgbias.io import write_parquet
+    from nlgbias.metrics import regard as R
+    from nlgbias.regard import experiments as X
+
+    R.fit = _slow(R.fit, 0.1)
+    enc = R.Encoder(encoder)
+    ann = annotations()
+    runs, sel = X.figure1_runs(ann, [0, 1, 2], encoder=enc, grid=(0.001, 0.01, 0.1),
+                               lstm_epochs=2, cache_dir=out / "cache")
+    write_parquet(runs, out / "t__figure1_runs.parquet")
+    write_parquet(sel, out / "t__alpha_selection.parquet")
+    tr = X.splits(ann)["train"]
+    clf = R.fit(tr["text"], tr["label"], encoder=enc, seed=1, alpha=float(sel.loc[0, "alpha"]),
+                card={"date": "fixed for the test"})
+    clf.save(out / "t__classifier")
+
+
+def tune(out: Path) -> None:
+    from test_tuning import examples, tiny_chat_lm
+
+    from nlgbias.holistic import tuning as TU
+
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    config = TU.TuningConfig(max_steps=40, batch_size=4, lr=1e-2, warmup_steps=2, eval_every=4,
+                             save_every=3, patience=100, method="lora", seed=0)
+    TU.train(lm, train, val, out, "t", config, progress=False,
+             on_step=lambda step, loss: time.sleep(0.05))
+
+
+#: what each mode imports before it says READY (the test times its kills from then on, so
+#: they land in the job, not in the imports)
+PRELOAD = {"generate": ["nlgbias.generation"], "shards": ["nlgbias.generation"],
+           "score": ["nlgbias.scoring"],
+           "likelihood": ["transformers", "nlgbias.stereoset.lm", "nlgbias.holistic.responses",
+                          "nlgbias.likelihood"],
+           "train": ["transformers", "sklearn.neural_network", "nlgbias.regard.experiments",
+                     "nlgbias.regard.baselines", "nlgbias.metrics.sentiment", "textblob"],
+           "tune": ["transformers", "peft", "test_tuning", "nlgbias.holistic.tuning"]}
+
+
 if __name__ == "__main__":
+    import importlib
+
+    for name in ["torch", *PRELOAD.get(sys.argv[1], [])]:
+        importlib.import_module(name)
+    print("READY", flush=True)
     main(sys.argv[1], Path(sys.argv[2]), sys.argv[3])

@@ -1,10 +1,12 @@
 """Interrupted work loses nothing (issue 12/13): the worker is killed with SIGKILL at random
-points during generation (local and sharded) and text scoring; each rerun continues, and the
-final file is byte-identical to an uninterrupted run's. (Tuning and classifier training have
-their own resume tests in test_tuning.py and test_regard.py.)"""
+points during generation (local and sharded), text scoring, CAT / perplexity scoring (the
+shared likelihood engine), classifier training (06: Figure 1 runs + the saved classifier) and
+bias tuning (08); each rerun continues, and the final files are byte-identical to an
+uninterrupted run's (tuning.json: equal apart from its wall-clock ``seconds``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -38,39 +40,75 @@ def tiny_model(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory):
+    """A tiny random BERT encoder folder for the regard classifier (as in test_regard.py)."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("enc") / "tiny-bert"
+    words = "[PAD] [UNK] [CLS] [SEP] XYZ was known for kind cruel a job as thief nurse . good bad".split()
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]").save_pretrained(folder)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(folder)
+    return folder
+
+
+def final_files(out: Path) -> dict[str, Path]:
+    """The worker's final outputs: files named ``t__*`` in ``out`` and inside ``t__*`` folders
+    (not the resume caches)."""
+    return {str(p.relative_to(out)): p for p in sorted(out.rglob("*"))
+            if p.is_file() and p.relative_to(out).parts[0].startswith("t__")
+            and not p.name.startswith(".")}
+
+
 def _run(mode, out, model, kill_after=None):
+    """Run the worker; given ``kill_after``, SIGKILL it that many seconds into its job (timed
+    from its READY line, after the imports). Returns the seconds its job took when it ran to
+    the end, None when it was killed."""
     env = {**os.environ, "NLGBIAS_PROGRESS": "off", "NLGBIAS_ROOT": str(Path.cwd()),
            "PYTHONPATH": str(WORKER.parent)}
-    p = subprocess.Popen([sys.executable, str(WORKER), mode, str(out), str(model)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        p.wait(timeout=kill_after)
-        assert p.returncode == 0, p.stdout.read().decode()[-3000:]
-        return True
-    except subprocess.TimeoutExpired:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        return False
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log = out.parent / "worker.log"
+    with open(log, "wb") as f:
+        p = subprocess.Popen([sys.executable, str(WORKER), mode, str(out), str(model)], env=env,
+                             stdout=f, stderr=subprocess.STDOUT)
+        while p.poll() is None and b"READY\n" not in log.read_bytes():
+            time.sleep(0.01)
+        t0 = time.time()
+        try:
+            p.wait(timeout=kill_after)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            return None
+    assert p.returncode == 0, log.read_text(errors="replace")[-3000:]
+    return time.time() - t0
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["generate", "shards", "score"])
-def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tmp_path):
+@pytest.mark.parametrize("mode", ["generate", "shards", "score", "likelihood", "train", "tune"])
+def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tmp_path):
+    model = tiny_encoder if mode == "train" else tiny_model
     ref = tmp_path / "ref" / "out"  # each run has its own resume cache beside its output
-    t0 = time.time()
-    assert _run(mode, ref, tiny_model)
-    took = time.time() - t0
+    took = _run(mode, ref, model)
     rng = random.Random(mode)
     out = tmp_path / "killed" / "out"
-    kills = 0
-    for _ in range(12):
-        if _run(mode, out, tiny_model, kill_after=rng.uniform(0.3, 1.0) * took):
-            break
+    kills = 0  # up to two kills at random points of the job, then a run to the end
+    while kills < 2 and _run(mode, out, model, kill_after=rng.uniform(0.15, 0.75) * took) is None:
         kills += 1
-    else:
-        assert _run(mode, out, tiny_model)
-    assert kills >= 1, "the worker was never interrupted: make it slower"
-    final = sorted(p.name for p in ref.glob("t__*.parquet"))
-    assert final and final == sorted(p.name for p in out.glob("t__*.parquet"))
-    for name in final:
-        assert (ref / name).read_bytes() == (out / name).read_bytes(), f"{name} differs after {kills} kills"
+    assert kills >= 1, "the worker finished before it was killed: make its job longer"
+    if kills == 2:
+        assert _run(mode, out, model) is not None
+    want, got = final_files(ref), final_files(out)
+    assert want and sorted(want) == sorted(got)
+    for name, path in want.items():
+        a, b = path.read_bytes(), got[name].read_bytes()
+        if path.name == "tuning.json":  # the wall-clock training time differs; all else equal
+            a, b = ({k: v for k, v in json.loads(x).items() if k != "seconds"} for x in (a, b))
+        assert a == b, f"{name} differs after {kills} kills"
+    print(f"{mode}: {kills} kills, {len(want)} final files, uninterrupted job {took:.1f} s")

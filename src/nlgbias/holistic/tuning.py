@@ -41,6 +41,7 @@ import math
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -326,7 +327,10 @@ def _prepare(base_model, config: TuningConfig):
         lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
                           lora_dropout=config.lora_dropout, target_modules="all-linear",
                           task_type="CAUSAL_LM")
-        model = get_peft_model(model, lora)
+        with warnings.catch_warnings():  # peft reads transformers' deprecated alias
+            warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated",
+                                    category=FutureWarning)
+            model = get_peft_model(model, lora)
     else:
         for p in model.parameters():
             p.requires_grad_(True)

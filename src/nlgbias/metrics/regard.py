@@ -163,6 +163,9 @@ class RegardClassifier:
 
         folder = Path(folder) if folder else default_dir()
         folder.mkdir(parents=True, exist_ok=True)
+        # the card is written last and marks the folder complete (``load`` needs it): drop an
+        # older one first, so an interrupted save never pairs a new head with an old card
+        (folder / "model_card.json").unlink(missing_ok=True)
         with atomic_path(folder / "head.pkl") as tmp, open(tmp, "wb") as f:
             pickle.dump(self.head, f)
         write_json(self.card, folder / "model_card.json")
@@ -221,8 +224,12 @@ def select_alpha(train: pd.DataFrame, dev: pd.DataFrame, *, encoder: Encoder, se
         accs = [fit(train["text"], train["label"], encoder=encoder, seed=s, alpha=a)
                 .accuracy(dev["text"], dev["label"]) for s in seeds]
         rows.append({"alpha": a, "dev_mean": float(np.mean(accs)), "dev_per_seed": accs})
-    return pd.DataFrame(rows).sort_values(["dev_mean", "alpha"], ascending=[False, False],
-                                          ignore_index=True)
+    return sort_alpha_table(pd.DataFrame(rows))
+
+
+def sort_alpha_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows of :func:`select_alpha` best first: highest dev mean, ties to the larger alpha."""
+    return table.sort_values(["dev_mean", "alpha"], ascending=[False, False], ignore_index=True)
 
 
 def load(folder: str | Path | None = None, encoder: Encoder | None = None) -> RegardClassifier:

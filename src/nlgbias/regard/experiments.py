@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nlgbias.io import ShardCache
 from nlgbias.metrics import regard as R
 from nlgbias.regard import baselines as B
 from nlgbias.scoring import score_texts
@@ -29,25 +30,82 @@ def splits(ann: pd.DataFrame) -> dict[str, pd.DataFrame]:
             for s in ("train", "dev", "test", "train_other")}
 
 
+def _figure1_caches(cache_dir: str | Path | None, ann: pd.DataFrame, encoder: R.Encoder,
+                    lstm_epochs: int, w2v) -> tuple[ShardCache, ShardCache] | None:
+    """(alpha, run) resume caches under ``cache_dir``/``figure1_<digest>``: the digest covers
+    everything a cached accuracy depends on (annotations, encoder, LSTM epochs, embeddings)."""
+    if cache_dir is None:
+        return None
+    h = hashlib.sha256(json.dumps({"encoder": encoder.name, "lstm_epochs": lstm_epochs,
+                                   "head": R.HIDDEN, "version": 1}, sort_keys=True).encode())
+    h.update(pd.util.hash_pandas_object(ann[["split", "text", "label"]].astype(str),
+                                        index=False).to_numpy().tobytes())
+    if w2v is not None:
+        h.update("\x1f".join(w2v.words).encode())
+        h.update(np.ascontiguousarray(w2v.vectors).tobytes())
+    folder = Path(cache_dir) / f"figure1_{h.hexdigest()[:10]}"
+    return ShardCache(folder / "alpha", key="alpha"), ShardCache(folder / "runs", key="run")
+
+
+def _cached_row(cache: ShardCache | None, done: dict, key, compute) -> dict:
+    """``compute()`` (a dict of values), or the row ``cache`` holds for ``key``; new rows are
+    appended (one atomic shard each) so an interrupted run keeps every finished one."""
+    if key in done:
+        return done[key]
+    row = compute()
+    if cache is not None:
+        cache.append(pd.DataFrame([{cache.key: key, **row}]))
+    return row
+
+
+def _done(cache: ShardCache | None) -> dict:
+    if cache is None:
+        return {}
+    df = cache.load()
+    return {r[cache.key]: {k: v for k, v in r.items() if k != cache.key}
+            for r in df.to_dict(orient="records")} if len(df) else {}
+
+
 def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
                  grid: Sequence[float] = R.ALPHA_GRID, lstm_epochs: int = 15, w2v=None,
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 cache_dir: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Dev and test accuracy per model and seed (Sheng Figure 1): our classifier (alpha chosen
     on dev over ``grid``), the same trained on ``train_other.tsv`` (the repository's regard2
     anchor), VADER and TextBlob as regard (deterministic: one value repeated per seed) and
-    2-layer LSTMs on random and word2vec embeddings. Returns (runs, alpha selection table)."""
+    2-layer LSTMs on random and word2vec embeddings. Returns (runs, alpha selection table).
+
+    ``cache_dir``: each finished alpha of the selection and each trained (model, seed) run is
+    kept there (:class:`~nlgbias.io.ShardCache`), so an interrupted call resumes where it
+    stopped and returns the same tables as an uninterrupted one."""
     sp = splits(ann)
     tr, dv, te, other = sp["train"], sp["dev"], sp["test"], sp["train_other"]
+    caches = _figure1_caches(cache_dir, ann, encoder, lstm_epochs, w2v)
+    alpha_cache, run_cache = caches if caches is not None else (None, None)
+    done_alpha, done_runs = _done(alpha_cache), _done(run_cache)
     t0 = time.perf_counter()
-    sel = R.select_alpha(tr, dv, encoder=encoder, seeds=seeds, grid=grid)
+
+    def one_alpha(a: float) -> dict:
+        r = R.select_alpha(tr, dv, encoder=encoder, seeds=seeds, grid=[a]).iloc[0]
+        return {"dev_mean": float(r["dev_mean"]), "dev_per_seed": [float(x) for x in r["dev_per_seed"]]}
+
+    sel_rows = []
+    for a in grid:
+        r = _cached_row(alpha_cache, done_alpha, float(a), lambda a=a: one_alpha(a))
+        sel_rows.append({"alpha": a, "dev_mean": float(r["dev_mean"]),
+                         "dev_per_seed": [float(x) for x in r["dev_per_seed"]]})
+    sel = R.sort_alpha_table(pd.DataFrame(sel_rows))
     alpha = float(sel.loc[0, "alpha"])
+
+    def accuracies(data: pd.DataFrame, s: int) -> dict:
+        clf = R.fit(data["text"], data["label"], encoder=encoder, seed=s, alpha=alpha)
+        return {"dev": clf.accuracy(dv["text"], dv["label"]), "test": clf.accuracy(te["text"], te["label"])}
+
     rows = []
     for s in seeds:
-        clf = R.fit(tr["text"], tr["label"], encoder=encoder, seed=s, alpha=alpha)
-        rows.append((OURS, s, clf.accuracy(dv["text"], dv["label"]), clf.accuracy(te["text"], te["label"])))
-        clf2 = R.fit(other["text"], other["label"], encoder=encoder, seed=s, alpha=alpha)
-        rows.append((OURS_OTHER, s, clf2.accuracy(dv["text"], dv["label"]),
-                     clf2.accuracy(te["text"], te["label"])))
+        for name, data in ((OURS, tr), (OURS_OTHER, other)):
+            r = _cached_row(run_cache, done_runs, f"{name}\x1f{s}\x1falpha={alpha!r}",
+                            lambda data=data, s=s: accuracies(data, s))
+            rows.append((name, s, float(r["dev"]), float(r["test"])))
     log.info("regard classifier runs: %.0f s", time.perf_counter() - t0)
     for name, fn in (("VADER as regard", B.vader_labels), ("TextBlob as regard", B.textblob_labels)):
         d, t = float((fn(dv["text"]) == dv["label"]).mean()), float((fn(te["text"]) == te["label"]).mean())
@@ -57,9 +115,13 @@ def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
             continue
         t1 = time.perf_counter()
         for s in seeds:
-            pred = B.train_lstm(tr["text"], tr["label"], seed=s, embeddings=emb, epochs=lstm_epochs)
-            rows.append((name, s, float((pred(dv["text"]) == dv["label"]).mean()),
-                         float((pred(te["text"]) == te["label"]).mean())))
+            def lstm(s=s, emb=emb) -> dict:
+                pred = B.train_lstm(tr["text"], tr["label"], seed=s, embeddings=emb, epochs=lstm_epochs)
+                return {"dev": float((pred(dv["text"]) == dv["label"]).mean()),
+                        "test": float((pred(te["text"]) == te["label"]).mean())}
+
+            r = _cached_row(run_cache, done_runs, f"{name}\x1f{s}", lstm)
+            rows.append((name, s, float(r["dev"]), float(r["test"])))
         log.info("%s: %.0f s", name, time.perf_counter() - t1)
     return pd.DataFrame(rows, columns=["model", "seed", "dev", "test"]), sel
 
