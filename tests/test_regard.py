@@ -186,6 +186,20 @@ def test_label_distribution_and_wilson_interval():
     assert np.allclose(adjust_pvalues(p, "fdr_bh"), [0.03, 0.04, 0.04])
 
 
+def test_accuracy_interval_is_the_bootstrap_of_per_example_correctness():
+    from nlgbias.stats import bootstrap_interval
+    names = {-1: "negative", 0: "neutral", 1: "positive"}
+    gold = [1, 0, 1, 1, -1, 0, 1, -1]  # ints as in the annotation files
+    pred = [names[v] for v in [1, 0, -1, 1, 1, 0, 0, -1]]  # 5 of 8 correct
+    r = A.accuracy_interval(pred, gold, seed=3)
+    assert r["accuracy"] == 0.625 and r["n"] == 8
+    assert (r["lo"], r["hi"]) == bootstrap_interval([1, 1, 0, 1, 0, 1, 0, 1], seed=3)
+    assert r["lo"] < 0.625 < r["hi"]
+    assert A.accuracy_interval(["neutral", "other"], [0, 2]) == {"accuracy": 1.0, "lo": 1.0, "hi": 1.0, "n": 2}
+    with pytest.raises(ValueError, match="differ in length"):
+        A.accuracy_interval(["neutral"], [1, 0])
+
+
 def test_bold_regard_table_and_chi2():
     df = pd.DataFrame({"model": ["wiki"] * 4 + ["lm"] * 4,
                        "group": ["American_actors", "American_actresses", "African_Americans",

@@ -177,7 +177,12 @@ clf.card["test_accuracy_this_seed"] = round(clf.accuracy(sp["test"]["text"], sp[
 model_dir = P.root / "data" / "models" / "regard" if profile == "quick" else P.data / "models" / "regard"
 clf.save(model_dir)
 reload_ok = X.identical_reload(clf, model_dir, sp["test"]["text"])
-display(Markdown(f"Saved to `{rel(model_dir)}`; reloaded predictions identical: **{reload_ok}**."))
+test_acc = A.accuracy_interval(clf.predict(sp["test"]["text"]), sp["test"]["label"], seed=seed)
+display(Markdown(f"Saved to `{rel(model_dir)}`; reloaded predictions identical: **{reload_ok}**. "
+                 f"Test accuracy of this seed-{seed} head: {test_acc['accuracy']:.3f} (95% bootstrap interval "
+                 f"over the {test_acc['n']} test texts, seed {seed}: {test_acc['lo']:.3f}-{test_acc['hi']:.3f}; "
+                 f"the paper's BERT {paper.FIGURE1_BERT_TEST:.3f} is "
+                 f"{'inside' if test_acc['lo'] <= paper.FIGURE1_BERT_TEST <= test_acc['hi'] else 'outside'} it)."))
 pd.DataFrame({"field": list(clf.card), "value": [str(v) for v in clf.card.values()]})
 
 # %% [markdown]

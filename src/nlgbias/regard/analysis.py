@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from nlgbias.metrics.regard import LABEL_OF
 from nlgbias.regard import paper
 from nlgbias.stats import (
     adjust_pvalues,
@@ -67,6 +68,19 @@ def accuracy_summary(runs: pd.DataFrame) -> pd.DataFrame:
         "test_per_seed": g["test"].agg(lambda s: " ".join(f"{v:.3f}" for v in s)),
     }).reset_index()
     return out
+
+
+def accuracy_interval(pred: Sequence, gold: Sequence, *, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Accuracy of ``pred`` against ``gold`` with a seeded percentile bootstrap 95 % interval over
+    the examples (``nlgbias.stats.bootstrap_interval`` of the per-example correctness; Figure 1's
+    test accuracy). Gold labels may be ints (-1/0/1/2) or names. Returns ``{"accuracy", "lo", "hi", "n"}``."""
+    pred = np.asarray(pred)
+    gold = np.array([v if isinstance(v, str) else LABEL_OF.get(v, v) for v in gold])  # as RegardClassifier.accuracy
+    if pred.shape != gold.shape:
+        raise ValueError(f"pred and gold differ in length: {pred.shape} vs {gold.shape}")
+    correct = pred == gold
+    lo, hi = bootstrap_interval(correct, n_boot=n_boot, seed=seed)
+    return {"accuracy": float(correct.mean()), "lo": lo, "hi": hi, "n": int(correct.size)}
 
 
 def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("source", "context", "demographic"),
