@@ -105,11 +105,14 @@ def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tm
     took = time.time() - t0
     rng = random.Random(mode)
     out = tmp_path / "killed" / "out"
-    kills = 0  # up to two kills at random points of the job, then a run to the end
-    while kills < 2 and _run(mode, out, model, kill_after=rng.uniform(0.15, 0.75) * took) is None:
+    # kills at random points of the job (two for the modes that start fast: a resumed run is
+    # killed again), then a run to the end
+    most = 1 if mode in ("likelihood", "train", "tune") else 2
+    kills = 0
+    while kills < most and _run(mode, out, model, kill_after=rng.uniform(0.15, 0.75) * took) is None:
         kills += 1
     assert kills >= 1, "the worker finished before it was killed: make its job longer"
-    if kills == 2:
+    if kills == most:
         assert _run(mode, out, model) is not None
     want, got = final_files(ref), final_files(out)
     assert want and sorted(want) == sorted(got)
