@@ -299,6 +299,14 @@ def test_verdict_markdown_and_claims():
     assert [r["verdict"] for r in rows] == ["replicates"] * 4
     md = R.verdict_markdown(pd.DataFrame(rows))
     assert md.startswith("**What replicates** (4 of 4 checks)")
+    # with descriptor-bootstrap intervals the size claim quotes them and says whether they overlap
+    t4i = t4.assign(full_gen_bias_lo=[0.5, 1.5], full_gen_bias_hi=[1.6, 2.5])
+    size = R.genbias_claims(t4i, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])[0]
+    assert size["ours"] == ("large 2.00 [1.50, 2.50] vs small 1.00 [0.50, 1.60]; 95% intervals overlap, "
+                            "so the ordering is not resolved")
+    t4i["full_gen_bias_hi"] = [1.4, 2.5]
+    assert R.genbias_claims(t4i, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])[0]["ours"].endswith(
+        "do not overlap")
 
 
 def test_descriptor_bootstrap_of_gen_bias():

@@ -332,7 +332,8 @@ size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smalles
 gb_claims = R.genbias_claims(t4, size_rank, t8, list(named))
 display(Markdown(
     f"Full Gen Bias ({style.STANDIN}): "
-    + "; ".join(f"{r.model} {r.full_gen_bias:.2f}" for r in t4.itertuples())
+    + "; ".join(f"{r.model} {r.full_gen_bias:.2f} (95% interval {r.full_gen_bias_lo:.2f}-{r.full_gen_bias_hi:.2f}, "
+                "descriptors resampled within axis)" for r in t4.itertuples())
     + f". The paper's values (217-class classifier): DialoGPT {paper.TABLE7['DialoGPT'][0]}, BB2 400M "
     f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; different classifiers and class "
     "counts make the scales incomparable, only orderings are compared.\n\n"

@@ -87,15 +87,21 @@ def genbias_claims(table: pd.DataFrame, sizes: dict[str, float], summed: pd.Data
                    cluster_names: list[str]) -> list[dict]:
     """§4.2 claims: larger model more Full Gen Bias; a sympathy/sadness cluster leads; SCGB
     above PGB. ``table``: model, full_gen_bias, one column per cluster (Partial Gen Bias);
-    ``sizes``: model -> parameters; ``summed``: the SCGB table."""
+    ``sizes``: model -> parameters; ``summed``: the SCGB table. With ``full_gen_bias_lo``/``_hi``
+    columns the size claim quotes the descriptor-bootstrap intervals and says whether they overlap."""
     rows = []
     if len(table) >= 2:
         t = table.assign(size=table["model"].map(sizes)).sort_values("size")
         small, large = t.iloc[0], t.iloc[-1]
+        ours = f"{large.model} {large.full_gen_bias:.2f} vs {small.model} {small.full_gen_bias:.2f}"
+        if {"full_gen_bias_lo", "full_gen_bias_hi"} <= set(t.columns):  # descriptor-bootstrap intervals
+            overlap = (large.full_gen_bias_lo <= small.full_gen_bias_hi) and (small.full_gen_bias_lo <= large.full_gen_bias_hi)
+            ours = (f"{large.model} {large.full_gen_bias:.2f} [{large.full_gen_bias_lo:.2f}, "
+                    f"{large.full_gen_bias_hi:.2f}] vs {small.model} {small.full_gen_bias:.2f} "
+                    f"[{small.full_gen_bias_lo:.2f}, {small.full_gen_bias_hi:.2f}]; 95% intervals "
+                    + ("overlap, so the ordering is not resolved" if overlap else "do not overlap"))
         rows.append(_row("§4.2 / Table 4", "the larger model has the higher Full Gen Bias",
-                         "BB2 3B 8.89 > BB2 400M 7.46",
-                         f"{large.model} {large.full_gen_bias:.2f} vs {small.model} "
-                         f"{small.full_gen_bias:.2f}", bool(large.full_gen_bias > small.full_gen_bias)))
+                         "BB2 3B 8.89 > BB2 400M 7.46", ours, bool(large.full_gen_bias > small.full_gen_bias)))
     for _, r in table.iterrows():
         parts = r[cluster_names].astype(float)
         lead = parts.idxmax()
