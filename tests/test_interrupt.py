@@ -122,3 +122,30 @@ def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tm
             a, b = ({k: v for k, v in json.loads(x).items() if k != "seconds"} for x in (a, b))
         assert a == b, f"{name} differs after {kills} kills"
     print(f"{mode}: {kills} kills, {len(want)} final files, uninterrupted job {took:.1f} s")
+
+
+def test_figure1_runs_cached_equal_uncached(tiny_encoder, tmp_path):
+    """06's Figure 1 runs through the resume cache give the same tables as without it, and a
+    second call reads every run from the cache (nothing is trained again)."""
+    from interrupt_worker import annotations
+
+    from nlgbias.metrics import regard as R
+    from nlgbias.regard import experiments as X
+
+    enc, ann = R.Encoder(str(tiny_encoder)), annotations()
+    kw = {"encoder": enc, "grid": (0.001, 0.1), "lstm_epochs": 1}
+    runs0, sel0 = X.figure1_runs(ann, [0, 1], **kw)
+    runs1, sel1 = X.figure1_runs(ann, [0, 1], cache_dir=tmp_path, **kw)
+    (folder,) = tmp_path.glob("figure1_*")
+    assert len(list((folder / "alpha").glob("shard-*.parquet"))) == 2  # one per alpha
+    assert len(list((folder / "runs").glob("shard-*.parquet"))) == 2 * 3  # 2 seeds x (ours, other, LSTM)
+    fit = R.fit
+    R.fit = None  # a cached rerun must not train
+    try:
+        runs2, sel2 = X.figure1_runs(ann, [0, 1], cache_dir=tmp_path, **kw)
+    finally:
+        R.fit = fit
+    for runs, sel in ((runs1, sel1), (runs2, sel2)):
+        assert runs.equals(runs0)
+        assert sel.drop(columns="dev_per_seed").equals(sel0.drop(columns="dev_per_seed"))
+        assert sel["dev_per_seed"].tolist() == sel0["dev_per_seed"].tolist()

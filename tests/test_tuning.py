@@ -346,3 +346,19 @@ def test_tagged_prompt_reaches_the_engine_with_a_tuned_folder(tmp_path):
     assert out["sentence"].tolist() == prompts["sentence"].tolist()  # metadata passes through
     assert info.path.name.startswith("t__local-run__")  # the folder name, not its path
     assert (out["n_new_tokens"] >= 1).all()
+
+
+def test_lora_setup_hides_only_peft_s_deprecated_alias_warning():
+    """peft reads transformers' deprecated ``is_gradient_checkpointing`` (a FutureWarning shown
+    in notebook 08); the tuning silences exactly that one."""
+    import warnings
+
+    lm = tiny_chat_lm()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        TU._prepare(lm.model, TU.TuningConfig(method="lora"))
+    assert not [w for w in seen if "is_gradient_checkpointing" in str(w.message)]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert lm.model.is_gradient_checkpointing is False  # still shown outside the tuning
+    assert any(issubclass(w.category, FutureWarning) for w in seen)
