@@ -330,13 +330,19 @@ save_figure(fig, P.figures, "holistic_table4_partial_gen_bias")
 # %%
 size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smallest first
 gb_claims = R.genbias_claims(t4, size_rank, t8, list(named))
+n_desc_axis = resp.groupby(["model", "axis"])["descriptor"].nunique()
 display(Markdown(
     f"Full Gen Bias ({style.STANDIN}): "
     + "; ".join(f"{r.model} {r.full_gen_bias:.2f} (95% interval {r.full_gen_bias_lo:.2f}-{r.full_gen_bias_hi:.2f}, "
                 "descriptors resampled within axis)" for r in t4.itertuples())
     + f". The paper's values (217-class classifier): DialoGPT {paper.TABLE7['DialoGPT'][0]}, BB2 400M "
     f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; different classifiers and class "
-    "counts make the scales incomparable, only orderings are compared.\n\n"
+    "counts make the scales incomparable, only orderings are compared. "
+    f"Table 9's per-axis intervals resample only that axis's descriptors ({n_desc_axis.min()}-{n_desc_axis.max()} "
+    "per axis here)"
+    + (": with 2 descriptors a resample either repeats one descriptor (Gen Bias 0) or keeps both (the "
+       "estimate), so those intervals only bracket [0, estimate] and say nothing about precision"
+       if n_desc_axis.min() <= 2 else "") + ".\n\n"
     + "\n".join(f"- {c['claim']}: {c['ours']} (paper: {c['paper']}) → **{c['verdict']}**." for c in gb_claims)))
 
 # %% [markdown]
