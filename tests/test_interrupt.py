@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tiny import save_tiny_encoder
 
 WORKER = Path(__file__).with_name("interrupt_worker.py")
 
@@ -42,20 +43,8 @@ def tiny_model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tiny_encoder(tmp_path_factory):
-    """A tiny random BERT encoder folder for the regard classifier (as in test_regard.py)."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-
-    folder = tmp_path_factory.mktemp("enc") / "tiny-bert"
-    words = "[PAD] [UNK] [CLS] [SEP] XYZ was known for kind cruel a job as thief nurse . good bad".split()
-    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]").save_pretrained(folder)
-    torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32)).save_pretrained(folder)
-    return folder
+    """A tiny random BERT encoder folder for the regard classifier."""
+    return save_tiny_encoder(tmp_path_factory.mktemp("enc") / "tiny-bert")
 
 
 def final_files(out: Path) -> dict[str, Path]:

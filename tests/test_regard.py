@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from tiny import save_tiny_encoder
 
 from nlgbias.datasets import regard as D
 from nlgbias.generation import first_sentence
@@ -123,21 +124,7 @@ def test_compute_masks_then_aggregates_and_compares():
 @pytest.fixture(scope="module")
 def tiny_encoder(tmp_path_factory):
     """A tiny random BERT encoder saved as a folder (the real MiniLM is too slow for unit tests)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-
-    folder = tmp_path_factory.mktemp("enc") / "tiny bert"
-    words = "[PAD] [UNK] [CLS] [SEP] XYZ was known for kind cruel a job as thief nurse . good bad".split()
-    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]")
-    tok.save_pretrained(folder)
-    import torch
-
-    torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32)).save_pretrained(folder)
-    return R.Encoder(str(folder))
+    return R.Encoder(str(save_tiny_encoder(tmp_path_factory.mktemp("enc") / "tiny bert")))
 
 
 def test_saved_classifier_reloads_to_identical_predictions(tiny_encoder, tmp_path):

@@ -75,3 +75,19 @@ def tiny_bert(folder, vocab: list[str], head: str = "mlm"):
                      num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
     cls = BertForPreTraining if head == "pretraining" else BertForMaskedLM
     return cls(cfg).eval(), tok, cfg
+
+
+def save_tiny_encoder(folder):
+    """Save a 1-layer random BERT encoder with a word-level tokenizer (regard texts' words) to
+    ``folder`` and return it: a stand-in for MiniLM in the regard classifier's tests."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    words = "[PAD] [UNK] [CLS] [SEP] XYZ was known for kind cruel a job as thief nurse . good bad".split()
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]").save_pretrained(folder)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(folder)
+    return folder
