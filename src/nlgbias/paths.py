@@ -40,6 +40,12 @@ def rel(path: str | Path) -> str:
         return str(p)
 
 
+def model_label(model: str) -> str:
+    """A model as given by a user, for a page or a folder name: a local folder by its last part
+    (no machine path), a registered name or hub id as it is."""
+    return Path(model).name if Path(model).exists() else model
+
+
 def check_profile(profile: str) -> str:
     """Return ``profile`` if known, else raise a ValueError naming the allowed ones."""
     if profile not in PROFILES:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from nlgbias import outputs
 from nlgbias.io import write_json, write_text
-from nlgbias.paths import PROFILES, paths_for, project_root
+from nlgbias.paths import PROFILES, model_label, paths_for, project_root
 
 log = logging.getLogger("nlgbias.runner")
 
@@ -180,10 +180,6 @@ def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
     return out
 
 
-#: the notebook parameters ``--models`` sets: a list of models, or (08) the one model tuned
-MODEL_PARAMETERS = ("models", "ppl_models", "model")
-
-
 def _show(path: Path, root: Path) -> str:
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
@@ -200,8 +196,8 @@ def notebook_parameters(nb: Path) -> set[str]:
 
 
 def for_notebook(nb: Path, parameters: dict | None) -> dict:
-    """``parameters`` as ``nb`` takes them: the model parameters (:data:`MODEL_PARAMETERS`) go only
-    to a notebook that has them, ``model`` (one) being the first of ``models``."""
+    """``parameters`` as ``nb`` takes them: ``models`` goes to the notebook parameters ``models``
+    and ``ppl_models`` and, as its first model, ``model`` (08), only where the notebook has them."""
     params = dict(parameters or {})
     models = params.pop("models", None)
     if models is None:
@@ -219,8 +215,7 @@ def for_notebook(nb: Path, parameters: dict | None) -> dict:
 def models_root(models: list[str]) -> Path:
     """Where ``--models`` runs write (``runs/<model slugs>/``), apart from the committed quick
     outputs."""
-    slug = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "-", Path(m).name if Path(m).exists() else m)
-                    for m in models)
+    slug = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "-", model_label(m)) for m in models)
     return project_root() / "runs" / slug
 
 
