@@ -116,7 +116,8 @@ t = time.perf_counter()
 enc = R.Encoder(encoder)
 w2v, _ = load_bolukbasi()
 runs, alpha_sel = X.figure1_runs(ann, seed_list, encoder=enc, grid=alphas,
-                                 lstm_epochs=cfg["lstm_epochs"], w2v=w2v)
+                                 lstm_epochs=cfg["lstm_epochs"], w2v=w2v,
+                                 cache_dir=P.interim / "regard_fig1")
 timings["classifiers (Figure 1)"] = time.perf_counter() - t
 alpha = float(alpha_sel.loc[0, "alpha"])
 alpha_sel.assign(dev_per_seed=alpha_sel["dev_per_seed"].map(lambda v: " ".join(f"{x:.3f}" for x in v)))

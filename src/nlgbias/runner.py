@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +61,11 @@ def _kernel_manager_class():
 
     class IPCKernelManager(AsyncKernelManager):
         transport = "ipc"
+
+        def _ip_default(self) -> str:
+            # jupyter_client's default puts the sockets in the kernel's working folder
+            # (notebooks/), where a killed run leaves them behind
+            return os.path.join(tempfile.gettempdir(), f"nlgbias-kernel-{os.getpid()}-ipc")
 
     return IPCKernelManager
 
