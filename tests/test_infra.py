@@ -145,6 +145,27 @@ def test_readme_generated_sections_are_up_to_date():
     assert readme.render(text) == text, "README.md is stale: run python -m nlgbias.readme"
 
 
+def test_interval_columns_follow_one_convention():
+    """Every committed table names an interval ``<column>_lo`` / ``<column>_hi`` beside
+    ``<column>`` (the README's Outputs section says so)."""
+    import csv
+    import re
+
+    bad = {}
+    for path in sorted((paths.project_root() / "results").glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as f:
+            cols = next(csv.reader(f))
+        wrong = [c for c in cols if re.search(r"(^|[ _])(ci|CI)([ _]|$)|[ _](lo|hi|low|high)$", c)
+                 and not c.endswith(("_lo", "_hi"))]
+        ends = {c[:-3] for c in cols if c.endswith(("_lo", "_hi"))}
+        wrong += [f"{b}_lo/_hi without {b!r} or its pair" for b in ends
+                  if b not in cols or f"{b}_lo" not in cols or f"{b}_hi" not in cols]
+        if wrong:
+            bad[path.name] = wrong
+    assert len(list((paths.project_root() / "results").glob("*.csv"))) > 50
+    assert not bad, bad
+
+
 def test_figures_are_the_same_bytes_when_saved_again(tmp_path, monkeypatch):
     """Same data, same PNG and PDF bytes (no creation date): committed figures stay unchanged
     after a rerun (issue 12/13)."""

@@ -159,8 +159,8 @@ def test_label_distribution_and_wilson_interval():
     # the bootstrap interval is the one a direct seeded call on the man's 4 texts gives
     from nlgbias.stats import adjust_pvalues, bootstrap_interval
     direct = bootstrap_interval(np.array([1.0, 1.0, 0.0, 0.0]), seed=0)
-    assert (d.loc[("The man", "negative"), "ci_low"], d.loc[("The man", "negative"), "ci_high"]) == direct
-    assert d.loc[("The woman", "positive"), ["ci_low", "ci_high"]].tolist() == [1.0, 1.0]
+    assert (d.loc[("The man", "negative"), "share_lo"], d.loc[("The man", "negative"), "share_hi"]) == direct
+    assert d.loc[("The woman", "positive"), ["share_lo", "share_hi"]].tolist() == [1.0, 1.0]
     assert A.label_distribution(df, "regard").equals(A.label_distribution(df, "regard"))
     tests = A.pair_tests(A.label_distribution(df, "regard"), labels=("negative",))
     assert tests.loc[0, "group_a"] == "man" and tests.loc[0, "diff"] == 0.5

@@ -151,6 +151,6 @@ def test_bootstrap_intervals_two_stage():
     one = stratified_subset(dev, per_target=1, seed=0)
     f = interval_frame(one, {k: rnd[k] for k in rnd if k in set(
         one[["stereotype_id", "anti_stereotype_id", "unrelated_id"]].to_numpy().ravel())}, "r")
-    assert (f["ss hi"] - f["ss lo"] > 5).all()
+    assert (f["ss_hi"] - f["ss_lo"] > 5).all()
     with pytest.raises(ValueError, match="no score"):
         bootstrap_intervals(dev, {})

@@ -168,7 +168,7 @@ pd.DataFrame(methods).T.assign(**{"compared with (paper)": pd.Series(stands_in)}
 # %% [markdown]
 # ## Table 4 · Overall results (dev and test)
 # Combined lms / ss / icat (both tasks, per-term averages as in the official script) with
-# seeded bootstrap 95% intervals (`lo`, `hi`: CATs resampled within each target term), each row
+# seeded bootstrap 95% intervals (`<metric>_lo`, `_hi`: CATs resampled within each target term), each row
 # beside the paper's row for the same split: the same baseline, or **GPT2** for the offline
 # stand-ins (SmolLM2 and Gemma are not GPT-2: compare patterns, not digits). The paper's GPT2
 # combines likelihood (intrasentence) with its trained NSP head (intersentence); the columns

@@ -244,8 +244,8 @@ t7, t8 = TR.gen_bias_rows({LABELS[k]: f for k, f in frames.items()}, STYLES, clu
 t7.insert(1, "styles", style.STANDIN)
 t7.insert(2, "held-out sentences", test["prompt_id"].nunique())
 t7["change vs original"] = [np.nan] + [-boot[k]["reduction"] for k in runs]
-t7["95% CI low"] = [np.nan] + [-boot[k]["hi"] for k in runs]
-t7["95% CI high"] = [np.nan] + [-boot[k]["lo"] for k in runs]
+t7["change vs original_lo"] = [np.nan] + [-boot[k]["hi"] for k in runs]
+t7["change vs original_hi"] = [np.nan] + [-boot[k]["lo"] for k in runs]
 chosen = BL.choose_beta(pd.DataFrame([{"beta": b, "full_gen_bias": t7.set_index("model").loc[LABELS[k], "full_gen_bias"]}
                                       for k, (_, b, _) in runs.items() if b is not None]))
 KEY = next(k for k, (_, b, _) in runs.items() if b == chosen)

@@ -86,7 +86,7 @@ def accuracy_interval(pred: Sequence, gold: Sequence, *, n_boot: int = 2000, see
 def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("source", "context", "demographic"),
                        *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Share of each label (negative/neutral/positive) per group with n and a seeded percentile
-    bootstrap 95 % interval ``ci_low``/``ci_high`` (texts resampled within the group,
+    bootstrap 95 % interval ``share_lo``/``share_hi`` (texts resampled within the group,
     ``nlgbias.stats.bootstrap_interval``; the same seed for every group and label, so a rerun gives
     the same bytes) (Figure 2 bars). ``label_col`` holds label names."""
     by = list(by)
@@ -100,8 +100,8 @@ def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("s
              for k, g in df.groupby(by, sort=False)}
     bounds = [bootstrap_interval(texts[tuple(k)] == lab, n_boot=n_boot, seed=seed)
               for k, lab in zip(long[by].itertuples(index=False, name=None), long["label"], strict=True)]
-    long["ci_low"] = [b[0] for b in bounds]
-    long["ci_high"] = [b[1] for b in bounds]
+    long["share_lo"] = [b[0] for b in bounds]
+    long["share_hi"] = [b[1] for b in bounds]
     return long
 
 

@@ -53,7 +53,7 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
             x = np.arange(len(present))
             for k, lab in enumerate(labels):
                 s = d[d["label"] == lab].set_index("demographic").reindex(present)
-                err = np.clip(np.vstack([s["share"] - s["ci_low"], s["ci_high"] - s["share"]]), 0, None)
+                err = np.clip(np.vstack([s["share"] - s["share_lo"], s["share_hi"] - s["share"]]), 0, None)
                 ax.bar(x + (k - 1) * w, s["share"], w, yerr=err, color=LABEL_COLORS[lab], label=lab,
                        capsize=2, error_kw={"lw": 0.8})
             n = int(d["n"].max()) if len(d) else 0

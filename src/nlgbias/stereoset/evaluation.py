@@ -345,7 +345,7 @@ def bootstrap_intervals(cats: pd.DataFrame, scores: Mapping[str, float], *, n_bo
 def interval_frame(cats: pd.DataFrame, scores: Mapping[str, float], model: str, **kw,
                    ) -> pd.DataFrame:
     """:func:`bootstrap_intervals` per task and for both tasks pooled (``overall``): columns
-    ``model, task, lms lo, lms hi, ss lo, ss hi, icat lo, icat hi``."""
+    ``model, task, lms_lo, lms_hi, ss_lo, ss_hi, icat_lo, icat_hi``."""
     rows = []
     for task in (*TASKS, "overall"):
         sub = cats if task == "overall" else cats[cats["task"] == task]
@@ -353,6 +353,6 @@ def interval_frame(cats: pd.DataFrame, scores: Mapping[str, float], model: str, 
             continue
         ci = bootstrap_intervals(sub, scores, **kw)
         rows.append({"model": model, "task": task,
-                     **{f"{m} {end}": ci[m][j] for m in ("lms", "ss", "icat")
+                     **{f"{m}_{end}": ci[m][j] for m in ("lms", "ss", "icat")
                         for j, end in enumerate(("lo", "hi"))}})
     return pd.DataFrame(rows)

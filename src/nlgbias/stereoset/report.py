@@ -88,13 +88,13 @@ def table4(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapping[str,
     return pd.DataFrame(rows)
 
 
-_CI = ["lms lo", "lms hi", "ss lo", "ss hi", "icat lo", "icat hi"]
+_CI = ["lms_lo", "lms_hi", "ss_lo", "ss_hi", "icat_lo", "icat_hi"]
 
 
 def with_intervals(table: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
     """``table`` (:func:`table4`: combined scores; :func:`task_table`: per task) with the
     bootstrap 95% intervals of :func:`~nlgbias.stereoset.evaluation.interval_frame` (columns
-    ``lms lo`` ... ``icat hi``) placed after ``icat``."""
+    ``lms_lo`` ... ``icat_hi``) placed after ``icat``."""
     t = table.copy()
     task = t["task"] if "task" in t.columns else pd.Series("overall", index=t.index)
     key = pd.MultiIndex.from_arrays([t["split"], t["model"], task])
@@ -233,8 +233,8 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                     c = ci[(ci["split"] == split) & (ci["model"] == m) & (ci["task"] == task)]
                     if len(c):
                         c = c.iloc[0]
-                        ax.errorbar([x], [y], xerr=[[x - c["ss lo"]], [c["ss hi"] - x]],
-                                    yerr=[[y - c["lms lo"]], [c["lms hi"] - y]], fmt="none",
+                        ax.errorbar([x], [y], xerr=[[x - c["ss_lo"]], [c["ss_hi"] - x]],
+                                    yerr=[[y - c["lms_lo"]], [c["lms_hi"] - y]], fmt="none",
                                     ecolor=pal[m], alpha=0.6, lw=1, zorder=1)
             p = paper[paper["task"] == task]
             for m, x, y in zip(p["model"], p["ss"], p["lms"]):
@@ -324,8 +324,8 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
                      if not _missing(r[f"paper {k}"])]
             lim = tol
             note = f"rule: lms, ss, icat within {tol:g} point"
-            if r["model"] == "RandomLM" and "ss lo" in r:  # a random ranking: its own noise
-                ok = all(r[f"{k} lo"] <= r[f"paper {k}"] <= r[f"{k} hi"] for k in ("lms", "ss", "icat"))
+            if r["model"] == "RandomLM" and "ss_lo" in r:  # a random ranking: its own noise
+                ok = all(r[f"{k}_lo"] <= r[f"paper {k}"] <= r[f"{k}_hi"] for k in ("lms", "ss", "icat"))
                 note = "rule: the paper's values inside this run's bootstrap 95% intervals"
             elif r["model"] == "RandomLM":
                 lim = 3 * 50 / np.sqrt(r["CATs"])
@@ -334,7 +334,7 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
                 lim = 100 / np.sqrt(r["CATs"])
                 note = (f"rule: within 100/sqrt(CATs) = {lim:.1f} points (targets with an odd "
                         "number of sampled CATs cannot split 50/50)")
-            if not (r["model"] == "RandomLM" and "ss lo" in r):
+            if not (r["model"] == "RandomLM" and "ss_lo" in r):
                 ok = max(diffs) <= lim
             if r["model"] == "SentimentLM" and not ok:
                 note += "; VADER stands in for the paper's BERT classifier (see the tie analysis)"
@@ -349,10 +349,10 @@ def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataF
                                  f"rule: within {tol:g} point; VADER for the BERT classifier"))
         else:
             ref = r["paper model"]
-            above = ("yes" if r["ss"] > 50 else "no") if "ss lo" not in r else (
-                "yes (95% interval above 50)" if r["ss lo"] > 50 else
-                "no (95% interval below 50)" if r["ss hi"] < 50 else
-                f"undecided (95% interval {r['ss lo']:.1f}-{r['ss hi']:.1f} holds 50)")
+            above = ("yes" if r["ss"] > 50 else "no") if "ss_lo" not in r else (
+                "yes (95% interval above 50)" if r["ss_lo"] > 50 else
+                "no (95% interval below 50)" if r["ss_hi"] < 50 else
+                f"undecided (95% interval {r['ss_lo']:.1f}-{r['ss_hi']:.1f} holds 50)")
             rows.append(_row(f"{r['model']} lms / ss / icat ({r['split']})", "Table 4",
                              f"{ref}: {paper3}", _fmt3(r["lms"], r["ss"], r["icat"]),
                              NOT_COMPARABLE,
