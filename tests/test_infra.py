@@ -199,3 +199,33 @@ def test_torch_threads_are_fixed_not_the_core_count(monkeypatch):
     monkeypatch.setenv("NLGBIAS_THREADS", "two")
     with pytest.raises(ValueError, match="NLGBIAS_THREADS must be a positive integer"):
         H.default_threads()
+
+
+def test_runner_reports_which_committed_outputs_a_run_changed(tmp_path):
+    """The run summary compares what a run wrote with the committed files: a timing table
+    (``volatile``) is told apart from a result that no longer reproduces."""
+    import subprocess
+
+    from nlgbias import runner
+
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    res = tmp_path / "results"
+    res.mkdir()
+    files = {n: res / f"{n}.csv" for n in ("bold_generation_throughput", "bold_table1_statistics",
+                                             "regard_timings")}
+    for p in files.values():
+        p.write_text("a\n1\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    untracked = tmp_path / "data" / "x.parquet"
+    untracked.parent.mkdir()
+    untracked.write_text("x")
+    wrote = [*files.values(), untracked]
+    assert runner.committed_differences(tmp_path, wrote) == (3, [], [])
+    files["bold_generation_throughput"].write_text("a\n2\n")
+    files["bold_table1_statistics"].write_text("a\n3\n")
+    n, timing, other = runner.committed_differences(tmp_path, wrote)
+    assert (n, timing, other) == (3, ["results/bold_generation_throughput.csv"],
+                                  ["results/bold_table1_statistics.csv"])
+    assert runner.committed_differences(tmp_path, [untracked]) is None

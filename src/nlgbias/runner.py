@@ -186,6 +186,34 @@ def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
     return out
 
 
+def committed_differences(root: Path, wrote: list[Path]) -> tuple[int, list[str], list[str]] | None:
+    """Which of the committed files a run wrote differ from HEAD (``git diff``): (number of
+    committed files written, timing tables declared ``volatile`` in :mod:`nlgbias.outputs`
+    that differ, other files that differ).
+    Executed notebooks are left out (their logs carry wall-clock times); ``None`` outside a
+    git checkout."""
+    import subprocess  # noqa: PLC0415
+
+    rels = [str(p.relative_to(root)) for p in wrote if p.is_relative_to(root)
+            and not p.is_relative_to(root / "notebooks")]
+    if not rels or not (root / ".git").exists():
+        return None
+    try:
+        res = subprocess.run(["git", "-C", str(root), "diff", "--name-only", "HEAD", "--", *rels],
+                             capture_output=True, text=True, check=True)
+        tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--", *rels],
+                                 capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    n_tracked = len(tracked.stdout.split())
+    if not n_tracked:
+        return None  # outputs not committed (smoke, paper, runs/)
+    volatile = {t for o in outputs.OUTPUTS.values() for t in o.volatile}
+    changed = res.stdout.split()
+    timing = [c for c in changed if Path(c).stem in volatile]
+    return n_tracked, timing, [c for c in changed if c not in timing]
+
+
 def _show(path: Path, root: Path) -> str:
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
@@ -279,6 +307,14 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
             print(f"      {_show(p, root)}")
         for m in missing:
             print(f"      MISSING {m}")
+    diff = committed_differences(root, [p for *_, wrote in summary for p in wrote])
+    if diff is not None:
+        n, timing, other = diff
+        print(f"\n[run_all] against the committed outputs: {n - len(timing) - len(other)} of {n} "
+              f"committed files written are byte-identical; timing tables that differ (wall clock): "
+              f"{len(timing)}; other files that differ: {len(other)}")
+        for c in other:
+            print(f"      DIFFERS {c}")
     return 0
 
 
