@@ -127,6 +127,27 @@ def test_runner_stops_at_failing_notebook_and_names_the_cell(tmp_path, monkeypat
     assert sorted(p.name for p in executed.iterdir()) == ["01_ok.ipynb", "02_bad.ipynb"]
 
 
+def test_runner_warns_when_threads_differ_from_the_reference(tmp_path, monkeypatch, capsys):
+    """A quick run with another NLGBIAS_THREADS would write bf16 numbers unlike the committed
+    ones (how 06-08's outputs once came to differ): the runner says so before it starts."""
+    import nbformat
+
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    nb.cells = [nbformat.v4.new_code_cell("raise SystemExit(3)")]
+    nbformat.write(nb, nbdir / "01_stop.ipynb")
+    monkeypatch.setenv("NLGBIAS_ROOT", str(tmp_path))
+    monkeypatch.setattr(runner, "execute", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+    for threads, warned in (("1", True), ("", False)):
+        monkeypatch.setenv("NLGBIAS_THREADS", threads)
+        with pytest.raises(KeyboardInterrupt):
+            runner.run("quick")
+        err = capsys.readouterr().err
+        assert ("NLGBIAS_THREADS=1, not the reference 2" in err) is warned, err
+
+
 def test_environment_yml_lists_the_pyproject_pins():
     import tomllib
 

@@ -266,6 +266,13 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     selected = select(notebooks(root), only, start)
     if not selected:
         raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
+    from nlgbias.hardware import REFERENCE_THREADS, default_threads  # noqa: PLC0415
+
+    if default_threads() != REFERENCE_THREADS and profile == "quick" and out_root == root:
+        print(f"[run_all] WARNING: NLGBIAS_THREADS={default_threads()}, not the reference "
+              f"{REFERENCE_THREADS}: the bfloat16 numbers of 05-08 will differ from the committed "
+              f"quick outputs (do not commit them); unset NLGBIAS_THREADS to reproduce them",
+              file=sys.stderr, flush=True)
     times_file = _times_file(profile, out_root)
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
     summary = []
