@@ -189,13 +189,12 @@ def _snapshot(dirs: list[Path], profile: str) -> dict[Path, float]:
 def committed_differences(root: Path, wrote: list[Path]) -> tuple[int, list[str], list[str]] | None:
     """Which of the committed files a run wrote differ from HEAD (``git diff``): (number of
     committed files written, timing tables declared ``volatile`` in :mod:`nlgbias.outputs`
-    that differ, other files that differ).
-    Executed notebooks are left out (their logs carry wall-clock times); ``None`` outside a
-    git checkout."""
+    that differ, other files that differ); ``None`` outside a git checkout. ``wrote`` is what
+    :func:`run` watches (data, figures, results): executed notebooks, whose logs carry
+    wall-clock times, are not among them."""
     import subprocess  # noqa: PLC0415
 
-    rels = [str(p.relative_to(root)) for p in wrote if p.is_relative_to(root)
-            and not p.is_relative_to(root / "notebooks")]
+    rels = [str(p.relative_to(root)) for p in wrote if p.is_relative_to(root)]
     if not rels or not (root / ".git").exists():
         return None
     try:
