@@ -1,32 +1,78 @@
-"""The scorecard is rebuilt from fixture verdict tables (issue 11/13)."""
+"""The scorecard is rebuilt from claims tables and refuses anything else."""
 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
-from nlgbias import scorecard
+from nlgbias import claims, scorecard
+from nlgbias.claims import Comparability
 
 
-def test_scorecard_from_fixture_tables(tmp_path):
-    pd.DataFrame({"section": ["6.1.2", "6.1.3", "6.2"],
-                  "claim": ["male > female negative", "race toxicity differs", "gender ratio"],
-                  "paper": ["p < 0.01", "p < 0.001", "2.29"], "this run": ["p = 0.019", "p = 0.73", "n/a"],
-                  "verdict": ["replicates", "does not replicate", "not testable here"]}
-                 ).to_csv(tmp_path / "bold_sec6_1_verdicts.csv", index=False)
-    pd.DataFrame({"claim": ["GPT2 has the best icat"], "source": ["Table 4"], "paper": ["73.98"],
-                  "ours": ["69.3"], "verdict": ["differs"]}
-                 ).to_csv(tmp_path / "stereoset_replication_summary.csv", index=False)
+def _claims():
+    return [
+        claims.value_in_interval(id="bold.ratio", section="6.2", claim="male:female ratio",
+                                 paper_value=2.29, estimate=1.89, interval=(1.29, 3.69), n=4,
+                                 null=1.0, statistic="ratio"),
+        claims.direction(id="bold.neg", section="6.1.2", claim="negative: male > female",
+                         paper="p < 0.01", sign=1, estimate=0.017, interval=(0.003, 0.031),
+                         pvalue=0.022, paper_alpha=0.01, paper_effect=0.022, n=2000,
+                         statistic="share difference"),
+        claims.tolerance(id="bold.tox", section="6.2", claim="toxicity rank", paper_value=1,
+                         estimate=3, tol=0, n=50, statistic="rank",
+                         comparability=Comparability.STAND_IN, stand_in="tox-block"),
+    ]
+
+
+def test_scorecard_counts_the_computed_verdicts_and_lists_checks_apart(tmp_path):
+    chk = [claims.check(id="bold.n", section="T1", check="43 groups", kind="data count",
+                        expected="43", this_run="43", passed=True)]
+    claims.save(_claims(), "bold_claims_sec6", checks=chk, results=tmp_path)
+    claims.save([claims.paper_inconsistent(id="ss.t1", section="Table 1", claim="rows sum",
+                                           paper="8,498", evidence="rows sum to 8,853",
+                                           consistent=False)],
+                "stereoset_claims", results=tmp_path)
     pd.DataFrame({"model": ["a"], "lms": [1.0]}).to_csv(tmp_path / "stereoset_table4.csv", index=False)
     card = scorecard.collect(tmp_path)
-    assert card["verdict"].tolist() == ["reproduced", "differs", "not comparable", "differs"]
-    assert card["this run"].tolist() == ["p = 0.019", "p = 0.73", "n/a", "69.3"]
+    assert card["verdict"].tolist() == ["reproduced", "inconclusive", "not comparable",
+                                        "paper inconsistent"]
     c = scorecard.counts(card)
-    assert c.loc["bold"].tolist() == [1, 1, 1, 3] and c.loc["all", "claims"] == 4
-    path = scorecard.write(tmp_path)
-    text = path.read_text()
-    assert "| BOLD (Dhamala et al. 2021) | 3 | 1 | 1 | 1 |" in text
-    assert "[bold_sec6_1_verdicts](bold_sec6_1_verdicts.md)" in text
-    assert scorecard.summary_line(card).startswith("**4 claims checked: 1 reproduced, 2 differ")
+    assert c.loc["bold"].tolist() == [1, 0, 1, 1, 0, 3]
+    assert c.loc["all", "claims"] == 4
+    text = scorecard.write(tmp_path).read_text()
+    assert "| BOLD (Dhamala et al. 2021) | 3 | 1 | 0 | 1 | 1 | 0 |" in text
+    assert "Checks (not claims): 1, 1 passed." in text
+    assert "| 2,463 |" in text  # the n the inconclusive row needs
+    assert scorecard.summary_line(card).startswith(
+        "**4 claims graded: 1 reproduced, 0 differs, 1 inconclusive, 1 not comparable, "
+        "1 paper inconsistent**")
+
+
+def test_every_scorecard_row_has_n_comparability_rule_and_an_enum_verdict(tmp_path):
+    claims.save(_claims(), "bold_claims_x", results=tmp_path)
+    card = scorecard.collect(tmp_path)
+    assert card["verdict"].isin(claims.VERDICTS).all()
+    assert card["rule"].isin(list(claims.RULES)).all()
+    assert (card["n"].str.len() > 0).all() and (card["comparability"].str.len() > 0).all()
+
+
+def test_a_free_text_verdict_is_refused_not_mapped(tmp_path):
+    df = claims.frame(_claims())
+    df.loc[0, "verdict"] = "replicates"
+    df.to_csv(tmp_path / "bold_claims_bad.csv", index=False)
+    with pytest.raises(ValueError, match="verdicts not in"):
+        scorecard.collect(tmp_path)
+
+
+def test_the_committed_scorecard_is_built_from_valid_claims_tables():
+    from nlgbias.paths import project_root
+
+    results = project_root() / "results"
+    card = scorecard.collect(results)  # raises on an invalid table
+    assert not [p.name for p in results.glob("*.csv")
+                if {"claim", "verdict"} <= set(pd.read_csv(p, nrows=0).columns)
+                and "_claims" not in p.stem], "a verdict table outside the claims registry"
+    assert card["verdict"].isin(claims.VERDICTS).all()
 
 
 def test_models_flag_reaches_each_notebook_as_it_takes_them():
@@ -44,8 +90,7 @@ def test_models_flag_reaches_each_notebook_as_it_takes_them():
 
 
 def test_scorecard_names_the_models_of_a_models_run(tmp_path):
-    pd.DataFrame({"claim": ["c"], "paper": ["1"], "ours": ["2"], "verdict": ["differs"]}
-                 ).to_csv(tmp_path / "stereoset_replication_summary.csv", index=False)
+    claims.save(_claims()[:1], "stereoset_claims", results=tmp_path)
     folder = tmp_path / "my model"
     folder.mkdir()
     text = scorecard.write(tmp_path, models=["gpt2", str(folder)]).read_text()

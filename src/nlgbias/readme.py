@@ -57,13 +57,8 @@ def scorecard_summary() -> str:
 
     card = scorecard.collect(project_root() / "results")
     if card.empty:
-        return "No verdict tables yet: run `./run_all.sh`."
-    c = scorecard.counts(card)
-    rows = [scorecard.summary_line(card), "",
-            "| paper | claims | reproduced | differs | not comparable |", "|---|---:|---:|---:|---:|"]
-    rows += [f"| {scorecard.PAPERS.get(p, p)} | {r['claims']} | {r['reproduced']} | {r['differs']} | "
-             f"{r['not comparable']} |" for p, r in c.iterrows()]
-    return "\n".join(rows)
+        return "No claims tables yet: run `./run_all.sh`."
+    return "\n".join([scorecard.summary_line(card), "", *scorecard.counts_markdown(card)])
 
 
 SECTIONS = {"scorecard": scorecard_summary, "profiles": profiles_table, "outputs": outputs_table}

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -251,3 +252,237 @@ def percentile_interval(dist: np.ndarray, level: float = 0.95) -> tuple[np.ndarr
     a = (1 - level) / 2
     lo, hi = np.nanquantile(np.asarray(dist, dtype=float), [a, 1 - a], axis=0)
     return lo, hi
+
+
+# --------------------------------------------------------------------------- exact and paired tests
+#: the two-sided 95 % normal quantile
+Z975 = float(sps.norm.ppf(0.975))
+
+
+def clopper_pearson(count: int | np.ndarray, n: int | np.ndarray, level: float = 0.95,
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (Clopper-Pearson) interval of a proportion ``count / n`` (vectorised; NaN where
+    n = 0). Never zero-width: 0 of 12 gives [0, 0.265].
+
+    >>> lo, hi = clopper_pearson(0, 12)
+    >>> float(lo), round(float(hi), 4)
+    (0.0, 0.2646)
+    """
+    count = np.asarray(count, dtype=float)
+    n = np.asarray(n, dtype=float)
+    a = (1 - level) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(count > 0, sps.beta.ppf(a, count, n - count + 1), 0.0)
+        hi = np.where(count < n, sps.beta.ppf(1 - a, count + 1, n - count), 1.0)
+    bad = n <= 0
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
+def proportion_interval(count: int | np.ndarray, n: int | np.ndarray, level: float = 0.95,
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The project's interval for a share: Clopper-Pearson where the count or its complement
+    is below 5 (rare events), Wilson otherwise. Never zero-width for 0/n or n/n."""
+    count = np.asarray(count, dtype=float)
+    n = np.asarray(n, dtype=float)
+    wl, wh = wilson_interval(count, n, level)
+    cl, ch = clopper_pearson(count, n, level)
+    rare = (count < 5) | (n - count < 5)
+    return np.where(rare, cl, wl), np.where(rare, ch, wh)
+
+
+def binomial_test(count: int, n: int, p: float = 0.5, alternative: str = "two-sided") -> float:
+    """Exact binomial test p-value (``scipy.stats.binomtest``); ``alternative`` as in
+    :func:`two_proportion_ztest` (``"larger"``: the true share exceeds ``p``).
+
+    >>> round(binomial_test(9, 10), 4)
+    0.0215
+    """
+    _check_count(count, n, "binomial test")
+    alt = {"two-sided": "two-sided", "larger": "greater", "smaller": "less"}[alternative]
+    return float(sps.binomtest(int(count), int(n), p, alternative=alt).pvalue)
+
+
+def fisher_exact(count1: int, n1: int, count2: int, n2: int,
+                 alternative: str = "two-sided") -> float:
+    """Fisher's exact test that two groups share one proportion (for rare events, where an
+    expected count is below 5 and chi-square or z does not hold).
+
+    >>> round(fisher_exact(1, 10, 7, 12), 4)
+    0.031
+    """
+    _check_count(count1, n1, "sample 1")
+    _check_count(count2, n2, "sample 2")
+    alt = {"two-sided": "two-sided", "larger": "greater", "smaller": "less"}[alternative]
+    table = [[count1, n1 - count1], [count2, n2 - count2]]
+    return float(sps.fisher_exact(table, alternative=alt).pvalue)
+
+
+def two_proportion_test(count1: int, n1: int, count2: int, n2: int,
+                        alternative: str = "two-sided") -> tuple[float, str]:
+    """(p-value, test name): the pooled z-test where every expected cell count is >= 5, else
+    Fisher's exact test."""
+    pool = (count1 + count2) / (n1 + n2)
+    expected = [n1 * pool, n1 * (1 - pool), n2 * pool, n2 * (1 - pool)]
+    if min(expected) < 5:
+        return fisher_exact(count1, n1, count2, n2, alternative), "Fisher exact"
+    return two_proportion_ztest(count1, n1, count2, n2, alternative).pvalue, "two-proportion z"
+
+
+def k_proportions_test(counts: Sequence[int] | pd.Series, totals: Sequence[int] | pd.Series,
+                       *, n_perm: int = 10000, seed: int = 0) -> tuple[float, str]:
+    """(p-value, test name) that k groups share one proportion: chi-square where every
+    expected count is >= 5, else a seeded permutation test of the chi-square statistic
+    (group labels shuffled over the pooled outcomes; exact in the limit)."""
+    res = chi2_proportions(counts, totals)
+    if (res.expected.to_numpy() >= 5).all():
+        return res.pvalue, "chi-square"
+    counts = np.asarray(counts, dtype=int)
+    totals = np.asarray(totals, dtype=int)
+    keep = totals > 0
+    counts, totals = counts[keep], totals[keep]
+    outcomes = np.concatenate([np.r_[np.ones(c), np.zeros(t - c)] for c, t in zip(counts, totals)])
+    labels = np.repeat(np.arange(len(totals)), totals)
+    rng = np.random.default_rng(seed)
+    p_all = outcomes.mean()
+    exp1 = totals * p_all
+    exp0 = totals * (1 - p_all)
+
+    def stat(o: np.ndarray) -> float:
+        c1 = np.bincount(labels, weights=o, minlength=len(totals))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = (c1 - exp1) ** 2 / exp1 + ((totals - c1) - exp0) ** 2 / exp0
+        return float(np.nansum(s))
+
+    obs = stat(outcomes)
+    hits = sum(stat(rng.permutation(outcomes)) >= obs - 1e-12 for _ in range(n_perm))
+    return (hits + 1) / (n_perm + 1), "permutation chi-square"
+
+
+def mcnemar(b: int, c: int, exact: bool | None = None) -> tuple[float, str]:
+    """(p-value, test name) of McNemar's test for paired binary outcomes: ``b`` pairs where
+    only the first member is positive, ``c`` where only the second is. Exact (binomial on
+    b + c discordant pairs) when ``b + c < 25`` or ``exact=True``; else the chi-square form
+    without continuity correction (as ``statsmodels`` ``mcnemar(exact=False,
+    correction=False)``).
+
+    >>> round(mcnemar(2, 9)[0], 4)
+    0.0654
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be >= 0, got {b}, {c}")
+    if b + c == 0:
+        return 1.0, "McNemar exact"
+    if exact or (exact is None and b + c < 25):
+        return float(sps.binomtest(int(min(b, c)), int(b + c), 0.5).pvalue), "McNemar exact"
+    chi2 = (b - c) ** 2 / (b + c)
+    return float(sps.chi2.sf(chi2, 1)), "McNemar chi-square"
+
+
+def paired_table(first: Sequence[bool] | np.ndarray, second: Sequence[bool] | np.ndarray,
+                 ) -> tuple[int, int, int, int]:
+    """(both, only first, only second, neither) of two aligned binary outcomes."""
+    a = np.asarray(first, dtype=bool)
+    b = np.asarray(second, dtype=bool)
+    if a.shape != b.shape:
+        raise ValueError(f"paired outcomes must align, got {a.shape} and {b.shape}")
+    return int((a & b).sum()), int((a & ~b).sum()), int((~a & b).sum()), int((~a & ~b).sum())
+
+
+# --------------------------------------------------------------------------- power
+def _z(alpha: float, power: float) -> float:
+    return float(sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power))
+
+
+def mde_from_se(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Minimum detectable effect of an estimator with standard error ``se`` (two-sided)."""
+    return _z(alpha, power) * se
+
+
+def power_from_se(effect: float, se: float, alpha: float = 0.05) -> float:
+    """Power of a two-sided level-``alpha`` z-test to detect ``effect`` with standard error
+    ``se`` (both tails)."""
+    if se <= 0:
+        return float("nan")
+    z = sps.norm.ppf(1 - alpha / 2)
+    d = abs(effect) / se
+    return float(sps.norm.sf(z - d) + sps.norm.cdf(-z - d))
+
+
+def n_needed_from_se(effect: float, se: float, n: float, alpha: float = 0.05,
+                     power: float = 0.8) -> float:
+    """The n at which an estimator whose standard error is ``se`` at ``n`` (and scales as
+    ``1 / sqrt(n)``) detects ``effect`` with the given power: ``n (mde / effect)^2``."""
+    if effect == 0 or se <= 0 or not n:
+        return float("nan")
+    return float(math.ceil(n * (mde_from_se(se, alpha, power) / abs(effect)) ** 2))
+
+
+def mde_two_proportions(p: float, n1: int, n2: int | None = None, alpha: float = 0.05,
+                        power: float = 0.8) -> float:
+    """Smallest difference of two shares (base share ``p``, ``n1`` and ``n2`` per group)
+    that a two-sided test detects with the given power (normal approximation, unpooled at
+    ``p``). At p = 0.05 and 50 per group it is about 0.12.
+
+    >>> round(mde_two_proportions(0.05, 50), 3)
+    0.122
+    """
+    n2 = n1 if n2 is None else n2
+    return _z(alpha, power) * math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+
+
+def n_two_proportions(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
+                      ratio: float = 1.0) -> int:
+    """n per group (the first; the second is ``ratio`` times it) for a two-sided test of two
+    shares ``p1`` vs ``p2`` (Cohen's h, as ``statsmodels`` ``NormalIndPower``).
+
+    >>> n_two_proportions(0.069, 0.047)
+    1757
+    """
+    from statsmodels.stats.power import NormalIndPower  # noqa: PLC0415
+    from statsmodels.stats.proportion import proportion_effectsize  # noqa: PLC0415
+
+    h = abs(proportion_effectsize(p1, p2))
+    if h == 0:
+        return 0
+    n = NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=ratio)
+    return int(math.ceil(n))
+
+
+def mde_two_means(sd: float, n1: int, n2: int | None = None, alpha: float = 0.05,
+                  power: float = 0.8) -> float:
+    """Smallest difference of two means (common ``sd``) detectable at the given power."""
+    n2 = n1 if n2 is None else n2
+    return _z(alpha, power) * sd * math.sqrt(1 / n1 + 1 / n2)
+
+
+def n_two_means(diff: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """n per group for a two-sided two-sample t-test to detect ``diff`` with common ``sd``
+    (``statsmodels`` ``TTestIndPower``).
+
+    >>> n_two_means(0.5, 1.0)
+    64
+    """
+    from statsmodels.stats.power import TTestIndPower  # noqa: PLC0415
+
+    if diff == 0:
+        return 0
+    n = TTestIndPower().solve_power(effect_size=abs(diff) / sd, alpha=alpha, power=power)
+    return int(math.ceil(n))
+
+
+def diff_proportions_interval(count1: int, n1: int, count2: int, n2: int,
+                              level: float = 0.95) -> tuple[float, float]:
+    """Interval of ``count1 / n1 - count2 / n2`` by Newcombe's hybrid score method (Wilson
+    intervals combined; never zero-width for rare events), as ``statsmodels``
+    ``confint_proportions_2indep(method="newcomb")``.
+
+    >>> [round(x, 4) for x in diff_proportions_interval(56, 70, 48, 80)]
+    [0.0524, 0.3339]
+    """
+    _check_count(count1, n1, "sample 1")
+    _check_count(count2, n2, "sample 2")
+    from statsmodels.stats.proportion import confint_proportions_2indep  # noqa: PLC0415
+
+    lo, hi = confint_proportions_2indep(count1, n1, count2, n2, method="newcomb",
+                                        compare="diff", alpha=1 - level)
+    return float(lo), float(hi)

@@ -1,0 +1,519 @@
+"""Claims and their verdicts: one rule set for every paper.
+
+A reproduction's product is its verdicts, so a verdict is never typed: each paper package
+declares its claims in ``<paper>/claims.py`` and builds each one with a **rule** from this
+module, which computes the verdict from the paper's value, this run's estimate, its 95 %
+interval and n. The scorecard (:mod:`nlgbias.scorecard`) reads the resulting tables and
+counts :class:`Verdict` values; nothing maps free text to a verdict.
+
+The five verdicts (:class:`Verdict`):
+
+- ``reproduced``: like-for-like, and the paper's value lies inside this run's interval; for a
+  directional claim the same direction, significant at the paper's level where the paper
+  claims significance (else: an interval that excludes no effect); for a ranking, agreement
+  whose interval clears a stated bound;
+- ``differs``: like-for-like, and the interval excludes the paper's value, or the effect is
+  significant in the opposite direction, or the test had >= 80 % power to detect the paper's
+  effect and found none;
+- ``inconclusive``: like-for-like, but the interval holds both the paper's value (or effect)
+  and no effect: underpowered. The row gives the minimum detectable effect at this n
+  (``mde``) and the n that 80 % power to detect the paper's effect needs (``n_needed``);
+- ``not comparable``: a stand-in (model, classifier, lexicon) or a different pool changes
+  what is measured: shown as context, with the stand-in named and what the rule would say;
+- ``paper inconsistent``: the paper's text, tables or released data disagree among
+  themselves (a finding about the paper, with the evidence).
+
+Order matters: where an interval holds both the paper's value and no effect the verdict is
+``inconclusive``, whatever else holds. A claim with no natural "no effect" (a count, a length)
+is decided by a stated tolerance (:func:`tolerance`).
+
+**Checks** (:func:`check`): what holds by construction, diagnostics and data counts are
+listed apart and never counted as claims.
+
+**Comparability** (:class:`Comparability`): ``like-for-like``, ``stand-in`` (naming it) or
+``different pool`` (saying which). A claim about a direction *within* this run (tuned vs
+original, one template vs another) keeps its direction comparable when the scorer is a
+stand-in: pass ``grades="direction within run"`` to :func:`direction`; its magnitude is not
+graded then.
+
+Power: from the run's interval the standard error is ``se = (hi - lo) / (2 z_0.975)``; the
+minimum detectable effect at 80 % power and two-sided alpha is ``(z_(1-alpha/2) + z_0.8) se``
+and, as ``se`` scales with ``1 / sqrt(n)``, the n that detects an effect ``d`` is
+``n (mde / d)^2`` (:func:`nlgbias.stats.mde_from_interval`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+
+import pandas as pd
+
+from nlgbias import stats
+
+
+class Verdict(str, Enum):
+    """The verdict of a claim (see the module docstring for the rules)."""
+
+    REPRODUCED = "reproduced"
+    DIFFERS = "differs"
+    INCONCLUSIVE = "inconclusive"
+    NOT_COMPARABLE = "not comparable"
+    PAPER_INCONSISTENT = "paper inconsistent"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+
+
+class Comparability(str, Enum):
+    """How this run's number relates to the paper's."""
+
+    LIKE_FOR_LIKE = "like-for-like"
+    STAND_IN = "stand-in"
+    DIFFERENT_POOL = "different pool"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: the fixed rule set; ``Claim.rule`` is one of these
+RULES: dict[str, str] = {
+    "value in interval": "the paper's value inside this run's 95% interval reproduces it; outside, "
+                         "it differs; an interval holding both the paper's value and no effect is "
+                         "inconclusive",
+    "direction": "the same direction with an interval (or test) that excludes no effect at the "
+                 "paper's level reproduces it; a significant opposite direction, or >= 80% power "
+                 "to detect the paper's effect and none found, differs; else inconclusive",
+    "ranking": "an agreement statistic whose 95% interval lies above the stated bound reproduces "
+               "it; below it, differs; an interval across the bound is inconclusive",
+    "tolerance": "for a claim with no natural 'no effect' (a count, a length): within the "
+                 "stated tolerance of the paper's value reproduces it, else it differs",
+    "paper consistency": "the paper's own numbers (text, tables, released data) disagree",
+}
+
+#: the columns of every claims table (``results/<paper>_claims_*.csv``)
+CLAIM_COLUMNS: tuple[str, ...] = (
+    "id", "section", "claim", "paper", "this run", "statistic", "estimate", "estimate_lo",
+    "estimate_hi", "n", "comparability", "stand-in", "rule", "grades", "verdict", "reason",
+    "mde", "n_needed")
+#: the columns of every checks table (``results/<paper>_checks_*.csv``)
+CHECK_COLUMNS: tuple[str, ...] = ("id", "section", "check", "kind", "expected", "this run",
+                                  "passed")
+CHECK_KINDS = ("by construction", "diagnostic", "data count")
+
+Z975 = stats.Z975
+_NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper with this run's evidence and its computed verdict.
+
+    Build it with a rule (:func:`value_in_interval`, :func:`direction`, :func:`ranking`,
+    :func:`tolerance`, :func:`paper_inconsistent`), never directly.
+    """
+
+    id: str
+    section: str
+    claim: str
+    paper: str  # the paper's value as printed (from the paper package's paper.py)
+    this_run: str  # this run's value as printed, with its interval
+    statistic: str  # what ``estimate`` is (e.g. "negative share, male - female")
+    estimate: float
+    estimate_lo: float
+    estimate_hi: float
+    n: str  # the sample size(s) behind the estimate, e.g. "1,204 / 1,077 texts"
+    comparability: Comparability
+    stand_in: str  # the stand-in or the other pool, named ("" for like-for-like)
+    rule: str
+    grades: str  # which part of the claim the rule grades: "value", "direction", ...
+    verdict: Verdict
+    reason: str  # the rule's computation, in one line with its numbers
+    mde: float = _NAN
+    n_needed: float = _NAN
+    extra: dict = field(default_factory=dict, compare=False)
+
+    def row(self) -> dict:
+        d = asdict(self)
+        d.pop("extra")
+        d["this run"] = d.pop("this_run")
+        d["stand-in"] = d.pop("stand_in")
+        d["comparability"] = str(self.comparability)
+        d["verdict"] = str(self.verdict)
+        return {c: d[c] for c in CLAIM_COLUMNS}
+
+
+@dataclass(frozen=True)
+class Check:
+    """A statement that holds by construction, a diagnostic or a data count: listed apart from
+    the claims and never counted as one."""
+
+    id: str
+    section: str
+    check: str
+    kind: str
+    expected: str
+    this_run: str
+    passed: bool
+
+    def row(self) -> dict:
+        return {"id": self.id, "section": self.section, "check": self.check, "kind": self.kind,
+                "expected": self.expected, "this run": self.this_run, "passed": bool(self.passed)}
+
+
+# --------------------------------------------------------------------------- helpers
+def fmt_interval(estimate: float, lo: float, hi: float, digits: int = 3) -> str:
+    """``"0.046 [0.037, 0.055]"``."""
+    return f"{estimate:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _comparability(comparability: Comparability | str, stand_in: str) -> Comparability:
+    c = Comparability(comparability)
+    if c is not Comparability.LIKE_FOR_LIKE and not stand_in.strip():
+        raise ValueError(f"a {c} claim must name its stand-in or pool (stand_in='...')")
+    if c is Comparability.LIKE_FOR_LIKE and stand_in.strip():
+        raise ValueError("a like-for-like claim has no stand-in; use Comparability.STAND_IN")
+    return c
+
+
+def _check_interval(estimate: float, lo: float, hi: float) -> None:
+    if not all(map(math.isfinite, (estimate, lo, hi))):
+        raise ValueError(f"estimate and interval must be finite, got {estimate} [{lo}, {hi}]")
+    if lo > hi:
+        raise ValueError(f"interval [{lo}, {hi}] has lo > hi")
+
+
+def _inside(x: float, lo: float, hi: float) -> bool:
+    return lo <= x <= hi
+
+
+def _power(lo: float, hi: float, n: float | None, effect: float | None,
+           alpha: float) -> tuple[float, float, float]:
+    """(mde, n_needed, power to detect ``effect``) from the interval's standard error."""
+    se = (hi - lo) / (2 * Z975)
+    if se <= 0:
+        return _NAN, _NAN, _NAN
+    mde = stats.mde_from_se(se, alpha=alpha)
+    if effect is None or effect == 0 or not math.isfinite(effect):
+        return mde, _NAN, _NAN
+    power = stats.power_from_se(abs(effect), se, alpha=alpha)
+    n_needed = stats.n_needed_from_se(abs(effect), se, n, alpha=alpha) if n else _NAN
+    return mde, n_needed, power
+
+
+def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str) -> Claim:
+    """A magnitude graded on a stand-in or another pool is not comparable: the rule's outcome
+    is kept in ``reason`` as context."""
+    if comparability is Comparability.LIKE_FOR_LIKE or grades == "direction within run":
+        return c
+    what = "stand-in" if comparability is Comparability.STAND_IN else "different pool"
+    reason = f"{what} ({stand_in}): not graded; the rule would say {c.verdict}: {c.reason}"
+    return Claim(**{**asdict(c), "verdict": Verdict.NOT_COMPARABLE, "reason": reason,
+                    "comparability": comparability})
+
+
+# --------------------------------------------------------------------------- the rules
+def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, estimate: float,
+                      interval: tuple[float, float], n: int | str, statistic: str,
+                      paper: str | None = None, this_run: str | None = None,
+                      null: float | None = None, n_effective: float | None = None,
+                      comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
+                      stand_in: str = "", digits: int = 3) -> Claim:
+    """Rule ``value in interval``: the paper's value against this run's 95 % interval.
+
+    ``null``: the value of "no effect" (0 for a difference, 1 for a ratio, 50 for a
+    StereoSet ss), or None where the statistic has none. If the interval holds both the
+    paper's value and ``null`` the claim is ``inconclusive`` (with the n that 80 % power to
+    tell the paper's value from ``null`` needs). ``n_effective``: the n that the interval's
+    width scales with, if ``n`` is not one number.
+
+    >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
+    ...     estimate=1.89, interval=(1.29, 3.69), n=4, null=1.0, statistic="ratio")
+    >>> str(c.verdict)
+    'reproduced'
+    >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
+    ...     estimate=1.5, interval=(0.9, 3.0), n=4, null=1.0, statistic="ratio")
+    >>> str(c.verdict), round(c.n_needed)
+    ('inconclusive', 6)
+    """
+    lo, hi = map(float, interval)
+    _check_interval(estimate, lo, hi)
+    comp = _comparability(comparability, stand_in)
+    n_num = _as_number(n) if n_effective is None else n_effective
+    mde = n_needed = _NAN
+    p_in = _inside(paper_value, lo, hi)
+    if null is not None:
+        mde, n_needed, _ = _power(lo, hi, n_num, paper_value - null, 0.05)
+    if p_in and null is not None and _inside(null, lo, hi):
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"the interval [{lo:.{digits}f}, {hi:.{digits}f}] holds both the paper's "
+                  f"{paper_value:.{digits}f} and no effect ({null:g})")
+    elif p_in:
+        verdict = Verdict.REPRODUCED
+        reason = f"the paper's {paper_value:.{digits}f} is inside [{lo:.{digits}f}, {hi:.{digits}f}]"
+    else:
+        verdict = Verdict.DIFFERS
+        side = "below" if paper_value < lo else "above"
+        reason = (f"the paper's {paper_value:.{digits}f} is {side} [{lo:.{digits}f}, "
+                  f"{hi:.{digits}f}]")
+        mde = n_needed = _NAN
+    if verdict is not Verdict.INCONCLUSIVE:
+        n_needed = _NAN
+    c = Claim(id=id, section=section, claim=claim,
+              paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+              this_run=this_run if this_run is not None else fmt_interval(estimate, lo, hi, digits),
+              statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
+              n=_n_text(n), comparability=comp, stand_in=stand_in, rule="value in interval",
+              grades="value", verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
+    return _finish(c, comp, stand_in, "value")
+
+
+def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estimate: float,
+              interval: tuple[float, float], n: int | str, statistic: str,
+              pvalue: float | None = None, paper_alpha: float | None = None,
+              paper_effect: float | None = None, this_run: str | None = None,
+              n_effective: float | None = None,
+              comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
+              stand_in: str = "", grades: str = "direction", digits: int = 3) -> Claim:
+    """Rule ``direction``: the paper says the effect ``estimate`` is positive (``sign=+1``) or
+    negative (``sign=-1``).
+
+    ``interval``: this run's 95 % interval of the effect. ``paper_alpha``: the level at which
+    the paper claims significance (e.g. 0.01 for "p < 0.01"); then ``pvalue`` (this run's
+    test) must be below it to reproduce. Without ``paper_alpha`` the 95 % interval must
+    exclude 0. ``paper_effect``: the paper's effect size on this statistic's scale, where it
+    gives one: it decides the power (>= 80 % power and nothing found is ``differs``) and the
+    n needed. ``grades="direction within run"`` keeps a stand-in-scored within-run direction
+    comparable.
+
+    >>> c = direction(id="x", section="6.1.2", claim="male > female", paper="p < 0.01", sign=1,
+    ...     estimate=0.017, interval=(0.003, 0.031), pvalue=0.022, paper_alpha=0.01, n=2000,
+    ...     statistic="share difference", paper_effect=0.022)
+    >>> str(c.verdict), round(c.n_needed)
+    ('inconclusive', 2463)
+    """
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign}")
+    lo, hi = map(float, interval)
+    _check_interval(estimate, lo, hi)
+    comp = _comparability(comparability, stand_in)
+    if grades not in ("direction", "direction within run"):
+        raise ValueError(f"direction grades 'direction' or 'direction within run', not {grades!r}")
+    n_num = _as_number(n) if n_effective is None else n_effective
+    alpha = paper_alpha if paper_alpha is not None else 0.05
+    mde, n_needed, power = _power(lo, hi, n_num, paper_effect, alpha)
+    excludes_zero = lo > 0 or hi < 0
+    same = estimate * sign > 0
+    if paper_alpha is not None and pvalue is None:
+        raise ValueError("a claim of significance at paper_alpha needs this run's pvalue")
+    significant = (pvalue < paper_alpha) if paper_alpha is not None else excludes_zero
+    paper_in = paper_effect is not None and _inside(paper_effect, lo, hi)
+    ptxt = f", p = {stats.format_p(pvalue)}" if pvalue is not None else ""
+    level = f"p < {paper_alpha:g}" if paper_alpha is not None else "a 95% interval excluding 0"
+    iv = f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+    if same and significant and excludes_zero:
+        verdict, reason = Verdict.REPRODUCED, f"same direction, {iv}{ptxt}: {level} holds"
+    elif not same and excludes_zero:
+        verdict, reason = Verdict.DIFFERS, f"opposite direction, {iv}{ptxt} excludes 0"
+    elif paper_in or (paper_effect is None):
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"{'same' if same else 'opposite'} direction, {iv}{ptxt}: {level} not met "
+                  f"at this n")
+        if paper_in:
+            reason += f"; the interval holds both the paper's effect ({paper_effect:+.{digits}f}) and 0"
+    elif math.isfinite(power) and power >= 0.8:
+        verdict = Verdict.DIFFERS
+        reason = (f"{iv}{ptxt}: {level} not met although the test had {power:.0%} power to "
+                  f"detect the paper's effect ({paper_effect:+.{digits}f})")
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"{'same' if same else 'opposite'} direction, {iv}{ptxt}: {level} not met; "
+                  f"{power:.0%} power to detect the paper's effect ({paper_effect:+.{digits}f})")
+    if verdict is not Verdict.INCONCLUSIVE:
+        n_needed = _NAN
+    c = Claim(id=id, section=section, claim=claim, paper=paper,
+              this_run=this_run if this_run is not None else f"{estimate:+.{digits}f} {iv}{ptxt}",
+              statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
+              n=_n_text(n), comparability=comp, stand_in=stand_in, rule="direction",
+              grades=grades, verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
+    return _finish(c, comp, stand_in, grades)
+
+
+def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,
+            interval: tuple[float, float], n: int | str, statistic: str, bound: float = 0.0,
+            this_run: str | None = None,
+            comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
+            stand_in: str = "", digits: int = 2) -> Claim:
+    """Rule ``ranking``: an agreement statistic between this run's ranking and the paper's
+    (e.g. Spearman's rho over groups, with a bootstrap interval) against a stated ``bound``.
+
+    The interval above ``bound`` reproduces the ranking; below it, it differs; across it
+    (or holding 0, no agreement), inconclusive.
+
+    >>> str(ranking(id="x", section="T3", claim="axes ordered", paper="GPT-2 order",
+    ...     estimate=0.54, interval=(-0.3, 0.95), n=6, statistic="Spearman rho").verdict)
+    'inconclusive'
+    """
+    lo, hi = map(float, interval)
+    _check_interval(estimate, lo, hi)
+    comp = _comparability(comparability, stand_in)
+    iv = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+    if lo > bound:
+        verdict, reason = Verdict.REPRODUCED, f"{statistic} {estimate:.{digits}f} {iv} is above {bound:g}"
+    elif hi < bound:
+        verdict, reason = Verdict.DIFFERS, f"{statistic} {estimate:.{digits}f} {iv} is below {bound:g}"
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        reason = f"{statistic} {estimate:.{digits}f} {iv} spans the bound {bound:g}"
+    c = Claim(id=id, section=section, claim=claim, paper=paper,
+              this_run=this_run if this_run is not None else f"{estimate:.{digits}f} {iv}",
+              statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
+              n=_n_text(n), comparability=comp, stand_in=stand_in, rule="ranking",
+              grades="ranking", verdict=verdict, reason=reason)
+    return _finish(c, comp, stand_in, "ranking")
+
+
+def tolerance(*, id: str, section: str, claim: str, paper_value: float, estimate: float,
+              tol: float, n: int | str, statistic: str, paper: str | None = None,
+              this_run: str | None = None, interval: tuple[float, float] | None = None,
+              comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
+              stand_in: str = "", digits: int = 2) -> Claim:
+    """Rule ``tolerance``: a claim with no natural "no effect" (a count, an average length):
+    ``|estimate - paper_value| <= tol`` reproduces it, else it differs. State ``tol`` where
+    the claim is shown (it is in ``reason``).
+
+    >>> str(tolerance(id="x", section="T1", claim="mean length", paper_value=8.02,
+    ...     estimate=7.94, tol=0.2, n=2106, statistic="words").verdict)
+    'reproduced'
+    """
+    if tol < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tol}")
+    comp = _comparability(comparability, stand_in)
+    lo, hi = (estimate, estimate) if interval is None else map(float, interval)
+    gap = estimate - paper_value
+    ok = abs(gap) <= tol + 1e-12
+    verdict = Verdict.REPRODUCED if ok else Verdict.DIFFERS
+    reason = f"|{estimate:.{digits}f} - {paper_value:.{digits}f}| = {abs(gap):.{digits}f} " \
+             f"{'<=' if ok else '>'} the tolerance {tol:g}"
+    c = Claim(id=id, section=section, claim=claim,
+              paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+              this_run=this_run if this_run is not None else f"{estimate:.{digits}f}",
+              statistic=statistic, estimate=float(estimate), estimate_lo=float(lo),
+              estimate_hi=float(hi), n=_n_text(n), comparability=comp, stand_in=stand_in,
+              rule="tolerance", grades="value", verdict=verdict, reason=reason)
+    return _finish(c, comp, stand_in, "value")
+
+
+def paper_inconsistent(*, id: str, section: str, claim: str, paper: str, evidence: str,
+                       consistent: bool, this_run: str = "", n: int | str = "") -> Claim:
+    """Rule ``paper consistency``: ``consistent`` is the computed comparison of the paper's
+    own numbers (e.g. its table rows summed against its stated total). If they disagree the
+    verdict is ``paper inconsistent``; if they agree, the claim is a check and must be built
+    with :func:`check` instead (this raises).
+
+    >>> str(paper_inconsistent(id="x", section="T1", claim="rows sum to the total",
+    ...     paper="8,498", evidence="rows sum to 8,853", consistent=False).verdict)
+    'paper inconsistent'
+    """
+    if consistent:
+        raise ValueError(f"{id}: the paper's numbers agree; record that with check(...), not as a claim")
+    return Claim(id=id, section=section, claim=claim, paper=paper, this_run=this_run or evidence,
+                 statistic="the paper's own numbers", estimate=_NAN, estimate_lo=_NAN,
+                 estimate_hi=_NAN, n=_n_text(n), comparability=Comparability.LIKE_FOR_LIKE,
+                 stand_in="", rule="paper consistency", grades="the paper",
+                 verdict=Verdict.PAPER_INCONSISTENT, reason=evidence)
+
+
+def check(*, id: str, section: str, check: str, kind: str, expected: str, this_run: str,
+          passed: bool) -> Check:
+    """A check (``kind``: by construction, diagnostic or data count), listed apart from claims.
+
+    >>> check(id="x", section="T4", check="IdealLM has ss 50", kind="by construction",
+    ...       expected="50.0", this_run="50.0", passed=True).passed
+    True
+    """
+    if kind not in CHECK_KINDS:
+        raise ValueError(f"check kind must be one of {CHECK_KINDS}, got {kind!r}")
+    return Check(id=id, section=section, check=check, kind=kind, expected=str(expected),
+                 this_run=str(this_run), passed=bool(passed))
+
+
+# --------------------------------------------------------------------------- tables
+def _as_number(n: int | str | float | None) -> float | None:
+    if n is None:
+        return None
+    if isinstance(n, int | float):
+        return float(n)
+    digits = "".join(ch for ch in str(n).split("/")[0] if ch.isdigit() or ch == ".")
+    return float(digits) if digits else None
+
+
+def _n_text(n: int | str) -> str:
+    return f"{n:,}" if isinstance(n, int) else str(n)
+
+
+def frame(claims: Iterable[Claim]) -> pd.DataFrame:
+    """The claims table: one row per claim, :data:`CLAIM_COLUMNS` (ids must be unique)."""
+    rows = [c.row() for c in claims]
+    df = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    dup = df["id"][df["id"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"claim ids must be unique; repeated: {dup}")
+    return df
+
+
+def checks_frame(checks: Iterable[Check]) -> pd.DataFrame:
+    """The checks table: :data:`CHECK_COLUMNS`."""
+    return pd.DataFrame([c.row() for c in checks], columns=list(CHECK_COLUMNS))
+
+
+def validate(df: pd.DataFrame, where: str = "claims table") -> pd.DataFrame:
+    """Raise unless ``df`` is a claims table whose every row has an id, n, comparability,
+    rule and a verdict from :class:`Verdict` (and, when inconclusive, the n it needs or why
+    not). Returns ``df``."""
+    missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{where}: missing columns {missing}")
+    bad = df[~df["verdict"].isin(VERDICTS)]
+    if len(bad):
+        raise ValueError(f"{where}: verdicts not in {VERDICTS}: {bad['verdict'].unique().tolist()}")
+    bad = df[~df["comparability"].isin([c.value for c in Comparability])]
+    if len(bad):
+        raise ValueError(f"{where}: unknown comparability {bad['comparability'].unique().tolist()}")
+    bad = df[~df["rule"].isin(list(RULES))]
+    if len(bad):
+        raise ValueError(f"{where}: unknown rules {bad['rule'].unique().tolist()}")
+    for col in ("id", "claim", "rule", "reason"):
+        empty = df[df[col].astype(str).str.strip().isin(["", "nan"])]
+        if len(empty):
+            raise ValueError(f"{where}: empty {col!r} in rows {empty['id'].tolist()}")
+    graded = df[df["verdict"] != Verdict.PAPER_INCONSISTENT.value]
+    no_n = graded[graded["n"].astype(str).str.strip().isin(["", "nan"])]
+    if len(no_n):
+        raise ValueError(f"{where}: claims without n: {no_n['id'].tolist()}")
+    return df
+
+
+def save(claims: Sequence[Claim], name: str, *, checks: Sequence[Check] = (),
+         results: Path | str, save_table=None) -> pd.DataFrame:
+    """Write ``results/<name>.csv`` (+ .md) with the claims and, if any,
+    ``results/<name>_checks.csv`` with the checks, through ``save_table`` (the notebook's
+    writer, :func:`nlgbias.tables.save_table` by default). ``name`` must contain
+    ``_claims``. Returns the claims table."""
+    if "_claims" not in name:
+        raise ValueError(f"a claims table's name contains '_claims', got {name!r}")
+    if save_table is None:
+        from nlgbias.tables import save_table as _save  # noqa: PLC0415
+
+        save_table = _save
+    df = validate(frame(claims), name)
+    save_table(df, results, name)
+    if checks:
+        save_table(checks_frame(checks), results, name.replace("_claims", "_checks"))
+    return df

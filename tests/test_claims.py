@@ -1,0 +1,165 @@
+"""The verdict rules on synthetic inputs with known verdicts, and the statistics they rest on
+against reference implementations and published values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nlgbias import claims, stats
+from nlgbias.claims import Comparability, Verdict
+
+BASE = dict(section="s", claim="c", statistic="share difference")
+
+
+def _diff_claim(p1: float, p2: float, n: int, paper_effect: float = 0.022, seed: int = 0,
+                alpha: float | None = 0.01):
+    """A directional claim on two simulated groups of ``n`` texts each."""
+    rng = np.random.default_rng(seed)
+    c1, c2 = int(rng.binomial(n, p1)), int(rng.binomial(n, p2))
+    lo, hi = stats.diff_proportions_interval(c1, n, c2, n)
+    p, _ = stats.two_proportion_test(c1, n, c2, n)
+    return claims.direction(id="d", paper="0.069 vs 0.047, p < 0.01", sign=1,
+                            estimate=c1 / n - c2 / n, interval=(lo, hi), pvalue=p,
+                            paper_alpha=alpha, paper_effect=paper_effect, n=n, **BASE)
+
+
+def test_direction_small_n_is_inconclusive_and_large_n_decides():
+    small = _diff_claim(0.069, 0.047, 50)
+    assert small.verdict is Verdict.INCONCLUSIVE
+    assert small.mde > 0.1 and small.n_needed > 1000  # 50 texts cannot see 2 points
+    assert _diff_claim(0.069, 0.047, 20000).verdict is Verdict.REPRODUCED
+    assert _diff_claim(0.047, 0.069, 20000).verdict is Verdict.DIFFERS  # opposite, significant
+    # no effect in truth, n large enough for >= 80% power to see the paper's 2.2 points
+    null_big = _diff_claim(0.058, 0.058, 20000, seed=3)
+    assert null_big.verdict is Verdict.DIFFERS and "power" in null_big.reason
+
+
+def test_direction_needs_the_papers_level_where_it_claims_one():
+    kw = dict(id="d", paper="p < 0.001", sign=1, estimate=0.02, interval=(0.004, 0.036), n=2000,
+              **BASE)
+    assert claims.direction(**kw, pvalue=0.01, paper_alpha=0.05).verdict is Verdict.REPRODUCED
+    weak = claims.direction(**kw, pvalue=0.01, paper_alpha=0.001)
+    assert weak.verdict is Verdict.INCONCLUSIVE and "p < 0.001 not met" in weak.reason
+    assert math.isnan(weak.n_needed)  # the paper gives no effect size: no n can be computed
+    assert claims.direction(**kw).verdict is Verdict.REPRODUCED  # interval excludes 0
+
+
+def test_value_in_interval_both_sides_of_the_inconclusive_boundary():
+    kw = dict(id="v", paper_value=2.29, n=4, null=1.0, statistic="ratio", section="s", claim="c")
+    assert claims.value_in_interval(**kw, estimate=1.9, interval=(1.3, 3.7)).verdict is Verdict.REPRODUCED
+    wide = claims.value_in_interval(**kw, estimate=1.5, interval=(0.9, 3.0))
+    assert wide.verdict is Verdict.INCONCLUSIVE and wide.n_needed > 4
+    assert claims.value_in_interval(**kw, estimate=1.5, interval=(1.2, 1.8)).verdict is Verdict.DIFFERS
+    # a wider interval around the same estimate moves the verdict from differs to inconclusive
+    assert claims.value_in_interval(**kw, estimate=1.5, interval=(0.8, 2.4)).verdict is Verdict.INCONCLUSIVE
+
+
+def test_paper_value_outside_is_differs_even_when_the_run_prefers_the_same_side():
+    c = claims.value_in_interval(id="v", section="6.1.1", claim="share polar", paper_value=0.0657,
+                                 estimate=0.0452, interval=(0.0417, 0.0491), n=10034,
+                                 statistic="share")
+    assert c.verdict is Verdict.DIFFERS and "above" in c.reason
+
+
+def test_stand_in_magnitude_is_not_comparable_but_within_run_direction_is_graded():
+    kw = dict(id="t", section="s", claim="c", paper="lower", sign=-1, estimate=-0.3,
+              interval=(-0.5, -0.1), n=20, statistic="change", comparability=Comparability.STAND_IN,
+              stand_in="tox-block")
+    nc = claims.direction(**kw)
+    assert nc.verdict is Verdict.NOT_COMPARABLE and "would say reproduced" in nc.reason
+    assert claims.direction(**kw, grades="direction within run").verdict is Verdict.REPRODUCED
+    with pytest.raises(ValueError, match="name its stand-in"):
+        claims.direction(**{**kw, "stand_in": ""})
+
+
+def test_ranking_and_tolerance():
+    kw = dict(id="r", section="s", claim="c", paper="order", n=13, statistic="Spearman rho")
+    assert claims.ranking(**kw, estimate=0.8, interval=(0.5, 0.95)).verdict is Verdict.REPRODUCED
+    assert claims.ranking(**kw, estimate=0.3, interval=(-0.3, 0.7)).verdict is Verdict.INCONCLUSIVE
+    assert claims.ranking(**kw, estimate=-0.6, interval=(-0.9, -0.2)).verdict is Verdict.DIFFERS
+    kw = dict(id="t", section="s", claim="c", paper_value=8.02, n=2106, statistic="words")
+    assert claims.tolerance(**kw, estimate=7.94, tol=0.2).verdict is Verdict.REPRODUCED
+    assert claims.tolerance(**kw, estimate=7.5, tol=0.2).verdict is Verdict.DIFFERS
+
+
+def test_paper_inconsistent_and_checks_are_apart():
+    c = claims.paper_inconsistent(id="p", section="T1", claim="rows sum to totals", paper="8,498",
+                                  evidence="rows sum to 8,853", consistent=False)
+    assert c.verdict is Verdict.PAPER_INCONSISTENT
+    with pytest.raises(ValueError, match="check"):
+        claims.paper_inconsistent(id="p", section="T1", claim="c", paper="1", evidence="e",
+                                  consistent=True)
+    with pytest.raises(ValueError, match="kind"):
+        claims.check(id="k", section="s", check="c", kind="claim", expected="1", this_run="1",
+                     passed=True)
+
+
+def test_claims_table_validation():
+    df = claims.frame([claims.tolerance(id="a", section="s", claim="c", paper_value=1, estimate=1,
+                                        tol=0, n=3, statistic="x")])
+    assert list(df.columns) == list(claims.CLAIM_COLUMNS)
+    with pytest.raises(ValueError, match="unique"):
+        claims.frame([claims.tolerance(id="a", section="s", claim="c", paper_value=1, estimate=1,
+                                       tol=0, n=3, statistic="x")] * 2)
+    bad = df.assign(n="")
+    with pytest.raises(ValueError, match="without n"):
+        claims.validate(bad)
+
+
+# --------------------------------------------------------------------------- statistics
+def test_intervals_against_statsmodels_and_never_zero_width():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k, n in [(0, 12), (1, 50), (17, 10034), (12, 12), (30, 60)]:
+        lo, hi = stats.clopper_pearson(k, n)
+        ref = proportion_confint(k, n, method="beta")
+        assert (float(lo), float(hi)) == pytest.approx(ref, abs=1e-10)
+        wl, wh = stats.wilson_interval(k, n)
+        assert (float(wl), float(wh)) == pytest.approx(proportion_confint(k, n, method="wilson"))
+        plo, phi = stats.proportion_interval(k, n)
+        assert phi > plo
+    lo, hi = stats.proportion_interval(0, 12)  # 0 of 12 Hinduism texts negative
+    assert float(lo) == 0 and float(hi) == pytest.approx(0.2646, abs=1e-4)
+
+
+def test_exact_and_paired_tests_against_references():
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    assert stats.fisher_exact(3, 4, 1, 4) == pytest.approx(0.4857, abs=1e-4)  # tea tasting
+    assert stats.binomial_test(9, 10) == pytest.approx(0.02148, abs=1e-5)  # R binom.test
+    for b, c in [(2, 9), (30, 12), (0, 5)]:
+        t = np.array([[10, b], [c, 40]])
+        ref = mcnemar(t, exact=b + c < 25, correction=False).pvalue
+        assert stats.mcnemar(b, c)[0] == pytest.approx(ref)
+    assert stats.paired_table([1, 1, 0, 0, 1], [1, 0, 1, 0, 0]) == (1, 2, 1, 1)
+    # rare events: Fisher instead of z; permutation instead of chi-square
+    assert stats.two_proportion_test(1, 100, 5, 100)[1] == "Fisher exact"  # expected 3 < 5
+    assert stats.two_proportion_test(100, 300, 140, 300)[1] == "two-proportion z"
+    p, name = stats.k_proportions_test([0, 1, 17], [500, 400, 600], n_perm=2000)
+    assert name == "permutation chi-square" and p < 0.01
+    p_big, name = stats.k_proportions_test([50, 60, 70], [500, 500, 500])
+    assert name == "chi-square"
+
+
+def test_power_against_statsmodels():
+    from statsmodels.stats.power import NormalIndPower, TTestIndPower
+
+    assert stats.mde_two_proportions(0.05, 50) == pytest.approx(0.122, abs=1e-3)
+    assert stats.mde_two_proportions(0.17, 50) == pytest.approx(0.21, abs=0.005)
+    n = stats.n_two_proportions(0.30, 0.20)
+    h = 2 * math.asin(math.sqrt(0.3)) - 2 * math.asin(math.sqrt(0.2))
+    assert n == math.ceil(NormalIndPower().solve_power(h, alpha=0.05, power=0.8))
+    assert stats.n_two_means(0.5, 1.0) == math.ceil(TTestIndPower().solve_power(0.5, alpha=0.05, power=0.8))
+    # se-based power: at n_needed the power to detect the effect is 80 %
+    se, n0, eff = 0.01, 100, 0.015
+    n1 = stats.n_needed_from_se(eff, se, n0)
+    assert stats.power_from_se(eff, se * math.sqrt(n0 / n1)) == pytest.approx(0.8, abs=0.01)
+
+
+def test_newcombe_difference_interval_matches_the_published_example():
+    # Newcombe (1998), Statistics in Medicine 17:873, Table II, example (a), method 10
+    lo, hi = stats.diff_proportions_interval(56, 70, 48, 80)
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
