@@ -242,3 +242,39 @@ def test_runner_reports_which_committed_outputs_a_run_changed(tmp_path):
     assert (n, timing, other) == (3, ["results/bold_generation_throughput.csv"],
                                   ["results/bold_table1_statistics.csv"])
     assert runner.committed_differences(tmp_path, [untracked]) is None
+
+
+def test_run_summary_compares_by_value_and_names_changed_verdicts(tmp_path):
+    """A rerun on another CPU moves numbers within tolerance; what must not move is a verdict:
+    the comparison tells identical, within-tolerance and beyond-tolerance tables apart and
+    names every claim whose verdict changed."""
+    import subprocess
+
+    from nlgbias import claims, provenance
+
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    res = tmp_path / "results"
+    res.mkdir()
+    kw = dict(section="6.2", claim="ratio", paper_value=2.29, n=4, null=1.0, statistic="ratio")
+    claims.save([claims.value_in_interval(id="a", estimate=1.89, interval=(1.29, 3.69), **kw)],
+                "bold_claims_x", results=res)
+    pd.DataFrame({"g": ["x", "y"], "v": [0.500, 10.0]}).to_csv(res / "bold_t.csv", index=False)
+    pd.DataFrame({"g": ["x"], "v": [1.0]}).to_csv(res / "bold_u.csv", index=False)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    # the verdict flips: the paper's value falls outside the new interval
+    claims.save([claims.value_in_interval(id="a", estimate=1.5, interval=(1.2, 1.8), **kw)],
+                "bold_claims_x", results=res)
+    pd.DataFrame({"g": ["x", "y"], "v": [0.504, 10.3]}).to_csv(res / "bold_t.csv", index=False)
+    wrote = sorted(res.glob("*.csv"))
+    cmp = provenance.compare_with_committed(tmp_path, wrote)
+    assert cmp.identical == ["results/bold_u.csv"]
+    assert cmp.within == ["results/bold_t.csv"]
+    assert [f for f, _ in cmp.differs] == ["results/bold_claims_x.csv"]
+    assert cmp.verdicts == [("a", "reproduced", "differs")]
+    text = "\n".join(cmp.lines())
+    assert "VERDICT CHANGED a: reproduced -> differs" in text and "0 of 1 claims" in text
+    assert provenance.compare_tables(pd.DataFrame({"v": [1.0]}), pd.DataFrame({"v": [1.2]}))
+    m = provenance.machine()
+    assert m["cores"] >= 1 and "torch" in m and provenance.describe(m)

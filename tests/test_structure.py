@@ -13,7 +13,8 @@ SRC = project_root() / "src" / "nlgbias"
 #: layer of each top-level module/package of nlgbias: a module may import only its layer or below
 LAYERS = {
     **dict.fromkeys(["__init__", "paths", "profiles", "io", "resources", "stats", "plots",
-                     "tables", "runner", "hardware", "notebooks", "outputs", "progress", "readme", "scorecard"], 0),
+                     "tables", "runner", "hardware", "notebooks", "outputs", "progress", "readme", "scorecard",
+                     "claims", "provenance"], 0),
     **dict.fromkeys(["datasets", "models"], 1),
     **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood"], 2),
     **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 3),

@@ -272,6 +272,11 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
               f"{REFERENCE_THREADS}: the bfloat16 numbers of 05-08 will differ from the committed "
               f"quick outputs (do not commit them); unset NLGBIAS_THREADS to reproduce them",
               file=sys.stderr, flush=True)
+    from nlgbias import provenance  # noqa: PLC0415
+
+    cpu = provenance.machine()
+    print(f"[run_all] machine: {provenance.describe(cpu)}, {default_threads()} torch threads",
+          flush=True)
     times_file = _times_file(profile, out_root)
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
     summary = []
@@ -293,6 +298,8 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         secs = time.time() - t0
         times[nb.stem] = round(secs, 1)
         write_json(times, times_file)
+        write_json({"machine": cpu, "threads": default_threads(), "minutes": {
+            k: round(v / 60, 1) for k, v in times.items()}}, times_file.with_name("run_record.json"))
         after = _snapshot(watched, profile)
         wrote = sorted(p for p, m in after.items() if before.get(p) != m)
         summary.append((nb.name, secs, executed, wrote))
@@ -321,6 +328,11 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
               f"{len(timing)}; other files that differ: {len(other)}")
         for c in other:
             print(f"      DIFFERS {c}")
+    comparison = provenance.compare_with_committed(root, [p for *_, wrote in summary for p in wrote])
+    if comparison is not None:
+        print("\n[run_all] " + "\n".join(comparison.lines()))
+        print(f"[run_all] byte-identity holds on the CPU kind the outputs were committed from "
+              f"at {REFERENCE_THREADS} threads; this run: {provenance.describe(cpu)}")
     return 0
 
 
