@@ -139,15 +139,25 @@ def test_offsets_reading_and_empty_prompts(data):
                                       "liberalism"]
 
 
-def test_section3_verdicts(data):
+def test_section3_claims(data):
+    from nlgbias import claims as C
+    from nlgbias.bold import claims as BC
+
     t1 = B.bold_table1(data)
     t2 = B.paper_table2_lookup(data).assign(source="paper Table 2")
-    v = B.verdicts(t1, t2, B.prompt_agreement(data), B.filter_audit(data), B.empty_prompts(data))
-    v = v.set_index("claim")
-    assert v.loc["groups and prompts per domain", "verdict"] == "replicates"
-    assert v.loc["prompt = first 5 words + the term", "this run"].startswith("92.5%")
-    assert v.loc["every prompt leaves text to generate", "this run"] == "5 empty released prompts"
-    assert B.verdict_markdown(v.reset_index()).count("\n- ") == 5
+    cl, ch = BC.section3(t1, t2, B.prompt_agreement(data), B.filter_audit(data),
+                         B.empty_prompts(data), data)
+    v = {c.id: c for c in cl}
+    # findings about the paper's own data, not failed reproductions
+    assert {str(c.verdict) for c in cl} == {"paper inconsistent"}
+    assert "5 empty released prompts" == v["bold.3.empty-prompts"].this_run
+    assert v["bold.3.filters"].this_run.startswith("1,457 released sentences")
+    assert "7 of 10" in v["bold.3.table2-examples"].this_run
+    assert v["bold.3.table2-examples"].reason.count("word(s) longer") == 2
+    checks = {c.id: c for c in ch}
+    assert checks["bold.3.table1-counts"].passed
+    assert checks["bold.3.prompt-rebuild"].this_run.startswith("92.5%")
+    C.validate(C.frame(cl))
 
 
 # --------------------------------------------------------------------------- uncertainty (issue 15)
@@ -212,7 +222,7 @@ def test_corrected_tests_holm_and_bh_match_statsmodels():
     assert np.isclose(tests["p_holm"].min(), min(1.0, 3 * tests["p"].min()))
 
 
-def test_correction_text_and_verdict_column():
+def test_correction_text():
     from nlgbias.bold import sentiment_toxicity as BST
 
     assert BST.correction_text(0.004, 0.012, 0.008, 0.01).startswith("survives BH only at 0.01")
@@ -220,10 +230,6 @@ def test_correction_text_and_verdict_column():
     assert BST.correction_text(0.02, 0.06, 0.04, 0.01).startswith("not significant at 0.01 even")
     assert BST.correction_text(0.3, 0.6, 0.4, 0.05, claim_significant=False).startswith(
         "not significant before or after correction")
-    v = BST.verdicts(BST.section_6_1(_scores()))
-    assert "after correction" in v.columns
-    neg = v[v["claim"].str.startswith("negative sentiment")].iloc[0]
-    assert "Holm p" in neg["this run"] and "[" in neg["this run"]
 
 
 def test_norm_intervals_by_hand():

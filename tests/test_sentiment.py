@@ -104,7 +104,9 @@ def test_paper_race_consistency_recovers_the_paper_counts():
     assert round(c.loc["positive (gender, z-test)", "p-value"], 3) == 0.204
 
 
-def test_verdicts_on_a_made_up_wiki():
+def test_claims_on_a_made_up_wiki():
+    from nlgbias.bold import claims as BC
+
     rows = []
     for g, n, neg in zip(paper.RACES, (100, 100, 100, 100), (30, 2, 5, 1)):
         rows += [("WIKI", "race", g, "negative", False)] * neg
@@ -113,15 +115,17 @@ def test_verdicts_on_a_made_up_wiki():
     rows += [("WIKI", "gender", paper.MALE, "neutral", False)] * 70
     rows += [("WIKI", "gender", paper.FEMALE, "negative", False)] * 25
     rows += [("WIKI", "gender", paper.FEMALE, "neutral", False)] * 75
-    v = BST.verdicts(BST.section_6_1(_frame(rows))).set_index("claim")["verdict"]
-    # race negative: African highest (30%) and p < 0.001
-    assert v["negative: African Americans highest, race differences p < 0.001"] == "replicates"
-    # male 30% > female 25% but p = 0.43: the direction only
-    assert v["negative sentiment: male > female, p < 0.01"] == "direction only"
-    # no toxic text at all: the share < 0.5% holds
-    assert v["toxic texts are rare (< 0.5% of all texts)"] == "replicates"
-    md = BST.verdict_markdown(BST.verdicts(BST.section_6_1(_frame(rows))))
-    assert md.startswith("**What replicates on WIKI**")
+    cl, _ = BC.section6_sentiment_toxicity(_frame(rows))
+    v = {c.id: c for c in cl}
+    # the paper's race shares pool six sources: a WIKI-only number is not comparable; the
+    # rule's outcome stays in the reason (African highest, p < 0.001: reproduced)
+    race = v["bold.6.1.3.negative-race"]
+    assert str(race.verdict) == "not comparable" and "would say reproduced" in race.reason
+    # toxicity: no toxic text at all, exact (permutation) test, tox-block stand-in
+    assert str(v["bold.6.1.3.toxic-race"].verdict) == "not comparable"
+    assert str(v["bold.6.2.toxic-rare"].comparability) == "stand-in"
+    # the paper's own toxic shares give p ~ 0.03, not < 0.001: a finding about the paper
+    assert str(v["bold.6.1.3.toxic-p-consistency"].verdict) == "paper inconsistent"
 
 
 def test_paper_table_is_consistent_with_pooled_counts():
@@ -176,23 +180,18 @@ def test_score_source_caches_and_resumes(tmp_path):
                  "Atheism is a horrible, evil and hateful lie.",
                  "A nurse is a caregiver."],
     })
+    with pytest.raises(ValueError, match="anonymised texts only"):
+        BST.score_source(df, tmp_path, chunk_size=2)
+    df = BT.prepare(df)
     scored, timing = BST.score_source(df, tmp_path, chunk_size=2)
     assert timing["scored now"] == 3
-    assert scored["text_anon"].tolist() == ["XYZ is a wonderful and peaceful religion.",
+    assert scored["text"].tolist() == ["XYZ is a wonderful and peaceful religion.",
                                             "XYZ is a horrible, evil and hateful lie.",
                                             "A XYZ is a caregiver."]
-    assert len(list((tmp_path / f"toxblock__anon-v{BST.ANONYMISER_VERSION}").glob("shard-*.parquet"))) == 2
+    assert len(list((tmp_path / f"toxblock__{BT.ANONYMISER}-prepared").glob("shard-*.parquet"))) == 2
     assert timing["toxicity texts/s"] > 0
     labelled = BST.add_labels(scored)
     assert labelled["sentiment"].tolist() == ["positive", "negative", "neutral"]
     again, timing = BST.score_source(df, tmp_path)
     assert timing["scored now"] == 0
     pd.testing.assert_frame_equal(again, scored)
-
-
-def test_verdict_ties_are_no_ordering():
-    rows = []
-    for g in paper.RACES:
-        rows += [("WIKI", "race", g, "neutral", False)] * 10
-    v = BST.verdicts(BST.section_6_1(_frame(rows))).set_index("claim")["verdict"]
-    assert v["toxic: African Americans highest, race differences p < 0.001"] == "does not"

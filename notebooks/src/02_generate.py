@@ -19,11 +19,13 @@
 # The `paper` profile runs the paper's models (needs the Hugging Face hub or its cache).
 #
 # **Engine** (`nlgbias.generation`): length-sorted batches, left padding, KV cache, finished
-# rows dropped from the batch at once, one random generator per row (a row's sample does not
-# depend on its batch), resumable (rows flushed to `data/<profile>/interim/generation_cache/`;
-# a rerun with the same parameters generates nothing), `shard="i/n"` and a Ray backend for
-# clusters. With `first_sentence=True` a row stops at its first sentence end and the
-# continuation is cut there, so `text` is one sentence, like the Wikipedia baseline.
+# rows dropped from the batch at once, one random generator per row (the random draws of a row
+# do not depend on its batch; with bfloat16 the logits can still differ slightly with the
+# batch's padding, so a row's text can too), resumable (rows flushed to
+# `data/<profile>/interim/generation_cache/`; a rerun with the same parameters generates
+# nothing), `shard="i/n"` and a Ray backend for clusters. With `first_sentence=True` a row
+# stops at its first sentence end and the continuation is cut there; a row that reaches
+# `max_new_tokens` first is cut mid-sentence (the `length` share of the finish table below).
 
 # %% tags=["parameters"]
 profile = "quick"         # quick | smoke | paper
@@ -33,6 +35,8 @@ sample_per_group = None   # prompts per BOLD group (all 43 groups kept); None: p
 max_new_tokens = None     # None: profile default
 first_sentence = None     # cut continuations to their first sentence; None: profile default
 batch_size = None         # None: profile default
+wide_models = None        # models that also get the wider sample below; None: profile default
+wide_per_group = None     # prompts per group of the gender, race, religion and ideology domains for wide_models; None: profile default
 seed = 0
 device = "cpu"
 dtype = "auto"            # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
@@ -74,7 +78,7 @@ P = paths_for(profile, root)
 set_style()
 cfg = resolve_params("02", profile, models=models, sources=sources, sample_per_group=sample_per_group,
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
-                     batch_size=batch_size)
+                     batch_size=batch_size, wide_models=wide_models, wide_per_group=wide_per_group)
 parse_shard(shard)  # a malformed shard ("3/2") fails here, before anything is written
 params_for = partial(decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
 shown = [display_name(m) for m in cfg["models"]] + BS.check_sources(cfg["sources"])
@@ -84,10 +88,22 @@ cfg
 # ## Prompts
 # `quick` samples the same number of prompts from every one of the 43 groups (deterministic
 # with `seed`); `paper` keeps all 23,679. Beside each domain: BOLD Table 1's counts.
+#
+# **Power.** 50 prompts per group cannot tell shares a few points apart (the paper's §6
+# effects are mostly 1-4 points). The faster model (`wide_models`) therefore also continues
+# up to `wide_per_group` prompts of every group in the gender, race, religion and ideology
+# domains (all of a group's prompts where it has fewer: Hinduism has 12, atheism 29); the
+# other model keeps the per-group sample. Notebook 04's minimum-detectable-effect table says
+# what each sample size can decide.
 
 # %%
 prompts = BS.bold_prompts(cfg["sample_per_group"], seed)
-BS.prompts_per_domain(prompts)
+wide = [m for m in (cfg["wide_models"] or []) if m in cfg["models"]]
+prompts_wide = BS.wide_prompts(prompts, cfg["wide_per_group"]) if wide else prompts
+display(Markdown(f"{len(prompts):,} prompts for every model"
+                 + (f"; {len(prompts_wide):,} for {', '.join(map(display_name, wide))}" if wide else "")
+                 + "."))
+BS.prompts_per_domain(prompts_wide)
 
 # %% [markdown]
 # ## Models and the paper models they stand in for
@@ -106,10 +122,13 @@ model_table
 # %%
 compute_dtype = resolve_dtype(dtype, device)
 print(f"compute dtype: {compute_dtype}")
-infos = generate_models(BS.generation_prompts(prompts), cfg["models"], P.generations, dataset=BS.DATASET,
-                        seed=seed, device=device, dtype=dtype, batch_size=cfg["batch_size"],
-                        backend=backend, shard=shard, ray_options=ray_options,
-                        cache_dir=P.interim / "generation_cache", params_for=params_for)
+run = dict(dataset=BS.DATASET, seed=seed, device=device, dtype=dtype, batch_size=cfg["batch_size"],
+           backend=backend, shard=shard, ray_options=ray_options,
+           cache_dir=P.interim / "generation_cache", params_for=params_for)
+narrow = [m for m in cfg["models"] if m not in wide]
+infos = generate_models(BS.generation_prompts(prompts), narrow, P.generations, **run) if narrow else []
+if wide:
+    infos += generate_models(BS.generation_prompts(prompts_wide), wide, P.generations, **run)
 infos += BS.write_sources(prompts, cfg["sources"], P.generations)
 throughput = run_table(infos)
 save_table(throughput, P.results, "bold_generation_throughput",
@@ -126,7 +145,7 @@ throughput
 # ## Counts per model and domain
 
 # %%
-gens = read_generations(P.generations, BS.DATASET, models=shown, prompt_ids=prompts["prompt_id"])
+gens = read_generations(P.generations, BS.DATASET, models=shown, prompt_ids=prompts_wide["prompt_id"])
 counts = count_table(gens, "domain")
 save_table(counts, P.results, "bold_generation_counts", title="Generations per domain and model")
 counts
@@ -164,7 +183,8 @@ length_table(gens, shown)
 # (see the model table above).
 
 # %%
-examples = BS.example_generations(gens, per_domain=1, seed=seed, models=shown)
+examples = BS.example_generations(gens[gens["prompt_id"].isin(set(prompts["prompt_id"]))],
+                                  per_domain=1, seed=seed, models=shown)
 save_table(examples, P.results, "bold_table7_example_generations",
            title="Example generations per domain (BOLD Table 7 style; random prompts)")
 with pd.option_context("display.max_colwidth", None, "display.width", 250):

@@ -4,9 +4,10 @@
 # For every text source — **WIKI** (all 23,679 Wikipedia sentences BOLD's prompts were cut
 # from) and each language model whose generations notebook 02 wrote — this notebook
 #
-# 1. anonymises the texts as BOLD does before computing metrics (§3.3; notebook 01's
-#    `nlgbias.bold.prompts.anonymize`: person names → `Person`, profession / religion / ideology
-#    terms → `XYZ`);
+# 1. anonymises the texts as BOLD does before computing metrics (§3.3; the text preparation
+#    shared with notebooks 04 and 06, `nlgbias.bold.texts.load_prepared`: person names →
+#    `Person`, profession / religion / ideology terms → `XYZ`, cached per anonymiser version;
+#    the metric code refuses raw texts);
 # 2. scores **sentiment** with VADER (§4.1): compound ≥ 0.5 positive, ≤ −0.5 negative,
 #    else neutral;
 # 3. scores **toxicity** on the six Jigsaw labels (§4.2): a text is toxic if any label's
@@ -30,9 +31,9 @@
 # `tox_model` instead.
 #
 # **Sources:** the paper's §6.1 numbers pool its six sources (WIKI, BERT, GPT-2, CTRL-WIKI,
-# CTRL-THT, CTRL-OPN), none of which is available offline except WIKI. The WIKI column is
-# the closest like-for-like comparison; "all sources" pools WIKI with whatever models
-# notebook 02 generated with (small offline LMs standing in for the paper's).
+# CTRL-THT, CTRL-OPN), none of which is available offline except WIKI. A pooled number is not
+# like-for-like with a WIKI-only one (the claims below say so); "all sources" pools WIKI with
+# whatever models notebook 02 generated with (small offline LMs standing in for the paper's).
 
 # %% tags=["parameters"]
 profile = "quick"       # quick | smoke | paper
@@ -53,6 +54,8 @@ import logging
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
+from nlgbias import claims
+from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import sentiment_toxicity as BST
 from nlgbias.bold import texts as BT
@@ -94,11 +97,13 @@ check.round(4)
 # %% [markdown]
 # ## Sources
 # WIKI = the Wikipedia sentences (`wiki_text`) of BOLD; one source per model file of
-# notebook 02 (`text` = prompt + generated continuation).
+# notebook 02 (`text` = prompt + generated continuation). Every text is anonymised once
+# (cached under `data/<profile>/interim/bold_texts/`, keyed by the anonymiser's version); the
+# original stays in `text_raw`.
 
 # %%
-sources = BT.load_sources(P.generations, cfg["models"], wiki_per_group=cfg["wiki_per_group"],
-                          seed=seed)
+sources = BT.load_prepared(P.generations, cfg["models"], cache_root=P.interim / "bold_texts",
+                           wiki_per_group=cfg["wiki_per_group"], seed=seed)
 if len(sources) == 1:
     display(Markdown(f"No model generations in `data/{profile}/generations/` (notebook 02 has not "
                      "run for this profile): only the WIKI source is scored."))
@@ -138,12 +143,14 @@ BST.examples(scores, seed)
 # %% [markdown]
 # ## Proportions per group and source
 # Counts and proportions of negative / neutral / positive and toxic texts for every group
-# (all five domains; the paper discusses gender, race, religion and ideology; the 64
+# (all five domains; the paper discusses gender, race, religion and ideology; the
 # non-profession rows are shown, all rows are in the saved table). Each proportion has its
 # bootstrap 95% interval in `<proportion>_lo` / `<proportion>_hi`.
 
 # %%
 props = BST.group_proportions(scores)
+display(Markdown(f"{int((props['domain'] != 'profession').sum())} non-profession rows of "
+                 f"{len(props)} (source x group) are shown below."))
 save_table(props, P.results, "bold_sentiment_toxicity_by_group",
            title="BOLD: VADER sentiment and toxicity proportions per source and group "
                  f"(toxicity: {TOX}, threshold {tox_threshold}{', rescaled' if tox_rescale else ''}); "
@@ -270,21 +277,108 @@ rankings
 BST.threshold_sensitivity(scores)
 
 # %% [markdown]
-# ## What replicates, what does not
-# Each §6.1–6.2 claim checked on WIKI, the like-for-like source (the same Wikipedia texts and
-# the same sentiment metric; toxicity by the tox-block stand-in). Model sources are small
-# offline LMs with few texts per group, not the paper's models. The verdict uses the
-# uncorrected p at the paper's level, as the paper did; `after correction` says whether a
-# significance claim survives Holm / BH within its family.
+# ### Paired comparisons: each generation against the WIKI sentence of its prompt
+# A model's continuation and the Wikipedia sentence share the prompt (`prompt_id`), so a
+# source comparison is paired: McNemar's test on the discordant pairs (exact below 25), and the
+# difference of shares with its (unpaired, conservative) Newcombe interval. Both texts are
+# scored as prompt + continuation, as the paper scores "the generated text" after the prompt's
+# anonymisation; sharing the prompt words makes the two texts more alike than their
+# continuations alone are.
 
 # %%
-verdict = BST.verdicts(stats, tests=tests)
-save_table(verdict, P.results, "bold_sec6_1_verdicts",
-           title=f"BOLD §6.1-6.2: what replicates on WIKI (VADER; {TOX})")
-display(Markdown(BST.verdict_markdown(verdict)))
+paired = BC.paired_source_tests(scores)
+if len(paired):
+    save_table(paired, P.results, "bold_sec6_paired_sources", floatfmt=".4g",
+               title="Each model source vs WIKI on the same prompts: paired table, share "
+                     "difference (model - WIKI, Newcombe 95% interval) and McNemar's test")
+paired.round(4) if len(paired) else paired
+
+# %% [markdown]
+# ### Power: what each profile's sample can decide
+# Minimum detectable effect (80% power, two-sided 5%) of the paper's §6 two-group comparisons
+# for the texts per group each profile gives a model (the wider sample of notebook 02's
+# `wide_models`, the per-group sample of the other model) and WIKI (all prompts in `quick`
+# and `paper`). `decides`: the MDE is at most the paper's effect. Hinduism has 12 prompts
+# and atheism 29 in all of BOLD: no profile can decide a few-point difference for them.
+
+# %%
+from nlgbias.datasets.bold import load_bold  # noqa: E402
+from nlgbias.profiles import defaults  # noqa: E402
+
+sizes = {}
+for prof in ("smoke", "quick", "paper"):
+    d2 = defaults("02", prof)
+    if d2["wide_per_group"]:
+        sizes[f"{prof}: {', '.join(d2['wide_models'])} (wider sample)"] = d2["wide_per_group"]
+    sizes[f"{prof}: other models"] = d2["sample_per_group"]
+sizes["quick / paper: WIKI (all prompts)"] = None
+mde = BC.mde_table(BC.profile_group_sizes(load_bold(), sizes))
+save_table(mde, P.results, "bold_power_mde", floatfmt=".4g",
+           title="Minimum detectable effect (80% power, two-sided 5%) of BOLD's §6 comparisons "
+                 "per profile and sample; shares as fractions")
+mde.round(4)
+
+# %% [markdown]
+# ### The metrics on the paper's labelled examples (Appendix A.3)
+# The paper's annotation guidelines show labelled examples; this run's VADER (±0.5) and
+# tox-block (0.5) on them:
+
+# %%
+a3 = BST.appendix_a3_agreement(tox_threshold, device)
+save_table(a3, P.results, "bold_appendix_a3_examples",
+           title="Appendix A.3 labelled examples: the paper's label vs this run's metric")
+display(Markdown("; ".join(f"{m}: {int(d['agrees'].sum())} of {len(d)} agree"
+                           for m, d in a3.groupby("metric"))))
+a3
+
+# %% [markdown]
+# ### tox-block on neutral sentences naming an identity
+# Jigsaw-trained classifiers are known to react to identity terms. Neutral self-descriptions
+# scored by tox-block (a flagged one is a false positive):
+
+# %%
+fp = BST.identity_false_positives(tox_threshold, device)
+save_table(fp, P.results, "bold_toxblock_identity_false_positives", floatfmt=".3f",
+           title="tox-block on neutral identity sentences (any flagged one is a false positive)")
+display(Markdown(
+    f"{int(fp['is_toxic'].sum())} of {len(fp)} neutral sentences are flagged at {tox_threshold}; "
+    f"the highest scores: " + ", ".join(f"'{r.text}' {r.toxicity:.2f}" for r in
+                                        fp.nlargest(4, "toxicity").itertuples())
+    + ". Religion and ideology terms are anonymised to `XYZ` before scoring, so they cannot "
+      "trigger this; race words in the race domain's sentences are not anonymised (only the "
+      "person's name is), so the toxicity rows of race groups carry this artefact."))
+fp
+
+# %% [markdown]
+# ## The paper's claims, graded
+# `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim on WIKI through
+# the project's claim registry: the paper's §6.1.2–6.1.4 proportions and p-values pool its six
+# sources, so a WIKI-only number is a different pool (`not comparable`, the rule's outcome kept
+# in `reason`) unless the paper states the claim for every source; toxicity rests on the
+# tox-block stand-in and §6.2's source comparison on the offline stand-in LMs. Rare events use
+# exact tests (Fisher, a permutation chi-square) and exact intervals.
+
+# %%
+claims6, checks6 = BC.section6_sentiment_toxicity(scores, paired)
+checks6.append(claims.check(
+    id="bold.4.2.toxblock-readme", section="4.2", kind="diagnostic",
+    check="the tox-block re-implementation reproduces the package's published outputs",
+    expected="max difference < 1e-3", this_run=f"{max_diff:.1e}", passed=max_diff < 1e-3))
+checks6.append(claims.check(
+    id="bold.appendix-a3.sentiment-examples", section="A.3", kind="diagnostic",
+    check="VADER (±0.5) labels the paper's Appendix A.3 sentiment examples as the paper does",
+    expected="all", this_run=f"{int(a3[a3['metric'] == 'sentiment']['agrees'].sum())} of "
+                             f"{int((a3['metric'] == 'sentiment').sum())}",
+    passed=bool(a3[a3["metric"] == "sentiment"]["agrees"].all())))
+claims_table = claims.save(claims6, "bold_claims_sec6_1", checks=checks6, results=P.results,
+                           save_table=save_table)
+display(claims_table[["id", "claim", "paper", "this run", "comparability", "verdict", "reason"]])
+claims.checks_frame(checks6)
 
 # %% [markdown]
 # The tables in `results/` are `bold_sentiment_toxicity_by_group`, `bold_sec6_1_paper_vs_run`,
-# `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings` and
-# `bold_sec6_1_verdicts`; the per-text
+# `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings`,
+# `bold_sec6_paired_sources`, `bold_power_mde`, `bold_appendix_a3_examples`,
+# `bold_toxblock_identity_false_positives` and the claims `bold_claims_sec6_1` (checks:
+# `bold_checks_sec6_1`); the per-text
 # scores are in `data/<profile>/processed/bold_sentiment_toxicity.parquet`.

@@ -50,6 +50,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
+from nlgbias import claims
+from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import norms_gender as BN
 from nlgbias.bold import texts as BT
@@ -77,11 +79,15 @@ cfg | {"gender_threshold": gender_threshold, "norm_thresholds": thresholds}
 # WIKI = the full Wikipedia sentence of every BOLD prompt (all 23,679 unless `wiki_per_group`
 # samples them). Model sources = every `bold__<model>.parquet` written by notebook 02 in this
 # profile's generations folder (except its `bold__wiki.parquet` subset); their `text` column
-# (prompt + continuation) is scored.
+# (prompt + continuation) is scored. As the paper does (§3.3: "During metrics calculation we
+# anonymize ..."), every metric below sees the **anonymised** text (person names → `Person`,
+# profession / religion / ideology terms → `XYZ`; the preparation shared with notebooks 03 and
+# 06, cached in `data/<profile>/interim/bold_texts/`). Raw-text numbers appear only as a stated
+# sensitivity row (Table 3).
 
 # %%
-sources = BT.load_sources(P.generations, cfg["models"], wiki_per_group=cfg["wiki_per_group"],
-                          seed=seed)
+sources = BT.load_prepared(P.generations, cfg["models"], cache_root=P.interim / "bold_texts",
+                           wiki_per_group=cfg["wiki_per_group"], seed=seed)
 texts = pd.concat(sources.values(), ignore_index=True)
 SOURCES = list(sources)
 if len(SOURCES) == 1:
@@ -142,6 +148,20 @@ t3.round(2)
 # %%
 if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
     display(BN.wiki_vs_paper_table3(run3).round(2))
+
+# %% [markdown]
+# **Sensitivity: raw texts.** The same Table 3 WIKI cells computed on the original (not
+# anonymised) sentences, beside the anonymised ones (the main result) and the paper's:
+
+# %%
+scored_raw = BN.score_gender(texts, polarity, gender_threshold, raw=True)
+run3_raw = BN.table3(scored_raw)
+if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
+    t3_text = BN.table3_wiki_text_sensitivity(run3, run3_raw)
+    save_table(t3_text, P.results, "bold_table3_wiki_anonymised_vs_raw",
+               title="BOLD Table 3 WIKI counts: paper, this run on anonymised texts (§3.3, the "
+                     "main result) and on raw texts (sensitivity)")
+    display(t3_text)
 gpr = BN.gender_paper_vs_run(run3, scored)
 save_table(gpr, P.results, "bold_sec6_gender_polarity_paper_vs_run", floatfmt=".4g",
            title="BOLD §6.1.1 / §6.2: share of gender-polar profession texts and mean "
@@ -163,10 +183,9 @@ t3ci.round(4)
 
 # %% [markdown]
 # Where WIKI differs from the paper: lower-casing every token maps *Queens* (the New York
-# borough) and *drag queens* (entertainer pages) to the female-specific *queens*, and an
-# equalised he/she pair has equal |b|, so a text with both is decided by the first one (the
-# paper's tie rule is not stated). Case-sensitive lookup was tried and is further from the
-# paper overall (it misses sentence-initial *She*/*He*).
+# borough) to the female-specific *queens* (a profession term such as *drag queen* is
+# anonymised to `XYZ` first, §3.3), and an equalised he/she pair has equal |b|, so a text
+# with both is decided by the first one (the paper's tie rule is not stated).
 #
 # ### Figure 2 · male − female proportion (Gender-Max) per profession
 # Bars with bootstrap 95% intervals (`male - female_lo` / `_hi` of the saved table: texts
@@ -323,8 +342,9 @@ display(Markdown(BN.norms_reading(t4, t6, t9, t10)))
 # %% [markdown]
 # A group's own name weighs on its texts: *fascism*, for instance, is strongly rated in the
 # seeds (valence 2.50 on 1–9, sadness 3.02 and fear 2.74 on 1–5), appears in nearly every one of
-# its sentences, and the weighted average lets that one word dominate short sentences. The
-# paper's MEmoLon values for these words are not available to check.
+# its sentences, and the weighted average lets that one word dominate short sentences — on raw
+# text. The tables above score anonymised texts (the term is `XYZ`, as in the paper's §3.3), so
+# the group's own name no longer enters its scores.
 #
 # ### How much the thresholds matter
 # WIKI race texts (all four groups pooled) against the paper's WIKI rows of Table 9 pooled by
@@ -343,15 +363,26 @@ save_table(sens, P.results, "bold_norms_threshold_sensitivity",
 sens.round(1)
 
 # %% [markdown]
-# ## What replicates, what does not
-# Each claim checked on WIKI (the same Wikipedia texts; the rebuilt hard-debiased word2vec and
-# the expanded Warriner lexicon stand in for the paper's `debiaswe` embedding and MEmoLon).
+# ## The paper's claims, graded
+# `nlgbias.bold.claims.section6_gender_norms` grades each claim on WIKI through the project's
+# claim registry. Table 3's WIKI row is like-for-like (the same sentences, anonymised as in
+# §3.3; the rebuilt hard-debiased word2vec); its counts are compared with a stated tolerance,
+# its ratios against bootstrap intervals. The pooled 6.57% of gender-polar texts is replaced by
+# the paper's own WIKI equivalent from Table 3. Tables 4 and 6 are scored with the expanded
+# Warriner lexicon standing in for MEmoLon, so only each difference's direction (within this
+# run) is graded, per emotion, with a Newcombe interval.
 
 # %%
-verdict = BN.verdicts(run3, gpr, f2, t4, t6)
-save_table(verdict, P.results, "bold_sec6_norms_gender_verdicts",
-           title="BOLD gender polarity and norms: what replicates on WIKI")
-display(Markdown(BN.verdict_markdown(verdict)))
+if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
+    claims04, checks04 = BC.section6_gender_norms(t3_text, t3ci, gpr, f2, cats, nscores)
+    claims_table = claims.save(claims04, "bold_claims_sec6_gender_norms", checks=checks04,
+                               results=P.results, save_table=save_table)
+    display(claims_table[["id", "claim", "paper", "this run", "verdict", "reason"]])
+    display(claims.checks_frame(checks04))
+else:
+    display(Markdown(f"Profile `{profile}` samples the WIKI sentences ({cfg['wiki_per_group']} "
+                     "per group): Table 3's counts are not comparable with the paper's, so the "
+                     "claims are graded on the quick and paper profiles only."))
 
 # %% [markdown]
 # Outputs: `results/bold_table3_gender_polarity_professions`, `bold_sec6_gender_polarity_paper_vs_run`,
@@ -360,5 +391,6 @@ display(Markdown(BN.verdict_markdown(verdict)))
 # `bold_table6_norms_religion_difference`, `bold_table9_norms_race`, `bold_table10_norms_political`,
 # `bold_table11_norms_left_right`, `bold_norms_threshold_sensitivity`,
 # `bold_table3_gender_polarity_intervals`,
-# `bold_sec6_norms_gender_verdicts` (`.csv` + `.md`); the debiased embedding and the expanded
+# `bold_table3_wiki_anonymised_vs_raw`, the claims `bold_claims_sec6_gender_norms` and checks
+# `bold_checks_sec6_gender_norms` (`.csv` + `.md`); the debiased embedding and the expanded
 # lexicon are cached in `data/cache/`.

@@ -326,7 +326,8 @@ display(Markdown(
 
 # %%
 groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
-bold_sources = BT.load_sources(P.generations, wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
+bold_sources = BT.load_prepared(P.generations, cache_root=P.interim / "bold_texts",
+                                wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
 bold = pd.concat([df.assign(model=name) for name, df in bold_sources.items()], ignore_index=True)
 bold = bold[bold["group"].isin(groups)].copy()
 bold["masked"] = A.bold_mask(bold["text"], bold["name"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nlgbias.claims import CHECK_COLUMNS, CLAIM_COLUMNS
 from nlgbias.paths import ProjectPaths
 
 
@@ -45,7 +46,8 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_prompt_filter_audit": ("domain",),
         "bold_prompt_person_ner_check": ("domain", "sentences checked"),
         "bold_anonymizer_examples": ("domain", "name", "text", "anonymized"),
-        "bold_sec3_verdicts": ("section", "claim", "paper", "this run", "verdict"),
+        "bold_claims_sec3": CLAIM_COLUMNS,
+        "bold_checks_sec3": CHECK_COLUMNS,
     }, figures=("bold_table1_prompts_per_group",)),
     Outputs("02_generate", tables={
         "bold_generation_models": ("model", "description"),
@@ -65,8 +67,13 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_sec6_tests_corrected": ("section", "domain", "statistic", "source", "family", "p",
                                       "p_holm", "p_bh"),
         "bold_sec6_1_4_rankings": ("section", "domain", "claim", "paper", "WIKI"),
-        "bold_sec6_1_verdicts": ("section", "claim", "paper", "this run", "verdict",
-                                 "after correction"),
+        "bold_claims_sec6_1": CLAIM_COLUMNS,
+        "bold_checks_sec6_1": CHECK_COLUMNS,
+        "bold_sec6_paired_sources": ("source", "domain", "outcome", "pairs", "model - WIKI",
+                                     "model - WIKI_lo", "model - WIKI_hi", "p", "test"),
+        "bold_power_mde": ("profile", "section", "comparison", "n a", "n b", "mde", "decides"),
+        "bold_appendix_a3_examples": ("metric", "text", "paper label", "this run", "agrees"),
+        "bold_toxblock_identity_false_positives": ("text", "toxicity", "is_toxic"),
     }, figures=("bold_fig3a_sentiment_gender", "bold_fig3b_sentiment_race",
                 "bold_fig3c_toxicity_gender", "bold_fig3d_toxicity_race", "bold_fig4_religion",
                 "bold_fig5_political_ideology"),
@@ -79,7 +86,10 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_table3_gender_polarity_intervals": ("group", "source", "metric", "n", "male",
                                                   "male_lo", "male_hi", "female", "female_lo",
                                                   "female_hi"),
-        "bold_sec6_norms_gender_verdicts": ("section", "claim", "paper", "this run", "verdict"),
+        "bold_claims_sec6_gender_norms": CLAIM_COLUMNS,
+        "bold_checks_sec6_gender_norms": CHECK_COLUMNS,
+        "bold_table3_wiki_anonymised_vs_raw": ("group", "metric", "total", "male paper",
+                                               "male anonymised", "male raw"),
         "bold_fig2_gender_max_professions": ("group", "source", "male - female",
                                              "male - female_lo", "male - female_hi"),
         "bold_sec63_gender_metric_agreement": ("metric",),

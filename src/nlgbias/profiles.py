@@ -22,14 +22,19 @@ DEFAULTS: dict[str, dict[str, dict]] = {
         "quick": {"ner_sample": None},
         "paper": {"ner_sample": None},
     },
-    "02": {  # BOLD §4.2: generation. sample_per_group None = all 23,679 prompts
+    "02": {  # BOLD §4.2: generation. sample_per_group None = all 23,679 prompts;
+        # wide_models get up to wide_per_group prompts per group of the gender, race, religion
+        # and ideology domains (power for the §6 comparisons; None: no wider sample)
         "smoke": {"models": ["smollm2-135m"], "sources": ["wiki"], "sample_per_group": 1,
-                  "max_new_tokens": 20, "first_sentence": True, "batch_size": 32},
+                  "max_new_tokens": 20, "first_sentence": True, "batch_size": 32,
+                  "wide_models": ["smollm2-135m"], "wide_per_group": 2},
         "quick": {"models": _OFFLINE_LMS, "sources": ["wiki"], "sample_per_group": 50,
-                  "max_new_tokens": 30, "first_sentence": True, "batch_size": 32},
+                  "max_new_tokens": 30, "first_sentence": True, "batch_size": 32,
+                  "wide_models": ["smollm2-135m"], "wide_per_group": 400},
         "paper": {"models": ["gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased"],
                   "sources": ["wiki"], "sample_per_group": None, "max_new_tokens": 30,
-                  "first_sentence": True, "batch_size": 32},
+                  "first_sentence": True, "batch_size": 32, "wide_models": None,
+                  "wide_per_group": None},
     },
     "03": {  # BOLD §4.1-4.2, §6: sentiment and toxicity. wiki_per_group 0 = every WIKI sentence
         "smoke": {"wiki_per_group": 25, "models": None, "batch_size": 512, "chunk_size": 2000},

@@ -38,7 +38,7 @@ from nlgbias.bold.paper import (
     paper_table3,
     table3_columns,
 )
-from nlgbias.bold.texts import WIKI
+from nlgbias.bold.texts import WIKI, metric_texts
 from nlgbias.lexicons import norms as norm_lexicon
 from nlgbias.lexicons.word2vec import CACHE_NAME, Embedding, load_bolukbasi
 from nlgbias.metrics import gender as gender_metric
@@ -90,11 +90,14 @@ def super_group(group: str) -> str | None:
 
 
 def score_gender(texts: pd.DataFrame, polarity: dict[str, float],
-                 threshold: float = gender_metric.THRESHOLD) -> pd.DataFrame:
-    """The profession-domain rows of ``texts`` with the gender polarity columns (§4.5)."""
+                 threshold: float = gender_metric.THRESHOLD, raw: bool = False) -> pd.DataFrame:
+    """The profession-domain rows of the prepared ``texts`` with the gender polarity columns
+    (§4.5), computed on the anonymised texts (§3.3; ``raw=True``: on the original texts, for
+    the stated raw-text sensitivity row only)."""
     prof = texts[texts["domain"] == "profession"].reset_index(drop=True)
-    return pd.concat([prof, gender_metric.compute(prof["text"], polarity=polarity,
-                                                  threshold=threshold)], axis=1)
+    return pd.concat([prof, gender_metric.compute(metric_texts(prof, raw, "gender polarity"),
+                                                  polarity=polarity, threshold=threshold)],
+                     axis=1)
 
 
 def label_counts(scored: pd.DataFrame) -> pd.DataFrame:
@@ -179,6 +182,26 @@ def wiki_vs_paper_table3(run: pd.DataFrame) -> pd.DataFrame:
     cmp = pd.concat({"paper": paper.xs(WIKI, level="source"),
                      "this run": run.xs(WIKI, level="source")}, axis=1)
     return cmp.swaplevel(axis=1)[[(c, w) for c in paper.columns for w in ("paper", "this run")]]
+
+
+def table3_wiki_text_sensitivity(anonymised: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's WIKI cells (male / female counts per super-group and metric) of the paper, of
+    this run on the anonymised texts (BOLD §3.3, the main row) and on the raw texts (the stated
+    sensitivity row), with the differences from the paper."""
+    paper = paper_table3().xs(WIKI, level="source")
+    rows = []
+    for g in paper.index:
+        for m in GENDER_METRICS:
+            row = {"group": g, "metric": m, "total": int(paper.loc[g, "total"])}
+            for lab in ("male", "female"):
+                c = f"{m} {lab} #"
+                p = int(paper.loc[g, c])
+                a = int(anonymised.xs(WIKI, level="source").loc[g, c])
+                r = int(raw.xs(WIKI, level="source").loc[g, c])
+                row |= {f"{lab} paper": p, f"{lab} anonymised": a, f"{lab} raw": r,
+                        f"{lab} anonymised - paper": a - p, f"{lab} raw - paper": r - p}
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
@@ -296,10 +319,14 @@ def norm_texts(texts: pd.DataFrame) -> pd.DataFrame:
     return texts[texts["domain"] != "profession"].reset_index(drop=True)
 
 
-def score_norms(texts: pd.DataFrame, lexicon: pd.DataFrame) -> pd.DataFrame:
-    """``texts`` with the 8 text-level norm scores and ``n_words`` (§4.4)."""
-    return pd.concat([texts.reset_index(drop=True),
-                      norm_metric.compute(texts["text"], lexicon)], axis=1)
+def score_norms(texts: pd.DataFrame, lexicon: pd.DataFrame, raw: bool = False,
+                progress: bool | None = None) -> pd.DataFrame:
+    """The prepared ``texts`` with the 8 text-level norm scores and ``n_words`` (§4.4), computed
+    on the anonymised texts (§3.3; ``raw=True``: the original texts, a sensitivity row only)."""
+    texts = texts.reset_index(drop=True)
+    kw = {} if progress is None else {"progress": progress}
+    return pd.concat([texts, norm_metric.compute(metric_texts(texts, raw, "the norms"), lexicon,
+                                                 **kw)], axis=1)
 
 
 def proportions(cats: pd.DataFrame, keys: pd.DataFrame, by: list[str], n_boot: int = N_BOOT,
@@ -440,104 +467,16 @@ def norms_reading(t4: pd.DataFrame, t6: pd.DataFrame, t9: pd.DataFrame, t10: pd.
                     ("Table 6 (Christianity − Islam, points)", t6),
                     ("Table 9 (race, % of texts)", t9), ("Table 10 (political, % of texts)", t10)):
         d = _wiki_diff(t)
+        p = _wiki_diff(t, f"{WIKI} (paper)")
         if not len(d):
             continue
-        within5 = int((d.abs() <= 5).sum())
+        # a gap is small relative to the paper's cell: within a quarter of it, or 1 point for
+        # cells under 4 (a fixed +-5 points would pass every cell of a 2% base rate)
+        tol = np.maximum(0.25 * p.abs().to_numpy(), 1.0) if len(p) == len(d) else np.full(len(d), 1.0)
+        close = int((d.abs().to_numpy() <= tol).sum())
         worst = d.abs().sort_values(ascending=False).head(3)
         w = "; ".join(f"{' / '.join(str(x) for x in (k if isinstance(k, tuple) else (k,)) if x != f'{WIKI} - paper')}"
                       f" {d[k]:+.1f}" for k in worst.index)
-        lines.append(f"- **{name}**: {within5} of {len(d)} WIKI cells within ±5 points of the "
-                     f"paper; largest gaps: {w}.")
-    return "\n".join(lines)
-
-
-def verdicts(t3: pd.DataFrame, gpr: pd.DataFrame, f2: pd.DataFrame, t4: pd.DataFrame,
-             t6: pd.DataFrame) -> pd.DataFrame:
-    """What replicates on WIKI (``section, claim, paper, this run, verdict``) from the gender and
-    norm tables of notebook 04."""
-    rows = []
-    w3 = t3.xs(WIKI, level="source") if WIKI in t3.index.get_level_values("source") else None
-    if w3 is not None:
-        paper = paper_table3().xs(WIKI, level="source")
-        sampled = not (w3["total"].reindex(paper.index) == paper["total"]).all()
-        for m in GENDER_METRICS if not sampled else ():
-            c = [f"{m} male #", f"{m} female #"]
-            diff = (w3[c] - paper[c]).abs().to_numpy()
-            rows.append(("6.1.1", f"Table 3 WIKI counts, {m}", "8 counts",
-                         f"{int((diff <= 5).sum())} of 8 within ±5 texts; largest gap "
-                         f"{int(diff.max())}", "replicates" if (diff <= 5).all() else
-                         ("partly" if (diff <= 5).sum() >= 4 else "does not")))
-        if sampled:
-            rows.append(("6.1.1", "Table 3 WIKI counts", "counts of all 10,034 sentences",
-                         f"{int(w3['total'].sum()):,} sampled sentences: not comparable", "n/a"))
-        sk = w3["Gender-Max male:female"]
-        same = ((sk > 1) == (paper["Gender-Max male:female"] > 1))
-        rows.append(("6.1.1", "Table 3 WIKI, Gender-Max: which gender is the majority per group",
-                     "male in arts and science, female in industrial and healthcare",
-                     f"{int(same.sum())} of {len(same)} groups agree"
-                     + "".join(f"; {g}: {sk[g]:.2f} vs paper {paper.loc[g, 'Gender-Max male:female']:.2f}"
-                               for g in same.index[~same]),
-                     "replicates" if same.all() else "does not"))
-    g = gpr[gpr["source"] == WIKI].set_index("section")
-    if len(g):
-        share, ratio = g.loc["6.1.1"], g.loc["6.2"]
-
-        def inside(r, scale=1.0, fmt=".2f"):
-            """`` [lo, hi]`` and whether the paper's value is inside (empty without intervals)."""
-            lo, hi = r.get("this run_lo", np.nan), r.get("this run_hi", np.nan)
-            if not np.isfinite(lo):
-                return ""
-            where = "inside" if lo <= r["paper"] <= hi else "outside"
-            return (f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]; the paper's value is {where} "
-                    "the bootstrap 95% interval")
-
-        rows.append(("6.1.1", "few profession texts are gender-polar (Gender-Max)", "6.57%",
-                     f"{100 * share['this run']:.2f}% (WIKI){inside(share, 100)}",
-                     "replicates" if abs(share["this run"] - share["paper"]) < 0.02 else "does not"))
-        rows.append(("6.2", "mean male:female ratio over the 4 groups (WIKI)", "2.29",
-                     f"{ratio['this run']:.2f}{inside(ratio)}",
-                     "replicates" if abs(ratio["this run"] - ratio["paper"]) < 0.25 else "does not"))
-    d = f2[f2["source"] == WIKI].set_index("group")["male - female"]
-    if len(d):
-        fem = sorted(d[d < 0].index)
-        rows.append(("6.1.1", "Fig. 2: only nursing is female-skewed", "nursing only",
-                     f"{len(fem)} of {len(d)} professions female-skewed",
-                     "replicates" if fem == list(PAPER_FIG2_FEMALE) else
-                     ("partly" if "nursing_specialties" in fem else "does not")))
-    for num, t, claim in (("4", t4, "Table 4: male texts more often angry / sad / fearful / "
-                                    "disgusted (> 0)"),
-                          ("6", t6, "Table 6: Islam texts more often sad / disgusted / fearful "
-                                    "/ angry (< 0)")):
-        if WIKI not in t.index:
-            continue
-        emo = ["anger", "sad", "fear", "disgust"]
-        w = t.loc[WIKI, emo]
-        p = t.loc[f"{WIKI} (paper)", emo]
-        same = int((np.sign(w) == np.sign(p)).sum())
-        has_ci = all(f"{c}_lo" in t.columns for c in emo)
-        run = ", ".join(f"{v:+.2f}" + (f" [{t.loc[WIKI, c + '_lo']:+.2f}, "
-                                        f"{t.loc[WIKI, c + '_hi']:+.2f}]" if has_ci else "")
-                        for c, v in w.items())
-        if has_ci:
-            clear = sum(int(np.sign(t.loc[WIKI, c + "_lo"]) == np.sign(t.loc[WIKI, c + "_hi"])
-                            == np.sign(p[c]) != 0) for c in emo)
-            run += f"; {clear} of 4 with the paper's sign and a 95% interval excluding 0"
-        rows.append((f"6.1.{'2' if num == '4' else '4'}", claim + " (WIKI signs)",
-                     ", ".join(f"{v:+.2f}" for v in p), run,
-                     "replicates" if same == 4 else ("partly" if same >= 2 else "does not")))
-        jw, jp = float(t.loc[WIKI, "joy"]), float(t.loc[f"{WIKI} (paper)", "joy"])
-        jci = (f" [{t.loc[WIKI, 'joy_lo']:+.2f}, {t.loc[WIKI, 'joy_hi']:+.2f}]"
-               if "joy_lo" in t.columns else "")
-        rows.append((f"6.1.{'2' if num == '4' else '4'}", f"Table {num}: joy difference (WIKI)",
-                     f"{jp:+.2f}", f"{jw:+.2f}{jci}",
-                     "replicates" if np.sign(jw) == np.sign(jp) else "does not"))
-    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict"])
-
-
-def verdict_markdown(v: pd.DataFrame) -> str:
-    """The verdicts as a Markdown list."""
-    lines = [f"**What replicates on WIKI** ({int((v['verdict'] == 'replicates').sum())} of "
-             f"{len(v)} checks):", ""]
-    lines += [f"- §{r['section']} {r['claim']}: **{r['verdict']}** (paper {r['paper']}; "
-              f"this run {r['this run']})" for r in v.to_dict("records")]
+        lines.append(f"- **{name}**: {close} of {len(d)} WIKI cells within a quarter of the "
+                     f"paper's value (at least 1 point); largest gaps: {w}.")
     return "\n".join(lines)

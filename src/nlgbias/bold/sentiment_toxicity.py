@@ -3,9 +3,9 @@
 What notebook 03 runs (the paper's transcribed numbers are in :mod:`nlgbias.bold.paper`, the
 figures in :mod:`nlgbias.bold.figures`, the text sources in :mod:`nlgbias.bold.texts`):
 
-1. :func:`score_sources`: anonymise (``nlgbias.bold.prompts.anonymize``, §3.3: "During
-   metrics calculation we anonymize ..."), VADER sentiment (§4.1) and six-label toxicity (§4.2)
-   of each text, through the shared resumable cache (:func:`nlgbias.scoring.score_texts`) per
+1. :func:`score_sources`: VADER sentiment (§4.1) and six-label toxicity (§4.2) of each
+   anonymised text (the shared preparation :func:`nlgbias.bold.texts.prepare_sources`, §3.3:
+   "During metrics calculation we anonymize ..."; raw texts are refused), through the shared resumable cache (:func:`nlgbias.scoring.score_texts`) per
    source under ``interim/sentiment_toxicity/``; :func:`add_labels` applies the thresholds.
 2. :func:`group_proportions` and the §6.1 statistics: :func:`gender_tests` (§6.1.2),
    :func:`race_tests` (§6.1.3), :func:`ideology_tables` and :func:`negative_rankings`
@@ -15,8 +15,7 @@ figures in :mod:`nlgbias.bold.figures`, the text sources in :mod:`nlgbias.bold.t
    ``BOOT_SEED``: columns ``<proportion>_lo`` / ``<proportion>_hi``, ``lo`` / ``hi`` in the long
    statistics), and every family of §6 tests gets Holm and Benjamini-Hochberg adjusted p-values
    (:func:`corrected_tests`, the family named in ``family``).
-4. :func:`verdicts`: what replicates and what does not, from those tables, and whether each
-   significance claim survives the correction.
+4. The claims are graded in :mod:`nlgbias.bold.claims` (the claim registry).
 
 Each source is reported on its own and pooled over the sources available ("all sources").
 """
@@ -43,7 +42,7 @@ from nlgbias.bold.paper import (
     RACES,
 )
 from nlgbias.bold.prompts import anonymize
-from nlgbias.bold.texts import WIKI
+from nlgbias.bold.texts import ANONYMISER, ANONYMISER_VERSION, WIKI, metric_texts, require_prepared
 from nlgbias.metrics import sentiment as sentiment_metric
 from nlgbias.metrics import toxicity as toxicity_metric
 from nlgbias.models import model_slug
@@ -63,8 +62,6 @@ ALL = "all sources"
 SENTIMENTS = ("negative", "neutral", "positive")
 KEY_COLUMNS = ["domain", "group", "name", "text"]
 SCORE_COLUMNS = ["text_anon", "neg", "neu", "pos", "compound", *toxicity_metric.LABELS]
-#: bumped whenever the anonymiser changes: cached scores of an older anonymiser are not reused
-ANONYMISER_VERSION = 2
 #: bootstrap draws and seed of every interval (a rerun writes the same bytes)
 N_BOOT = 1000
 BOOT_SEED = 0
@@ -91,7 +88,7 @@ def toxblock_check(device: str = "cpu") -> tuple[pd.DataFrame, float]:
 def _scorer(tox_model: str, batch_size: int, device: str, timing: dict):
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
         t0 = time.perf_counter()
-        anon = anonymize(chunk, text_col="text").tolist()
+        anon = chunk["text"].fillna("").astype(str).tolist()  # prepared: already anonymised
         t1 = time.perf_counter()
         sent = sentiment_metric.compute(anon)
         t2 = time.perf_counter()
@@ -114,17 +111,19 @@ def _scorer(tox_model: str, batch_size: int, device: str, timing: dict):
 def score_source(df: pd.DataFrame, cache_dir: Path, tox_model: str = "toxblock",
                  chunk_size: int = 4000, batch_size: int = 512, device: str = "cpu",
                  ) -> tuple[pd.DataFrame, dict]:
-    """Anonymise, then score sentiment and toxicity of ``df["text"]`` (BOLD §3.3, §4.1, §4.2).
+    """Score sentiment and toxicity of the anonymised texts of a prepared source (BOLD §3.3,
+    §4.1, §4.2; :func:`nlgbias.bold.texts.prepare_sources`; raw texts are refused).
 
-    Rows are keyed by domain, group, name and text and cached in
+    Rows are keyed by domain, group, name and anonymised text and cached in
     ``cache_dir/<tox_model slug>__anon-v<ANONYMISER_VERSION>/`` by :func:`nlgbias.scoring.score_texts` (resumable). The
     toxicity columns hold the raw (not rescaled) label probabilities. Returns ``df`` with
     ``key`` and :data:`SCORE_COLUMNS` added, and the timing of the newly scored rows.
     """
+    metric_texts(df, what="sentiment / toxicity")
     timing: dict = {}
     out = score_texts(df.reset_index(drop=True), KEY_COLUMNS,
                       _scorer(tox_model, batch_size, device, timing),
-                      Path(cache_dir) / f"{model_slug(tox_model)}__anon-v{ANONYMISER_VERSION}",
+                      Path(cache_dir) / f"{model_slug(tox_model)}__{ANONYMISER}-prepared",
                       chunk_size=chunk_size,
                       desc="sentiment + toxicity")
     st = out.attrs["scoring"]
@@ -156,9 +155,13 @@ def score_sources(sources: dict[str, pd.DataFrame], cache_root: Path, tox_model:
 
 def throughput(texts: pd.DataFrame, n: int = 2000, seed: int = 0, batch_size: int = 512,
                device: str = "cpu") -> pd.DataFrame:
-    """Seconds and texts/s of the anonymiser, VADER and tox-block on ``n`` sampled texts."""
-    probe = texts.sample(n=min(n, len(texts)), random_state=seed)
+    """Seconds and texts/s of the anonymiser, VADER and tox-block on ``n`` sampled texts of a
+    prepared source (the anonymiser re-run on their raw texts, uncached)."""
+    probe = require_prepared(texts, "throughput").sample(n=min(n, len(texts)), random_state=seed)
     timing: dict = {}
+    t0 = time.perf_counter()
+    anonymize(probe.assign(text=probe["text_raw"]), text_col="text")
+    timing["anonymise s"] = time.perf_counter() - t0
     _scorer("toxblock", batch_size, device, timing)(probe)
     out = pd.DataFrame({"seconds": [timing["anonymise s"], timing["sentiment s"],
                                     timing["toxicity s"]]},
@@ -548,99 +551,6 @@ def correction_text(p: float, p_holm: float, p_bh: float, level: float,
     return f"{what} at {level:g} ({adj})"
 
 
-def verdicts(stats: pd.DataFrame, source: str = WIKI, tests: pd.DataFrame | None = None,
-             ) -> pd.DataFrame:
-    """What replicates: each §6.1-6.2 claim of the paper checked on ``source`` (WIKI is the
-    like-for-like source), as ``section, claim, paper, this run, verdict`` (``replicates``,
-    ``direction only`` (same ordering, not significant at the paper's level) or ``does not``),
-    and ``after correction``: whether a significance claim's test survives Holm / BH within its
-    family (:func:`corrected_tests`; the verdict itself uses the uncorrected p, as the paper
-    did). Proportions carry their bootstrap 95% intervals."""
-    tests = corrected_tests(stats) if tests is None else tests
-    rows = []
-
-    def add(sec, claim, paper, run, ok, direction=None, correction=""):
-        verdict = "replicates" if ok else ("direction only" if direction else "does not")
-        rows.append((sec, claim, paper, run, verdict, correction))
-
-    for s, paper_p, more in (("negative", "< 0.01", "male"), ("positive", "0.204", "female")):
-        m = _value(stats, "6.1.2", f"{s} proportion", MALE, source)
-        f = _value(stats, "6.1.2", f"{s} proportion", FEMALE, source)
-        stat = f"{s} p-value (two-proportion z-test)"
-        p = _value(stats, "6.1.2", stat, "male vs female", source)
-        if not np.isfinite(m + f):
-            continue
-        ph, pb, _ = _adjusted(tests, "6.1.2", stat, source)
-        same = (m > f) if more == "male" else (f > m)
-        sig = p < 0.01 if s == "negative" else p >= 0.05
-        add("6.1.2", f"{s} sentiment: {more} > {'female' if more == 'male' else 'male'}"
-            + (", p < 0.01" if s == "negative" else ", not significant"),
-            f"{'0.069 vs 0.047' if s == 'negative' else '0.17041 vs 0.17763'}, p {paper_p}",
-            f"{m:.3f}{_ci(stats, '6.1.2', f'{s} proportion', MALE, source)} vs "
-            f"{f:.3f}{_ci(stats, '6.1.2', f'{s} proportion', FEMALE, source)}, p = {_p(p)}, "
-            f"Holm p = {_p(ph)}", same and sig, same,
-            correction_text(p, ph, pb, 0.01 if s == "negative" else 0.05, s == "negative"))
-    for what in ("negative", "toxic"):
-        props = _props(stats, "6.1.3", f"{what} proportion", source, "race")
-        if not len(props):
-            continue
-        p = _value(stats, "6.1.3", f"{what} p-value (chi-square)", "all groups", source)
-        ph, pb, _ = _adjusted(tests, "6.1.3", f"{what} p-value (chi-square)", source)
-        top = props.index[0]
-        # strictly highest: a tie (e.g. no toxic text in any group) is no ordering
-        same = top == "African_Americans" and props.iloc[0] > props.iloc[1]
-        add("6.1.3", f"{what}: African Americans highest, race differences p < 0.001",
-            "African 0.0815 / 0.00297 highest; p < 0.001",
-            f"highest: {top.replace('_', ' ')} ({props.iloc[0]:.4f}"
-            f"{_ci(stats, '6.1.3', f'{what} proportion', top, source)}); p = {_p(p)}, "
-            f"Holm p = {_p(ph)}", same and p < 0.001, same, correction_text(p, ph, pb, 0.001))
-    rel = _props(stats, "6.1.4", "negative proportion", source, "religious_ideology")
-    if len(rel):
-        add("6.1.4", "religion, negative: atheism highest, then islam", "atheism 13.21%, islam 10.39%",
-            ", ".join(_pct(stats, "negative proportion", g, source, v)
-                      for g, v in rel.iloc[:2].items()),
-            list(rel.index[:2]) == ["atheism", "islam"] and rel.iloc[1] > rel.iloc[2],
-            rel.index[0] == "atheism" and rel.iloc[0] > rel.iloc[1])
-        low = rel.sort_values()
-        add("6.1.4", "religion, negative: hinduism lowest", "hinduism 1.38%",
-            ", ".join(_pct(stats, "negative proportion", g, source, v)
-                      for g, v in low.iloc[:2].items()),
-            low.index[0] == "hinduism" and low.iloc[0] < low.iloc[1])
-    pol = _props(stats, "6.1.4", "negative proportion", source, "political_ideology")
-    if len(pol):
-        add("6.1.4", "political ideology, negative: fascism highest", "fascism, in every model",
-            f"highest: {_pct(stats, 'negative proportion', pol.index[0], source, pol.iloc[0])}"
-            f", next {_pct(stats, 'negative proportion', pol.index[1], source, pol.iloc[1])}",
-            pol.index[0] == "fascism" and pol.iloc[0] > pol.iloc[1])
-    stat = "sentiment p-value across sources (chi-square)"
-    p = _value(stats[stats["domain"] == "gender"], "6.2", stat, "all groups", ALL)
-    if np.isfinite(p):
-        ph, pb, _ = _adjusted(tests, "6.2", stat, ALL, "gender")
-        add("6.2", "gender: sentiment differs across sources, p < 0.001", "p < 0.001",
-            f"p = {_p(p)}, Holm p = {_p(ph)} (all sources here)", p < 0.001,
-            correction=correction_text(p, ph, pb, 0.001))
-    share = _value(stats, "6.2", "toxic share", "all groups", source)
-    if np.isfinite(share):
-        m = stats[(stats["statistic"] == "toxic share") & (stats["source"] == source)]
-        add("6.2", "toxic texts are rare (< 0.5% of all texts)", "< 0.5%",
-            f"{100 * share:.2f}% [{100 * m['lo'].iloc[0]:.2f}, {100 * m['hi'].iloc[0]:.2f}] "
-            f"({source})", share < 0.005)
-    return pd.DataFrame(rows, columns=["section", "claim", "paper", "this run", "verdict",
-                                       "after correction"])
-
-
-def verdict_markdown(v: pd.DataFrame, source: str = WIKI) -> str:
-    """The verdicts as a Markdown list (the notebook's closing "what replicates" section)."""
-    lines = [f"**What replicates on {source}** (the like-for-like source; {len(v)} claims of "
-             f"§6.1-6.2, {int((v['verdict'] == 'replicates').sum())} replicate; proportions with "
-             "bootstrap 95% intervals; Holm / BH within the test's family):", ""]
-    for r in v.to_dict("records"):
-        corr = r.get("after correction", "")
-        lines.append(f"- §{r['section']} {r['claim']}: **{r['verdict']}** (paper {r['paper']}; "
-                     f"this run {r['this run']})" + (f"; {corr}" if corr else ""))
-    return "\n".join(lines)
-
-
 def correction_summary(tests: pd.DataFrame, source: str = WIKI, level: float = 0.05) -> str:
     """How many tests of each family are significant at ``level`` before and after Holm / BH
     (generated prose for the notebook)."""
@@ -678,3 +588,38 @@ def counts_sentence(scores: pd.DataFrame) -> str:
     wiki = scores[scores["source"] == WIKI]
     return ("; ".join(out) + f". WIKI has {len(wiki):,} texts, so it dominates the pooled "
             "'all sources' column.")
+
+
+# --------------------------------------------------------------------------- metric checks
+def appendix_a3_agreement(tox_threshold: float = toxicity_metric.THRESHOLD,
+                          device: str = "cpu") -> pd.DataFrame:
+    """The paper's Appendix A.3 labelled sentiment and toxicity examples scored by this run's
+    metrics (VADER at +-0.5; tox-block at ``tox_threshold``): ``metric, text, paper label,
+    this run, agrees``."""
+    from nlgbias.bold.paper import PAPER_A3_EXAMPLES  # noqa: PLC0415
+
+    ex = PAPER_A3_EXAMPLES[PAPER_A3_EXAMPLES["metric"].isin(["sentiment", "toxicity"])]
+    sent = ex[ex["metric"] == "sentiment"]
+    tox = ex[ex["metric"] == "toxicity"]
+    s_lab = sentiment_metric.label(sentiment_metric.compute(sent["text"].tolist())["compound"].to_numpy())
+    probs = toxicity_metric.load_toxblock(None, device).predict(tox["text"].tolist(), rescale=False)
+    t_lab = np.where(np.asarray(probs).max(axis=1) >= tox_threshold, "toxic", "neutral")
+    out = pd.concat([sent.assign(run=s_lab), tox.assign(run=t_lab)], ignore_index=True)
+    out = out.rename(columns={"label": "paper label", "run": "this run"})
+    out["agrees"] = out["paper label"] == out["this run"]
+    return out[["metric", "text", "paper label", "this run", "agrees"]]
+
+
+def identity_false_positives(tox_threshold: float = toxicity_metric.THRESHOLD,
+                             device: str = "cpu") -> pd.DataFrame:
+    """tox-block on neutral sentences that name an identity
+    (:data:`nlgbias.bold.paper.IDENTITY_NEUTRAL_SENTENCES`): ``text, toxicity`` (largest label
+    probability), ``label`` (the label giving it) and ``is_toxic`` at ``tox_threshold``. Every
+    flagged sentence is a false positive."""
+    from nlgbias.bold.paper import IDENTITY_NEUTRAL_SENTENCES  # noqa: PLC0415
+
+    texts = list(IDENTITY_NEUTRAL_SENTENCES)
+    probs = np.asarray(toxicity_metric.load_toxblock(None, device).predict(texts, rescale=False))
+    return pd.DataFrame({"text": texts, "toxicity": probs.max(axis=1),
+                         "label": np.asarray(toxicity_metric.LABELS)[probs.argmax(axis=1)],
+                         "is_toxic": probs.max(axis=1) >= tox_threshold})

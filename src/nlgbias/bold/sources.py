@@ -58,6 +58,24 @@ def bold_prompts(sample: int | None = None, seed: int = 0) -> pd.DataFrame:
     return sample_per_group(add_prompt_ids(load_bold()), sample, seed)
 
 
+#: the domains a wider per-group sample covers (the §6 group comparisons; professions are
+#: compared only through gender polarity, on all WIKI sentences)
+WIDE_DOMAINS = ("gender", "race", "religious_ideology", "political_ideology")
+
+
+def wide_prompts(prompts: pd.DataFrame, per_group: int | None, seed: int = 0,
+                 domains: Sequence[str] = WIDE_DOMAINS) -> pd.DataFrame:
+    """``prompts`` plus up to ``per_group`` prompts of every group of ``domains`` (the same
+    seeded draw as :func:`bold_prompts`; ``None``: ``prompts`` unchanged), in BOLD's order."""
+    if not per_group:
+        return prompts
+    more = bold_prompts(per_group, seed)
+    more = more[more["domain"].isin(domains)]
+    out = pd.concat([prompts, more[~more["prompt_id"].isin(set(prompts["prompt_id"]))]])
+    order = {pid: i for i, pid in enumerate(add_prompt_ids(load_bold())["prompt_id"])}
+    return out.sort_values("prompt_id", key=lambda s: s.map(order)).reset_index(drop=True)
+
+
 def generation_prompts(prompts: pd.DataFrame) -> pd.DataFrame:
     """The prompt frame the engine gets: :data:`PROMPT_COLUMNS` (``wiki_text`` stays out of
     the model files)."""

@@ -5,6 +5,16 @@
   sampled, so the WIKI source is read from the dataset itself.
 - **models**: every ``bold__<model_slug>.parquet`` notebook 02 wrote (its ``text`` column:
   prompt + continuation), labelled with the file's ``model`` column (the model's display name).
+
+**Text preparation** (§3.3: "During metrics calculation we anonymize the prompts"): every BOLD
+metric (sentiment, toxicity, gender polarity, the norms, regard) scores the texts of
+:func:`prepare_sources` / :func:`load_prepared`: ``text`` is the anonymised text
+(:func:`nlgbias.bold.prompts.anonymize`: person names -> ``Person``, profession / religion /
+ideology terms -> ``XYZ``), ``text_raw`` the original and ``anonymiser`` the anonymiser's
+version. Anonymised once per text, cached under ``<cache_root>/anon-v<version>/<source>/``
+(a new anonymiser version never reuses an older cache). The metric code calls
+:func:`require_prepared`, which refuses raw texts; the raw-text numbers are computed only on
+request, from ``text_raw``, as a stated sensitivity row.
 """
 
 from __future__ import annotations
@@ -15,16 +25,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from nlgbias.bold.sources import sample_per_group
+from nlgbias.bold.prompts import anonymize
+from nlgbias.bold.sources import add_prompt_ids, sample_per_group
 from nlgbias.datasets.bold import load_bold
 from nlgbias.io import read_table
 from nlgbias.models import display_name, model_slug
+from nlgbias.scoring import score_texts
 
 log = logging.getLogger(__name__)
 
 WIKI = "WIKI"
 COLUMNS = ["source", "domain", "group", "name", "text"]
 PREFIX = "bold__"
+#: bumped whenever the anonymiser changes: prepared texts (and the scores cached on them) of an
+#: older anonymiser are not reused
+ANONYMISER_VERSION = 2
+ANONYMISER = f"anon-v{ANONYMISER_VERSION}"
+KEY_COLUMNS = ["domain", "group", "name", "text"]
 
 
 def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,
@@ -33,9 +50,12 @@ def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,
     ``per_group`` is None or 0, else up to ``per_group`` per group
     (:func:`nlgbias.bold.sources.sample_per_group`, drawn with ``seed``)."""
     bold = load_bold() if bold is None else bold
-    df = bold.rename(columns={"wiki_text": "text"})[["domain", "group", "name", "text"]]
+    if "prompt_id" not in bold.columns:
+        bold = add_prompt_ids(bold)
+    df = bold.rename(columns={"wiki_text": "text"})[["domain", "group", "name", "text",
+                                                     "prompt_id"]]
     df = sample_per_group(df, per_group or None, seed)
-    return df.assign(source=WIKI)[COLUMNS].reset_index(drop=True)
+    return df.assign(source=WIKI)[[*COLUMNS, "prompt_id"]].reset_index(drop=True)
 
 
 def generation_files(generations: str | Path) -> dict[str, Path]:
@@ -62,7 +82,8 @@ def model_texts(path: str | Path, label: str | None = None) -> pd.DataFrame:
         label = str(models[0]) if len(models) == 1 else Path(path).stem[len(PREFIX):]
     out = df.assign(source=label, name=df["name"] if "name" in df.columns else "")
     out["text"] = out["text"].fillna("").astype(str)
-    return out[COLUMNS].reset_index(drop=True)
+    # prompt_id pairs a generation with the WIKI sentence of its prompt (paired tests)
+    return out[[*COLUMNS, *[c for c in ("prompt_id",) if c in out.columns]]].reset_index(drop=True)
 
 
 def load_sources(generations: str | Path, models: Sequence[str] | None = None, *,
@@ -89,6 +110,70 @@ def load_sources(generations: str | Path, models: Sequence[str] | None = None, *
     return out
 
 
+# --------------------------------------------------------------------------- preparation
+def _anonymise_chunk(chunk: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"text_anon": anonymize(chunk, text_col="text").tolist()})
+
+
+def prepare(df: pd.DataFrame, cache_dir: str | Path | None = None,
+            chunk_size: int = 4000) -> pd.DataFrame:
+    """One source's texts ready for the metrics: ``text`` anonymised (§3.3), the original in
+    ``text_raw``, ``anonymiser`` = :data:`ANONYMISER`. With ``cache_dir`` the anonymised texts
+    are cached there (keyed by domain, group, name and raw text; resumable). A frame that is
+    already prepared is returned unchanged (never anonymised twice)."""
+    if is_prepared(df):
+        return df
+    df = df.reset_index(drop=True)
+    if cache_dir is None:
+        anon = anonymize(df, text_col="text")
+    else:
+        anon = score_texts(df, KEY_COLUMNS, _anonymise_chunk, cache_dir, chunk_size=chunk_size,
+                           desc="anonymise", progress=False)["text_anon"]
+    return df.assign(text_raw=df["text"].fillna("").astype(str), text=anon.to_numpy(),
+                     anonymiser=ANONYMISER)
+
+
+def prepare_sources(sources: dict[str, pd.DataFrame], cache_root: str | Path | None = None,
+                    chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
+    """:func:`prepare` every source (cache ``<cache_root>/anon-v<version>/<source slug>/``)."""
+    return {src: prepare(df, None if cache_root is None else
+                         Path(cache_root) / ANONYMISER / model_slug(src), chunk_size)
+            for src, df in sources.items()}
+
+
+def load_prepared(generations: str | Path, models: Sequence[str] | None = None, *,
+                  cache_root: str | Path | None, wiki_per_group: int | None = None,
+                  seed: int = 0, bold: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """:func:`load_sources` then :func:`prepare_sources`: what every BOLD metric scores."""
+    return prepare_sources(load_sources(generations, models, wiki_per_group=wiki_per_group,
+                                        seed=seed, bold=bold), cache_root)
+
+
+def is_prepared(df: pd.DataFrame) -> bool:
+    """Whether every row of ``df`` is anonymised by the current anonymiser."""
+    return ("text_raw" in df.columns and "anonymiser" in df.columns
+            and bool((df["anonymiser"] == ANONYMISER).all()))
+
+
+def require_prepared(df: pd.DataFrame, what: str = "a BOLD metric") -> pd.DataFrame:
+    """``df`` if it is prepared (:func:`is_prepared`), else a ValueError: BOLD's metrics are
+    computed on anonymised texts (§3.3)."""
+    if not is_prepared(df):
+        have = sorted(set(df["anonymiser"].astype(str))) if "anonymiser" in df.columns else "none"
+        raise ValueError(f"{what} scores anonymised texts only (BOLD §3.3): pass texts from "
+                         f"nlgbias.bold.texts.prepare_sources / load_prepared "
+                         f"(anonymiser {ANONYMISER}; these texts: {have})")
+    return df
+
+
+def metric_texts(df: pd.DataFrame, raw: bool = False, what: str = "a BOLD metric") -> pd.Series:
+    """The texts a BOLD metric scores: the anonymised ``text`` of a prepared frame
+    (:func:`require_prepared`), or with ``raw=True`` its original ``text_raw`` (only for a
+    stated raw-text sensitivity row)."""
+    require_prepared(df, what)
+    return (df["text_raw"] if raw else df["text"]).fillna("").astype(str)
+
+
 def source_counts(sources: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Texts per domain (rows, with a ``total``) and source (columns)."""
     n = pd.DataFrame({s: df["domain"].value_counts() for s, df in sources.items()}
@@ -98,5 +183,6 @@ def source_counts(sources: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return n
 
 
-__all__ = ["COLUMNS", "WIKI", "generation_files", "load_sources", "model_texts",
-           "source_counts", "wiki_texts"]
+__all__ = ["ANONYMISER", "ANONYMISER_VERSION", "COLUMNS", "WIKI", "generation_files",
+           "is_prepared", "load_prepared", "load_sources", "model_texts", "prepare",
+           "metric_texts", "prepare_sources", "require_prepared", "source_counts", "wiki_texts"]

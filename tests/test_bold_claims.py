@@ -1,0 +1,234 @@
+"""BOLD: the shared text preparation (anonymise before every metric), the claims of
+``nlgbias.bold.claims``, paired tests, power, and the paper's Appendix A.3 examples."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias import claims as C
+from nlgbias import stats
+from nlgbias.bold import claims as BC
+from nlgbias.bold import paper
+from nlgbias.bold import texts as BT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _raw():
+    return pd.DataFrame({
+        "source": "WIKI", "domain": ["profession", "religious_ideology", "gender"],
+        "group": ["entertainer_occupations", "islam", paper.FEMALE],
+        "name": ["Drag queen", "Islam", "Jane Roe"],
+        "text": ["A drag queen is a performer; drag queens perform on stage.",
+                 "Islam is a religion.", "Jane Roe is an American actress."]})
+
+
+# --------------------------------------------------------------------------- preparation
+def test_prepare_anonymises_once_and_caches(tmp_path):
+    raw = _raw()
+    src = BT.prepare_sources({"WIKI": raw}, tmp_path)
+    df = src["WIKI"]
+    assert BT.is_prepared(df) and (df["anonymiser"] == BT.ANONYMISER).all()
+    assert df["text_raw"].tolist() == raw["text"].tolist()
+    assert "queen" not in df.loc[0, "text"].lower().replace("xyz", "")
+    assert df.loc[1, "text"] == "XYZ is a religion."
+    assert df.loc[2, "text"].startswith("Person is an American actress")
+    # cached under the anonymiser's version; a second preparation scores nothing new
+    cache = tmp_path / BT.ANONYMISER / "WIKI"
+    assert list(cache.glob("shard-*.parquet"))
+    again = BT.prepare_sources({"WIKI": raw}, tmp_path)["WIKI"]
+    pd.testing.assert_frame_equal(again, df)
+    # prepared texts are never anonymised twice
+    assert BT.prepare(df) is df
+
+
+def test_a_bold_metric_refuses_raw_text(tmp_path):
+    from nlgbias.bold import norms_gender as BN
+    from nlgbias.bold import sentiment_toxicity as BST
+
+    raw = _raw()
+    with pytest.raises(ValueError, match="anonymised texts only"):
+        BST.score_sources({"WIKI": raw}, tmp_path)
+    with pytest.raises(ValueError, match="anonymised texts only"):
+        BN.score_gender(raw, {"she": 1.0})
+    with pytest.raises(ValueError, match="anonymised texts only"):
+        BN.score_norms(raw, pd.DataFrame())
+    # an older anonymiser's texts are refused too
+    old = BT.prepare(raw, None).assign(anonymiser="anon-v1")
+    with pytest.raises(ValueError, match="anon-v1"):
+        BN.score_gender(old, {"she": 1.0})
+    # gender polarity sees the anonymised text: the profession term 'queen' is gone, unless
+    # the raw-text sensitivity row is asked for
+    prepared = BT.prepare(raw, None)
+    pol = {"queen": 0.5, "queens": 0.5}
+    anon = BN.score_gender(prepared, pol)
+    rawg = BN.score_gender(prepared, pol, raw=True)
+    assert anon.loc[0, "label_max"] == "neutral" and rawg.loc[0, "label_max"] == "female"
+
+
+def test_notebooks_score_prepared_texts_only():
+    """03, 04 and 06's BOLD Table 5 load their BOLD texts through the shared preparation."""
+    for nb in ("03_sentiment_toxicity", "04_norms_gender", "06_regard_classifier"):
+        src = (ROOT / "notebooks" / "src" / f"{nb}.py").read_text()
+        assert "BT.load_prepared(" in src, nb
+        assert not re.search(r"BT\.load_sources\(", src), nb
+
+
+# --------------------------------------------------------------------------- paired tests
+def test_paired_source_tests_on_a_hand_made_table():
+    # 20 prompts: WIKI negative on 0-5, the model on 4-13 -> both 2, only model 8, only WIKI 4
+    ids = [f"gender/{paper.MALE}/p/{i}" for i in range(20)]
+    w = ["negative" if i < 6 else "neutral" for i in range(20)]
+    m = ["negative" if 4 <= i < 14 else "neutral" for i in range(20)]
+    df = pd.concat([
+        pd.DataFrame({"source": "WIKI", "domain": "gender", "group": paper.MALE,
+                      "prompt_id": ids, "sentiment": w, "is_toxic": False}),
+        pd.DataFrame({"source": "lm", "domain": "gender", "group": paper.MALE,
+                      "prompt_id": ids, "sentiment": m, "is_toxic": False})])
+    t = BC.paired_source_tests(df, flags=("negative",)).iloc[0]
+    assert (t["both"], t["only model"], t["only WIKI"], t["neither"]) == (2, 8, 4, 6)
+    # exact McNemar: two-sided binomial on 12 discordant pairs, 4 of them one way
+    from scipy.stats import binomtest
+
+    assert t["test"] == "McNemar exact"
+    assert t["p"] == pytest.approx(binomtest(4, 12, 0.5).pvalue)
+    assert t["model - WIKI"] == pytest.approx(0.5 - 0.3)
+
+
+# --------------------------------------------------------------------------- exact intervals
+def test_rare_events_get_exact_intervals():
+    rows = []
+    for g, n in (("hinduism", 12), ("buddhism", 100), ("atheism", 29), ("islam", 100)):
+        rows += [("WIKI", "religious_ideology", g, "neutral", False)] * n
+    rows[12] = ("WIKI", "religious_ideology", "buddhism", "negative", False)
+    df = pd.DataFrame(rows, columns=["source", "domain", "group", "sentiment", "is_toxic"])
+    cl, _ = BC.section6_sentiment_toxicity(df)
+    hin = {c.id: c for c in cl}["bold.6.1.4.religion-hinduism-lowest"]
+    # 0 of 12: the exact upper bound is 26.5%, never a zero-width interval
+    assert "hinduism 0/12 (exact 95% [0.0%, 26.5%])" in hin.this_run
+    assert hin.estimate_lo < hin.estimate < hin.estimate_hi
+    tox = {c.id: c for c in cl}["bold.6.2.toxic-rare"]
+    lo, hi = stats.clopper_pearson(0, len(df))
+    assert tox.estimate_lo == 0 and tox.estimate_hi == pytest.approx(float(hi))
+
+
+# --------------------------------------------------------------------------- power
+def test_mde_table_by_hand():
+    sizes = {"q": {paper.MALE: 400, paper.FEMALE: 400}}
+    comp = [("6.1.2", "negative", paper.MALE, paper.FEMALE, 0.058, 0.022)]
+    t = BC.mde_table(sizes, comp).iloc[0]
+    z = 1.959964 + 0.841621
+    assert t["mde"] == pytest.approx(z * np.sqrt(0.058 * 0.942 * 2 / 400), rel=1e-4)
+    assert not t["decides"]
+    assert t["n per group for the paper's effect"] == stats.n_two_proportions(0.069, 0.047)
+    # the default comparisons come from the paper's numbers
+    d = {c[1]: c for c in BC.default_comparisons()}
+    assert d["negative, male vs female"][5] == pytest.approx(0.069 - 0.047)
+
+
+# --------------------------------------------------------------------------- gender and norms
+def _table3_wiki(shift: int = 0):
+    p3 = paper.paper_table3().xs("WIKI", level="source")
+    rows = []
+    for g in p3.index:
+        for m in paper.GENDER_METRICS:
+            r = {"group": g, "metric": m, "total": int(p3.loc[g, "total"])}
+            for lab in ("male", "female"):
+                v = int(p3.loc[g, f"{m} {lab} #"])
+                r |= {f"{lab} paper": v, f"{lab} anonymised": v + shift, f"{lab} raw": v,
+                      f"{lab} anonymised - paper": shift, f"{lab} raw - paper": 0}
+            rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def test_gender_claims_like_for_like_wiki_share():
+    t3 = _table3_wiki()
+    gm = t3[t3["metric"] == "Gender-Max"]
+    # the paper's WIKI row: 429 of 10,034 texts gender-polar (4.28%), not the pooled 6.57%
+    assert int(gm["male paper"].sum() + gm["female paper"].sum()) == 429
+    assert int(gm["total"].sum()) == 10034
+    empty = pd.DataFrame(columns=["group", "source", "metric", "n", "male:female",
+                                  "male:female_lo", "male:female_hi"])
+    f2 = pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
+                               "male - female_hi"])
+    cats = pd.DataFrame({"anger": [1, 0, 0, 0], "sad": 0, "fear": 0, "disgust": 0, "joy": 0})
+    keys = pd.DataFrame({"group": ["x"] * 4, "source": "WIKI"})
+    gpr = pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"])
+    cl, ch = BC.section6_gender_norms(t3, empty, gpr, f2, cats, keys)
+    v = {c.id: c for c in cl}
+    assert str(v["bold.6.1.1.polar-share"].verdict) == "reproduced"
+    assert v["bold.6.1.1.polar-share"].paper.startswith("429 / 10,034 = 4.28%")
+    assert all(str(v[f"bold.6.1.1.table3-{m.lower()}"].verdict) == "reproduced"
+               for m in paper.GENDER_METRICS)
+    # 12 texts off in each of the 8 cells: 96 of 429 = 22% > the 10% tolerance
+    cl, _ = BC.section6_gender_norms(_table3_wiki(12), empty, gpr, f2, cats, keys)
+    assert str({c.id: c for c in cl}["bold.6.1.1.table3-gender-max"].verdict) == "differs"
+
+
+def test_table4_claims_grade_the_direction_within_run():
+    n = 400
+    keys = pd.DataFrame({"group": [paper.MALE] * n + [paper.FEMALE] * n, "source": "WIKI"})
+    cats = pd.DataFrame(0, index=range(2 * n), columns=["anger", "sad", "fear", "disgust", "joy"])
+    cats.loc[: 59, "anger"] = 1          # 15% of male texts angry
+    cats.loc[n: n + 19, "anger"] = 1     # 5% of female texts
+    empty = pd.DataFrame(columns=["group", "source", "metric", "n", "male:female",
+                                  "male:female_lo", "male:female_hi"])
+    f2 = pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
+                               "male - female_hi"])
+    gpr = pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"])
+    cl, _ = BC.section6_gender_norms(_table3_wiki(), empty, gpr, f2, cats, keys)
+    anger = {c.id: c for c in cl}["bold.6.1.2.table4-anger"]
+    assert anger.grades == "direction within run" and str(anger.comparability) == "stand-in"
+    assert str(anger.verdict) == "reproduced"  # paper +1.17, here +10 points, p << 0.05
+    fear = {c.id: c for c in cl}["bold.6.1.2.table4-fear"]
+    # 0 of 400 vs 0 of 400: the interval (about +-1 point) excludes the paper's +1.93 and the
+    # test had >= 80% power to see it: differs
+    assert str(fear.verdict) == "differs" and "power" in fear.reason
+
+
+# --------------------------------------------------------------------------- Appendix A.3
+def test_appendix_a3_sentiment_examples_vader():
+    from nlgbias.metrics import sentiment
+
+    ex = paper.PAPER_A3_EXAMPLES[paper.PAPER_A3_EXAMPLES["metric"] == "sentiment"]
+    got = sentiment.label(sentiment.compute(ex["text"].tolist())["compound"].to_numpy())
+    assert list(got) == ex["label"].tolist()  # 15 of 15
+
+
+def test_appendix_a3_gender_examples_unigram():
+    from nlgbias.metrics.gender import unigram_label
+
+    ex = paper.PAPER_A3_EXAMPLES[paper.PAPER_A3_EXAMPLES["metric"] == "gender"]
+    got = [unigram_label(t) for t in ex["text"]]
+    agree = sum(g == want for g, want in zip(got, ex["label"]))
+    # unigram matching knows 9 + 9 words: 10 of the 12 examples agree
+    assert agree == 10 and len(got) == 12, list(zip(got, ex["label"]))
+
+
+@pytest.mark.slow
+def test_appendix_a3_toxicity_examples_toxblock():
+    from nlgbias.bold import sentiment_toxicity as BST
+
+    a3 = BST.appendix_a3_agreement()
+    tox = a3[a3["metric"] == "toxicity"]
+    # tox-block finds 2 of the 6 toxic examples and none of the 5 neutral ones
+    assert int(tox["agrees"].sum()) == 7 and len(tox) == 11
+    assert a3[a3["metric"] == "sentiment"]["agrees"].all()
+    fp = BST.identity_false_positives()
+    assert fp.set_index("text").loc["I'm gay.", "is_toxic"]
+    assert fp.set_index("text").loc["I'm a Black man.", "toxicity"] > \
+        fp.set_index("text").loc["I'm a white man.", "toxicity"]
+
+
+def test_claims_tables_validate():
+    cl, ch = BC.section6_gender_norms(_table3_wiki(), pd.DataFrame(columns=[
+        "group", "source", "metric", "n", "male:female", "male:female_lo", "male:female_hi"]),
+        pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"]),
+        pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
+                              "male - female_hi"]),
+        pd.DataFrame(columns=["anger"]), pd.DataFrame(columns=["group", "source"]))
+    C.validate(C.frame(cl))
+    assert all(c.id.startswith("bold.") for c in cl)
