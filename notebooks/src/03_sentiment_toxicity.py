@@ -163,11 +163,10 @@ props[props["domain"] != "profession"].round(4)
 # ## Figure 3 · Gender and race
 # (a, b) VADER sentiment: negative (bottom), neutral (grey), positive (top), numbers in %;
 # black bars: bootstrap 95% intervals of the negative and positive shares (from the table above).
-# (c, d) proportion of toxic texts — **tox-block BiLSTM standing in for the paper's
-# fine-tuned BERT-large** — with `toxic / n` above each bar and its bootstrap 95% interval.
-# A group without a single toxic (or negative) text has a zero-width bootstrap interval:
-# resampling its texts cannot produce the event, so `0/50` reads as "none seen in 50", not as
-# a measured 0%.
+# (c, d) share of toxic texts — **tox-block BiLSTM standing in for the paper's
+# fine-tuned BERT-large** — with `toxic / n` above each bar and its exact 95% interval
+# (Clopper–Pearson where a count is below 5, else Wilson; never zero-width: `0/50` leaves up
+# to 7% open), on a symmetric-log axis (linear below 0.1%). Model panels are stand-in LMs.
 
 # %%
 fig = BF.plot_sentiment(props, "gender", "Fig. 3a · sentiment, gender domain", ncols=4)
@@ -193,7 +192,7 @@ fig = BF.plot_sentiment(props, "religious_ideology", "Fig. 4 · sentiment, relig
 save_figure(fig, P.figures, "bold_fig4_religion")
 plt.show()
 fig = BF.plot_sentiment(props, "political_ideology", "Fig. 5 · sentiment, political ideologies",
-                        ncols=2)
+                        ncols=3)
 save_figure(fig, P.figures, "bold_fig5_political_ideology")
 plt.show()
 

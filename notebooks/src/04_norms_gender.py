@@ -156,7 +156,7 @@ if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]
 # %%
 scored_raw = BN.score_gender(texts, polarity, gender_threshold, raw=True)
 run3_raw = BN.table3(scored_raw)
-if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
+if "WIKI" in run3.index.get_level_values("source"):
     t3_text = BN.table3_wiki_text_sensitivity(run3, run3_raw)
     save_table(t3_text, P.results, "bold_table3_wiki_anonymised_vs_raw",
                title="BOLD Table 3 WIKI counts: paper, this run on anonymised texts (§3.3, the "
@@ -373,16 +373,15 @@ sens.round(1)
 # run) is graded, per emotion, with a Newcombe interval.
 
 # %%
-if "WIKI" in run3.index.get_level_values("source") and not cfg["wiki_per_group"]:
-    claims04, checks04 = BC.section6_gender_norms(t3_text, t3ci, gpr, f2, cats, nscores)
-    claims_table = claims.save(claims04, "bold_claims_sec6_gender_norms", checks=checks04,
-                               results=P.results, save_table=save_table)
-    display(claims_table[["id", "claim", "paper", "this run", "verdict", "reason"]])
-    display(claims.checks_frame(checks04))
-else:
-    display(Markdown(f"Profile `{profile}` samples the WIKI sentences ({cfg['wiki_per_group']} "
-                     "per group): Table 3's counts are not comparable with the paper's, so the "
-                     "claims are graded on the quick and paper profiles only."))
+if cfg["wiki_per_group"]:
+    display(Markdown(f"**Profile `{profile}` samples the WIKI sentences** ({cfg['wiki_per_group']} "
+                     "per group): Table 3's counts below are those of the sample, not comparable "
+                     "with the paper's; grade the claims on the quick or paper profile."))
+claims04, checks04 = BC.section6_gender_norms(t3_text, t3ci, gpr, f2, cats, nscores)
+claims_table = claims.save(claims04, "bold_claims_sec6_gender_norms", checks=checks04,
+                           results=P.results, save_table=save_table)
+display(claims_table[["id", "claim", "paper", "this run", "verdict", "reason"]])
+claims.checks_frame(checks04)
 
 # %% [markdown]
 # Outputs: `results/bold_table3_gender_polarity_professions`, `bold_sec6_gender_polarity_paper_vs_run`,

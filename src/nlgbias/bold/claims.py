@@ -75,6 +75,13 @@ def _share(count: int, n: int) -> tuple[float, float, float]:
     return count / n if n else float("nan"), float(lo), float(hi)
 
 
+def _cap(x: float, cap: float = 1e9) -> float:
+    """An interval end that may be infinite (a ratio whose draws reach 0 in the denominator),
+    capped at ``cap`` so that the rule can use it."""
+    x = float(x)
+    return x if np.isfinite(x) else cap
+
+
 def _k_test(counts, totals) -> tuple[float, str]:
     """k shares equal? (:func:`nlgbias.stats.k_proportions_test`; p = 1 when no group has the
     event at all, or every text has it)."""
@@ -412,7 +419,9 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
             continue
         r = ci.loc[g]
         pv = float(paper.loc[g, "Gender-Max male:female"])
-        hi = float(r["male:female_hi"]) if np.isfinite(r["male:female_hi"]) else 1e9
+        if not np.isfinite(float(r["male:female"])) or not np.isfinite(float(r["male:female_lo"])):
+            continue  # no female text at all: no ratio to grade
+        hi = _cap(r["male:female_hi"])
         claims.append(C.value_in_interval(
             id=f"bold.6.1.1.ratio-{g.split(' ')[0]}", section="6.1.1 / Table 3",
             claim=f"Table 3 WIKI, Gender-Max: male:female ratio of {g}",
@@ -423,15 +432,16 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     gm = table3_wiki[table3_wiki["metric"] == "Gender-Max"]
     ref = int(gm["male paper"].sum() + gm["female paper"].sum())
     cnt = int(gm["male anonymised"].sum() + gm["female anonymised"].sum())
-    share, lo, hi = _share(cnt, total)
+    ours = int(ci["n"].sum()) if len(ci) else total  # this run's WIKI texts (a sample in smoke)
+    share, lo, hi = _share(cnt, ours)
     claims.append(C.value_in_interval(
         id="bold.6.1.1.polar-share", section="6.1.1",
         claim="few profession texts are gender-polar (Gender-Max): the paper's WIKI row of "
               "Table 3 (its 6.57% pools six sources)",
         paper=f"{ref} / {total:,} = {_pct(ref / total)} (WIKI, Table 3; 6.57% pooled)",
-        paper_value=ref / total, estimate=share, interval=(lo, hi), n=total,
+        paper_value=ref / total, estimate=share, interval=(lo, hi), n=ours,
         statistic="share of WIKI profession texts male or female (Gender-Max)", digits=4,
-        this_run=f"{cnt} / {total:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}]"))
+        this_run=f"{cnt} / {ours:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}]"))
     checks.append(C.check(
         id="bold.6.1.1.pooled-share", section="6.1.1", kind="diagnostic",
         check="the paper's 6.57% of gender-polar texts pools six sources; its WIKI row gives "
@@ -439,13 +449,14 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
         this_run=f"WIKI {_pct(share)}", passed=True))
     # §6.2: mean male:female ratio over the four groups (WIKI, Gender-Max)
     r = gpr[(gpr["source"] == WIKI) & (gpr["section"] == "6.2")]
-    if len(r):
+    if len(r) and np.isfinite(float(r.iloc[0]["this run"])) \
+            and np.isfinite(float(r.iloc[0]["this run_lo"])):
         r = r.iloc[0]
         claims.append(C.value_in_interval(
             id="bold.6.2.mean-ratio", section="6.2",
             claim="WIKI: mean male:female ratio of the four super-groups (Gender-Max)",
             paper_value=PAPER_MEAN_RATIO[WIKI], estimate=float(r["this run"]),
-            interval=(float(r["this run_lo"]), float(r["this run_hi"])), null=1.0,
+            interval=(float(r["this run_lo"]), _cap(r["this run_hi"])), null=1.0,
             n=f"{total:,} texts", statistic="mean of 4 ratios, bootstrap 95% interval", digits=2))
     # Figure 2: nursing is female-skewed, and it is the only one
     d = f2[f2["source"] == WIKI].set_index("group")

@@ -12,8 +12,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import PercentFormatter
 
 from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
+from nlgbias.stats import proportion_interval
+
+WIKI = "WIKI"
+
+
+def source_title(src: str) -> str:
+    """A panel's source name, marking the offline LMs as stand-ins for the paper's models."""
+    return src if src == WIKI else f"{src} (stand-in LM)"
 
 SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
 
@@ -65,16 +74,19 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                                                      np.clip(hi - edge, 0, None)]),
                             fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
             bottom += vals
-        ax.set_xticks(x, [pretty(g, 12) for g in groups], rotation=45 if rotate else 0,
+        ns = s["n"].fillna(0).astype(int).to_numpy()
+        ax.set_xticks(x, [f"{pretty(g, 12)}\nn={k:,}" for g, k in zip(groups, ns)],
+                      rotation=45 if rotate else 0,
                       ha="right" if rotate else "center", rotation_mode="anchor")
-        ax.tick_params(axis="x", labelsize=9)
-        ax.set_title(f"{src} (n = {int(s['n'].sum()):,})")
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_title(f"{source_title(src)} (n = {int(s['n'].sum()):,})")
         ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.grid(axis="x", visible=False)
     for ax in axes.flat[len(sources):]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
-        ax.set_ylabel("proportion of texts")
+        ax.set_ylabel("share of texts (%)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
                title="VADER sentiment (%: share of texts; black: bootstrap 95% interval of the "
@@ -106,8 +118,9 @@ def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
             ax.errorbar(x, val, yerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
             for xi, top, c, n in zip(x, np.nan_to_num(hi), s[count].to_numpy(), s["n"].to_numpy()):
                 if np.isfinite(n):
-                    ax.text(xi, top, f"{int(c)}/{int(n):,}", ha="center", va="bottom",
-                            fontsize=6.5, rotation=90)
+                    # above the interval's cap, clear of it on a linear or log axis
+                    ax.text(xi, top * 1.3 + 0.02, f"{int(c)}/{int(n):,}", ha="center",
+                            va="bottom", fontsize=6.5, rotation=90)
     if horizontal:
         ax.set_yticks(pos, order)
     else:
@@ -116,17 +129,24 @@ def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
 
 def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     """Figures 3c-d: percent of toxic texts per group (x) and source (colour), each bar with its
-    bootstrap 95% interval (``toxic_lo`` / ``toxic_hi``) and ``toxic / n`` above it."""
+    exact 95% interval (Clopper-Pearson where a count is below 5, else Wilson: never zero-width,
+    so 0/50 shows how much it leaves open) and ``toxic / n`` above it, on a symmetric-log axis
+    (linear below 0.1%) so that 0.1-0.3% and several percent are both readable."""
     d = props[props["domain"] == domain].copy()
     d["toxic %"] = 100 * d["toxic"]
+    lo, hi = proportion_interval(d["n_toxic"].to_numpy(), d["n"].to_numpy())
+    d["toxic_lo"], d["toxic_hi"] = lo, hi
     groups = sorted(d["group"].unique())
     n_src = d["source"].nunique()
     fig, ax = plt.subplots(figsize=(max(4.5, len(groups) * (0.9 + 0.45 * n_src) + 2), 4.0))
+    d["source"] = d["source"].map(source_title)
     _interval_bars(ax, d, "toxic %", "n_toxic", "group", "source", groups)
     ax.set_xticklabels([pretty(g, 14) for g in groups])
-    ax.set_ylabel("toxic texts (%), bootstrap 95% interval")
+    ax.set_ylabel("toxic texts (%), exact 95% interval")
     hi = d["toxic_hi"].to_numpy(float)
-    ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 1.3 if len(d) else 0.0, 0.2))
+    ax.set_yscale("symlog", linthresh=0.1, linscale=0.5)
+    ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 8 if len(d) else 0.0, 0.3))
+    ax.yaxis.set_major_formatter(PercentFormatter(100.0, decimals=None))
     ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
     ax.set_title(title, loc="left")
     fig.tight_layout()
@@ -154,13 +174,22 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
                           np.clip(s["male - female_hi"].to_numpy(float) - val, 0, None)])
                if "male - female_lo" in s else None)
         ax.barh(y, val, height=width, color=color,
-                label=f"{src} (n per profession {int(s['n'].min()):,}-{int(s['n'].max()):,})")
+                label=f"{source_title(src)}: {int(s['n'].sum()):,} texts, "
+                      f"{int(s['n'].min()):,}-{int(s['n'].max()):,} per profession")
         if err is not None:
             ax.errorbar(val, y, xerr=err, fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
+            sig = ((s["male - female_lo"] > 0) | (s["male - female_hi"] < 0)).to_numpy()
+            ends = np.where(val >= 0, s["male - female_hi"], s["male - female_lo"]).astype(float)
+            for yi, e, v, ok in zip(y, ends, val, sig):
+                if ok:
+                    ax.text(e + (0.01 if v >= 0 else -0.01), yi, "*", va="center",
+                            ha="left" if v >= 0 else "right", fontsize=9)
     ax.set_yticks(pos, order)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("proportion male − proportion female (Gender-Max), bootstrap 95% interval")
+    ax.set_xlabel("share male − share female (Gender-Max, percentage points); bootstrap 95% "
+                  "interval; * the interval excludes 0")
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel("")
     ax.legend(frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left", fontsize=8)
     ax.set_title("BOLD Fig. 2: gender polarity per profession")

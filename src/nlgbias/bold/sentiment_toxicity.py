@@ -558,6 +558,8 @@ def correction_summary(tests: pd.DataFrame, source: str = WIKI, level: float = 0
         return "No §6 tests (too few groups or sources)."
     out = []
     for fam, d in tests.groupby("family", sort=False):
+        undefined = int(d["p"].isna().sum())
+        d = d[d["p"].notna()]  # the denominators count the tests that have a p-value
         raw = int((d["p"] < level).sum())
         holm = int((d["p_holm"] < level).sum())
         bh = int((d["p_bh"] < level).sum())
@@ -566,8 +568,9 @@ def correction_summary(tests: pd.DataFrame, source: str = WIKI, level: float = 0
             f"{dm.replace('_', ' ')} {st.split(' p-value')[0]} (p {_p(p)} → {_p(ph)})"
             for dm, st, p, ph in zip(lost["domain"], lost["statistic"], lost["p"], lost["p_holm"]))
             if len(lost) else "")
-        out.append(f"- {fam}: {raw} of {len(d)} significant at {level:g} uncorrected, "
-                   f"{holm} after Holm, {bh} after BH{lost_txt}.")
+        und = f" ({undefined} more undefined: no event in any group)" if undefined else ""
+        out.append(f"- {fam}: {raw} of {len(d)} tests{und} significant at {level:g} "
+                   f"uncorrected, {holm} after Holm, {bh} after BH{lost_txt}.")
     return "\n".join(out)
 
 
