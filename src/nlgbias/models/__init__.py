@@ -1,12 +1,16 @@
-"""Models: one registry (names, kinds, file names; :mod:`~nlgbias.models.registry`) and one
-loader (:mod:`~nlgbias.models.loading`)."""
+"""Models: one registry (names, kinds, file names; :mod:`~nlgbias.models.registry`), one
+loader (:mod:`~nlgbias.models.loading`) and one language-model interface with its backends
+(:mod:`~nlgbias.models.lm`: ``hf``, ``openai``, ``vllm``; imported on use)."""
 
 from nlgbias.models.loading import LoadedModel, load_model
 from nlgbias.models.registry import (
     GPT2_DECODING,
+    KIND_PREFIXES,
     KINDS,
     MODELS,
     Kind,
+    KindUnknownOfflineError,
+    ModelKindError,
     ModelSpec,
     UnknownModelError,
     cache_dir,
@@ -14,10 +18,13 @@ from nlgbias.models.registry import (
     display_name,
     get_spec,
     infer_kind,
+    kind_of_config,
     model_slug,
     offline_models,
+    split_kind,
 )
 
-__all__ = ["GPT2_DECODING", "KINDS", "MODELS", "Kind", "LoadedModel", "ModelSpec",
-           "UnknownModelError", "cache_dir", "check_available", "display_name", "get_spec",
-           "infer_kind", "load_model", "model_slug", "offline_models"]
+__all__ = ["GPT2_DECODING", "KINDS", "KIND_PREFIXES", "MODELS", "Kind", "KindUnknownOfflineError",
+           "LoadedModel", "ModelKindError", "ModelSpec", "UnknownModelError", "cache_dir",
+           "check_available", "display_name", "get_spec", "infer_kind", "kind_of_config",
+           "load_model", "model_slug", "offline_models", "split_kind"]

@@ -170,6 +170,7 @@ def model_slug(name: str) -> str:
     >>> model_slug("gpt2"), model_slug("my-org/My Model")
     ('gpt2', 'my-org--My-Model')
     """
+    name = split_kind(name)[1]
     if name in MODELS and "/" not in name:
         return name
     if os.path.isdir(name):
@@ -186,13 +187,87 @@ def display_name(name: str) -> str:
     >>> display_name("gemma3-270m")
     'gemma3-270m'
     """
+    name = split_kind(name)[1]
     if name not in MODELS and os.path.isdir(name):
         return Path(name).resolve().name
     return name
 
 
+class ModelKindError(UnknownModelError):
+    """The kind of a model (causal, masked, seq2seq) cannot be told from its config."""
+
+
+class KindUnknownOfflineError(ModelKindError, ResourceNotFoundError):
+    """A hub id whose config is neither in the local Hugging Face cache nor reachable."""
+
+
+#: ``<kind>:<hub id or folder>`` states a model's kind when its config cannot be read
+KIND_PREFIXES = tuple(f"{k}:" for k in KINDS)
+
+_CAUSAL_ARCH = ("ForCausalLM", "LMHeadModel")
+
+
+def split_kind(name: str) -> tuple[str | None, str]:
+    """``("masked", "org/name")`` for ``"masked:org/name"``; ``(None, name)`` without a prefix.
+
+    >>> split_kind("masked:my-org/my-roberta"), split_kind("gpt2")
+    (('masked', 'my-org/my-roberta'), (None, 'gpt2'))
+    """
+    if isinstance(name, str) and name.startswith(KIND_PREFIXES) and not os.path.isdir(name):
+        kind, rest = name.split(":", 1)
+        return kind, rest
+    return None, name
+
+
+def kind_of_config(cfg, where: str = "this model") -> str:
+    """The :data:`KINDS` key of a ``transformers`` config: encoder-decoder -> seq2seq; an
+    architecture ``...ForMaskedLM``/``...ForPreTraining`` (not a decoder) -> masked;
+    ``...ForCausalLM``/``...LMHeadModel`` -> causal; without architectures, the model type's
+    entry in ``transformers``' auto mappings (masked first for encoders such as BERT).
+    Anything else (a classifier head, an unknown model type) raises :class:`ModelKindError`
+    naming the architecture."""
+    from transformers.models.auto.modeling_auto import (  # noqa: PLC0415
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+        MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
+    )
+
+    mtype = getattr(cfg, "model_type", None)
+    archs = list(getattr(cfg, "architectures", None) or [])
+    decoder = bool(getattr(cfg, "is_decoder", False))
+    hint = (f"State the kind with a prefix ({', '.join(p + '<model>' for p in KIND_PREFIXES)}) "
+            "if it is one of these")
+    if getattr(cfg, "is_encoder_decoder", False):
+        if mtype in MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES or any(
+                a.endswith("ForConditionalGeneration") for a in archs):
+            return "seq2seq"
+        raise ModelKindError(f"{where}: encoder-decoder architecture {', '.join(archs) or mtype!r} "
+                             "has no sequence-to-sequence LM head in transformers. " + hint)
+    if archs:
+        if any(a.endswith(_MASKED_ARCH) for a in archs) and not decoder:
+            return "masked"
+        if any(a.endswith(_CAUSAL_ARCH) for a in archs):
+            return "causal"
+        if mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and any(
+                a == MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[mtype] for a in archs):
+            return "causal"  # e.g. Gemma3ForConditionalGeneration, the causal class of gemma3
+        raise ModelKindError(
+            f"{where}: unknown architecture {', '.join(archs)} (model type {mtype!r}): not a causal, "
+            f"masked or sequence-to-sequence language model this project can score or generate "
+            f"with (known kinds: {', '.join(KINDS)}). " + hint)
+    if decoder and mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "causal"
+    if mtype in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return "masked"
+    if mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "causal"
+    raise ModelKindError(f"{where}: unknown model type {mtype!r} (no architectures in its config). "
+                         + hint)
+
+
 def infer_kind(path_or_id: str) -> str:
-    """The :data:`KINDS` key of a local folder or hub id, from its ``config.json``."""
+    """The :data:`KINDS` key of a local folder or hub id, from its ``config.json``
+    (:func:`kind_of_config`)."""
     from transformers import AutoConfig  # noqa: PLC0415
 
     try:
@@ -202,28 +277,56 @@ def infer_kind(path_or_id: str) -> str:
             f"model {path_or_id!r} could not be found: a Hugging Face id needs internet or a local "
             "HF cache, a folder needs a config.json (save_pretrained). Offline here: "
             f"{', '.join(offline_models())}. Cause: {exc}") from exc
-    if getattr(cfg, "is_encoder_decoder", False):
-        return "seq2seq"
-    archs = cfg.architectures or []
-    if any(a.endswith(_MASKED_ARCH) for a in archs) and not getattr(cfg, "is_decoder", False):
-        return "masked"
-    return "causal"
+    return kind_of_config(cfg, f"model {path_or_id!r}")
+
+
+def _hub_kind(hub_id: str, name: str) -> str:
+    """The kind of a hub id from its config in the local Hugging Face cache, else (hub
+    reachable) downloaded; else :class:`KindUnknownOfflineError` saying how to state it."""
+    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415
+
+    cached = try_to_load_from_cache(hub_id, "config.json")
+    if isinstance(cached, str):
+        return infer_kind(str(Path(cached).parent))
+    if _hub_reachable():
+        return infer_kind(hub_id)
+    raise KindUnknownOfflineError(
+        f"the kind of model {name!r} could not be determined: its config is not in the local "
+        "Hugging Face cache and the hub is unreachable (offline). State the kind with a prefix: "
+        f"{', '.join(repr(p + hub_id) for p in KIND_PREFIXES)}; or run once with internet to "
+        f"cache it. Offline on this machine: {', '.join(offline_models())}.")
 
 
 def get_spec(name: str) -> ModelSpec:
-    """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder."""
+    """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder,
+    optionally prefixed with its kind (``masked:org/model``; :func:`split_kind`).
+
+    The kind of a hub id or folder comes from its config (:func:`kind_of_config`): a folder's
+    ``config.json``, a hub id's config in the local Hugging Face cache (or downloaded when the
+    hub is reachable). A hub id whose config cannot be read raises
+    :class:`KindUnknownOfflineError` (say the kind with a prefix); an architecture that is
+    no language model this project handles raises :class:`ModelKindError` naming it."""
     if not isinstance(name, str) or not name:
         raise UnknownModelError(f"a model name must be a non-empty string, got {name!r}")
     if name in MODELS:
         return MODELS[name]
-    if os.path.isdir(name):
-        kind = infer_kind(name)
-        chat = _has_chat_template(name)
-        return ModelSpec(name, kind, hub_id=name, description=f"local checkpoint {display_name(name)}",
-                         offline=True, decoding=GPT2_DECODING if kind == "causal" else {}, chat=chat)
-    if "/" in name and not name.startswith(("/", ".")):
-        return ModelSpec(name, "causal", hub_id=name, description=f"Hugging Face model {name}",
-                         decoding=GPT2_DECODING)
+    stated, target = split_kind(name)
+    if stated is not None and target in MODELS and MODELS[target].kind != stated:
+        raise ModelKindError(f"model {target!r} is registered as {MODELS[target].kind!r}, "
+                             f"not {stated!r}")
+    if stated is not None and target in MODELS:
+        return MODELS[target]
+    if os.path.isdir(target):
+        kind = stated or infer_kind(target)
+        chat = _has_chat_template(target)
+        return ModelSpec(name, kind, hub_id=target,
+                         description=f"local checkpoint {display_name(target)}", offline=True,
+                         decoding=GPT2_DECODING if kind == "causal" else {},
+                         chat=chat)
+    if "/" in target and not target.startswith(("/", ".")):
+        kind = stated or _hub_kind(target, name)
+        return ModelSpec(name, kind, hub_id=target, description=f"Hugging Face model {target}",
+                         decoding=GPT2_DECODING if kind == "causal" else {})
     raise UnknownModelError(
         f"unknown model {name!r}. Registered: {', '.join(MODELS)}; or pass a Hugging Face id "
         "('org/model') or a local checkpoint folder (that exists). Offline on this machine: "

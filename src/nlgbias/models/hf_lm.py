@@ -1,0 +1,281 @@
+"""The ``hf`` backend of :class:`~nlgbias.models.lm.LM`: a model of the registry run in this
+process, through the project's own code paths (the numbers are theirs):
+
+- causal LMs: log-likelihoods by :func:`nlgbias.likelihood.causal_logprobs` (shared-prefix
+  batches; the start token of :func:`~nlgbias.likelihood.start_token_id`), rolling
+  log-likelihood by :func:`nlgbias.likelihood.sentence_logprobs`, generation and chat by the
+  engine (:class:`nlgbias.generation.CausalGenerator`: continuous batching, one seed per row);
+- masked LMs: pseudo-log-likelihood (:func:`nlgbias.likelihood.pseudo_log_likelihood`) and
+  Gibbs generation (:class:`nlgbias.generation.GibbsGenerator`, BOLD A.2.1);
+- sequence-to-sequence LMs (BlenderBot): generation and chat from the encoder input built by
+  :func:`dialogue_text` (BlenderBot's own dialogue format), one seeded row at a time with
+  ``transformers``' ``generate``; ``log p(continuation | context)`` as the decoder's
+  log-likelihood of the continuation given the context as encoder input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from nlgbias import likelihood as L
+from nlgbias.generation.decoding import DecodingParams, decoding_for
+from nlgbias.generation.engine import CausalGenerator
+from nlgbias.models.lm import (
+    LM,
+    Generation,
+    GenerationRequest,
+    LoglikelihoodResult,
+    RollingResult,
+    UnsupportedCapabilityError,
+    as_requests,
+    chat_requests,
+    finish,
+)
+
+__all__ = ["HFLM", "dialogue_text"]
+
+#: model types whose encoder input is BlenderBot's dialogue format (:func:`dialogue_text`)
+BLENDERBOT_TYPES = ("blenderbot", "blenderbot-small")
+
+
+def dialogue_text(messages: Sequence[dict]) -> str:
+    """BlenderBot's dialogue format (its tokenizer's chat template, ParlAI's history): each
+    user turn starts with a space, turns are joined by two spaces; the tokenizer then appends
+    ``</s>``.
+
+    >>> dialogue_text([{"role": "user", "content": "Hi!"}, {"role": "assistant", "content": "Hey."},
+    ...                {"role": "user", "content": "I am a nurse."}])
+    ' Hi!  Hey.   I am a nurse.'
+    """
+    return "  ".join((" " if m["role"] == "user" else "") + m["content"] for m in messages)
+
+
+class _MessagesGenerator(CausalGenerator):
+    """The engine with a whole conversation per row (the tokenizer's chat template, the
+    generation prompt added) instead of one user turn."""
+
+    def encode(self, prompt) -> list[int]:
+        ids = self.tok.apply_chat_template(list(prompt), add_generation_prompt=True, tokenize=True)
+        if hasattr(ids, "keys"):
+            ids = ids["input_ids"]
+        return list(ids) or [self.start]
+
+
+class HFLM(LM):
+    """A registry model (``name``: registered name, hub id, folder, optionally ``masked:`` etc.)
+    loaded with :func:`nlgbias.likelihood.load_lm` (``dtype="auto"``: bfloat16 where the CPU
+    has bf16 units, as the notebooks; ``"float32"`` for exact comparisons), or an already
+    ``loaded`` :class:`~nlgbias.models.LoadedModel`. ``gibbs``: the Gibbs settings of a masked
+    LM's generation (default the paper's)."""
+
+    backend = "hf"
+
+    def __init__(self, name: str | None = None, *, device: str = "cpu", dtype: str | None = "auto",
+                 batch_size: int = 32, loaded=None, gibbs=None):
+        if loaded is None:
+            if name is None:
+                raise ValueError("HFLM needs a model name or a loaded model")
+            loaded = L.load_lm(name, device=device, dtype=dtype)
+        self.lm = loaded
+        self.spec = loaded.spec
+        self.name = name or loaded.spec.name
+        self.kind = loaded.spec.kind
+        self.batch_size = batch_size
+        self.gibbs = gibbs
+
+    @property
+    def tokenizer(self):
+        return self.lm.tokenizer
+
+    @property
+    def model(self):
+        return self.lm.model
+
+    # ------------------------------------------------------------------ likelihoods
+    def _causal_items(self, requests):
+        tok = self.tokenizer
+        start = L.start_token_id(tok)
+        prefixes, conts = [], []
+        for k, (ctx, cont) in enumerate(requests):
+            pre, c = (L.encode(tok, ctx) if ctx else []), L.encode(tok, cont)
+            if start is not None:
+                pre = [start, *pre]
+            elif not pre:  # no start token: the first token is the context of the rest
+                pre, c = c[:1], c[1:]
+            if not c:
+                raise ValueError(f"request #{k}: continuation {cont!r} has no token to score")
+            prefixes.append(pre)
+            conts.append(c)
+        return prefixes, conts
+
+    def loglikelihood(self, requests, *, greedy: bool = False):
+        requests = [(str(c), str(x)) for c, x in requests]
+        if not requests:
+            return []
+        if self.kind == "seq2seq":
+            return self._seq2seq_loglikelihood(requests)
+        if self.kind == "masked":
+            if any(ctx for ctx, _ in requests):
+                raise UnsupportedCapabilityError(
+                    f"hf backend, masked LM {self.name!r}: log p(continuation | context) is not "
+                    "defined for a masked LM; score whole texts with loglikelihood_rolling "
+                    "(pseudo-log-likelihood) or pass an empty context")
+            rolled = self.loglikelihood_rolling([x for _, x in requests])
+            return [LoglikelihoodResult(r.logprob, None, r.n_tokens) for r in rolled]
+        prefixes, conts = self._causal_items(requests)
+        groups = L.prefix_groups([p + c for p, c in zip(prefixes, conts)])
+        sums, counts = L.causal_logprobs(self.model, self.tokenizer, prefixes, conts, groups=groups,
+                                         batch_size=self.batch_size, device=self.lm.device)
+        flags = self._causal_greedy(prefixes, conts) if greedy else [None] * len(conts)
+        return [LoglikelihoodResult(float(s), g, int(n)) for s, g, n in zip(sums, flags, counts)]
+
+    def _causal_greedy(self, prefixes, conts) -> list[bool]:
+        """Whether each continuation is the argmax path (one forward per item)."""
+        import torch  # noqa: PLC0415
+
+        out = []
+        with torch.inference_mode():
+            for p, c in zip(prefixes, conts):
+                ids = torch.tensor([p + c], device=self.lm.device)
+                logits = self.model(input_ids=ids).logits[0, len(p) - 1:-1]
+                out.append(bool((logits.argmax(-1).cpu() == torch.tensor(c)).all()))
+        return out
+
+    def loglikelihood_rolling(self, texts):
+        texts = [str(t) for t in texts]
+        if not texts:
+            return []
+        if self.kind == "seq2seq":
+            raise UnsupportedCapabilityError(
+                f"hf backend, sequence-to-sequence model {self.name!r}: the log-likelihood of a "
+                "whole text is not defined; use loglikelihood((context, reply))")
+        df = L.sentence_logprobs(self.lm, texts, batch_size=self.batch_size)
+        return [RollingResult(float(a), int(b)) for a, b in zip(df["logprob"], df["n_tokens"])]
+
+    # ------------------------------------------------------------------ generation
+    def _params(self, params: DecodingParams | None) -> DecodingParams:
+        return params if params is not None else decoding_for(self.spec)
+
+    def _by_length(self, reqs, params):
+        """Request indices grouped by their max_new_tokens (one engine run per group)."""
+        groups: dict[int, list[int]] = {}
+        for i, r in enumerate(reqs):
+            groups.setdefault(r.max_new_tokens or params.max_new_tokens, []).append(i)
+        return groups
+
+    def generate_until(self, requests, params=None):
+        reqs = as_requests(requests)
+        if any(not isinstance(r.prompt, str) for r in reqs):
+            raise ValueError("generate_until takes text prompts; use chat() for conversations")
+        params = self._params(params)
+        if self.kind == "seq2seq":
+            return self._seq2seq_generate(reqs, params, [[{"role": "user", "content": r.prompt}]
+                                                         for r in reqs])
+        out: list[Generation | None] = [None] * len(reqs)
+        for m, idx in self._by_length(reqs, params).items():
+            p = replace(params, max_new_tokens=m)
+            if self.kind == "masked":
+                from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams  # noqa: PLC0415
+
+                engine = GibbsGenerator(self.lm, self.gibbs or GibbsParams(), batch_size=16)
+            else:
+                engine = CausalGenerator(self.lm, p, batch_size=self.batch_size)
+            comps = engine.generate([reqs[i].prompt for i in idx], [reqs[i].seed for i in idx])
+            for i, c in zip(idx, comps):
+                out[i] = finish(c.generation, c.n_new_tokens, c.finish_reason, reqs[i], p)
+        return out  # type: ignore[return-value]
+
+    def chat(self, requests, params=None):
+        reqs = chat_requests(requests)
+        params = self._params(params)
+        if self.kind == "seq2seq":
+            return self._seq2seq_generate(reqs, params, [list(r.prompt) for r in reqs])
+        if self.kind != "causal":
+            raise UnsupportedCapabilityError(f"hf backend: chat with a {self.kind} model "
+                                             f"({self.name!r}) is not supported")
+        if not getattr(self.tokenizer, "chat_template", None):
+            raise UnsupportedCapabilityError(
+                f"hf backend: model {self.name!r} has no chat template, so chat() cannot format a "
+                "conversation; use generate_until with plain prompts")
+        out: list[Generation | None] = [None] * len(reqs)
+        for m, idx in self._by_length(reqs, params).items():
+            p = replace(params, max_new_tokens=m)
+            engine = _MessagesGenerator(self.lm, p, batch_size=self.batch_size, prompt_format="chat")
+            comps = engine.generate([reqs[i].prompt for i in idx], [reqs[i].seed for i in idx])
+            for i, c in zip(idx, comps):
+                out[i] = finish(c.generation, c.n_new_tokens, c.finish_reason, reqs[i], p)
+        return out  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ sequence-to-sequence
+    def _encoder_ids(self, messages: Sequence[dict]) -> list[int]:
+        """The encoder input of a conversation: BlenderBot's dialogue format (and ``</s>``),
+        else the tokenizer's chat template, else the user turns joined by line breaks; cut from
+        the left to the model's positions, as ParlAI truncates the history."""
+        tok, cfg = self.tokenizer, self.model.config
+        if getattr(cfg, "model_type", None) in BLENDERBOT_TYPES:
+            ids = L.encode(tok, dialogue_text(messages))
+            ids = ids + [tok.eos_token_id] if tok.eos_token_id is not None else ids
+        elif getattr(tok, "chat_template", None):
+            ids = tok.apply_chat_template(list(messages), tokenize=True)
+            ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+        else:
+            ids = list(tok("\n".join(m["content"] for m in messages))["input_ids"])
+        limit = getattr(cfg, "max_position_embeddings", None)
+        return ids[-limit:] if limit else ids
+
+    def _gen_config(self, params: DecodingParams, max_new: int):
+        """The decoding of :class:`DecodingParams` on top of the model's special tokens (one
+        beam; the model's own beam-search defaults are not used)."""
+        import copy  # noqa: PLC0415
+
+        gc = copy.deepcopy(self.model.generation_config)
+        gc.update(num_beams=1, do_sample=params.do_sample, max_new_tokens=max_new,
+                  min_length=0, min_new_tokens=None, no_repeat_ngram_size=0, length_penalty=1.0,
+                  repetition_penalty=params.repetition_penalty,
+                  top_k=params.top_k if params.do_sample else None,
+                  top_p=params.top_p if params.do_sample else None,
+                  temperature=params.temperature if params.do_sample else None)
+        return gc
+
+    def _seq2seq_generate(self, reqs: list[GenerationRequest], params: DecodingParams,
+                          conversations) -> list[Generation]:
+        import torch  # noqa: PLC0415
+
+        tok, model, dev = self.tokenizer, self.model, self.lm.device
+        eos = tok.eos_token_id
+        special = set(tok.all_special_ids)
+        out = []
+        with torch.inference_mode():
+            for req, conv in zip(reqs, conversations):
+                m = req.max_new_tokens or params.max_new_tokens
+                ids = torch.tensor([self._encoder_ids(conv)], device=dev)
+                with torch.random.fork_rng(devices=[]):
+                    torch.manual_seed(int(req.seed) % (2 ** 63))
+                    seq = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                                         generation_config=self._gen_config(params, m))[0].tolist()
+                new = [t for t in seq[1:] if t not in special]  # without the decoder start / eos
+                reason = "eos" if eos in seq[1:] else "length"
+                text = tok.decode(new, skip_special_tokens=True)
+                out.append(finish(text, len(new) + (reason == "eos"), reason, req, params))
+        return out
+
+    def _seq2seq_loglikelihood(self, requests):
+        import torch  # noqa: PLC0415
+
+        tok, model, dev = self.tokenizer, self.model, self.lm.device
+        out = []
+        with torch.inference_mode():
+            for ctx, cont in requests:
+                enc = torch.tensor([self._encoder_ids([{"role": "user", "content": ctx}])], device=dev)
+                tgt = L.encode(tok, cont)
+                if not tgt:
+                    raise ValueError(f"continuation {cont!r} has no token to score")
+                labels = torch.tensor([tgt], device=dev)
+                logits = model(input_ids=enc, attention_mask=torch.ones_like(enc),
+                               labels=labels).logits[0].float()
+                lp = torch.log_softmax(logits, -1).gather(-1, labels[0][:, None]).squeeze(-1)
+                greedy = bool((logits.argmax(-1) == labels[0]).all())
+                out.append(LoglikelihoodResult(float(lp.sum()), greedy, len(tgt)))
+        return out
+

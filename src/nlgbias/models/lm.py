@@ -1,0 +1,270 @@
+"""One language-model interface for every metric, whatever serves the model.
+
+A metric asks a model four things (:class:`LM`):
+
+- :meth:`LM.loglikelihood` — ``log p(continuation | context)`` of ``(context, continuation)``
+  pairs, and whether the continuation is the greedy one (StereoSet, CrowS-Pairs);
+- :meth:`LM.loglikelihood_rolling` — the log-likelihood of whole texts, hence perplexity
+  (HolisticBias);
+- :meth:`LM.generate_until` — a continuation of each prompt, cut before the first stop string,
+  with one seed per row (BOLD, regard, HolisticBias responses);
+- :meth:`LM.chat` — the assistant's reply to a list of messages (the model's chat template,
+  BlenderBot's dialogue format, or a server's chat endpoint).
+
+A model is named by ONE spec string (:func:`parse_model_spec`), the backend before the first
+colon:
+
+- ``hf:<name>`` or a bare ``<name>`` (default): a model of the registry
+  (:mod:`nlgbias.models.registry`: a registered name, a hub id, a local folder, optionally
+  ``masked:``/``causal:``/``seq2seq:`` first) run in this process by the project's own engine
+  (:mod:`nlgbias.models.hf_lm`);
+- ``openai:<base URL>#<model>``: any OpenAI-compatible server (vLLM, llama.cpp's server,
+  ``transformers serve``, TGI, Ollama, a hosted API; :mod:`nlgbias.models.openai_lm`); the key,
+  if the server needs one, comes from ``NLGBIAS_OPENAI_API_KEY`` or ``OPENAI_API_KEY`` only;
+- ``vllm:<hub id or folder>``: vLLM's engine in this process (a GPU, or vLLM's CPU build;
+  :mod:`nlgbias.models.vllm_lm`).
+
+:func:`get_lm` builds the backend. A backend that cannot do something raises
+:class:`UnsupportedCapabilityError` naming the capability (e.g. a server without prompt
+log-probabilities), never a silently different number.
+
+Examples:
+    >>> parse_model_spec("smollm2-135m")
+    ModelSpecString(backend='hf', target='smollm2-135m', model=None)
+    >>> parse_model_spec("openai:http://127.0.0.1:8000/v1#my-model")
+    ModelSpecString(backend='openai', target='http://127.0.0.1:8000/v1', model='my-model')
+    >>> parse_model_spec("hf:masked:my-org/my-roberta").target
+    'masked:my-org/my-roberta'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from nlgbias.generation.decoding import DecodingParams, first_sentence
+
+__all__ = ["BACKENDS", "BackendUnavailableError", "Generation", "GenerationRequest", "LM",
+           "LoglikelihoodResult", "ModelSpecError", "ModelSpecString", "RollingResult",
+           "UnsupportedCapabilityError", "apply_until", "as_requests", "get_lm",
+           "parse_model_spec"]
+
+#: the backends a spec string can name, and what each runs on
+BACKENDS = {
+    "hf": "this process, the project's engine over transformers (default; offline models)",
+    "openai": "an OpenAI-compatible server: openai:<base URL>#<model>",
+    "vllm": "vLLM's engine in this process (GPU, or vLLM's CPU build): vllm:<hub id or folder>",
+}
+
+
+class ModelSpecError(ValueError):
+    """A model spec string that names no backend or model this project can use."""
+
+
+class UnsupportedCapabilityError(NotImplementedError):
+    """A backend (or the server behind it) cannot do what was asked; the message names the
+    capability, the backend and what to use instead."""
+
+
+class BackendUnavailableError(ImportError):
+    """A backend whose Python package is not installed; the message names the pip extra."""
+
+
+@dataclass(frozen=True)
+class ModelSpecString:
+    """A parsed spec: ``backend`` (a key of :data:`BACKENDS`), ``target`` (registry name, base
+    URL, or vLLM model) and ``model`` (the served model's name for ``openai``)."""
+
+    backend: str
+    target: str
+    model: str | None = None
+
+
+def parse_model_spec(spec: str) -> ModelSpecString:
+    """Parse ``spec`` (see the module doc); raise :class:`ModelSpecError` saying what is wrong."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ModelSpecError(f"a model spec must be a non-empty string, got {spec!r}. Forms: "
+                             + "; ".join(f"{k}: {v}" for k, v in BACKENDS.items()))
+    spec = spec.strip()
+    if spec.startswith(("http://", "https://")):
+        raise ModelSpecError(f"{spec!r} is a URL: name the backend, e.g. 'openai:{spec}#<model>'")
+    head, sep, rest = spec.partition(":")
+    if not sep or head not in BACKENDS:
+        return ModelSpecString("hf", spec)  # a registry name (which may hold 'masked:' etc.)
+    if not rest:
+        raise ModelSpecError(f"model spec {spec!r} names the backend {head!r} but no model; "
+                             f"form: {BACKENDS[head]}")
+    if head == "openai":
+        url, _, model = rest.partition("#")
+        if not url.startswith(("http://", "https://")):
+            raise ModelSpecError(f"model spec {spec!r}: after 'openai:' comes the server's base URL "
+                                 "(http:// or https://), e.g. openai:http://127.0.0.1:8000/v1#my-model")
+        return ModelSpecString("openai", url.rstrip("/"), model or None)
+    if "#" in rest:
+        raise ModelSpecError(f"model spec {spec!r}: '#<model>' belongs to openai: specs only")
+    return ModelSpecString(head, rest)
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One prompt to continue: ``prompt`` (text, or for :meth:`LM.chat` a list of
+    ``{"role", "content"}`` messages), ``until`` (stop strings: the text is cut before the
+    first), ``seed`` (this row's seed: a row's text depends on its prompt and seed only, where
+    the backend can) and ``max_new_tokens`` (None: the decoding's)."""
+
+    prompt: str | tuple
+    until: tuple[str, ...] = ()
+    seed: int = 0
+    max_new_tokens: int | None = None
+
+    def __post_init__(self):
+        if isinstance(self.until, str):
+            object.__setattr__(self, "until", (self.until,))
+        if isinstance(self.prompt, list):
+            object.__setattr__(self, "prompt", tuple(self.prompt))
+        if any(not isinstance(u, str) or not u for u in self.until):
+            raise ValueError(f"stop strings must be non-empty strings, got {self.until!r}")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A continuation: ``text`` (stripped, cut before the first stop string; for chat the
+    reply), ``n_new_tokens`` (tokens the model generated, before any cut) and
+    ``finish_reason`` ("eos", "sentence", "length", "stop": a stop string cut it)."""
+
+    text: str
+    n_new_tokens: int
+    finish_reason: str
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+class LoglikelihoodResult(NamedTuple):
+    """``logprob`` (sum over the continuation's tokens), ``is_greedy`` (every continuation token
+    is the model's argmax; None when not computed) and ``n_tokens`` (tokens scored)."""
+
+    logprob: float
+    is_greedy: bool | None
+    n_tokens: int
+
+
+class RollingResult(NamedTuple):
+    """``logprob`` (sum over the text's scored tokens) and ``n_tokens``; ``perplexity`` is
+    ``exp(-logprob / n_tokens)``."""
+
+    logprob: float
+    n_tokens: int
+
+    @property
+    def perplexity(self) -> float:
+        return math.exp(-self.logprob / max(self.n_tokens, 1))
+
+
+def apply_until(text: str, until: Iterable[str]) -> tuple[str, bool]:
+    """``text`` cut before the earliest stop string, and whether one was found.
+
+    >>> apply_until("He was a nurse. Then", ["\\n", ". "])
+    ('He was a nurse', True)
+    """
+    cut = min((i for i in (text.find(u) for u in until) if i >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def as_requests(requests: Sequence[GenerationRequest | str]) -> list[GenerationRequest]:
+    """Requests from plain prompt strings (seed = position) or :class:`GenerationRequest`."""
+    return [r if isinstance(r, GenerationRequest) else GenerationRequest(r, seed=i)
+            for i, r in enumerate(requests)]
+
+
+def finish(text: str, n_new: int, reason: str, req: GenerationRequest,
+           params: DecodingParams) -> Generation:
+    """The one post-processing every backend shares: the first-sentence cut (when the decoding
+    asks for it), then the stop strings, then surrounding white space."""
+    if params.first_sentence:
+        cut = first_sentence(text)
+        if cut != text.rstrip():  # the model went on past the sentence: cut here
+            reason = "sentence"
+        text = cut
+    text, stopped = apply_until(text, req.until)
+    return Generation(text.strip(), int(n_new), "stop" if stopped else reason)
+
+
+class LM:
+    """The interface every backend implements (see the module doc). ``name`` is the spec the
+    model was built from (never a key); ``kind`` its registry kind where known."""
+
+    backend: str = "?"
+    name: str = "?"
+    kind: str | None = None
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]], *, greedy: bool = False,
+                      ) -> list[LoglikelihoodResult]:
+        """``log p(continuation | context)`` per ``(context, continuation)``; the continuation
+        carries its own leading space. ``greedy``: also whether it is the argmax path."""
+        raise UnsupportedCapabilityError(f"{self.backend} backend: loglikelihood")
+
+    def loglikelihood_rolling(self, texts: Sequence[str]) -> list[RollingResult]:
+        """The log-likelihood of each whole text (every token the backend can score)."""
+        raise UnsupportedCapabilityError(f"{self.backend} backend: loglikelihood_rolling")
+
+    def generate_until(self, requests: Sequence[GenerationRequest | str],
+                       params: DecodingParams | None = None) -> list[Generation]:
+        """A continuation per request (plain prompts), in input order."""
+        raise UnsupportedCapabilityError(f"{self.backend} backend: generate_until")
+
+    def chat(self, requests: Sequence[GenerationRequest | Sequence[dict]],
+             params: DecodingParams | None = None) -> list[Generation]:
+        """The assistant's reply per conversation (a list of messages), in input order."""
+        raise UnsupportedCapabilityError(f"{self.backend} backend: chat")
+
+    def perplexity(self, texts: Sequence[str]) -> list[float]:
+        """Per-text perplexity from :meth:`loglikelihood_rolling`."""
+        return [r.perplexity for r in self.loglikelihood_rolling(texts)]
+
+    def close(self) -> None:
+        """Release what the backend holds (a server connection, GPU memory)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} ({self.backend})>"
+
+
+def chat_requests(requests) -> list[GenerationRequest]:
+    """Chat requests from message lists or :class:`GenerationRequest` (seed = position); each
+    conversation must end with a user turn."""
+    out = []
+    for i, r in enumerate(requests):
+        req = r if isinstance(r, GenerationRequest) else GenerationRequest(tuple(r), seed=i)
+        msgs = req.prompt
+        if isinstance(msgs, str) or not msgs or not all(
+                isinstance(m, dict) and "role" in m and "content" in m for m in msgs):
+            raise ValueError(f"chat request #{i}: a conversation is a non-empty list of "
+                             "{'role': ..., 'content': ...} messages")
+        out.append(req)
+    return out
+
+
+def get_lm(spec: str, **options) -> LM:
+    """The :class:`LM` a spec string names (:func:`parse_model_spec`). ``options`` go to the
+    backend: ``hf`` (:class:`~nlgbias.models.hf_lm.HFLM`: ``device``, ``dtype``,
+    ``batch_size``, ``loaded``), ``openai`` (:class:`~nlgbias.models.openai_lm.OpenAILM`:
+    ``timeout``, ``retries``, ``start_text``), ``vllm``
+    (:class:`~nlgbias.models.vllm_lm.VLLMLM`: engine arguments)."""
+    parsed = parse_model_spec(spec)
+    if parsed.backend == "hf":
+        from nlgbias.models.hf_lm import HFLM  # noqa: PLC0415
+
+        return HFLM(parsed.target, **options)
+    if parsed.backend == "openai":
+        from nlgbias.models.openai_lm import OpenAILM  # noqa: PLC0415
+
+        return OpenAILM(parsed.target, parsed.model, **options)
+    from nlgbias.models.vllm_lm import VLLMLM  # noqa: PLC0415
+
+    return VLLMLM(parsed.target, **options)

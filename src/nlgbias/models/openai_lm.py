@@ -1,0 +1,248 @@
+"""The ``openai`` backend of :class:`~nlgbias.models.lm.LM`: any OpenAI-compatible server
+(vLLM's ``vllm serve``, llama.cpp's server, ``transformers serve``, TGI, Ollama, a hosted
+API), over the standard library's HTTP client.
+
+- ``generate_until``: ``POST /completions`` (``prompt``, ``max_tokens``, ``temperature``,
+  ``top_p``, ``top_k`` when set, ``seed`` per row, ``stop``); the stop strings and the
+  first-sentence cut are applied again here, so every server gives the same cut.
+- ``chat``: ``POST /chat/completions`` (the server applies the model's chat template).
+- ``loglikelihood`` / ``loglikelihood_rolling``: ``POST /completions`` with ``echo`` and
+  ``logprobs`` (the prompt's own token log-probabilities; llama.cpp's server and vLLM have
+  them, ``transformers serve`` and OpenAI's chat models do not): a server without them raises
+  :class:`~nlgbias.models.lm.UnsupportedCapabilityError` naming the capability. The server's
+  first token has no log-probability, so a rolling log-likelihood scores tokens 2..N unless
+  ``start_text`` (e.g. ``"<|endoftext|>"``, the start token of the ``hf`` backend) is
+  prepended.
+
+An API key, when the server needs one, is read from ``NLGBIAS_OPENAI_API_KEY`` or
+``OPENAI_API_KEY`` and only sent in the ``Authorization`` header: it is never part of a repr,
+a log line or an error message (any text from the server is redacted before it is shown).
+Every request has a timeout; connection errors, 429 and 5xx are retried a bounded number of
+times with a growing pause.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+
+from nlgbias.generation.decoding import DecodingParams
+from nlgbias.models.lm import (
+    LM,
+    Generation,
+    LoglikelihoodResult,
+    RollingResult,
+    UnsupportedCapabilityError,
+    as_requests,
+    chat_requests,
+    finish,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["KEY_VARIABLES", "OpenAILM", "ServerError"]
+
+#: environment variables an API key is read from, in this order
+KEY_VARIABLES = ("NLGBIAS_OPENAI_API_KEY", "OPENAI_API_KEY")
+_ECHO = "prompt token log-probabilities (`echo` + `logprobs` on /completions)"
+
+
+class ServerError(RuntimeError):
+    """A request the server answered with an error or never answered (after the retries)."""
+
+
+class OpenAILM(LM):
+    """An OpenAI-compatible server at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) serving
+    ``model`` (None: the only model the server lists). ``timeout`` seconds per request,
+    ``retries`` extra attempts on connection errors, 429 and 5xx; ``default_params`` the
+    decoding when a call gives none."""
+
+    backend = "openai"
+
+    def __init__(self, base_url: str, model: str | None = None, *, timeout: float = 120.0,
+                 retries: int = 2, start_text: str | None = None,
+                 default_params: DecodingParams | None = None):
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        self.base_url = base_url.rstrip("/")
+        self.timeout, self.retries = float(timeout), int(retries)
+        self.start_text = start_text
+        self.default_params = default_params or DecodingParams()
+        self._key_from = next((v for v in KEY_VARIABLES if os.environ.get(v)), None)
+        self.model = model or self._only_model()
+        self.name = f"openai:{self.base_url}#{self.model}"
+        self.kind = None
+
+    def __repr__(self) -> str:
+        key = f"key from ${self._key_from}" if self._key_from else "no key"
+        return f"<OpenAILM {self.model!r} at {self.base_url} ({key})>"
+
+    # ------------------------------------------------------------------ HTTP
+    def _key(self) -> str | None:
+        return os.environ.get(self._key_from) if self._key_from else None
+
+    def _redact(self, text: str) -> str:
+        key = self._key()
+        text = str(text)
+        return text.replace(key, "***") if key else text
+
+    def _request(self, method: str, path: str, body: dict | None = None) -> dict:
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        last = ""
+        for attempt in range(self.retries + 1):
+            req = urllib.request.Request(url, data=data, method=method, headers=headers)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
+                    return json.loads(resp.read().decode("utf-8"))
+            except urllib.error.HTTPError as exc:
+                detail = self._redact(exc.read().decode("utf-8", "replace")[:500])
+                last = f"HTTP {exc.code} from {method} {url}: {detail}"
+                if exc.code not in (408, 429) and exc.code < 500:
+                    raise ServerError(last) from None
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+                reason = getattr(exc, "reason", exc)
+                last = f"{method} {url} failed: {self._redact(reason)}"
+            except json.JSONDecodeError:
+                raise ServerError(f"{method} {url}: the server's answer is not JSON") from None
+            if attempt < self.retries:
+                time.sleep(min(8.0, 0.5 * 2 ** attempt))
+        raise ServerError(f"{last} (after {self.retries + 1} attempts, {self.timeout:.0f} s "
+                          "timeout each)")
+
+    def _only_model(self) -> str:
+        listed = [m.get("id") for m in self._request("GET", "models").get("data", [])]
+        if len(listed) != 1:
+            raise ValueError(f"the server at {self.base_url} lists {len(listed)} models "
+                             f"({', '.join(map(str, listed[:10]))}): name one, "
+                             f"openai:{self.base_url}#<model>")
+        return listed[0]
+
+    # ------------------------------------------------------------------ sampling fields
+    @staticmethod
+    def _sampling(params: DecodingParams, max_new: int, seed: int) -> dict:
+        body = {"max_tokens": int(max_new), "seed": int(seed) & 0x7FFFFFFF}
+        if not params.do_sample:
+            body["temperature"] = 0.0
+            return body
+        body["temperature"] = params.temperature
+        if params.top_p < 1.0:
+            body["top_p"] = params.top_p
+        if params.top_k > 0:
+            body["top_k"] = params.top_k  # not in OpenAI's schema; vLLM and llama.cpp take it
+        if params.repetition_penalty != 1.0:
+            body["repetition_penalty"] = params.repetition_penalty
+        return body
+
+    def _post(self, path: str, body: dict, what: str) -> dict:
+        try:
+            return self._request("POST", path, body)
+        except ServerError as exc:
+            msg = str(exc)
+            extra = [k for k in ("top_k", "repetition_penalty") if k in body and k in msg]
+            if extra:
+                raise UnsupportedCapabilityError(
+                    f"openai backend ({self.base_url}): the server rejects {', '.join(extra)} "
+                    f"({what}); use a decoding without it. Server said: {msg}") from None
+            raise
+
+    # ------------------------------------------------------------------ the interface
+    def generate_until(self, requests, params=None):
+        reqs = as_requests(requests)
+        if any(not isinstance(r.prompt, str) for r in reqs):
+            raise ValueError("generate_until takes text prompts; use chat() for conversations")
+        params = params or self.default_params
+        out = []
+        for r in reqs:
+            m = r.max_new_tokens or params.max_new_tokens
+            body = {"model": self.model, "prompt": r.prompt, **self._sampling(params, m, r.seed)}
+            if r.until:
+                body["stop"] = list(r.until)[:4]
+            resp = self._post("completions", body, "completions")
+            choice = resp["choices"][0]
+            out.append(self._finish(resp, choice.get("text") or "", r,
+                                    replace(params, max_new_tokens=m)))
+        return out
+
+    def chat(self, requests, params=None):
+        reqs = chat_requests(requests)
+        params = params or self.default_params
+        out = []
+        for r in reqs:
+            m = r.max_new_tokens or params.max_new_tokens
+            body = {"model": self.model, "messages": [dict(x) for x in r.prompt],
+                    **self._sampling(params, m, r.seed)}
+            if r.until:
+                body["stop"] = list(r.until)[:4]
+            resp = self._post("chat/completions", body, "chat")
+            text = (resp["choices"][0].get("message") or {}).get("content") or ""
+            out.append(self._finish(resp, text, r, replace(params, max_new_tokens=m)))
+        return out
+
+    @staticmethod
+    def _finish(resp: dict, text: str, req, params) -> Generation:
+        """The shared cut (first sentence, stop strings) of a server's answer; the token count
+        is the server's ``usage.completion_tokens`` (0 when it gives none)."""
+        n_new = int((resp.get("usage") or {}).get("completion_tokens") or 0)
+        why = resp["choices"][0].get("finish_reason")
+        return finish(text, n_new, "length" if why == "length" else "eos", req, params)
+
+    def _echo(self, prompt: str) -> dict:
+        """The server's ``logprobs`` of ``prompt``'s own tokens: ``tokens``,
+        ``token_logprobs``, ``top_logprobs``, ``text_offset``."""
+        body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0,
+                "echo": True, "logprobs": 1}
+        try:
+            choice = self._request("POST", "completions", body)["choices"][0]
+        except ServerError as exc:
+            raise UnsupportedCapabilityError(
+                f"openai backend ({self.base_url}, model {self.model!r}): the server refused "
+                f"{_ECHO}, needed for loglikelihood. Server said: {exc}") from None
+        lp = choice.get("logprobs") or {}
+        offsets = lp.get("text_offset")
+        if not lp.get("token_logprobs") or not offsets or not (choice.get("text") or "").startswith(prompt):
+            raise UnsupportedCapabilityError(
+                f"openai backend ({self.base_url}, model {self.model!r}): the server does not "
+                f"return {_ECHO}, needed for loglikelihood and perplexity. Use a server that "
+                "does (llama.cpp's server, vLLM) or the hf/vllm backend.")
+        return lp
+
+    def _score(self, context: str, continuation: str, greedy: bool):
+        head = (self.start_text or "") + context
+        lp = self._echo(head + continuation)
+        total, n, is_greedy = 0.0, 0, True
+        end = len(head) + len(continuation)
+        for i, off in enumerate(lp["text_offset"]):
+            if off < len(head) or off >= end:
+                continue
+            val = lp["token_logprobs"][i]
+            if val is None:  # the first token of the prompt is never scored
+                continue
+            total += float(val)
+            n += 1
+            tops = (lp.get("top_logprobs") or [None] * (i + 1))[i]
+            if greedy and tops:
+                best = max(tops, key=tops.get)
+                is_greedy &= best == lp["tokens"][i]
+        if n == 0:
+            raise ValueError(f"no token of {continuation!r} was scored by the server")
+        return total, (is_greedy if greedy else None), n
+
+    def loglikelihood(self, requests, *, greedy: bool = False):
+        return [LoglikelihoodResult(*self._score(str(c), str(x), greedy)) for c, x in requests]
+
+    def loglikelihood_rolling(self, texts):
+        out = []
+        for t in texts:
+            s, _, n = self._score("", str(t), False)
+            out.append(RollingResult(s, n))
+        return out
