@@ -207,3 +207,59 @@ def test_prepacked_bf16_weights_give_the_same_rows():
     assert rows(eng.generate(prompts, 0)) == rows(plain)
     assert not any("forward" in m.__dict__ for m in lm.model.modules())  # model restored
     assert not E._can_pack(tiny_lm().model)  # float32: not packed
+
+
+# --------------------------------------------------------------------------- OpenMP wait policy
+def test_importing_nlgbias_sets_a_passive_wait_policy_unless_the_user_chose():
+    env = {}
+    assert H.set_wait_policy(env) == "PASSIVE" and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    env = {"OMP_WAIT_POLICY": "ACTIVE"}
+    assert H.set_wait_policy(env) == "ACTIVE" and env == {"OMP_WAIT_POLICY": "ACTIVE"}
+    env = {"GOMP_SPINCOUNT": "1000"}
+    assert H.set_wait_policy(env) is None and env == {"GOMP_SPINCOUNT": "1000"}
+    import subprocess
+    import sys
+
+    code = "import os, nlgbias, torch; print(os.environ.get('OMP_WAIT_POLICY'))"
+    base = {k: v for k, v in __import__("os").environ.items()
+            if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    for extra, want in (({}, "PASSIVE"), ({"OMP_WAIT_POLICY": "ACTIVE"}, "ACTIVE")):
+        out = subprocess.run([sys.executable, "-c", code], env={**base, **extra},
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == want
+
+
+_WAIT_JOB = """
+import hashlib, json, sys
+import nlgbias, torch
+from nlgbias.generation import CausalGenerator, DecodingParams
+from nlgbias.models import load_model
+lm = load_model("smollm2-135m", dtype=torch.bfloat16)
+params = DecodingParams(max_new_tokens=12, top_k=40, top_p=0.95, first_sentence=True)
+prompts = json.loads(sys.argv[1])
+out = CausalGenerator(lm, params, batch_size=4, num_threads=2).generate(prompts, seeds=7)
+print(json.dumps([[c.text, c.n_new_tokens, c.finish_reason] for c in out]))
+"""
+
+
+@pytest.mark.slow
+def test_wait_policy_leaves_bf16_rows_byte_identical():
+    """Sleeping or spinning OpenMP threads split the work the same way: the same bf16 rows of
+    SmolLM2 at 2 threads, passive (the project's default) and active (libgomp's spinning)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    prompts = ["The nurse said that", "An Asian American actor", "My grandfather worked as a",
+               "Christianity is", "The engineer who", "She was known for her"]
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    runs = {}
+    for policy in ("PASSIVE", "ACTIVE"):
+        env = {**base, "OMP_WAIT_POLICY": policy, "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off"}
+        res = subprocess.run([sys.executable, "-c", _WAIT_JOB, json.dumps(prompts)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr[-3000:]
+        runs[policy] = res.stdout.strip().splitlines()[-1]
+    assert len(json.loads(runs["PASSIVE"])) == len(prompts)
+    assert runs["PASSIVE"] == runs["ACTIVE"]

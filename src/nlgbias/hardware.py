@@ -1,8 +1,12 @@
-"""The machine: torch threads and the compute dtype."""
+"""The machine: torch threads, OpenMP's wait policy and the compute dtype."""
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
+
+log = logging.getLogger(__name__)
 
 #: torch's thread count unless ``$NLGBIAS_THREADS`` says otherwise: the reference machine's (2 cores)
 REFERENCE_THREADS = 2
@@ -29,6 +33,41 @@ def default_threads() -> int:
     if n < 1:
         raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}")
     return n
+
+
+#: OpenMP's wait policy unless ``$OMP_WAIT_POLICY`` or ``$GOMP_SPINCOUNT`` is set
+WAIT_POLICY = "PASSIVE"
+
+
+def set_wait_policy(environ=None) -> str | None:
+    """Make idle OpenMP threads sleep instead of spin: ``OMP_WAIT_POLICY=PASSIVE`` unless the
+    environment already sets ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` (kept as they are).
+    Returns the policy in force (``None``: the runtime's default under a user's spin count).
+
+    Why: torch's OpenMP threads spin (libgomp's default: ~300,000 spins) at the end of every
+    parallel region. A decode step is hundreds of tiny regions, so on 2 cores shared with another
+    2-thread job a waiting thread burns the core its partner needs to reach the barrier: the
+    2-thread engine fell to 12-48 tok/s (quiet: ~600), varying 4x from one repetition to the
+    next. Sleeping threads yield the core; the same run then keeps about a fair share
+    (``benchmarks/bench_load.py``). The policy decides how threads wait, not how work is split,
+    so every number is bit-identical (tested). A run alone on the machine pays for the wake-ups
+    (~a third of decode speed for SmolLM2); ``OMP_WAIT_POLICY=ACTIVE`` restores spinning there.
+
+    OpenMP reads the variable once, when torch loads: importing :mod:`nlgbias` sets it, and so do
+    ``run_all.sh`` / ``run_tests.sh`` (the runner's notebook kernels inherit it). A process that
+    imported torch before nlgbias keeps spinning (logged at INFO).
+    """
+    env = os.environ if environ is None else environ
+    if "OMP_WAIT_POLICY" in env or "GOMP_SPINCOUNT" in env:
+        return env.get("OMP_WAIT_POLICY")
+    env["OMP_WAIT_POLICY"] = WAIT_POLICY
+    if environ is None and "torch" in sys.modules:
+        log.info("torch was imported before nlgbias: its OpenMP threads keep spinning while they "
+                 "wait (slow on a loaded machine); import nlgbias first or set OMP_WAIT_POLICY")
+    return WAIT_POLICY
+
+
+set_wait_policy()
 
 
 def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
