@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,21 @@ def test_every_file_is_written_atomically():
     (issue 12/13): every write in src/ goes through nlgbias.io's atomic helpers."""
     bad = [b for p in sorted(SRC.rglob("*.py")) if p.name != "io.py" for b in _raw_writes(p)]
     assert not bad, "write through nlgbias.io (atomic_path / write_*):\n" + "\n".join(bad)
+
+
+def test_no_verdict_is_typed_outside_the_claim_rules():
+    """Verdicts are computed by nlgbias.claims: no module or notebook writes a verdict word as a
+    value (``"verdict": "..."``, ``verdict = "..."``) or the free-text words the old tables used,
+    and nothing maps free text to a verdict."""
+    free_text = re.compile(r"""["'](replicates|does not replicate|direction only|partly|"""
+                           r"""reproduced \(|differs \()""", re.I)
+    typed = re.compile(r"""["']?verdict["']?\s*[:=]\s*f?["']""")
+    files = [p for p in SRC.rglob("*.py") if p.name != "claims.py" or p.parent != SRC]
+    files += sorted((project_root() / "notebooks" / "src").glob("*.py"))
+    bad = []
+    for p in files:
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            if free_text.search(line) or typed.search(line):
+                bad.append(f"{p.relative_to(project_root())}:{i}: {line.strip()}")
+    assert not bad, "verdicts typed outside nlgbias.claims:\n" + "\n".join(bad)
+    assert not hasattr(__import__("nlgbias.scorecard").scorecard, "normalise")

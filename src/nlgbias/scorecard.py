@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from nlgbias.claims import CHECK_COLUMNS, CLAIM_COLUMNS, RULES, VERDICTS, validate
+from nlgbias.claims import CHECK_COLUMNS, CLAIM_COLUMNS, RULES, VERDICTS, Verdict, validate
 from nlgbias.io import write_text
 from nlgbias.paths import model_label
 
@@ -100,7 +100,7 @@ def _cell(x) -> str:
 
 
 def _needed(r) -> str:
-    if r["verdict"] != "inconclusive":
+    if r["verdict"] != Verdict.INCONCLUSIVE.value:
         return ""
     try:
         v = float(r["n_needed"])

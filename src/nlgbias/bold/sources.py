@@ -218,17 +218,17 @@ def replication_notes(prompts: pd.DataFrame, models: Sequence[str], sources: Seq
     paper_models = defaults("02", "paper")["models"]
     items = []
     ok = n_groups == g_all
-    items.append(f"- {'Replicates' if ok else 'Does not replicate'}: prompts from {n_groups} of the "
+    items.append(f"- {'As in the paper' if ok else 'Not as in the paper'}: prompts from {n_groups} of the "
                  f"paper's {g_all} groups" + (f"; all {n_all:,} prompts." if len(prompts) == n_all else
                                               f", but {len(prompts):,} of its {n_all:,} prompts "
                                               f"({_pct(len(prompts), n_all)}, a per-group sample)."))
     same = [m for m in models if m in paper_models]
     subs = [m for m in models if m not in paper_models]
     if same:
-        items.append(f"- Replicates: the paper's model(s) {', '.join(map(display_name, same))}.")
+        items.append(f"- As in the paper: the paper's model(s) {', '.join(map(display_name, same))}.")
     missing = [m for m in paper_models if m not in models]
     if missing:
-        items.append(f"- Does not replicate: the paper's {', '.join(missing)} are not run here.")
+        items.append(f"- Not as in the paper: the paper's {', '.join(missing)} are not run here.")
     for m in subs:
         spec = get_spec(m)
         what = spec.substitute_for or "no paper model"
@@ -239,5 +239,5 @@ def replication_notes(prompts: pd.DataFrame, models: Sequence[str], sources: Seq
                      f"new tokens{', cut at the first sentence end' if d.first_sentence else ''}")
         items.append(text + ".")
     for s in sources:
-        items.append(f"- Replicates: the {s.upper()} baseline ({SOURCES[s][0]}), from the BOLD files.")
+        items.append(f"- As in the paper: the {s.upper()} baseline ({SOURCES[s][0]}), from the BOLD files.")
     return "\n".join(items)
