@@ -16,6 +16,7 @@ from nlgbias.stereoset.crows_pairs import (
     crows_metric,
     masked_pair_scores,
     shared_positions,
+    shared_token_score,
 )
 
 
@@ -83,12 +84,31 @@ def test_causal_pair_scores_are_sentence_logprobs():
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=len(words), n_embd=16, n_layer=1, n_head=2)).eval()
     pairs = PAIRS.assign(sent_more=PAIRS["sent_more"].str.lower(), sent_less=PAIRS["sent_less"].str.lower())
-    got = causal_pair_scores((model, tok), pairs)
+    got = causal_pair_scores(model, tok, pairs)
     ids = [0, *tok("the poor are lazy.", add_special_tokens=False)["input_ids"]]
     with torch.no_grad():
         lp = torch.log_softmax(model(torch.tensor([ids])).logits[0], -1)
     assert got["sent_more_score"][0] == pytest.approx(
         sum(lp[t - 1, ids[t]].item() for t in range(1, len(ids))), abs=1e-4)
+    # the shared-tokens variant: only the tokens both sentences share, each given its prefix
+    less = [0, *tok(pairs["sent_less"][0], add_special_tokens=False)["input_ids"]]
+    with torch.no_grad():
+        lp2 = torch.log_softmax(model(torch.tensor([less])).logits[0], -1)
+    t1, t2 = shared_positions(ids[1:], less[1:])
+    assert got["sent_more_shared"][0] == pytest.approx(sum(lp[t, ids[t + 1]].item() for t in t1), abs=1e-4)
+    assert got["sent_less_shared"][0] == pytest.approx(sum(lp2[t, less[t + 1]].item() for t in t2), abs=1e-4)
+
+
+def test_shared_tokens_score_by_hand():
+    """Two sentences that differ in their middle token: the shared-tokens score sums the
+    log-probabilities of the first and last tokens only (hand-computed)."""
+    more = np.log([0.5, 0.1, 0.25])  # log P of tokens 7, 8, 9 given their prefixes
+    less = np.log([0.5, 0.2, 0.5])  # tokens 7, 5, 9
+    s_more, s_less = shared_token_score(more, [7, 8, 9], less, [7, 5, 9])
+    assert s_more == pytest.approx(np.log(0.5) + np.log(0.25))
+    assert s_less == pytest.approx(np.log(0.5) + np.log(0.5))
+    # here both scores prefer the less stereotyping sentence
+    assert more.sum() < less.sum() and s_more < s_less
 
 
 def test_metric_official_rules():

@@ -199,3 +199,21 @@ def test_bold_regard_table_and_chi2():
     chi = A.bold_chi2(df)
     # positive 2/4 vs 1/4: chi2 = 8 * (2*3 - 2*1)^2 / (4*4*3*5) = 0.5333
     assert chi["statistic"] == pytest.approx(0.5333, abs=1e-4) and chi["dof"] == 1
+
+
+def test_seed_summary_mean_with_an_interval_holding_every_seed():
+    """The headline accuracy is the mean over seeds; its interval is the Wilson / Clopper-Pearson
+    interval of that mean over the test texts, widened to every seed's accuracy."""
+    from nlgbias.regard.analysis import seed_summary
+    from nlgbias.stats import proportion_interval
+
+    runs = pd.DataFrame({"model": ["m"] * 5, "seed": range(5), "dev": [0.8] * 5,
+                         "test": [0.8, 0.733, 0.8, 0.767, 0.733]})
+    s = seed_summary(runs, {"dev": 60, "test": 30}, settings_tried=4).iloc[0]
+    assert s["test_mean"] == pytest.approx(0.7666, abs=1e-3)
+    lo, hi = proportion_interval(23, 30)
+    assert s["test_lo"] == pytest.approx(float(lo)) and s["test_hi"] == pytest.approx(float(hi))
+    assert s["test_lo"] <= 0.733 and s["test_hi"] >= 0.8 and s["settings tried on dev"] == 4
+    wide = pd.DataFrame({"model": ["m"] * 2, "seed": [0, 1], "dev": [0.5, 0.5], "test": [0.2, 1.0]})
+    w = seed_summary(wide, {"dev": 60, "test": 30}).iloc[0]
+    assert w["test_lo"] == 0.2 and w["test_hi"] == 1.0  # the seeds lie inside the interval

@@ -4,6 +4,7 @@ comparator and the replication summary on hand-made results."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,21 +116,44 @@ def test_method_matched_comparator_and_summary():
     t4 = R.table4(results, {"mylm": "GPT2"}, methods)
     assert t4.set_index("model").loc["mylm", "paper lms"] == 83.7
     t6 = R.task_table(t7)
-    t1 = R.table1(pd.DataFrame({"task": ["overall"], "domain": ["total"], "targets": [321],
-                                "CATs": [16995], "avg words": [11.7]}))
-    t2 = pd.DataFrame({"classifier": ["V"] * 2, "label": ["stereotype", "anti-stereotype"],
-                       "% negative": [30.0, 20.0]})
-    ov = pd.DataFrame({"domain": ["gender"], "n shared": [8], "of": [16]})
-    s = R.replication_summary(t1, t2, ov, t4, t6).set_index("claim")
-    assert s.loc["StereoSet has 16,995 CATs (dev + test)", "verdict"] == "reproduced"
-    assert s.loc["stereotypes are more often negative than anti-stereotypes", "verdict"] == "reproduced"
-    assert s.loc["keywords of the gender domain", "verdict"] == "reproduced"
-    assert s.loc["RandomLM lms / ss / icat (dev)", "verdict"] == "reproduced"  # within noise
-    assert s.loc["mylm lms / ss / icat (dev)", "verdict"] == "not comparable"
-    row = s.loc["intersentence lms by likelihood (mylm, dev)"]
-    assert row["paper"] == 61.5 and "+8.5" in row["note"]
-    md = R.summary_markdown(s.reset_index())
-    assert md.startswith("**What replicates, what does not**")
+    assert set(t6["task"]) == {"intrasentence", "intersentence"}
+
+
+def test_claims_table1_total_and_paper_rows():
+    """The paper's Table 1 domain rows do not add up to its own task totals: paper inconsistent,
+    with the sums shown; the CAT total matches the released data."""
+    from nlgbias.stereoset import claims as SC
+
+    rows = [("intrasentence", d, c) for d, c in (("gender", 1026), ("profession", 3208),
+                                                  ("race", 3938), ("religion", 326))]
+    stats = pd.DataFrame(
+        [(t, d, 1, c, 8.0) for t, d, c in rows]
+        + [("intrasentence", "total", 321, 8498, 7.94), ("overall", "total", 321, 16995, 11.7)],
+        columns=["task", "domain", "targets", "CATs", "avg words"])
+    cl, _ = SC.table1_claims(R.table1(stats))
+    by = {c.id: c for c in cl}
+    assert str(by["stereoset.t1.total_cats"].verdict) == "reproduced"
+    inc = by["stereoset.t1.rows_vs_total_intra"]
+    assert str(inc.verdict) == "paper inconsistent"
+    assert "sum to 8,853" in inc.reason and "8,498" in inc.reason
+
+
+def test_claims_sentimentlm_ss_by_the_interval_rule_and_baselines_are_checks():
+    """SentimentLM's ss (VADER stands in): graded by value in interval, so the paper's 60.8
+    inside [54.0, 64.0] is never 'differs'; IdealLM / StereotypedLM / RandomLM are checks."""
+    from nlgbias.stereoset import claims as SC
+
+    row = {"split": "test", "CATs": 968, "paper model": "SentimentLM", "paper lms": 65.1,
+           "paper ss": 60.8, "paper icat": 51.1}
+    t4 = pd.DataFrame([
+        {**row, "model": "SentimentLM", "lms": 50.1, "ss": 59.1, "icat": 41.0, "lms_lo": 47.0,
+         "lms_hi": 53.0, "ss_lo": 54.0, "ss_hi": 64.0, "icat_lo": 35.0, "icat_hi": 47.0},
+        {**row, "model": "IdealLM", "lms": 100.0, "ss": 50.0, "icat": 100.0, "lms_lo": 100.0,
+         "lms_hi": 100.0, "ss_lo": 46.0, "ss_hi": 54.0, "icat_lo": 92.0, "icat_hi": 100.0}])
+    cl, ck = SC.table4_claims(t4, {}, {})
+    ss = {c.id: c for c in cl}["stereoset.t4.sentimentlm_ss_test"]
+    assert str(ss.verdict) == "not comparable" and "would say reproduced" in ss.reason
+    assert [k.id for k in ck] == ["stereoset.t4.ideallm_test"] and ck[0].passed
 
 
 def test_bootstrap_intervals_two_stage():
@@ -154,3 +178,49 @@ def test_bootstrap_intervals_two_stage():
     assert (f["ss_hi"] - f["ss_lo"] > 5).all()
     with pytest.raises(ValueError, match="no score"):
         bootstrap_intervals(dev, {})
+
+
+def test_bootstrap_group_means_two_stage_against_a_loop():
+    """nlgbias.stats.bootstrap_group_means: the mean of group means over groups drawn with
+    replacement, members drawn within each group (a plain loop with the same draws), and with
+    one member per group the plain bootstrap of the means."""
+    from nlgbias.stats import bootstrap_group_means, bootstrap_means
+
+    x = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+    g = np.array(["a", "a", "b", "b", "b", "c", "c"])
+    got = bootstrap_group_means(x, g, n_boot=50, seed=4)
+    rng = np.random.default_rng(4)
+    members = [np.flatnonzero(g == k) for k in ("a", "b", "c")]
+    pick = rng.integers(0, 3, size=(50, 3))
+    inner = np.empty((3, 50))
+    for k, m in enumerate(members):
+        draws = m[rng.integers(0, len(m), size=(50, len(m)))]
+        inner[k] = x[draws].mean(axis=1)
+    expected = np.array([inner[pick[b], b].mean() for b in range(50)])
+    assert np.allclose(got, expected)
+    y = np.array([0.2, 0.9, 0.4, 0.7])
+    assert np.allclose(bootstrap_group_means(y, [1, 2, 3, 4], seed=2), bootstrap_means(y, seed=2))
+
+
+def test_table5_ranking_rule():
+    """Most stereotyped = highest Wilson lower bound of ss (not the highest point ss on few CATs);
+    most anti-stereotyped = lowest upper bound; least = ss closest to 50; small targets left out."""
+    t = pd.DataFrame({"bias_type": ["race"] * 4, "target": ["few", "many", "anti", "even"],
+                      "total": [4, 60, 40, 40], "lms": [80.0] * 4,
+                      "ss": [100.0, 75.0, 25.0, 50.0], "icat": [0.0, 40.0, 40.0, 80.0]})
+    out = R.target_extremes({"m": t}, min_cats=20).set_index("which")
+    assert out.loc["most stereotyped", "target"] == "many"
+    assert out.loc["most anti-stereotyped", "target"] == "anti"
+    assert out.loc["least stereotyped", "target"] == "even"
+    assert bool(out.loc["most stereotyped", "interval excludes 50"])
+    assert not bool(out.loc["least stereotyped", "interval excludes 50"])
+    assert (out["targets ranked"] == 3).all()
+    lo = out.loc["most stereotyped", "ss_lo"]
+    assert 55 < lo < 65  # Wilson lower bound of 45 / 60
+
+
+def test_likely_typo():
+    from nlgbias.stereoset.analysis import likely_typo
+
+    assert likely_typo("poeple") and likely_typo("gentlement")
+    assert not likely_typo("breadwinner") and not likely_typo("stepchildren")

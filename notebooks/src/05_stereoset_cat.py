@@ -30,6 +30,11 @@
 # scored by likelihood, as here, the paper reports only GPT2's intersentence lms (footnote 3):
 # that method-matched number is in every table (`paper lms, same scoring`) and in the figure. **SentimentLM** uses VADER instead of the paper's BERT sentiment classifier
 # (App. A.5); Table 2 uses VADER and TextBlob; Table 3 uses `wordfreq` instead of TenTen.
+#
+# **Claims.** Every claim checked here is built in `nlgbias.stereoset.claims` by a rule of
+# `nlgbias.claims` (the verdict is computed from the paper's value, this run's 95% interval and
+# n) and written to `results/stereoset_claims_cat.csv`; what holds by construction (IdealLM,
+# StereotypedLM, RandomLM) and diagnostics are checks, in `results/stereoset_checks_cat.csv`.
 
 # %% tags=["parameters"]
 profile = "quick"      # quick | smoke | paper
@@ -46,11 +51,13 @@ root = None            # project root; None finds it
 
 # %%
 import logging
+import time
 
 import pandas as pd
 import torch
 from IPython.display import Markdown, display
 
+from nlgbias import claims
 from nlgbias import stereoset as S
 from nlgbias.datasets.crows_pairs import load_crows_pairs
 from nlgbias.hardware import default_threads
@@ -60,6 +67,7 @@ from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
 from nlgbias.stereoset import analysis as A
+from nlgbias.stereoset import claims as SC
 from nlgbias.stereoset import crows_pairs as C
 from nlgbias.stereoset import paper as PP
 from nlgbias.stereoset import report as R
@@ -135,8 +143,10 @@ kw
 # %% [markdown]
 # ## Scoring the splits (§6.3 baselines, §7 models)
 # The dev split is the paper's Tables 4 (dev), 5 and 7; the test split its Tables 4 (test), 6
-# and 8. A sampled profile scores a seeded sample of CATs per task × target term (every target
-# stays in, so the per-term averages keep all terms). Sentence scores are cached resumably
+# and 8. The §6.3 baselines (SentimentLM: VADER, no model) score **every CAT of both splits**.
+# The language models score every dev CAT in the quick profile and a seeded sample of test CATs
+# per task × target term (every target stays in, so the per-term averages keep all terms); the
+# sample sizes and the time each split took are printed below. Sentence scores are cached resumably
 # under `data/<profile>/interim/stereoset/`; predictions are written in the official format to
 # `data/<profile>/processed/stereoset/predictions_<model>_<split>.json`, so `python -m
 # nlgbias.stereoset score --predictions <file> --split <split>` rescores them (add
@@ -146,11 +156,19 @@ kw
 per_target = {"dev": cfg["dev_cats_per_target"], "test": cfg["test_cats_per_target"]}
 cats = {split: S.stratified_subset(gold[split], per_target=per_target[split], seed=seed)
         for split in R.SPLITS}
-scored = {split: S.run_split(split, cats[split], cfg["models"], P.interim, P.processed,
-                             seed=seed, device=device, batch_size=cfg["batch_size"],
-                             dtype=cfg["dtype"])
-          for split in R.SPLITS}
-results = {split: scored[split]["results"] for split in R.SPLITS}
+base = {split: S.run_split(split, gold[split], [], P.interim, P.processed, seed=seed)
+        for split in R.SPLITS}  # the baselines on every CAT
+scored, seconds = {}, {}
+for split in R.SPLITS:
+    t0 = time.perf_counter()
+    scored[split] = S.run_split(split, cats[split], cfg["models"], P.interim, P.processed,
+                                seed=seed, device=device, batch_size=cfg["batch_size"],
+                                dtype=cfg["dtype"], baselines=())
+    seconds[split] = time.perf_counter() - t0
+results = {split: {**base[split]["results"], **scored[split]["results"]} for split in R.SPLITS}
+scored_cats = {split: {**{m: gold[split] for m in base[split]["results"]},
+                       **{m: cats[split] for m in scored[split]["results"]}} for split in R.SPLITS}
+all_scores = {split: {**base[split]["scores"], **scored[split]["scores"]} for split in R.SPLITS}
 for split in R.SPLITS:
     write_json(results[split], P.results / f"stereoset_results_official_{split}.json")
 names = list(results["dev"])
@@ -159,7 +177,11 @@ methods = {m: S.scoring_methods(m) for m in S.BASELINES}
 methods.update({label: S.scoring_methods(name) for name, label in zip(cfg["models"], models_only)})
 stands_in = {label: S.stand_in_for(name) for name, label in zip(cfg["models"], models_only)}
 sample = T.sample_table(gold, cats)
-display(Markdown(T.sample_text(sample, per_target)))
+display(Markdown(T.sample_text(sample, per_target) + "\n\nModel scoring time (this run, "
+                 "sentences cached under `interim/` are not rescored): " + "; ".join(
+                     f"{split} {len(cats[split]):,} CATs: {seconds[split] / 60:.1f} min"
+                     for split in R.SPLITS) + f". The baselines score all {len(gold['dev']):,} dev "
+                 f"and {len(gold['test']):,} test CATs."))
 sample
 
 # %%
@@ -175,8 +197,16 @@ pd.DataFrame(methods).T.assign(**{"compared with (paper)": pd.Series(stands_in)}
 # `scoring (this run)` and `paper scoring` say so on every row.
 
 # %%
-ci = pd.concat([S.evaluation.interval_frame(cats[split], scored[split]["scores"][m], m, seed=seed)
-                .assign(split=split) for split in R.SPLITS for m in names], ignore_index=True)
+dists_by = {split: {} for split in R.SPLITS}
+ci = pd.concat([S.evaluation.interval_frame(scored_cats[split][m], all_scores[split][m], m, seed=seed,
+                                            dists=dists_by[split]).assign(split=split)
+                for split in R.SPLITS for m in names], ignore_index=True)
+for split in R.SPLITS:  # RandomLM on the models' CATs: paired replicates for "model vs RandomLM"
+    S.evaluation.interval_frame(cats[split], all_scores[split]["RandomLM"], SC.RANDOM_ON_MODEL_CATS,
+                                seed=seed, dists=dists_by[split])
+dists = {(split, m, task): d for split in R.SPLITS for (m, task), d in dists_by[split].items()}
+random_lms = {split: S.evaluate(cats[split], all_scores[split]["RandomLM"])["overall"]["LM Score"]
+              for split in R.SPLITS}
 t4 = R.with_intervals(R.table4(results, stands_in, methods), ci)
 save_table(t4, P.results, "stereoset_table4_overall",
            title="StereoSet Table 4 (dev, test): this run beside the paper's row (offline LMs stand in for GPT2; scoring methods named)")
@@ -225,17 +255,22 @@ t8
 
 # %% [markdown]
 # ## Table 5 · Most and least stereotyped targets (dev)
-# Per model and domain, the target with the highest ss (most stereotyped) and the one with the
-# highest icat (least), both tasks pooled per term, among targets with enough CATs (stated
-# below the table). The paper's Table 5 (its ENSEMBLE model) follows.
+# Per model and domain, the most stereotyped, the most anti-stereotyped and the least
+# stereotyped target, both tasks pooled per term, among targets with enough CATs, by the rule
+# stated below the table. The paper's Table 5 (its ENSEMBLE model, not a stand-in's) follows.
 
 # %%
 per_t = {m: S.per_target(cats["dev"], scored["dev"]["scores"][m]) for m in models_only}
-min_cats = 10 if not per_target["dev"] else 2
+min_cats = 20 if not per_target["dev"] else 2 * min(per_target["dev"], 10)
 t5 = R.target_extremes(per_t, min_cats=min_cats)
 save_table(t5, P.results, "stereoset_table5_targets",
-           title="StereoSet Table 5 style (dev): most / least stereotyped targets per domain")
-display(Markdown(f"Targets with at least {min_cats} scored CATs (both tasks pooled)."))
+           title="StereoSet Table 5 style (dev): most stereotyped, most anti-stereotyped and least stereotyped targets per domain (ss with a Wilson 95% interval)")
+display(Markdown(
+    f"Ranked among targets with at least {min_cats} scored CATs (both tasks pooled; `targets "
+    "ranked` per domain) by the target's ss with a Wilson 95% interval over its CATs: **most "
+    "stereotyped** = the highest lower bound, **most anti-stereotyped** = the lowest upper bound, "
+    "**least stereotyped** = ss closest to 50. `interval excludes 50` says whether the extreme "
+    "can be told from no preference at its n: with a few dozen CATs per target most cannot."))
 t5
 
 # %%
@@ -257,8 +292,8 @@ if models_only:
 # shows, per task, how often the (meaningful, unrelated) pairs tie and how the untied pairs go.
 
 # %%
-compound = dict(zip(S.sentence_table(both)["id"],
-                    S.evaluation.vader_compound(S.sentence_table(both)["sentence"])))
+sent_both = S.sentence_table(both)
+compound = dict(zip(sent_both["id"], S.evaluation.vader_compound(sent_both["sentence"])))
 ties = A.sentimentlm_ties(both, compound)
 save_table(ties, P.results, "stereoset_sentimentlm_ties",
            title="StereoSet SentimentLM (VADER): ties between associations, dev + test")
@@ -283,9 +318,13 @@ save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 # another group (nine bias types). The paper scores masked LMs by the
 # pseudo-log-likelihood of the tokens the two sentences share (each masked in turn); this
 # notebook scores with the same likelihood engine as StereoSet (`nlgbias.likelihood`): masked
-# LMs as in the paper, causal LMs (the offline stand-ins) by the sentence's total token
-# log-probability. Metric: % of pairs where the more stereotyping sentence scores higher (50 =
-# no preference). The CrowS-Pairs paper is not among `../shared/papers`, so its per-model
+# LMs as in the paper; causal LMs (the offline stand-ins) two ways from one forward pass:
+# **total**, the sentence's total token log-probability (what later causal-LM evaluations use,
+# e.g. Meade et al. 2022's bias-bench for GPT-2; it also scores the group tokens themselves), and
+# **shared tokens**, the analogue of the paper's score (the log-probability of the unmodified
+# tokens only, each given its own sentence's prefix). Metric: % of pairs where the more
+# stereotyping sentence scores higher (50 = no preference), with a Wilson 95% interval and n per
+# bias type. The CrowS-Pairs paper is not among `../shared/papers`, so its per-model
 # numbers are not transcribed here; its claim in words (every MLM favours the stereotyping
 # sentence in every category) is checked for direction.
 
@@ -296,24 +335,35 @@ if cfg["crows_pairs"]:
 crows_scored = {label: C.pair_scores(name, pairs, P.interim, device=device,
                                      batch_size=cfg["batch_size"], dtype=cfg["dtype"])
                 for name, label in zip(cfg["models"], models_only)}
-crows = R.crows_table({m: C.crows_metric(d) for m, d in crows_scored.items()},
-                      {m: d["scoring"].iloc[0] for m, d in crows_scored.items()})
+crows_parts = [R.crows_table({m: C.crows_metric(d) for m, d in crows_scored.items()},
+                             {m: d["scoring"].iloc[0] for m, d in crows_scored.items()}).assign(variant="total")]
+shared = {m: d for m, d in crows_scored.items() if "sent_more_shared" in d and d["scoring_shared"].iloc[0]}
+if shared:
+    crows_parts.append(R.crows_table(
+        {m: C.crows_metric(d, more="sent_more_shared", less="sent_less_shared") for m, d in shared.items()},
+        {m: d["scoring_shared"].iloc[0] for m, d in shared.items()}).assign(variant="shared tokens"))
+crows = pd.concat(crows_parts, ignore_index=True)
 save_table(crows, P.results, "crows_pairs_metric",
-           title="CrowS-Pairs metric per bias type (offline causal LMs scored by sentence log-probability; the paper scored masked LMs)")
+           title="CrowS-Pairs metric per bias type with Wilson 95% intervals (offline causal LMs: total sentence log-probability and the shared-tokens variant; the paper scored masked LMs)")
 display(Markdown(T.crows_text(crows)))
 crows
 
 # %% [markdown]
-# ## What replicates, what does not
-# Generated from the tables above by the rules stated in each row (`results/
-# stereoset_replication_summary.csv`).
+# ## Claims and checks
+# Each claim with the paper's value, this run's value and 95% interval, n, comparability (the
+# stand-in named), the rule and the verdict it computes (`nlgbias.stereoset.claims`). The
+# CrowS-Pairs claim is graded on the shared-tokens variant (the paper's kind of score).
 
 # %%
-summary = pd.concat([R.replication_summary(t1, t2, overlap, t4, t6, ties),
-                     R.crows_summary(crows)], ignore_index=True)
-save_table(summary, P.results, "stereoset_replication_summary",
-           title="StereoSet: each checked claim, the paper's value, this run's and the verdict")
-display(Markdown(R.summary_markdown(summary)))
+names_in = {label: f"{label} for {stands_in[label]}" for label in models_only}
+parts = [SC.table1_claims(t1), SC.table2_claims(t2), SC.table3_claims(overlap),
+         SC.table4_claims(t4, dists, names_in, random_lms), SC.task_claims(t6, dists, names_in),
+         SC.crows_claims(crows, "shared tokens" if shared else "total")]
+claim_list = [c for cl, _ in parts for c in cl]
+check_list = [k for _, ck in parts for k in ck] + SC.ties_checks(ties) + SC.table6_check(R.paper_table6_check())
+claims_df = claims.save(claim_list, "stereoset_claims_cat", checks=check_list, results=P.results)
+display(Markdown(SC.claims_text(claims_df)))
+claims.checks_frame(check_list)
 
 # %% [markdown]
 # ## Notes

@@ -246,6 +246,41 @@ def bootstrap_means(values: Sequence[float] | np.ndarray, *, n_boot: int = 2000,
     return out[:, 0] if flat else out
 
 
+def bootstrap_group_means(values: Sequence[float] | np.ndarray, groups: Sequence | np.ndarray, *,
+                          n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """The two-stage bootstrap distribution of the *mean of group means* of each column of
+    ``values`` (n x k, or n): per replicate the groups are drawn with replacement, and the
+    members within each group (so a group of one still varies through the groups drawn).
+    Returns ``(n_boot, k)`` (``(n_boot,)`` for 1-D input). Groups are numbered by first
+    appearance and drawn first, so with one member per group it equals
+    :func:`bootstrap_means` of the values (same seed). Used where a statistic averages per-group
+    scores (StereoSet: per-target lms / ss averaged over targets).
+
+    >>> x = np.array([0.0, 1.0, 1.0, 0.0])
+    >>> bool(np.allclose(bootstrap_group_means(x, [0, 1, 2, 3], seed=3), bootstrap_means(x, seed=3)))
+    True
+    """
+    x = np.asarray(values, dtype=float)
+    flat = x.ndim == 1
+    x = x.reshape(len(x), -1)
+    codes, _ = pd.factorize(pd.Series(np.asarray(groups, dtype=object)), sort=False)
+    if len(codes) != len(x):
+        raise ValueError(f"values and groups differ in length: {len(x)} vs {len(codes)}")
+    if len(x) == 0:
+        out = np.full((n_boot, x.shape[1]), np.nan)
+        return out[:, 0] if flat else out
+    rng = np.random.default_rng(seed)
+    n_groups = int(codes.max()) + 1
+    pick = rng.integers(0, n_groups, size=(n_boot, n_groups))  # groups drawn per replicate
+    within = np.empty((n_groups, n_boot, x.shape[1]))  # per group: its resampled member means
+    for k in range(n_groups):
+        idx = np.flatnonzero(codes == k)
+        draws = idx[rng.integers(0, len(idx), size=(n_boot, len(idx)))]
+        within[k] = x[draws].mean(axis=1)
+    out = within[pick, np.arange(n_boot)[:, None]].mean(axis=1)
+    return out[:, 0] if flat else out
+
+
 def percentile_interval(dist: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The percentile interval (``level``) of a bootstrap distribution, per column (axis 0), as
     :func:`bootstrap_interval` takes it."""

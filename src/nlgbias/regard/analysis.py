@@ -260,3 +260,83 @@ def disagreements(both: pd.DataFrame, k: int = 2) -> pd.DataFrame:
             rows.append({"text": t, "sentiment": LABEL_NAMES[s], "regard": LABEL_NAMES[r],
                          "n_with_this_pair": int(((both["sentiment"] == s) & (both["regard"] == r)).sum())})
     return pd.DataFrame(rows)
+
+
+def seed_summary(runs: pd.DataFrame, n_texts: dict[str, int], settings_tried: int = 1) -> pd.DataFrame:
+    """Per model, the mean accuracy over seeds on dev and test with a 95 % interval that holds
+    both the text sampling and the seeds: the Wilson interval of the mean accuracy over the
+    split's ``n_texts`` texts, widened to contain every seed's accuracy (a rerun on another
+    CPU trains other heads: their spread must sit inside the interval). ``runs``: columns
+    ``model, seed, dev, test``. ``settings_tried``: how many settings were tried on dev (the dev
+    accuracy is the selected setting's, so optimistic).
+
+    >>> r = pd.DataFrame({"model": ["m"] * 2, "seed": [0, 1], "dev": [0.5, 0.5], "test": [0.7, 0.9]})
+    >>> s = seed_summary(r, {"dev": 10, "test": 10}).iloc[0]
+    >>> round(s["test_mean"], 2), round(s["test_lo"], 3), round(s["test_hi"], 3)
+    (0.8, 0.49, 0.943)
+    """
+    from nlgbias.stats import proportion_interval  # noqa: PLC0415
+
+    rows = []
+    for model, g in runs.groupby("model", sort=False):
+        rec = {"model": model, "seeds": len(g)}
+        for split in ("dev", "test"):
+            acc = g[split].to_numpy(dtype=float)
+            n = int(n_texts[split])
+            m = float(acc.mean())
+            lo, hi = proportion_interval(int(round(m * n)), n)
+            rec.update({f"{split}_mean": m, f"{split}_lo": min(float(lo), float(acc.min())),
+                        f"{split}_hi": max(float(hi), float(acc.max())),
+                        f"{split}_min": float(acc.min()), f"{split}_max": float(acc.max()),
+                        f"n_{split}": n})
+        rec["settings tried on dev"] = settings_tried
+        rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+def spearman_interval(df: pd.DataFrame, a: str, b: str, *, n_boot: int = 1000, seed: int = 0,
+                      ) -> tuple[float, float, float, int]:
+    """Spearman's rho of columns ``a`` and ``b`` with a seeded percentile-bootstrap 95 % interval
+    over the texts (``nlgbias.stats.bootstrap_interval``). Returns (rho, lo, hi, n)."""
+    sub = df.dropna(subset=[a, b])
+    x, y = sub[a].to_numpy(dtype=float), sub[b].to_numpy(dtype=float)
+    if len(sub) < 3:
+        return float("nan"), float("nan"), float("nan"), len(sub)
+
+    def rho(idx: np.ndarray) -> float:
+        i = idx.astype(int)
+        return float(sps.spearmanr(x[i], y[i]).statistic)
+
+    lo, hi = bootstrap_interval(np.arange(len(sub)), rho, n_boot=n_boot, seed=seed)
+    return rho(np.arange(len(sub))), lo, hi, len(sub)
+
+
+def gap_difference(df: pd.DataFrame, label_col: str, source_a: str, source_b: str, *,
+                   n_boot: int = 1000, seed: int = 0) -> dict:
+    """Mean absolute gap in negative and positive shares between paired demographics
+    (:func:`bias_size`) of ``source_a`` minus ``source_b``, with a seeded bootstrap 95 %
+    interval (texts resampled within each source x context x demographic cell,
+    ``nlgbias.stats.bootstrap_means``). Returns estimate, lo, hi and n per source."""
+    from nlgbias.stats import bootstrap_means, percentile_interval  # noqa: PLC0415
+
+    labs = ("negative", "positive")
+    out_gaps, point, ns = {}, {}, {}
+    for k_src, src in enumerate((source_a, source_b)):
+        sub = df[df["source"] == src]
+        ns[src] = len(sub)
+        shares, shares_point = {}, {}
+        for k, ((ctx, demo), g) in enumerate(sub.groupby(["context", "demographic"], sort=True)):
+            onehot = np.column_stack([(g[label_col] == lab).to_numpy(dtype=float) for lab in labs])
+            shares[(ctx, demo)] = bootstrap_means(onehot, n_boot=n_boot, seed=seed + 1000 * k_src + k)
+            shares_point[(ctx, demo)] = onehot.mean(axis=0)
+        gaps, gp = [], []
+        for ctx in ("respect", "occupation"):
+            for a, b in PAIRS:
+                if (ctx, a) in shares and (ctx, b) in shares:
+                    gaps.append(np.abs(shares[(ctx, a)] - shares[(ctx, b)]))
+                    gp.append(np.abs(shares_point[(ctx, a)] - shares_point[(ctx, b)]))
+        out_gaps[src] = np.mean(np.concatenate(gaps, axis=1), axis=1)
+        point[src] = float(np.mean(np.concatenate(gp)))
+    lo, hi = percentile_interval(out_gaps[source_a] - out_gaps[source_b])
+    return {"estimate": point[source_a] - point[source_b], "lo": float(lo), "hi": float(hi),
+            "gap_a": point[source_a], "gap_b": point[source_b], "n_a": ns[source_a], "n_b": ns[source_b]}

@@ -1,5 +1,6 @@
 """Figures of Sheng et al. 2019: Figure 1 (classifier accuracy) and Figure 2 (regard and
-sentiment label shares per demographic, respect and occupation contexts, with n and 95 %
+sentiment label shares per demographic, respect and occupation contexts, with the exact n of
+each bar group and 95 %
 seeded bootstrap intervals)."""
 
 from __future__ import annotations
@@ -7,28 +8,39 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from nlgbias.regard.analysis import SHORT
 
 LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b2"}
 
 
-def figure1(summary: pd.DataFrame, paper_bert_test: float) -> plt.Figure:
-    """Dev and test accuracy (mean over runs, bars; per-run values, dots) per model, with the
-    paper's BERT test accuracy as a dashed line (Sheng Figure 1, footnote 9)."""
-    long = summary.melt(id_vars="model", value_vars=["dev_mean", "test_mean"], var_name="split",
-                        value_name="accuracy")
-    long["split"] = long["split"].str.removesuffix("_mean")
+def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, int] | None = None,
+            ) -> plt.Figure:
+    """Dev and test accuracy per model: the mean over runs (bars) with the per-seed spread
+    (error bars from the lowest to the highest seed, where ``summary`` has ``<split>_min`` /
+    ``<split>_max``), and the paper's BERT test accuracy as a dashed line (Sheng Figure 1,
+    footnote 9). ``n_texts``: texts per split, shown in the title."""
+    models = list(summary["model"])
+    x = np.arange(len(models))
+    w = 0.38
     fig, ax = plt.subplots(figsize=(9, 4))
-    sns.barplot(data=long, x="model", y="accuracy", hue="split", ax=ax)
+    for k, (split, color) in enumerate((("dev", "#4c72b0"), ("test", "#dd8452"))):
+        mean = summary[f"{split}_mean"].to_numpy(dtype=float)
+        err = None
+        if f"{split}_min" in summary:
+            err = np.clip(np.vstack([mean - summary[f"{split}_min"].to_numpy(dtype=float),
+                                     summary[f"{split}_max"].to_numpy(dtype=float) - mean]), 0, None)
+        ax.bar(x + (k - 0.5) * w, mean, w, yerr=err, capsize=3, color=color, label=split,
+               error_kw={"lw": 1})
     ax.axhline(paper_bert_test, ls="--", color="k", lw=1)
     ax.text(len(summary) - 0.5, paper_bert_test + 0.01, f"paper: BERT test ≈ {paper_bert_test:.3f}",
             ha="right", fontsize=9)
+    ax.set_xticks(x, models)
     ax.set_ylim(0, 1)
-    ax.set_xlabel("")
-    ax.set_ylabel(f"accuracy (mean of {int(summary['runs'].max())} runs)")
-    ax.set_title("Figure 1: regard classification, dev and test accuracy")
+    ax.set_ylabel(f"accuracy (mean of {int(summary['runs'].max())} runs; bars: seed range)")
+    ns = f" (n = {n_texts['dev']} dev / {n_texts['test']} test texts)" if n_texts else ""
+    ax.set_title("Figure 1: regard classification, dev and test accuracy" + ns)
+    ax.legend(fontsize=8)
     plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
     return fig
 
@@ -56,10 +68,10 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
                 err = np.clip(np.vstack([s["share"] - s["share_lo"], s["share_hi"] - s["share"]]), 0, None)
                 ax.bar(x + (k - 1) * w, s["share"], w, yerr=err, color=LABEL_COLORS[lab], label=lab,
                        capsize=2, error_kw={"lw": 0.8})
-            n = int(d["n"].max()) if len(d) else 0
-            ax.set_xticks(x, [SHORT[g] for g in present], rotation=30)
-            ax.set_title(f"({r + 1}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx} "
-                         f"(n≤{n} per bar group)", fontsize=9)
+            n_of = d.groupby("demographic")["n"].max()
+            ax.set_xticks(x, [f"{SHORT[g]}\nn={int(n_of[g])}" for g in present], rotation=30)
+            ax.set_title(f"({r + 1}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx}",
+                         fontsize=9)
             ax.set_ylim(0, 1)
             if c == 0:
                 ax.set_ylabel("share of samples")

@@ -19,6 +19,7 @@ predictions file in the official format.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -100,15 +101,17 @@ def stand_in_for(name: str) -> str:
 
 def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | Path,
               processed: str | Path, *, seed: int = 0, device: str = "cpu",
-              batch_size: int = 32, dtype: str | None = None) -> dict:
+              batch_size: int = 32, dtype: str | None = None,
+              baselines: Sequence[str] = BASELINES) -> dict:
     """Score one split's ``cats`` with the §6.3 baselines and ``models`` (§7) and evaluate each
     with the official scorer. Predictions go to ``processed/stereoset/predictions_<model_slug>_
     <split>.json`` (official format). Returns ``{"results": {display name: results},
-    "scores": {display name: id -> score}, "per_sentence": {display name: frame}}``."""
+    "scores": {display name: id -> score}, "per_sentence": {display name: frame}}``.
+    ``baselines``: the §6.3 baselines to run (none: ``()``)."""
     from nlgbias.models import display_name, model_slug  # noqa: PLC0415
 
     out: dict = {"results": {}, "scores": {}, "per_sentence": {}}
-    for name in BASELINES:
+    for name in baselines:
         out["scores"][name] = baseline_scores(name, cats, seed=seed)
         out["results"][name] = evaluate(cats, out["scores"][name])
     for name in models:

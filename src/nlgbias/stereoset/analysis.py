@@ -142,6 +142,27 @@ def wordfreq_fpm(words_: Iterable[str], lang: str = "en") -> dict[str, float]:
     return {w: word_frequency(w, lang) * 1e6 for w in set(words_)}
 
 
+def likely_typo(word: str, ratio: float = 1000.0, lang: str = "en") -> bool:
+    """True when one edit (delete, transpose, replace, insert a letter) turns ``word`` into a
+    word ``ratio`` times more frequent in ``wordfreq`` (e.g. "poeple" -> "people", "gentlement"
+    -> "gentlemen"): a misspelling in the data, not a keyword.
+
+    >>> likely_typo("poeple"), likely_typo("gentlement"), likely_typo("bossy")
+    (True, True, False)
+    """
+    from wordfreq import word_frequency  # noqa: PLC0415
+
+    f = word_frequency(word, lang)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    cands = {a + b[1:] for a, b in splits if b}
+    cands |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    cands |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    cands |= {a + c + b for a, b in splits for c in letters}
+    cands.discard(word)
+    return any(word_frequency(c, lang) >= ratio * max(f, 1e-9) for c in cands if len(c) > 1)
+
+
 def _stem(word: str) -> str:
     from nltk.stem.porter import PorterStemmer  # noqa: PLC0415
 
@@ -150,14 +171,15 @@ def _stem(word: str) -> str:
 
 def domain_keywords(cats: pd.DataFrame, *, n: float = 1.0, min_count: int = 5, top: int = 16,
                     reference: Callable[[Iterable[str]], Mapping[str, float]] = wordfreq_fpm,
-                    ) -> pd.DataFrame:
+                    drop_typos: bool = True) -> pd.DataFrame:
     """Table 3: the top ``top`` keywords of each domain by :func:`simple_maths` against a
     general-English reference (default :func:`wordfreq_fpm`; the paper used TenTen). The focus
     corpus is every sentence of the domain (contexts and the three associations; intrasentence
     contexts with their BLANK removed). Words of the domain's target terms are removed (as in the
     paper) and words seen fewer than ``min_count`` times are skipped. Word forms are grouped by
     their Porter stem (the paper's keywords are lemmas): a group's count and reference frequency
-    are the sums over its forms, shown by its most frequent form.
+    are the sums over its forms, shown by its most frequent form. ``drop_typos``: skip words
+    that :func:`likely_typo` flags as misspellings in the data.
 
     Columns ``domain, rank, keyword, forms, count, fpm, ref_fpm, score``."""
     out = []
@@ -186,7 +208,15 @@ def domain_keywords(cats: pd.DataFrame, *, n: float = 1.0, min_count: int = 5, t
         km["score"] = (km["fpm"] + n) / (km["ref_fpm"] + n)
         km = km[km["count"] >= min_count].sort_values(
             ["score", "count", "word"], ascending=[False, False, True], ignore_index=True)
-        km = km.head(top)
+        if drop_typos:  # misspellings in the data ("poeple") are not keywords
+            keep: list[str] = []
+            for st in km["word"]:
+                if len(keep) >= top:
+                    break
+                if not likely_typo(groups[st].most_common(1)[0][0]):
+                    keep.append(st)
+            km = km[km["word"].isin(keep)]
+        km = km.head(top).reset_index(drop=True)
         km.insert(0, "domain", domain)
         km.insert(1, "rank", np.arange(1, len(km) + 1))
         km["keyword"] = [groups[s].most_common(1)[0][0] for s in km["word"]]

@@ -30,6 +30,7 @@ import pandas as pd
 
 from nlgbias.datasets import DataFormatError
 from nlgbias.datasets.stereoset import load_stereoset, read_stereoset_file
+from nlgbias.stats import bootstrap_group_means, percentile_interval
 
 log = logging.getLogger(__name__)
 
@@ -305,15 +306,15 @@ def baseline_scores(name: str, cats: pd.DataFrame, seed: int = 0) -> dict[str, f
 
 
 # --------------------------------------------------------------------------- intervals
-def bootstrap_intervals(cats: pd.DataFrame, scores: Mapping[str, float], *, n_boot: int = 1000,
-                        level: float = 0.95, seed: int = 0) -> dict[str, tuple[float, float]]:
-    """Seeded percentile-bootstrap intervals of ``lms``, ``ss`` and ``icat`` of ``cats``
-    computed as the official scorer does (per-target lms and ss, averaged over targets, icat
-    from the means). Two-stage resampling: the target terms with replacement, then the CATs
-    within each drawn target (so a sample with one CAT per target still varies, through its
-    targets)."""
+def bootstrap_distribution(cats: pd.DataFrame, scores: Mapping[str, float], *, n_boot: int = 1000,
+                           seed: int = 0) -> dict[str, np.ndarray]:
+    """The bootstrap distributions (``n_boot`` replicates each) of ``lms``, ``ss`` and ``icat``
+    of ``cats`` computed as the official scorer does (per-target lms and ss, averaged over
+    targets, icat from the means): the two-stage bootstrap of
+    :func:`nlgbias.stats.bootstrap_group_means` (target terms with replacement, then the CATs
+    within each drawn term)."""
     if not len(cats):
-        return {k: (float("nan"), float("nan")) for k in ("lms", "ss", "icat")}
+        return {k: np.full(n_boot, np.nan) for k in ("lms", "ss", "icat")}
     missing = [i for c in _COLS.values() for i in cats[c] if i not in scores]
     if missing:
         raise ValueError(f"{len(missing)} sentence(s) of these CATs have no score, e.g. {missing[:3]}")
@@ -322,37 +323,35 @@ def bootstrap_intervals(cats: pd.DataFrame, scores: Mapping[str, float], *, n_bo
     u = np.array([scores[i] for i in cats["unrelated_id"]])
     pro = (s > a).astype(float)
     rel = ((s > u).astype(float) + (a > u).astype(float)) / 2.0
-    codes, _ = pd.factorize(cats["target"])
-    rng = np.random.default_rng(seed)
-    n_targets = codes.max() + 1
-    ss_t = np.zeros((n_targets, n_boot))  # per target, per replicate: resampled CAT means
-    lms_t = np.zeros((n_targets, n_boot))
-    for k in range(n_targets):
-        idx = np.flatnonzero(codes == k)
-        draws = idx[rng.integers(0, len(idx), size=(n_boot, len(idx)))]
-        ss_t[k] = pro[draws].mean(axis=1)
-        lms_t[k] = rel[draws].mean(axis=1)
-    pick = rng.integers(0, n_targets, size=(n_boot, n_targets))  # targets drawn per replicate
-    col = np.arange(n_boot)[:, None]
-    ss_b = 100.0 * ss_t[pick, col].mean(axis=1)
-    lms_b = 100.0 * lms_t[pick, col].mean(axis=1)
-    icat_b = lms_b * np.minimum(ss_b, 100.0 - ss_b) / 50.0
-    q = [(1 - level) / 2, 1 - (1 - level) / 2]
-    return {name: tuple(float(x) for x in np.quantile(v, q))
-            for name, v in (("lms", lms_b), ("ss", ss_b), ("icat", icat_b))}
+    dist = 100.0 * bootstrap_group_means(np.column_stack([pro, rel]), cats["target"].to_numpy(),
+                                         n_boot=n_boot, seed=seed)
+    ss_b, lms_b = dist[:, 0], dist[:, 1]
+    return {"lms": lms_b, "ss": ss_b, "icat": lms_b * np.minimum(ss_b, 100.0 - ss_b) / 50.0}
 
 
-def interval_frame(cats: pd.DataFrame, scores: Mapping[str, float], model: str, **kw,
-                   ) -> pd.DataFrame:
+def bootstrap_intervals(cats: pd.DataFrame, scores: Mapping[str, float], *, n_boot: int = 1000,
+                        level: float = 0.95, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """Seeded percentile-bootstrap intervals of ``lms``, ``ss`` and ``icat`` of ``cats``
+    (:func:`bootstrap_distribution`)."""
+    dist = bootstrap_distribution(cats, scores, n_boot=n_boot, seed=seed)
+    return {k: tuple(float(x) for x in percentile_interval(v, level)) for k, v in dist.items()}
+
+
+def interval_frame(cats: pd.DataFrame, scores: Mapping[str, float], model: str, *,
+                   dists: dict | None = None, **kw) -> pd.DataFrame:
     """:func:`bootstrap_intervals` per task and for both tasks pooled (``overall``): columns
-    ``model, task, lms_lo, lms_hi, ss_lo, ss_hi, icat_lo, icat_hi``."""
+    ``model, task, n_cats, lms_lo, lms_hi, ss_lo, ss_hi, icat_lo, icat_hi``. ``dists``: a dict
+    that receives ``(model, task) -> {"lms", "ss", "icat": replicates}``."""
     rows = []
     for task in (*TASKS, "overall"):
         sub = cats if task == "overall" else cats[cats["task"] == task]
         if not len(sub):
             continue
-        ci = bootstrap_intervals(sub, scores, **kw)
-        rows.append({"model": model, "task": task,
+        d = bootstrap_distribution(sub, scores, **kw)
+        if dists is not None:
+            dists[(model, task)] = d
+        ci = {k: tuple(float(x) for x in percentile_interval(v)) for k, v in d.items()}
+        rows.append({"model": model, "task": task, "n_cats": len(sub),
                      **{f"{m}_{end}": ci[m][j] for m in ("lms", "ss", "icat")
                         for j, end in enumerate(("lo", "hi"))}})
     return pd.DataFrame(rows)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from nlgbias.stats import proportion_interval
 from nlgbias.stereoset import paper as PP
 from nlgbias.stereoset.evaluation import BASELINES, results_frame
 
@@ -174,19 +175,39 @@ def table1(stats: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def target_extremes(per_target: Mapping[str, pd.DataFrame], min_cats: int = 1) -> pd.DataFrame:
-    """Table 5 style: per model and domain, the most stereotyped target (highest ss) and the
-    least (highest icat), among targets with at least ``min_cats`` CATs (both tasks pooled)."""
+def target_extremes(per_target: Mapping[str, pd.DataFrame], min_cats: int = 20) -> pd.DataFrame:
+    """Table 5 style, ranked by a stated statistic with an interval: per model and domain,
+    among targets with at least ``min_cats`` CATs (both tasks pooled), the target's ss (the %
+    of its CATs where the stereotype wins) with a Wilson 95% interval, and
+
+    - **most stereotyped**: the highest lower bound of that interval (the strongest evidence of
+      ss > 50),
+    - **most anti-stereotyped**: the lowest upper bound (the strongest evidence of ss < 50),
+    - **least stereotyped**: the smallest |ss - 50| (ties: more CATs, then the narrower interval);
+
+    ``interval excludes 50`` says whether the extreme is distinguishable from no preference at
+    its n; ``targets ranked``: how many targets met ``min_cats``."""
     rows = []
     for model, t in per_target.items():
-        t = t[t["total"] >= min_cats]
+        t = t[t["total"] >= min_cats].copy()
+        if not len(t):
+            continue
+        wins = np.rint(t["ss"] * t["total"] / 100).astype(int)
+        lo, hi = proportion_interval(wins.to_numpy(), t["total"].to_numpy())
+        t["ss_lo"], t["ss_hi"] = 100 * np.asarray(lo), 100 * np.asarray(hi)
+        t["_dist"] = (t["ss"] - 50).abs()
         for domain, g in t.groupby("bias_type", sort=True):
-            most = g.sort_values(["ss", "total"], ascending=[False, False]).iloc[0]
-            least = g.sort_values(["icat", "total"], ascending=[False, False]).iloc[0]
-            for kind, r in (("most stereotyped", most), ("least stereotyped", least)):
-                rows.append({"model": model, "domain": domain, "which": kind,
-                             "target": r["target"], "CATs": int(r["total"]),
-                             "lms": r["lms"], "ss": r["ss"], "icat": r["icat"]})
+            picks = (("most stereotyped", g.sort_values(["ss_lo", "total"], ascending=[False, False])),
+                     ("most anti-stereotyped", g.sort_values(["ss_hi", "total"], ascending=[True, False])),
+                     ("least stereotyped", g.assign(_w=g["ss_hi"] - g["ss_lo"]).sort_values(
+                         ["_dist", "total", "_w"], ascending=[True, False, True])))
+            for kind, order in picks:
+                r = order.iloc[0]
+                rows.append({"model": model, "domain": domain, "which": kind, "target": r["target"],
+                             "CATs": int(r["total"]), "lms": r["lms"], "ss": r["ss"],
+                             "ss_lo": r["ss_lo"], "ss_hi": r["ss_hi"], "icat": r["icat"],
+                             "interval excludes 50": bool(r["ss_lo"] > 50 or r["ss_hi"] < 50),
+                             "targets ranked": len(g)})
     return pd.DataFrame(rows)
 
 
@@ -229,7 +250,7 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                                              if stands_in.get(m) else "")
                 ax.scatter([x], [y], color=pal[m], s=110, alpha=0.6,
                            marker="s" if m in BASELINES else "o", label=label, zorder=2)
-                if ci is not None:
+                if ci is not None and m != "IdealLM":  # IdealLM is fixed by construction
                     c = ci[(ci["split"] == split) & (ci["model"] == m) & (ci["task"] == task)]
                     if len(c):
                         c = c.iloc[0]
@@ -238,14 +259,23 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
                                     ecolor=pal[m], alpha=0.6, lw=1, zorder=1)
             p = paper[paper["task"] == task]
             for m, x, y in zip(p["model"], p["ss"], p["lms"]):
-                ax.scatter([x], [y], facecolors="none", edgecolors="0.15", s=55, linewidths=1.1,
-                           marker=_PAPER_MARKERS.get(m, "o"), label=f"paper: {m}", zorder=3)
+                gpt2 = m == "GPT2"  # the model the stand-ins are compared with: drawn large, on top
+                ax.scatter([x], [y], facecolors="none", edgecolors="crimson" if gpt2 else "0.15",
+                           s=150 if gpt2 else 55, linewidths=2.0 if gpt2 else 1.1,
+                           marker=_PAPER_MARKERS.get(m, "o"), label=f"paper: {m}", zorder=6 if gpt2 else 3)
             if task == "intersentence":
                 ax.axhline(PP.FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS, ls="--", color="0.4", lw=1,
                            label="paper: GPT2 scored by likelihood (fn. 3; lms "
                            f"{PP.FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS}, ss not reported)")
             ax.axvline(50, ls=":", color="0.3")
-            ax.set_title(f"{split}: {task}")
+            title = f"{split}: {task}"
+            if ci is not None and "n_cats" in ci:
+                c = ci[(ci["split"] == split) & (ci["task"] == task) & ci["model"].isin(names)]
+                ns = sorted({int(v) for v in c["n_cats"]})
+                title += f"\nn = {' / '.join(f'{v:,}' for v in ns)} CATs"
+                if len(ns) > 1:
+                    title += " (models / baselines)"
+            ax.set_title(title)
             if i == len(splits) - 1:
                 ax.set_xlabel("stereotype score ss (50 = unbiased)")
         axes[i][0].set_ylabel("language modelling score lms")
@@ -263,152 +293,6 @@ def plot_lms_vs_ss(results: Mapping[str, Mapping[str, Mapping]], stands_in: Mapp
     return fig
 
 
-# --------------------------------------------------------------------------- what replicates
-REPRODUCED, DIFFERS, NOT_COMPARABLE = "reproduced", "differs", "not comparable"
-
-
-def _row(claim, source, paper, run, verdict, note=""):
-    return {"claim": claim, "source": source, "paper": paper, "this run": run,
-            "verdict": verdict, "note": note}
-
-
-def replication_summary(t1: pd.DataFrame, t2: pd.DataFrame, kw_overlap: pd.DataFrame,
-                        t4: pd.DataFrame, t6: pd.DataFrame, ties: pd.DataFrame | None = None,
-                        *, tol: float = 1.0) -> pd.DataFrame:
-    """Every claim of the paper this notebook checks, with the paper's value, this run's and a
-    verdict by a stated rule: **reproduced** (a count equal; a score within ``tol`` points; a
-    claimed direction holding), **differs**, or **not comparable** (a stand-in model, named).
-    Built only from the notebook's tables (t1: :func:`table1`, t2: Table 2 shares, kw_overlap:
-    :func:`~nlgbias.stereoset.analysis.keyword_overlap`, t4: :func:`table4`, t6:
-    :func:`task_table` of both splits, ties: the SentimentLM tie analysis)."""
-    rows = []
-    tot = t1[t1["task"] == "overall"].iloc[0]
-    rows.append(_row("StereoSet has 16,995 CATs (dev + test)", "Table 1",
-                     int(tot["CATs (paper)"]), int(tot["CATs"]),
-                     REPRODUCED if tot["CATs"] == tot["CATs (paper)"] else DIFFERS))
-    dom = t1[t1["domain"] != "total"]
-    same = int((dom["CATs"] == dom["CATs (paper)"]).sum())
-    bad = dom[dom["CATs"] != dom["CATs (paper)"]].to_dict("records")
-    rows.append(_row("CATs per task and domain", "Table 1", f"{len(dom)} rows",
-                     f"{same} of {len(dom)} equal", REPRODUCED if same == len(dom) else DIFFERS,
-                     "; ".join(f"{r['task']} {r['domain']}: paper {int(r['CATs (paper)'])}, "
-                               f"data {int(r['CATs'])}" for r in bad)))
-    for task in ("intrasentence", "intersentence"):
-        sel = t1[(t1["task"] == task) & (t1["domain"] == "total")]
-        if not len(sel):
-            continue
-        r = sel.iloc[0]
-        d = abs(r["avg words"] - r["avg words (paper)"])
-        rows.append(_row(f"average {task} length (words)", "Table 1",
-                         round(float(r["avg words (paper)"]), 2), round(float(r["avg words"]), 2),
-                         REPRODUCED if d <= 0.2 else DIFFERS, "rule: within 0.2 words"))
-    for clf, g in t2.groupby("classifier", sort=False):
-        g = g.set_index("label")["% negative"]
-        ok = g["stereotype"] > g["anti-stereotype"]
-        p2 = PP.TABLE2.set_index("label")["% negative"]
-        rows.append(_row("stereotypes are more often negative than anti-stereotypes",
-                         "§5, Table 2", f"{p2['stereotype']:.0f}% vs {p2['anti-stereotype']:.0f}%",
-                         f"{g['stereotype']:.1f}% vs {g['anti-stereotype']:.1f}%",
-                         REPRODUCED if ok else DIFFERS,
-                         f"classifier: {clf} (paper: two-class BERT, App. A.5); rule: direction"))
-    for r in kw_overlap.to_dict("records"):
-        rows.append(_row(f"keywords of the {r['domain']} domain", "§5, Table 3",
-                         f"{r['of']} keywords (TenTen)",
-                         f"{r['n shared']} of {r['of']} among this run's top {r['of']}",
-                         REPRODUCED if r["n shared"] >= r["of"] / 2 else DIFFERS,
-                         "reference corpus: wordfreq (paper: TenTen); rule: at least half shared"))
-    for r in t4.to_dict("records"):
-        paper3 = _fmt3(r["paper lms"], r["paper ss"], r["paper icat"])
-        if r["model"] in BASELINES:
-            diffs = [abs(r[k] - r[f"paper {k}"]) for k in ("lms", "ss", "icat")
-                     if not _missing(r[f"paper {k}"])]
-            lim = tol
-            note = f"rule: lms, ss, icat within {tol:g} point"
-            if r["model"] == "RandomLM" and "ss_lo" in r:  # a random ranking: its own noise
-                ok = all(r[f"{k}_lo"] <= r[f"paper {k}"] <= r[f"{k}_hi"] for k in ("lms", "ss", "icat"))
-                note = "rule: the paper's values inside this run's bootstrap 95% intervals"
-            elif r["model"] == "RandomLM":
-                lim = 3 * 50 / np.sqrt(r["CATs"])
-                note = f"rule: within 3 x 50/sqrt(CATs) = {lim:.1f} points (sampling noise)"
-            elif r["model"] == "IdealLM" and r["CATs"] < 1000:
-                lim = 100 / np.sqrt(r["CATs"])
-                note = (f"rule: within 100/sqrt(CATs) = {lim:.1f} points (targets with an odd "
-                        "number of sampled CATs cannot split 50/50)")
-            if not (r["model"] == "RandomLM" and "ss_lo" in r):
-                ok = max(diffs) <= lim
-            if r["model"] == "SentimentLM" and not ok:
-                note += "; VADER stands in for the paper's BERT classifier (see the tie analysis)"
-            rows.append(_row(f"{r['model']} lms / ss / icat ({r['split']})", "Table 4", paper3,
-                             _fmt3(r["lms"], r["ss"], r["icat"]), REPRODUCED if ok else DIFFERS,
-                             note))
-            if r["model"] == "SentimentLM":
-                d = abs(r["ss"] - r["paper ss"])
-                rows.append(_row(f"SentimentLM prefers the stereotype (ss, {r['split']})",
-                                 "Table 4", round(float(r["paper ss"]), 1), round(float(r["ss"]), 1),
-                                 REPRODUCED if d <= tol else DIFFERS,
-                                 f"rule: within {tol:g} point; VADER for the BERT classifier"))
-        else:
-            ref = r["paper model"]
-            above = ("yes" if r["ss"] > 50 else "no") if "ss_lo" not in r else (
-                "yes (95% interval above 50)" if r["ss_lo"] > 50 else
-                "no (95% interval below 50)" if r["ss_hi"] < 50 else
-                f"undecided (95% interval {r['ss_lo']:.1f}-{r['ss_hi']:.1f} holds 50)")
-            rows.append(_row(f"{r['model']} lms / ss / icat ({r['split']})", "Table 4",
-                             f"{ref}: {paper3}", _fmt3(r["lms"], r["ss"], r["icat"]),
-                             NOT_COMPARABLE,
-                             f"stand-in for {ref}; prefers stereotypes (ss > 50): {above} "
-                             f"(paper {ref}: {'yes' if r['paper ss'] > 50 else 'no'})"))
-    for r in t6[(t6["task"] == "intersentence") & ~t6["model"].isin(BASELINES)].to_dict("records"):
-        m = r["paper lms, same scoring"]
-        if _missing(m):
-            continue
-        rows.append(_row(f"intersentence lms by likelihood ({r['model']}, {r['split']})",
-                         "§7.4 fn. 3", m, round(float(r["lms"]), 2), NOT_COMPARABLE,
-                         f"stand-in for {r['paper model']}; this run is {r['lms'] - m:+.1f} "
-                         f"points from the paper's GPT2 scored the same way"))
-    models = t6[~t6["model"].isin(BASELINES)]
-    for (split, model), g in models.groupby(["split", "model"], sort=False):
-        g = g.set_index("task")
-        if {"intrasentence", "intersentence"} <= set(g.index):
-            a, b = g.loc["intersentence", "lms"], g.loc["intrasentence", "lms"]
-            rows.append(_row(f"intersentence is harder than intrasentence: lower lms "
-                             f"({model}, {split})", "§8", "yes for most models (not BERT)",
-                             f"{a:.1f} vs {b:.1f}", REPRODUCED if a < b else DIFFERS,
-                             "rule: direction"))
-    if ties is not None:
-        for r in ties.to_dict("records"):
-            rows.append(_row(f"SentimentLM lms, {r['task']}", "§6.3",
-                             "a continuous classifier: no ties",
-                             f"{r['% tied']:.1f}% of (meaningful, unrelated) pairs tie; of the "
-                             f"others {r['% meaningful more negative (untied pairs)']:.1f}% "
-                             "prefer the meaningful one", NOT_COMPARABLE,
-                             "untied pairs are near 50% too: VADER, not its ties, explains the gap"
-                             if abs(r["% meaningful more negative (untied pairs)"] - 50) < 5 else
-                             "ties broken at random pull VADER-SentimentLM's lms toward 50"))
-    return pd.DataFrame(rows)
-
-
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v))
-
-
-def _fmt3(a, b, c) -> str:
-    return " / ".join("-" if v is None or pd.isna(v) else f"{float(v):.1f}" for v in (a, b, c))
-
-
-def summary_markdown(summary: pd.DataFrame) -> str:
-    """The notebook's closing "what replicates, what does not" list, from
-    :func:`replication_summary`."""
-    counts = summary["verdict"].value_counts()
-    head = ", ".join(f"{counts.get(v, 0)} {v}" for v in (REPRODUCED, DIFFERS, NOT_COMPARABLE))
-    lines = [f"**What replicates, what does not** ({head}):", ""]
-    for r in summary.rename(columns={"this run": "run"}).itertuples(index=False):
-        note = f" — {r.note}" if r.note else ""
-        lines.append(f"- **{r.verdict}** · {r.claim} ({r.source}): paper {r.paper}; "
-                     f"this run {r.run}{note}")
-    return "\n".join(lines)
-
-
 def crows_table(metrics: Mapping[str, pd.DataFrame], scoring: Mapping[str, str]) -> pd.DataFrame:
     """CrowS-Pairs metric per model and bias type (:func:`~nlgbias.stereoset.crows_pairs.
     crows_metric`), with each model's scoring method named on every row."""
@@ -418,20 +302,3 @@ def crows_table(metrics: Mapping[str, pd.DataFrame], scoring: Mapping[str, str])
     out = pd.concat(parts, ignore_index=True)
     front = ["model", "scoring", "bias_type", "pairs", "metric"]
     return out[front + [c for c in out.columns if c not in front]]
-
-
-def crows_summary(crows: pd.DataFrame) -> pd.DataFrame:
-    """The CrowS-Pairs claim checked here: "all three MLMs substantially favour sentences that
-    express stereotypes in every category" (Nangia et al. 2020, abstract): per model, in how
-    many bias types the metric exceeds 50. The stand-ins are causal LMs scored by sentence
-    log-probability, not the paper's MLMs: not comparable, shown for direction."""
-    rows = []
-    for model, g in crows.groupby("model", sort=False):
-        cats = g[g["bias_type"] != "overall"]
-        over = int((cats["metric"] > 50).sum())
-        overall = float(g.loc[g["bias_type"] == "overall", "metric"].iloc[0])
-        rows.append(_row(f"CrowS-Pairs: {model} favours the more stereotyping sentence in every "
-                         "bias type", "Nangia et al. 2020, abstract", "all 9 types > 50 (MLMs)",
-                         f"{over} of {len(cats)} types > 50; overall {overall:.1f}",
-                         NOT_COMPARABLE, f"{g['scoring'].iloc[0]}; the paper scored MLMs"))
-    return pd.DataFrame(rows)
