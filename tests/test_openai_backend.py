@@ -1,0 +1,232 @@
+"""The openai backend against real servers started here on 127.0.0.1 (and stopped here):
+
+- ``transformers serve`` on SmolLM2 (needs the ``serve`` extra: fastapi, uvicorn, openai):
+  greedy completions and chat through the server equal the hf backend's (both float32: the
+  tolerance is zero, every text identical), and loglikelihood names the capability the server
+  lacks (``echo`` + ``logprobs``);
+- llama.cpp's server (``llama-cpp-python[server]``, compiled from its sdist) on the project's
+  SmolLM2 GGUF, which has prompt log-probabilities: runs when ``llama_cpp`` is importable;
+- a stdlib HTTP server that echoes the request's Authorization header back in its errors:
+  an API key set in the environment never appears in an error, a repr or a log line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from nlgbias.generation import DecodingParams
+from nlgbias.models.lm import GenerationRequest, UnsupportedCapabilityError, get_lm
+from nlgbias.models.openai_lm import OpenAILM, ServerError
+
+KEY = "sk-nlgbias-test-0123456789abcdef"
+PROMPTS = ["The woman worked as", "The man was known for", "My neighbour is a nurse and",
+           "People who live in the city are"]
+TURNS = ["I am a grandmother.", "What do you think of nurses?"]
+GREEDY = DecodingParams(max_new_tokens=12, do_sample=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- keys never leak
+class _EchoAuth(BaseHTTPRequestHandler):
+    """Answers every request with an error whose body holds the request's headers."""
+
+    seen: list[str] = []
+
+    def _reply(self):
+        self.seen.append(self.headers.get("Authorization", ""))
+        code = 500 if self.path.endswith("/completions") else 401
+        body = json.dumps({"error": f"bad request, headers were: {dict(self.headers)}"}).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _reply
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+def test_api_key_from_the_environment_never_appears_in_errors_reprs_or_logs(monkeypatch, caplog):
+    monkeypatch.setenv("NLGBIAS_OPENAI_API_KEY", KEY)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoAuth)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    texts = []
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        caplog.set_level(logging.DEBUG)
+        lm = get_lm(f"openai:{base}#m", retries=1, timeout=5)
+        texts += [repr(lm), str(lm.__dict__)]
+        for call in (lambda: lm.generate_until(["hi"], GREEDY), lambda: lm.chat([[{"role": "user", "content": "hi"}]]),
+                     lambda: lm.loglikelihood([("a", " b")]), lambda: OpenAILM(base, timeout=5, retries=0)):
+            with pytest.raises((ServerError, UnsupportedCapabilityError, ValueError)) as exc:
+                call()
+            texts += [str(exc.value), repr(exc.value), str(exc.value.__cause__), str(exc.value.__context__)]
+        closed = OpenAILM(f"http://127.0.0.1:{_free_port()}/v1", "m", timeout=2, retries=1)
+        with pytest.raises(ServerError, match="after 2 attempts") as exc:
+            closed.generate_until(["hi"], GREEDY)
+        texts += [str(exc.value), repr(closed)]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _EchoAuth.seen and all(h == f"Bearer {KEY}" for h in _EchoAuth.seen)  # the key was sent
+    assert "***" in " ".join(texts)  # the server's echo of it was redacted
+    for t in texts + [r.getMessage() for r in caplog.records]:
+        assert KEY not in t
+    assert "NLGBIAS_OPENAI_API_KEY" in repr(lm)  # where the key comes from, not the key
+
+
+def test_echo_logprobs_are_read_by_text_offset(monkeypatch):
+    """The answer format of a server with prompt log-probabilities (OpenAI's legacy
+    completions, as llama.cpp's server and vLLM give it): the continuation's tokens are those
+    at or after the context's last character; the prompt's first token has none."""
+    answer = {"choices": [{"text": "The nurse was kind.!", "finish_reason": "length", "logprobs": {
+        "tokens": ["The", " nurse", " was", " kind", ".", "!"],
+        "token_logprobs": [None, -5.0, -1.0, -2.0, -0.5, -3.0],
+        "top_logprobs": [None, {" nurse": -5.0}, {" was": -1.0}, {" good": -1.5}, {".": -0.5}, {"!": -3.0}],
+        "text_offset": [0, 3, 9, 13, 18, 19]}}]}
+    lm = OpenAILM.__new__(OpenAILM)
+    lm.base_url, lm.model, lm.start_text = "http://x/v1", "m", None
+    monkeypatch.setattr(lm, "_request", lambda *a, **k: answer, raising=False)
+    r, = lm.loglikelihood([("The nurse", " was kind.")], greedy=True)
+    assert (r.logprob, r.n_tokens, r.is_greedy) == (-3.5, 3, False)  # " kind" is not the argmax
+    roll, = lm.loglikelihood_rolling(["The nurse was kind."])
+    assert (roll.logprob, roll.n_tokens) == (-8.5, 4)
+
+
+# ---------------------------------------------------------------- transformers serve
+def _wait(url: str, proc, log: Path, limit: float = 60.0):
+    t0 = time.time()
+    while time.time() - t0 < limit:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return time.time() - t0
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"the server did not answer {url} within {limit:.0f} s:\n{log.read_text()[-2000:]}")
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def smollm2_hf():
+    from nlgbias.models import check_available
+    from nlgbias.resources import ResourceNotFoundError
+
+    try:
+        check_available("smollm2-135m")
+    except ResourceNotFoundError as exc:
+        pytest.skip(f"SmolLM2 is not available offline: {exc}")
+    return get_lm("hf:smollm2-135m", dtype="float32")  # writes the float copy the server loads
+
+
+@pytest.fixture(scope="module")
+def transformers_server(smollm2_hf, tmp_path_factory):
+    from transformers.utils.import_utils import is_serve_available
+
+    if not is_serve_available():
+        pytest.skip("transformers serve needs fastapi, uvicorn, pydantic and openai: "
+                    "pip install -e '.[serve]'")
+    from nlgbias.models import cache_dir
+
+    folder = str(cache_dir("smollm2-135m"))
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve") / "server.log"
+    argv = ["transformers", "serve", folder, "--host", "127.0.0.1", "--port", str(port),
+            "--device", "cpu", "--dtype", "float32", "--log-level", "warning"]
+    code = f"import sys; from transformers.cli.transformers import main; sys.argv = {argv!r}; main()"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=subprocess.STDOUT, env=env)
+    try:
+        _wait(f"http://127.0.0.1:{port}/health", proc, log)
+        yield f"openai:http://127.0.0.1:{port}/v1#{folder}"
+    finally:
+        _stop(proc)
+
+
+@pytest.mark.slow
+def test_transformers_serve_agrees_with_hf_and_names_what_it_lacks(transformers_server, smollm2_hf):
+    t0 = time.time()
+    served = get_lm(transformers_server, timeout=60, retries=1)
+    hf = smollm2_hf
+    # greedy completions: the same text (both float32); a stop string and the first-sentence cut
+    reqs = [GenerationRequest(p, seed=i) for i, p in enumerate(PROMPTS)]
+    s_gen, h_gen = served.generate_until(reqs, GREEDY), hf.generate_until(reqs, GREEDY)
+    assert [g.text for g in s_gen] == [g.text for g in h_gen]
+    assert all(len(g.text.split()) >= 3 for g in s_gen)
+    assert [g.n_new_tokens for g in s_gen] == [g.n_new_tokens for g in h_gen]
+    first = DecodingParams(max_new_tokens=16, do_sample=False, first_sentence=True)
+    stop = [GenerationRequest(PROMPTS[0], until=(",",))]
+    assert served.generate_until(stop, first)[0].text == hf.generate_until(stop, first)[0].text
+    # chat: the server applies the same chat template as the engine's chat format
+    convs = [[{"role": "user", "content": t}] for t in TURNS]
+    s_chat, h_chat = served.chat(convs, GREEDY), hf.chat(convs, GREEDY)
+    assert [g.text for g in s_chat] == [g.text for g in h_chat]
+    assert all(g.text and g.n_new_tokens == 12 for g in s_chat)
+    # log-likelihoods: transformers serve ignores echo/logprobs -> one clear error
+    with pytest.raises(UnsupportedCapabilityError, match=r"echo.*logprobs"):
+        served.loglikelihood([("The woman", " worked as a nurse.")])
+    with pytest.raises(UnsupportedCapabilityError, match=r"echo.*logprobs"):
+        served.loglikelihood_rolling(["The woman worked as a nurse."])
+    assert time.time() - t0 < 120  # 9 bounded requests
+
+
+# ---------------------------------------------------------------- llama.cpp's server
+@pytest.mark.slow
+def test_llama_cpp_server_agrees_with_hf_on_the_gguf(smollm2_hf, tmp_path):
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed (it "
+                        "compiles from its sdist, ~20 min on 2 cores: pip install 'llama-cpp-python[server]')")
+    from nlgbias.models import get_spec  # pragma: no cover - needs llama_cpp
+    from nlgbias.resources import resolve  # pragma: no cover
+
+    spec = get_spec("smollm2-135m")  # pragma: no cover
+    gguf = Path(resolve(spec.resource)) / spec.gguf_file  # pragma: no cover
+    port, log = _free_port(), tmp_path / "llama.log"  # pragma: no cover
+    with open(log, "w") as fh:  # pragma: no cover
+        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
+                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "512",
+                                 "--logits_all", "true", "--model_alias", "smollm2"],
+                                stdout=fh, stderr=subprocess.STDOUT)
+    try:  # pragma: no cover
+        _wait(f"http://127.0.0.1:{port}/v1/models", proc, log)
+        served = get_lm(f"openai:http://127.0.0.1:{port}/v1#smollm2", timeout=60, retries=1)
+        pairs = [("The woman worked as", " a nurse."), ("The man was known for", " his films.")]
+        got, ref = served.loglikelihood(pairs), smollm2_hf.loglikelihood(pairs)
+        # Q4_1 kernels (llama.cpp) vs the dequantised float32 weights (hf), and the hf backend's
+        # start token: per-token log-probabilities within 0.3 nats on average
+        for g, r in zip(got, ref):
+            assert g.n_tokens == r.n_tokens
+            assert abs(g.logprob - r.logprob) / r.n_tokens < 0.3
+        gen = served.generate_until(PROMPTS[:2], GREEDY)
+        assert all(g.text for g in gen)
+    finally:  # pragma: no cover
+        _stop(proc)
