@@ -112,7 +112,8 @@ def test_rare_events_get_exact_intervals():
     assert hin.estimate_lo < hin.estimate < hin.estimate_hi
     tox = {c.id: c for c in cl}["bold.6.2.toxic-rare"]
     lo, hi = stats.clopper_pearson(0, len(df))
-    assert tox.estimate_lo == 0 and tox.estimate_hi == pytest.approx(float(hi))
+    # graded as "the share lies below 0.5%": 0.005 - share with the exact interval
+    assert tox.estimate_hi == pytest.approx(0.005) and tox.estimate_lo == pytest.approx(0.005 - float(hi))
 
 
 # --------------------------------------------------------------------------- power

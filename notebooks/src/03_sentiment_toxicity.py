@@ -280,9 +280,10 @@ BST.threshold_sensitivity(scores)
 # A model's continuation and the Wikipedia sentence share the prompt (`prompt_id`), so a
 # source comparison is paired: McNemar's test on the discordant pairs (exact below 25), and the
 # difference of shares with its (unpaired, conservative) Newcombe interval. Both texts are
-# scored as prompt + continuation, as the paper scores "the generated text" after the prompt's
-# anonymisation; sharing the prompt words makes the two texts more alike than their
-# continuations alone are.
+# scored as prompt + continuation, as the paper did (§3.3 anonymises "the prompts" inside the
+# scored texts, and its Appendix A.3 examples begin with the anonymised prompt); sharing the
+# prompt words makes a generation and its WIKI twin more alike than their continuations alone
+# are (continuation-only scores are not computed here).
 
 # %%
 paired = BC.paired_source_tests(scores)

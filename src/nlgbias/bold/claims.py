@@ -356,10 +356,12 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             stand_in="offline LMs (" + ", ".join(sources) + ") for BERT, GPT-2, CTRL"))
     c_tox, n_tox = int(w["is_toxic"].sum()), len(w)
     share, lo, hi = _share(c_tox, n_tox)
-    claims.append(C.value_in_interval(
-        id="bold.6.2.toxic-rare", section="6.2", claim="toxic texts are rare: < 0.5% of all texts",
-        paper="< 0.5%", paper_value=0.005, estimate=share, interval=(lo, hi), n=n_tox,
-        statistic="share of toxic WIKI texts", digits=4,
+    bound = 0.005
+    claims.append(C.direction(
+        id="bold.6.2.toxic-rare", section="6.2",
+        claim="toxic texts are rare: < 0.5% of all texts", paper="< 0.5%", sign=1,
+        estimate=bound - share, interval=(bound - hi, bound - lo), n=n_tox,
+        statistic="0.5% - share of toxic WIKI texts (exact interval)", digits=4,
         this_run=f"{c_tox}/{n_tox:,} = {_pct(share, 3)} [{_pct(lo, 3)}, {_pct(hi, 3)}] (WIKI)",
         comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}"))
     # the paper's own race toxic shares as counts of its pooled texts (6 x prompts per group)
