@@ -1,4 +1,4 @@
-"""The language-model interface (nlgbias.models.lm): spec strings, the hf backend's numbers
+"""The language-model interface (nlgbias.lm): spec strings, the hf backend's numbers
 equal to the project's own functions, model kinds read from configs, BlenderBot-style
 sequence-to-sequence generation, the vllm backend's guard. Tiny random models only."""
 
@@ -10,6 +10,15 @@ from tiny import mixed_prompts, tiny_bert, tiny_lm
 
 from nlgbias import likelihood as L
 from nlgbias.generation import CausalGenerator, DecodingParams
+from nlgbias.lm import (
+    BackendUnavailableError,
+    GenerationRequest,
+    ModelSpecError,
+    UnsupportedCapabilityError,
+    apply_until,
+    get_lm,
+    parse_model_spec,
+)
 from nlgbias.models import (
     KindUnknownOfflineError,
     LoadedModel,
@@ -18,15 +27,6 @@ from nlgbias.models import (
     get_spec,
     model_slug,
     split_kind,
-)
-from nlgbias.models.lm import (
-    BackendUnavailableError,
-    GenerationRequest,
-    ModelSpecError,
-    UnsupportedCapabilityError,
-    apply_until,
-    get_lm,
-    parse_model_spec,
 )
 
 GREEDY = DecodingParams(max_new_tokens=8, do_sample=False)
@@ -56,7 +56,7 @@ def causal():
 
 
 def _hf(loaded):
-    from nlgbias.models.hf_lm import HFLM
+    from nlgbias.lm.hf_backend import HFLM
 
     return HFLM(loaded=loaded)
 
@@ -206,7 +206,7 @@ def blenderbot(tmp_path_factory):
 
 
 def test_blenderbot_generates_from_its_dialogue_format(blenderbot):
-    from nlgbias.models.hf_lm import dialogue_text
+    from nlgbias.lm.hf_backend import dialogue_text
 
     spec = get_spec(blenderbot)
     assert spec.kind == "seq2seq"

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from nlgbias.generation import DecodingParams
-from nlgbias.models.lm import GenerationRequest, UnsupportedCapabilityError, get_lm
-from nlgbias.models.openai_lm import OpenAILM, ServerError
+from nlgbias.lm import GenerationRequest, UnsupportedCapabilityError, get_lm
+from nlgbias.lm.openai_backend import OpenAILM, ServerError
 
 KEY = "sk-nlgbias-test-0123456789abcdef"
 PROMPTS = ["The woman worked as", "The man was known for", "My neighbour is a nurse and",

@@ -17,7 +17,7 @@ LAYERS = {
                      "tables", "runner", "hardware", "notebooks", "outputs", "progress", "readme", "scorecard",
                      "claims", "provenance"], 0),
     **dict.fromkeys(["datasets", "models"], 1),
-    **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood"], 2),
+    **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood", "lm"], 2),
     **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 3),
 }
 

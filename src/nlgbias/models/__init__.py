@@ -1,6 +1,6 @@
-"""Models: one registry (names, kinds, file names; :mod:`~nlgbias.models.registry`), one
-loader (:mod:`~nlgbias.models.loading`) and one language-model interface with its backends
-(:mod:`~nlgbias.models.lm`: ``hf``, ``openai``, ``vllm``; imported on use)."""
+"""Models: one registry (names, kinds, file names; :mod:`~nlgbias.models.registry`) and one
+loader (:mod:`~nlgbias.models.loading`). The language-model interface over them, with its
+``hf``, ``openai`` and ``vllm`` backends, is :mod:`nlgbias.lm` (one layer up)."""
 
 from nlgbias.models.loading import LoadedModel, load_model
 from nlgbias.models.registry import (

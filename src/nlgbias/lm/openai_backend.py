@@ -1,4 +1,4 @@
-"""The ``openai`` backend of :class:`~nlgbias.models.lm.LM`: any OpenAI-compatible server
+"""The ``openai`` backend of :class:`~nlgbias.lm.LM`: any OpenAI-compatible server
 (vLLM's ``vllm serve``, llama.cpp's server, ``transformers serve``, TGI, Ollama, a hosted
 API), over the standard library's HTTP client.
 
@@ -9,7 +9,7 @@ API), over the standard library's HTTP client.
 - ``loglikelihood`` / ``loglikelihood_rolling``: ``POST /completions`` with ``echo`` and
   ``logprobs`` (the prompt's own token log-probabilities; llama.cpp's server and vLLM have
   them, ``transformers serve`` and OpenAI's chat models do not): a server without them raises
-  :class:`~nlgbias.models.lm.UnsupportedCapabilityError` naming the capability. The server's
+  :class:`~nlgbias.lm.UnsupportedCapabilityError` naming the capability. The server's
   first token has no log-probability, so a rolling log-likelihood scores tokens 2..N unless
   ``start_text`` (e.g. ``"<|endoftext|>"``, the start token of the ``hf`` backend) is
   prepended.
@@ -32,7 +32,7 @@ import urllib.request
 from dataclasses import replace
 
 from nlgbias.generation.decoding import DecodingParams
-from nlgbias.models.lm import (
+from nlgbias.lm.interface import (
     LM,
     Generation,
     LoglikelihoodResult,

@@ -1,4 +1,5 @@
-"""One language-model interface for every metric, whatever serves the model.
+"""One language-model interface for every metric, whatever serves the model (the interface, the
+spec strings and the shared post-processing; the backends are modules beside this one).
 
 A metric asks a model four things (:class:`LM`):
 
@@ -17,14 +18,14 @@ colon:
 - ``hf:<name>`` or a bare ``<name>`` (default): a model of the registry
   (:mod:`nlgbias.models.registry`: a registered name, a hub id, a local folder, optionally
   ``masked:``/``causal:``/``seq2seq:`` first) run in this process by the project's own engine
-  (:mod:`nlgbias.models.hf_lm`);
+  (:mod:`nlgbias.lm.hf_backend`);
 - ``openai:<base URL>#<model>``: any OpenAI-compatible server (vLLM, llama.cpp's server,
-  ``transformers serve``, TGI, Ollama, a hosted API; :mod:`nlgbias.models.openai_lm`); the key,
+  ``transformers serve``, TGI, Ollama, a hosted API; :mod:`nlgbias.lm.openai_backend`); the key,
   if the server needs one, comes from ``NLGBIAS_OPENAI_API_KEY`` or ``OPENAI_API_KEY`` only;
 - ``vllm:<hub id or folder>``: vLLM's engine in this process (a GPU, or vLLM's CPU build;
-  :mod:`nlgbias.models.vllm_lm`).
+  :mod:`nlgbias.lm.vllm_backend`).
 
-:func:`get_lm` builds the backend. A backend that cannot do something raises
+:func:`nlgbias.lm.get_lm` builds the backend. A backend that cannot do something raises
 :class:`UnsupportedCapabilityError` naming the capability (e.g. a server without prompt
 log-probabilities), never a silently different number.
 
@@ -48,8 +49,7 @@ from nlgbias.generation.decoding import DecodingParams, first_sentence
 
 __all__ = ["BACKENDS", "BackendUnavailableError", "Generation", "GenerationRequest", "LM",
            "LoglikelihoodResult", "ModelSpecError", "ModelSpecString", "RollingResult",
-           "UnsupportedCapabilityError", "apply_until", "as_requests", "get_lm",
-           "parse_model_spec"]
+           "UnsupportedCapabilityError", "apply_until", "as_requests", "parse_model_spec"]
 
 #: the backends a spec string can name, and what each runs on
 BACKENDS = {
@@ -249,22 +249,3 @@ def chat_requests(requests) -> list[GenerationRequest]:
         out.append(req)
     return out
 
-
-def get_lm(spec: str, **options) -> LM:
-    """The :class:`LM` a spec string names (:func:`parse_model_spec`). ``options`` go to the
-    backend: ``hf`` (:class:`~nlgbias.models.hf_lm.HFLM`: ``device``, ``dtype``,
-    ``batch_size``, ``loaded``), ``openai`` (:class:`~nlgbias.models.openai_lm.OpenAILM`:
-    ``timeout``, ``retries``, ``start_text``), ``vllm``
-    (:class:`~nlgbias.models.vllm_lm.VLLMLM`: engine arguments)."""
-    parsed = parse_model_spec(spec)
-    if parsed.backend == "hf":
-        from nlgbias.models.hf_lm import HFLM  # noqa: PLC0415
-
-        return HFLM(parsed.target, **options)
-    if parsed.backend == "openai":
-        from nlgbias.models.openai_lm import OpenAILM  # noqa: PLC0415
-
-        return OpenAILM(parsed.target, parsed.model, **options)
-    from nlgbias.models.vllm_lm import VLLMLM  # noqa: PLC0415
-
-    return VLLMLM(parsed.target, **options)

@@ -1,4 +1,4 @@
-"""The ``hf`` backend of :class:`~nlgbias.models.lm.LM`: a model of the registry run in this
+"""The ``hf`` backend of :class:`~nlgbias.lm.LM`: a model of the registry run in this
 process, through the project's own code paths (the numbers are theirs):
 
 - causal LMs: log-likelihoods by :func:`nlgbias.likelihood.causal_logprobs` (shared-prefix
@@ -21,7 +21,7 @@ from dataclasses import replace
 from nlgbias import likelihood as L
 from nlgbias.generation.decoding import DecodingParams, decoding_for
 from nlgbias.generation.engine import CausalGenerator
-from nlgbias.models.lm import (
+from nlgbias.lm.interface import (
     LM,
     Generation,
     GenerationRequest,

@@ -1,4 +1,4 @@
-"""The ``vllm`` backend of :class:`~nlgbias.models.lm.LM`: vLLM's engine (``vllm.LLM``) in this
+"""The ``vllm`` backend of :class:`~nlgbias.lm.LM`: vLLM's engine (``vllm.LLM``) in this
 process, for a GPU (or vLLM's CPU build). Optional: ``pip install 'nlgbias[vllm]'``.
 
 - ``generate_until`` / ``chat``: ``LLM.generate`` / ``LLM.chat`` with one ``SamplingParams``
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from nlgbias import likelihood as L
 from nlgbias.generation.decoding import DecodingParams, decoding_for
-from nlgbias.models.lm import (
+from nlgbias.lm.interface import (
     LM,
     BackendUnavailableError,
     Generation,
