@@ -105,7 +105,7 @@ def test_echo_logprobs_are_read_by_text_offset(monkeypatch):
         "top_logprobs": [None, {" nurse": -5.0}, {" was": -1.0}, {" good": -1.5}, {".": -0.5}, {"!": -3.0}],
         "text_offset": [0, 3, 9, 13, 18, 19]}}]}
     lm = OpenAILM.__new__(OpenAILM)
-    lm.base_url, lm.model, lm.start_text = "http://x/v1", "m", None
+    lm.base_url, lm.model, lm.start_text, lm.concurrency = "http://x/v1", "m", None, 1
     monkeypatch.setattr(lm, "_request", lambda *a, **k: answer, raising=False)
     r, = lm.loglikelihood([("The nurse", " was kind.")], greedy=True)
     assert (r.logprob, r.n_tokens, r.is_greedy) == (-3.5, 3, False)  # " kind" is not the argmax

@@ -59,18 +59,19 @@ class ServerError(RuntimeError):
 class OpenAILM(LM):
     """An OpenAI-compatible server at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) serving
     ``model`` (None: the only model the server lists). ``timeout`` seconds per request,
-    ``retries`` extra attempts on connection errors, 429 and 5xx; ``default_params`` the
-    decoding when a call gives none."""
+    ``retries`` extra attempts on connection errors, 429 and 5xx; ``concurrency`` requests in
+    flight at once; ``default_params`` the decoding when a call gives none."""
 
     backend = "openai"
 
     def __init__(self, base_url: str, model: str | None = None, *, timeout: float = 120.0,
                  retries: int = 2, start_text: str | None = None,
-                 default_params: DecodingParams | None = None):
+                 default_params: DecodingParams | None = None, concurrency: int = 4):
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.timeout, self.retries = float(timeout), int(retries)
+        self.concurrency = max(1, int(concurrency))
         self.start_text = start_text
         self.default_params = default_params or DecodingParams()
         self._key_from = next((v for v in KEY_VARIABLES if os.environ.get(v)), None)
@@ -161,23 +162,23 @@ class OpenAILM(LM):
         if any(not isinstance(r.prompt, str) for r in reqs):
             raise ValueError("generate_until takes text prompts; use chat() for conversations")
         params = params or self.default_params
-        out = []
-        for r in reqs:
+
+        def one(r):
             m = r.max_new_tokens or params.max_new_tokens
             body = {"model": self.model, "prompt": r.prompt, **self._sampling(params, m, r.seed)}
             if r.until:
                 body["stop"] = list(r.until)[:4]
             resp = self._post("completions", body, "completions")
-            choice = resp["choices"][0]
-            out.append(self._finish(resp, choice.get("text") or "", r,
-                                    replace(params, max_new_tokens=m)))
-        return out
+            return self._finish(resp, resp["choices"][0].get("text") or "", r,
+                                replace(params, max_new_tokens=m))
+
+        return self._map(one, reqs)
 
     def chat(self, requests, params=None):
         reqs = chat_requests(requests)
         params = params or self.default_params
-        out = []
-        for r in reqs:
+
+        def one(r):
             m = r.max_new_tokens or params.max_new_tokens
             body = {"model": self.model, "messages": [dict(x) for x in r.prompt],
                     **self._sampling(params, m, r.seed)}
@@ -185,8 +186,19 @@ class OpenAILM(LM):
                 body["stop"] = list(r.until)[:4]
             resp = self._post("chat/completions", body, "chat")
             text = (resp["choices"][0].get("message") or {}).get("content") or ""
-            out.append(self._finish(resp, text, r, replace(params, max_new_tokens=m)))
-        return out
+            return self._finish(resp, text, r, replace(params, max_new_tokens=m))
+
+        return self._map(one, reqs)
+
+    def _map(self, fn, items) -> list:
+        """``fn`` over ``items`` in input order, ``concurrency`` requests in flight (a server
+        batches concurrent requests; the first error stops the run)."""
+        if self.concurrency <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            return list(pool.map(fn, items))
 
     @staticmethod
     def _finish(resp: dict, text: str, req, params) -> Generation:
@@ -238,11 +250,8 @@ class OpenAILM(LM):
         return total, (is_greedy if greedy else None), n
 
     def loglikelihood(self, requests, *, greedy: bool = False):
-        return [LoglikelihoodResult(*self._score(str(c), str(x), greedy)) for c, x in requests]
+        return self._map(lambda r: LoglikelihoodResult(*self._score(str(r[0]), str(r[1]), greedy)),
+                         list(requests))
 
     def loglikelihood_rolling(self, texts):
-        out = []
-        for t in texts:
-            s, _, n = self._score("", str(t), False)
-            out.append(RollingResult(s, n))
-        return out
+        return self._map(lambda t: RollingResult(*self._score("", str(t), False)[::2]), list(texts))
