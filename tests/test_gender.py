@@ -127,3 +127,12 @@ def test_paper_polar_share_and_mean_ratio_follow_from_table3():
     assert gpr.loc[("6.1.1", "WIKI"), "this run"] == pytest.approx(429 / 10034)
     assert gpr.loc[("6.2", "BERT"), "this run"] == pytest.approx(1.25)
     assert gpr.loc[("6.2", "BERT"), "paper"] == 1.25
+
+
+def test_gender_max_ties_up_to_float_rounding_take_the_first_word():
+    from nlgbias.metrics.gender import bmax
+
+    # hard debiasing leaves he / she with |b| equal but for the last float digits
+    assert bmax([-0.4431127905845642, 0.44311296939849854]) == -0.4431127905845642
+    assert bmax([0.44311296939849854, -0.4431127905845642]) == 0.44311296939849854
+    assert bmax([0.1, -0.3, 0.2]) == -0.3 and bmax([]) == 0.0

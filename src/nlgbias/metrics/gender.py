@@ -96,9 +96,20 @@ def wavg(b: Iterable[float]) -> float:
 
 
 def bmax(b: Iterable[float]) -> float:
-    """Gender-Max = the b of largest |b| (first one on ties; 0 for no scores)."""
+    """Gender-Max = the b of largest |b| (first one on ties; 0 for no scores).
+
+    Ties are equal up to float rounding (relative 1e-6): after hard debiasing an equalised pair
+    such as he / she has |b| equal but for the last float digits (0.4431128 vs 0.4431130), which
+    must not decide a text with both words.
+
+    >>> bmax([-0.4431128, 0.4431130]), bmax([0.1, -0.3])
+    (-0.4431128, -0.3)
+    """
     b = np.asarray(list(b), dtype=float)
-    return float(b[np.argmax(np.abs(b))]) if len(b) else 0.0
+    if not len(b):
+        return 0.0
+    a = np.abs(b)
+    return float(b[np.flatnonzero(np.isclose(a, a.max(), rtol=1e-6, atol=1e-9))[0]])
 
 
 def label(score: float, threshold: float = THRESHOLD) -> str:
