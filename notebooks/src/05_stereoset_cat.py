@@ -205,8 +205,9 @@ for split in R.SPLITS:  # RandomLM on the models' CATs: paired replicates for "m
     S.evaluation.interval_frame(cats[split], all_scores[split]["RandomLM"], SC.RANDOM_ON_MODEL_CATS,
                                 seed=seed, dists=dists_by[split])
 dists = {(split, m, task): d for split in R.SPLITS for (m, task), d in dists_by[split].items()}
-random_lms = {split: S.evaluate(cats[split], all_scores[split]["RandomLM"])["overall"]["LM Score"]
-              for split in R.SPLITS}
+random_lms = {split: S.evaluate(cats[split], {i: all_scores[split]["RandomLM"][i]
+                                               for i in S.sentence_table(cats[split])["id"]})
+              ["overall"]["LM Score"] for split in R.SPLITS}
 t4 = R.with_intervals(R.table4(results, stands_in, methods), ci)
 save_table(t4, P.results, "stereoset_table4_overall",
            title="StereoSet Table 4 (dev, test): this run beside the paper's row (offline LMs stand in for GPT2; scoring methods named)")

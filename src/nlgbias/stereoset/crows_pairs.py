@@ -150,7 +150,7 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
         tok = m.tokenizer if not isinstance(m, tuple) else m[1]
         if lm_kind(model, how) == "masked":
             return masked_pair_scores(model, tok, chunk, batch_size=batch_size, device=device)
-        return causal_pair_scores(model, tok, chunk, batch_size=min(batch_size, 8))
+        return causal_pair_scores(model, tok, chunk, batch_size=min(batch_size, 16))
 
     done = ShardCache(cache, key="pair_id").done_keys()
     if len(done):
