@@ -285,7 +285,7 @@ if models_only:
                title="StereoSet per-target scores (dev, both tasks pooled)")
 
 # %% [markdown]
-# ## SentimentLM: why its lms differs from the paper's
+# ## SentimentLM: where its lms comes from
 # SentimentLM prefers the more negative association (§6.3). The paper's classifier gives a
 # continuous probability, so two associations almost never tie; VADER gives many sentences the
 # same compound score (most often 0, neutral), and the official strict `>` would count every
