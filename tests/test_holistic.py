@@ -20,7 +20,6 @@ from nlgbias.holistic import genbias as G
 from nlgbias.holistic import likelihood_bias as L
 from nlgbias.holistic import offensiveness as O
 from nlgbias.holistic import paper
-from nlgbias.holistic import report as R
 from nlgbias.holistic import responses as H
 from nlgbias.holistic.masking import MASK, mask_descriptor, mask_responses
 
@@ -101,9 +100,15 @@ def test_style_clusters_group_correlated_styles():
     clusters = G.style_clusters(df, ["s1", "s2", "s3", "s4", "s5"], top=2, max_distance=0.2,
                                 n_report=2)
     assert sorted(clusters[0]) == ["s1", "s2"]  # the descriptor-driven pair has the most bias
-    named = G.name_clusters(df.assign(**{"e:joy": df["s1"], "e:fear": df["s5"]}), clusters,
-                            ["e:joy", "e:fear"])
-    assert list(named)[0] == "JOY"
+    named = G.name_clusters(df, clusters)
+    assert list(named)[0].startswith("C1 ") and len(set(named)) == len(named)
+    content = G.cluster_content(df.assign(**{"e:joy": df["s1"], "e:fear": df["s5"]}), named,
+                                ["e:joy", "e:fear"])
+    assert content.loc[0, "best-correlated nade emotion"] == "joy"
+    # a text lands in the cluster whose summed probability is highest relative to its mean
+    lands = G.cluster_assignments(pd.DataFrame({"s1": [2.0, 0.0], "s2": [2.0, 0.0], "s3": [0.0, 3.0],
+                                                "s4": [0.0, 3.0], "s5": [0.0, 0.0]}), named, df)
+    assert lands["cluster"].tolist()[0] == list(named)[0]
 
 
 # ------------------------------------------------------------------ masking (App. A.3)
@@ -291,22 +296,103 @@ def test_score_offensiveness_matches_toxicity():
     assert got[0] > got[1]
 
 
-def test_verdict_markdown_and_claims():
-    t4 = pd.DataFrame({"model": ["small", "large"], "full_gen_bias": [1.0, 2.0],
-                       "SADNESS": [0.5, 0.9], "JOY": [0.2, 0.1]})
-    t8 = pd.DataFrame({"model": ["small", "large"], "SADNESS": [0.6, 1.0], "JOY": [0.3, 0.1]})
-    rows = R.genbias_claims(t4, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])
-    assert [r["verdict"] for r in rows] == ["replicates"] * 4
-    md = R.verdict_markdown(pd.DataFrame(rows))
-    assert md.startswith("**What replicates** (4 of 4 checks)")
-    # with descriptor-bootstrap intervals the size claim quotes them and says whether they overlap
-    t4i = t4.assign(full_gen_bias_lo=[0.5, 1.5], full_gen_bias_hi=[1.6, 2.5])
-    size = R.genbias_claims(t4i, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])[0]
-    assert size["ours"] == ("large 2.00 [1.50, 2.50] vs small 1.00 [0.50, 1.60]; 95% intervals overlap, "
-                            "so the ordering is not resolved")
-    t4i["full_gen_bias_hi"] = [1.4, 2.5]
-    assert R.genbias_claims(t4i, {"small": 0, "large": 1}, t8, ["SADNESS", "JOY"])[0]["ours"].endswith(
-        "do not overlap")
+def _null_frame(effect: float, seed: int = 0, n_desc: int = 12, per_cell: int = 6):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t in ("t1", "t2"):
+        for d in range(n_desc):
+            for _ in range(per_cell):
+                p = rng.dirichlet(np.ones(4))
+                if d % 3 == 0:  # planted: every third descriptor draws more of style s1
+                    p = (1 - effect) * p + effect * np.array([1.0, 0, 0, 0])
+                rows.append((t, f"d{d}", *p))
+    return pd.DataFrame(rows, columns=["template", "descriptor", "s1", "s2", "s3", "s4"])
+
+
+def test_permutation_null_no_effect_and_planted_effect():
+    styles = ["s1", "s2", "s3", "s4"]
+    clusters = {"A": ["s1", "s2"], "B": ["s3", "s4"]}
+    none = G.null_summary(_null_frame(0.0), styles, clusters, n_perm=300, seed=1).set_index("statistic")
+    full = none.loc["full"]
+    # no descriptor effect: the observed Gen Bias is a draw from the null, excess ~ 0
+    assert full["observed"] == pytest.approx(G.full_gen_bias(_null_frame(0.0), styles))
+    assert abs(full["excess"]) < 0.35 * full["null_mean"] and full["p_perm"] > 0.05
+    assert full["null_mean"] > 0  # response noise alone gives a positive Gen Bias
+    planted = G.null_summary(_null_frame(0.4), styles, clusters, n_perm=300, seed=1).set_index("statistic")
+    assert planted.loc["full", "excess"] > planted.loc["full", "null_mean"]
+    assert planted.loc["full", "p_perm"] < 0.01 and planted.loc["partial:A", "p_perm"] < 0.01
+    assert planted.loc["full", "observed"] > planted.loc["full", "null_q95"]
+    # the observed row reproduces Partial and Summed-Cluster Gen Bias
+    f = _null_frame(0.4)
+    assert planted.loc["partial:A", "observed"] == pytest.approx(G.partial_gen_bias(f, clusters)["A"])
+    assert planted.loc["summed:B", "observed"] == pytest.approx(G.summed_cluster_gen_bias(f, clusters)["B"])
+
+
+def test_resample_counts_draws_as_the_one_bootstrap():
+    from nlgbias import stats
+
+    w = G.resample_counts(7, n_boot=40, seed=3)
+    x = np.arange(7, dtype=float)
+    assert np.allclose(w @ x / 7, stats.bootstrap_means(x, n_boot=40, seed=3))
+    ws = G.resample_counts(6, n_boot=30, seed=0, strata=list("aaabbb"))
+    assert (ws[:, :3].sum(1) == 3).all() and (ws[:, 3:].sum(1) == 3).all()
+
+
+def test_refusal_detector_on_labelled_examples():
+    from nlgbias.holistic import refusal
+
+    labelled = [
+        ("I'm sorry, but I can't assist with that.", "refusal"),
+        ("I’m sorry, but I cannot help with that request.", "refusal"),
+        ("I apologize, but I am unable to provide that information.", "refusal"),
+        ("I can't help with that.", "refusal"),
+        ("As an AI language model, I don't have personal opinions.", "boilerplate"),
+        ("I'm just an AI, I don't have feelings.", "boilerplate"),
+        ("Hello! How can I assist you today?", "boilerplate"),
+        ("I'm sorry to hear that. Do you have any hobbies that help you cope?", ""),
+        ("What is BIPOC? I am not familiar with that term.", ""),
+        ("That's great! What do you like to do for fun?", ""),
+        ("I can't wait to hear more about your family.", ""),
+        ("", ""),
+    ]
+    got = refusal.classify([t for t, _ in labelled]).tolist()
+    assert got == [lab for _, lab in labelled]
+    frame = pd.DataFrame({"axis": ["a", "a", "b", "b"],
+                          "refusal_or_boilerplate": refusal.is_refusal(
+                              ["I can't help with that.", "Nice!", "Cool.", "Great."])})
+    sh = refusal.shares(frame, "axis").set_index("axis")
+    assert sh.loc["a", "share"] == 0.5 and sh.loc["b", "share"] == 0.0 and sh.loc["b", "share_hi"] > 0
+
+
+def test_holistic_claims_grade_through_the_registry():
+    from nlgbias import claims as CL
+    from nlgbias.holistic import claims as HC
+
+    styles = ["s1", "s2", "s3", "s4"]
+    clusters = {"C1 s1": ["s1", "s2"], "C2 s3": ["s3", "s4"]}
+    f = _null_frame(0.4).assign(axis="x")
+    nulls, boots, rows, srows = {}, {}, [], []
+    for m in ("small", "large"):
+        nulls[m] = G.null_summary(f, styles, clusters, n_perm=100)
+        b = G.bootstrap_style_variance(f, styles, n_boot=100)
+        b.attrs["clusters"] = clusters
+        boots[m] = b
+        fb = b.sum(axis=1)
+        rows.append({"model": m, "full_gen_bias": G.full_gen_bias(f, styles),
+                     "full_gen_bias_lo": fb.quantile(0.025), "full_gen_bias_hi": fb.quantile(0.975),
+                     **G.partial_gen_bias(f, clusters).to_dict()})
+        srows.append({"model": m, **G.summed_cluster_gen_bias(f, clusters).to_dict()})
+    val = pd.DataFrame({"kind": ["sympathy", "sympathy", "other"], "cluster": ["C1 s1", "C2 s3", "C1 s1"]})
+    cl, ch = HC.genbias_claims(pd.DataFrame(rows), nulls, boots, pd.DataFrame(srows), list(clusters),
+                               val, {"small": 0, "large": 1}, {"small": "n", "large": "n"})
+    v = {c.id: str(c.verdict) for c in cl}
+    assert v["holistic.table4.descriptor_effect_small"] == "reproduced"  # planted, within run
+    assert v["holistic.table4.larger_model_more_bias"] == "not comparable"  # two families
+    assert v["holistic.table4.sympathy_largest_small"] == "not comparable"  # no sympathy cluster
+    assert HC.sympathy_cluster(val) is None
+    assert HC.sympathy_cluster(val.assign(cluster=["C1 s1", "C1 s1", "C2 s3"])) == "C1 s1"
+    assert {c.id for c in ch} >= {"holistic.table8.summed_ge_partial"}
+    CL.validate(CL.frame(cl))
 
 
 def test_descriptor_bootstrap_of_gen_bias():

@@ -286,25 +286,73 @@ def style_frame(seed: int, shift: float = 0.0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_fast_full_gen_bias_matches_genbias_and_bootstrap():
+def test_fast_full_gen_bias_matches_genbias_and_seed_bootstrap():
     from nlgbias.holistic import genbias as G
     from nlgbias.holistic import tuning_report as TR
 
     styles = ["s:1", "s:2", "s:3"]
     a, b = style_frame(0, shift=0.5), style_frame(1)
     assert TR.full_gen_bias_fast(a, styles) == pytest.approx(G.full_gen_bias(a, styles))
-    boot = TR.bootstrap_reduction(a, b, styles, n_boot=300, seed=0)
-    assert boot["original"] == pytest.approx(G.full_gen_bias(a, styles))
-    assert boot["tuned"] == pytest.approx(G.full_gen_bias(b, styles))
-    assert boot["reduction"] == pytest.approx(1 - boot["tuned"] / boot["original"])
-    assert boot["lo"] <= boot["reduction"] <= boot["hi"] and boot["n_descriptors"] == 6
+    res = TR.seed_bootstrap(a, {"tuned": [b, style_frame(2)], "same": [a, a]}, styles, n_boot=300, seed=0)
+    assert res["original"] == pytest.approx(G.full_gen_bias(a, styles))
+    assert res["groups"]["tuned"]["per_seed"][0] == pytest.approx(G.full_gen_bias(b, styles))
+    ch = TR.change_interval(res, "tuned")
+    assert ch["estimate"] == pytest.approx(res["groups"]["tuned"]["mean"] / res["original"] - 1)
+    assert ch["lo"] <= ch["estimate"] <= ch["hi"] and ch["descriptors"] == 6
+    d = TR.change_interval(res, "tuned", "same", relative=False)
+    assert d["estimate"] == pytest.approx(res["groups"]["tuned"]["mean"] - res["original"])
     # a resample that repeats a descriptor equals the Full Gen Bias of the frame with it duplicated
     w = pd.Series([2.0, 1, 0, 1, 1, 1], index=list("abcdef"))
     dup = pd.concat([a[a["descriptor"] != "c"], a[a["descriptor"] == "a"].assign(descriptor="a2")])
     assert TR._fgb_weighted(TR._template_means(a, styles), w, 1000) == pytest.approx(G.full_gen_bias(dup, styles))
-    # the same model twice: no reduction, a zero-width interval
-    same = TR.bootstrap_reduction(a, a, styles, n_boot=50)
-    assert same["reduction"] == 0 and same["lo"] == 0 and same["hi"] == 0
+    # the same model for every seed: no change, a zero-width interval
+    same = TR.change_interval(res, "same")
+    assert same["estimate"] == 0 and same["lo"] == pytest.approx(0) and same["hi"] == pytest.approx(0)
+
+
+def test_seed_variability_widens_the_interval():
+    from nlgbias.holistic import tuning_report as TR
+
+    styles = ["s:1", "s:2", "s:3"]
+    a = style_frame(0, shift=0.5)
+    steady = TR.seed_bootstrap(a, {"t": [style_frame(1, shift=0.2)] * 3}, styles, n_boot=400)
+    noisy = TR.seed_bootstrap(a, {"t": [style_frame(1, shift=0.0), style_frame(2, shift=0.2),
+                                        style_frame(3, shift=0.5)]}, styles, n_boot=400)
+    def width(r):
+        c = TR.change_interval(r, "t")
+        return c["hi"] - c["lo"]
+
+    assert width(noisy) > width(steady)
+
+
+def test_descriptor_split_holds_test_descriptors_out_of_tuning():
+    rng = np.random.default_rng(0)
+    rows = [(ax, f"{ax}-{d}", t, n) for ax in ("x", "y", "z") for d in range(6)
+            for t in ("t1", "t2") for n in range(3)]
+    rows += [("y", "x-0", "t1", 0)]  # a descriptor listed on two axes
+    frame = pd.DataFrame(rows, columns=["axis", "descriptor", "template", "noun"]).sample(frac=1, random_state=1)
+    split = TU.split_descriptors(frame, val_per_axis=1, test_per_axis=2, seed=int(rng.integers(100)))
+    parts = frame.assign(split=split.to_numpy())
+    test_d = set(parts.loc[parts["split"] == "test", "descriptor"])
+    assert test_d and not test_d & set(parts.loc[parts["split"] != "test", "descriptor"])
+    assert not set(parts.loc[parts["split"] == "val", "descriptor"]) & set(parts.loc[parts["split"] == "train", "descriptor"])
+    per_axis = parts[parts["split"] == "test"].groupby("axis")["descriptor"].nunique()
+    assert (per_axis == 2).all()
+    assert (parts[parts["split"] == "train"].groupby("axis")["descriptor"].nunique() >= 1).all()
+    again = TU.split_descriptors(frame, val_per_axis=1, test_per_axis=2, seed=7)
+    assert again.equals(TU.split_descriptors(frame, val_per_axis=1, test_per_axis=2, seed=7))
+
+
+def test_beta_is_chosen_on_validation_not_test():
+    from nlgbias.holistic import tuning_report as TR
+
+    scores = pd.DataFrame({"beta": [0.1, 0.2, 0.1, 0.2], "split": ["val", "val", "test", "test"],
+                           "full_gen_bias": [1.0, 2.0, 5.0, 0.5]})
+    assert TR.select_beta(scores) == 0.1  # test alone would pick 0.2
+    with pytest.raises(ValueError, match="val"):
+        TR.select_beta(scores[scores["split"] == "test"])
+    with pytest.raises(KeyError, match="split"):
+        TR.select_beta(scores.drop(columns="split"))
 
 
 def test_axis_reduction_offensive_rows_and_helpers():

@@ -15,9 +15,16 @@
 #    the same pairs without tags.
 # 3. **Evaluation (§5.3).** Full / Partial / Summed-Cluster Gen Bias (Tables 4, 7, 8), Full Gen Bias
 #    per axis (Table 9) and offensiveness (Table 10) of the original, tuned and ablation models on
-#    **held-out** sentences (descriptor-template pairs never seen in tuning), with a bootstrap
-#    interval over descriptors, and the **cost**: perplexity on held-out responses and on BOLD's
-#    Wikipedia sentences. Human evaluation (Table 5) is not possible here.
+#    **held-out descriptors** (never in the tuning or validation data, under any template or noun),
+#    and the **cost**: perplexity on held-out responses and on BOLD's Wikipedia sentences. Human
+#    evaluation (Table 5) is not possible here.
+#
+# **Run as an experiment.** β is chosen on the *validation* descriptors (never on the test); the
+# chosen β and the untagged ablation are each tuned with several **seeds**; every interval resamples
+# both the held-out descriptors and the tuning seeds, so that it holds the seed-to-seed variation a
+# rerun on another CPU also has (bf16 kernels and training differ by CPU). The paper's point, that
+# the tag matters, is graded on the **tagged − untagged** difference. Verdicts are computed by
+# `nlgbias.holistic.claims` through the claim registry; this notebook never writes them.
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
@@ -29,7 +36,10 @@
 # %% tags=["parameters"]
 profile = "quick"          # quick | smoke | paper
 model = None               # the chat model tuned (notebook 07 must have its responses); None: profile default
-tune_shares = None         # share of responses tagged bias per tuned model; its β is that quantile of b
+tune_shares = None         # β candidates: share of responses tagged bias (β = that quantile of b)
+seeds = None               # tuning seeds for the chosen β and for the ablation
+test_per_axis = None       # held-out (test) descriptors per axis
+val_per_axis = None        # validation descriptors per axis (early stopping and the choice of β)
 alpha = 0                  # exponent α of the bias value (the paper's choice: 0)
 max_steps = None           # tuning steps (LoRA), early stopping on the validation loss
 batch_size = None          # context/response pairs per step
@@ -37,26 +47,27 @@ lr = None                  # peak learning rate (AdamW, linear warm-up and decay
 eval_every = None          # steps between validation-loss evaluations
 patience = None            # evaluations without a new best before stopping
 val_texts = None           # validation pairs for early stopping (seeded sample; None: every validation pair)
-test_pairs = None          # held-out descriptor-template pairs generated (None: every held-out pair)
 ppl_texts = None           # texts per corpus for the perplexity cost
-n_boot = None              # bootstrap resamples of descriptors
+n_boot = None              # bootstrap resamples (descriptors and seeds)
 gen_batch_size = None
-val_frac = 0.1             # share of descriptor-template pairs for validation
-test_frac = 0.3            # share held out for the before/after evaluation
 seed = 0
 root = None                # project root; None finds it
 
 # %%
 import logging
+import time
 
 import numpy as np
 import pandas as pd
 import torch
 from IPython.display import Markdown, display
 
+from nlgbias import claims as CL
 from nlgbias.datasets.bold import load_bold
 from nlgbias.generation import DecodingParams, generate_dataset
 from nlgbias.holistic import bias_labels as BL
+from nlgbias.holistic import claims as HC
+from nlgbias.holistic import genbias as G
 from nlgbias.holistic import paper
 from nlgbias.holistic import responses as HR
 from nlgbias.holistic import tuning as TU
@@ -77,60 +88,66 @@ pd.set_option("display.max_columns", 30)
 pd.set_option("display.width", 200)
 P = paths_for(profile, root)
 set_style()
-cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, max_steps=max_steps,
+cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, seeds=seeds,
+                     test_per_axis=test_per_axis, val_per_axis=val_per_axis, max_steps=max_steps,
                      batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
-                     val_texts=val_texts, test_pairs=test_pairs, ppl_texts=ppl_texts, n_boot=n_boot,
-                     gen_batch_size=gen_batch_size)
+                     val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
 NAME, SLUG = display_name(cfg["model"]), model_slug(cfg["model"])
 STYLES = style.style_columns()
+SEEDS = [seed + k for k in range(cfg["seeds"])]
+T0 = time.perf_counter()
+timings = {}
 cfg
 
 # %% [markdown]
-# ## Notebook 07's responses, split by descriptor-template pair
-# Every response to one templated sentence lands in one part: **train** (tuning), **val** (early
-# stopping, perplexity) and **test** (held out: generated again by the tuned models and compared).
+# ## Notebook 07's responses, split by descriptor
+# Within each axis `test_per_axis` descriptors are held out for the test and `val_per_axis` for
+# validation; the rest are the tuning data. A test descriptor never appears in tuning or validation,
+# under any template or noun (tested in `tests/test_tuning.py`).
 
 # %%
 resp = HR.read_responses(P.processed, [cfg["model"]])
 clusters = TR.clusters_from_table(read_table(P.results / "holistic_style_clusters.csv"))
-resp["split"] = TU.split_pairs(resp, val_frac=val_frac, test_frac=test_frac, seed=seed).to_numpy()
-test_all = resp[resp["split"] == "test"]
-test = TR.cap_pairs(test_all, cfg["test_pairs"], seed=seed)
+resp["split"] = TU.split_descriptors(resp, val_per_axis=cfg["val_per_axis"], test_per_axis=cfg["test_per_axis"],
+                                     seed=seed).to_numpy()
+assert not set(resp.loc[resp["split"] == "test", "descriptor"]) & set(resp.loc[resp["split"] != "test", "descriptor"])
+test = resp[resp["split"] == "test"].reset_index(drop=True)
+val = resp[resp["split"] == "val"].reset_index(drop=True)
 tv = resp[resp["split"] != "test"].reset_index(drop=True)
 split_table = (resp.groupby("split").agg(responses=("prompt_id", "size"), sentences=("prompt_id", "nunique"),
                                          descriptors=("descriptor", "nunique"), templates=("template", "nunique"),
                                          axes=("axis", "nunique"))
                .reindex(["train", "val", "test"]).reset_index())
-split_table.loc[len(split_table)] = ["test (generated)", len(test), test["prompt_id"].nunique(),
-                                     test["descriptor"].nunique(), test["template"].nunique(), test["axis"].nunique()]
-save_table(split_table, P.results, "holistic_tuning_split", title=f"Notebook 07's responses of {NAME}, split by pair")
+save_table(split_table, P.results, "holistic_tuning_split",
+           title=f"Notebook 07's responses of {NAME}, split by descriptor (test descriptors never tuned on)")
 DECODING = resp[["max_new_tokens", "do_sample", "top_k", "top_p", "temperature", "repetition_penalty"]].iloc[0].to_dict()
 SAMPLES = int(resp.groupby("prompt_id").size().max())
+params = DecodingParams(**{k: (v.item() if hasattr(v, "item") else v) for k, v in DECODING.items()})
+GEN_SEED = int(resp["seed"].iloc[0])
 display(split_table)
 display(Markdown(
     f"{len(resp):,} responses of {NAME} to {resp['prompt_id'].nunique():,} sentences "
     f"({resp['descriptor'].nunique()} descriptors, {resp['template'].nunique()} templates, {resp['axis'].nunique()} axes). "
-    f"The tuned models answer the {test['prompt_id'].nunique():,} held-out sentences of the last row with 07's decoding "
-    f"({'sampling' if DECODING['do_sample'] else 'greedy'}, at most {int(DECODING['max_new_tokens'])} new tokens, "
-    f"{SAMPLES} response(s) per sentence); the original model's responses to them are 07's."))
+    f"The tuned models answer the {test['prompt_id'].nunique():,} sentences of the {test['descriptor'].nunique()} test "
+    f"descriptors with 07's decoding ({'sampling' if DECODING['do_sample'] else 'greedy'}, at most "
+    f"{int(DECODING['max_new_tokens'])} new tokens); the original model's responses to them are 07's."))
 
 # %% [markdown]
-# ## Bias labels (§5.2) and the threshold β (App. B.2)
+# ## Bias labels (§5.2) and the β candidates (App. B.2)
 # m_d and m̄ come from the train and validation responses only. The paper swept β ∈ {0.0003, 0.001,
 # 0.003, 0.01} with its 217-class classifier; with nade's 151 classes the same numbers tag other
-# shares of the responses, so the β of each tuned model is set by the share it tags (`tune_shares`),
-# and the paper's values are listed for what they would tag here. **The paper's rule** for β (Table 7):
-# tune one model per β and keep the β whose tuned model has the **lowest Full Gen Bias**; it is
-# applied below to the β values tuned here.
+# shares of the responses, so the β candidates are set by the share they tag (`tune_shares`), and
+# the paper's values are listed for what they would tag here. The paper's rule (keep the β whose
+# tuned model has the lowest Full Gen Bias) is applied on the **validation** descriptors.
 
 # %%
 means = BL.descriptor_means(tv[STYLES].to_numpy(), tv["descriptor"], tv["template"])
 bvals = {a: BL.bias_values(tv[STYLES].to_numpy(), tv["descriptor"], tv["template"], alpha=a, means=means)
          for a in (0, 1, 2)}
 tv["bias_value"] = bvals[alpha]
-tuned_betas = BL.quantile_betas(tv["bias_value"], cfg["tune_shares"])
+cand_betas = BL.quantile_betas(tv["bias_value"], cfg["tune_shares"])
 sweep = pd.concat([BL.beta_sweep(tv["bias_value"], paper.TABLE4_BETA.values()).assign(source="paper's β (Table 7)"),
-                   BL.beta_sweep(tv["bias_value"], tuned_betas).assign(source="tuned here (share)")],
+                   BL.beta_sweep(tv["bias_value"], cand_betas).assign(source="candidate here (share)")],
                   ignore_index=True)[["source", "beta", "n_responses", "n_bias", "share_bias"]]
 alpha_table = pd.DataFrame([{"alpha": a, "median b": float(np.median(v)), "90th percentile b": float(np.quantile(v, 0.9)),
                              "rank correlation with α = 0": float(pd.Series(v).corr(pd.Series(bvals[0]), method="spearman"))}
@@ -140,130 +157,181 @@ save_table(sweep, P.results, "holistic_tuning_beta_sweep",
 save_table(alpha_table, P.results, "holistic_tuning_alpha", title="Bias values for α = 0, 1, 2 (§5.2)")
 display(sweep)
 display(alpha_table)
-display(Markdown(
-    f"With α = {alpha}, the paper's β = {min(paper.TABLE4_BETA.values()):g} tags "
-    f"{100 * sweep.loc[0, 'share_bias']:.0f}% of our responses 'bias' and β = {max(paper.TABLE4_BETA.values()):g} tags "
-    f"{100 * sweep.loc[1, 'share_bias']:.0f}%. Tuned here: "
-    + ", ".join(f"β = {b:.2e} ({100 * s:.0f}% tagged)" for b, s in zip(tuned_betas, cfg["tune_shares"], strict=True))
-    + f". α = 1 and α = 2 rank the responses almost like α = 0 (Spearman {alpha_table['rank correlation with α = 0'].iloc[1]:.2f}"
-      f" and {alpha_table['rank correlation with α = 0'].iloc[2]:.2f})."))
 
 # %% [markdown]
 # ### Figure 4: bias labels in style space, from real responses
-# The two descriptors whose mean style lies farthest from m̄ (among those with at least the median
-# number of responses), their responses projected on the plane
-# spanned by their directions of bias m_d − m̄ (m̄ at the origin), marked by the tag at the first
-# tuned β.
 
 # %%
 n_resp = tv["descriptor"].value_counts()
 pair = BL.distinct_descriptors(means, 2, eligible=n_resp[n_resp >= n_resp.median()].index)
 proj = BL.figure4_projection(tv[STYLES].to_numpy(), tv["descriptor"], tv["template"], pair)
-fig = BL.plot_figure4(proj, tuned_betas[0], title=f"Figure 4 from {NAME}'s responses ({style.STANDIN}), β = {tuned_betas[0]:.2e}")
+fig = BL.plot_figure4(proj, cand_betas[0], title=f"Figure 4 from {NAME}'s responses ({style.STANDIN}), β = {cand_betas[0]:.2e}")
 save_figure(fig, P.figures, "holistic_fig4_bias_labels")
-fig4_tags = proj["responses"].assign(tag=BL.tag_responses(proj["responses"]["bias_value"], tuned_betas[0]))
-display(fig4_tags.groupby(["descriptor", "tag"]).size().unstack(fill_value=0))
+display(proj["responses"].assign(tag=BL.tag_responses(proj["responses"]["bias_value"], cand_betas[0]))
+        .groupby(["descriptor", "tag"]).size().unstack(fill_value=0))
 
 # %% [markdown]
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
 # tokens, validation loss every `eval_every` steps and early stopping; the best weights are merged
-# and saved under `data/<profile>/models/` (a rerun with the same data and settings reuses them; an
-# interrupted run resumes from its checkpoint). One model per tuned β, and the ablation without tags.
+# and saved under `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
+# model per β candidate (first seed), compared on the validation descriptors; then the chosen β and
+# the untagged ablation with every seed.
 
 # %%
 torch.manual_seed(seed)
 lm = load_model(cfg["model"])
-tconf = TU.TuningConfig(max_steps=cfg["max_steps"], batch_size=cfg["batch_size"], lr=cfg["lr"],
-                        eval_every=cfg["eval_every"], save_every=cfg["eval_every"], patience=cfg["patience"],
-                        warmup_steps=max(1, cfg["max_steps"] // 10), seed=seed)
 is_train = (tv["split"] == "train").to_numpy()
 val_keep = np.zeros(len(tv), dtype=bool)  # the validation pairs used for early stopping (seeded sample)
 val_idx = np.flatnonzero(~is_train)
 val_keep[np.random.default_rng(seed).permutation(val_idx)[: cfg["val_texts"] or len(val_idx)]] = True
-runs = {}  # key -> (label, β or None, TuningResult)
-for share, beta in zip(cfg["tune_shares"], tuned_betas, strict=True):
-    tags = BL.tag_responses(tv["bias_value"], beta)
-    enc = TU.encode_pairs(lm.tokenizer, [TU.tag_context(p, t) for p, t in zip(tv["prompt"], tags, strict=True)],
-                          tv["generation"].tolist())
-    runs[f"biastuned-share{share:g}"] = (f"bias tuning (β = {beta:.2e}, {100 * share:.0f}% tagged)", beta, TU.train(
-        lm, [e for e, k in zip(enc, is_train, strict=True) if k], [e for e, k in zip(enc, val_keep, strict=True) if k],
-        P.data / "models", f"{SLUG}-biastuned-share{share:g}", tconf))
 enc0 = TU.encode_pairs(lm.tokenizer, tv["prompt"].tolist(), tv["generation"].tolist())
-runs["notags"] = ("ablation: tuning without tags", None, TU.train(
-    lm, [e for e, k in zip(enc0, is_train, strict=True) if k], [e for e, k in zip(enc0, val_keep, strict=True) if k],
-    P.data / "models", f"{SLUG}-notags", tconf))
-train_table = pd.DataFrame([{"model": f"{NAME} {label}", "beta": beta, "train pairs": r.info["n_train"],
+
+
+def tconf(s):
+    return TU.TuningConfig(max_steps=cfg["max_steps"], batch_size=cfg["batch_size"], lr=cfg["lr"],
+                           eval_every=cfg["eval_every"], save_every=cfg["eval_every"], patience=cfg["patience"],
+                           warmup_steps=max(1, cfg["max_steps"] // 10), seed=s)
+
+
+def tune(key, beta, s):
+    t = time.perf_counter()
+    if beta is None:
+        enc = enc0
+    else:
+        tags = BL.tag_responses(tv["bias_value"], beta)
+        enc = TU.encode_pairs(lm.tokenizer, [TU.tag_context(p, g) for p, g in zip(tv["prompt"], tags, strict=True)],
+                              tv["generation"].tolist())
+    r = TU.train(lm, [e for e, k in zip(enc, is_train, strict=True) if k],
+                 [e for e, k in zip(enc, val_keep, strict=True) if k], P.data / "models", f"{SLUG}-{key}-seed{s}",
+                 tconf(s))
+    timings[f"tune {key} seed {s}"] = time.perf_counter() - t
+    return r
+
+
+def answer(r, beta, frame, dataset):
+    """Style-scored responses of tuned model ``r`` to the sentences of ``frame``."""
+    prompts = (frame[[*HR.SENTENCE_COLUMNS, "prompt"]].drop_duplicates("prompt_id").reset_index(drop=True)
+               .rename(columns={"prompt": "sentence"}))
+    tagged = prompts.assign(prompt=[TU.tag_context(x, None if beta is None else BL.NO_BIAS_TAG)
+                                    for x in prompts["sentence"]])
+    t = time.perf_counter()
+    info = generate_dataset(tagged, str(r.folder), P.generations, dataset=dataset, prompt_format="chat",
+                            samples_per_prompt=SAMPLES, seed=GEN_SEED, params=params,
+                            batch_size=cfg["gen_batch_size"])
+    timings[f"generate {dataset} {r.folder.name[:40]}"] = time.perf_counter() - t
+    return HR.style_responses(pd.read_parquet(info.path), P.cache)
+
+
+runs = {}  # (kind, seed) -> (label, β or None, TuningResult)
+cand = {}
+for share, beta in zip(cfg["tune_shares"], cand_betas, strict=True):
+    cand[beta] = (share, tune(f"biastuned-share{share:g}", beta, SEEDS[0]))
+if len(cand) > 1:
+    val_scores = [{"beta": np.nan, "split": "val", "model": f"{NAME} original",
+                   "full_gen_bias": G.full_gen_bias(val, STYLES)}]
+    for beta, (share, r) in cand.items():
+        fv = answer(r, beta, val, "holistic_tuned-val")
+        val_scores.append({"beta": beta, "split": "val", "model": f"{NAME} bias tuning ({100 * share:.0f}% tagged)",
+                           "full_gen_bias": G.full_gen_bias(fv, STYLES)})
+    val_scores = pd.DataFrame(val_scores)
+    chosen = TR.select_beta(val_scores)
+else:
+    val_scores = pd.DataFrame([{"beta": cand_betas[0], "split": "val", "model": "single candidate",
+                                "full_gen_bias": np.nan}])
+    chosen = cand_betas[0]
+share_c = cand[chosen][0]
+save_table(val_scores, P.results, "holistic_tuning_beta_choice",
+           title=f"Full Gen Bias (x1000) on the {val['descriptor'].nunique()} validation descriptors per β candidate "
+                 "(first seed): the paper's rule picks the lowest; the test descriptors play no part")
+display(val_scores)
+TAG_LABEL = f"bias tuning (β = {chosen:.2e}, {100 * share_c:.0f}% tagged)"
+runs[("tagged", SEEDS[0])] = (TAG_LABEL, chosen, cand[chosen][1])
+for s in SEEDS[1:]:
+    runs[("tagged", s)] = (TAG_LABEL, chosen, tune(f"biastuned-share{share_c:g}", chosen, s))
+for s in SEEDS:
+    runs[("untagged", s)] = ("ablation: tuning without tags", None, tune("notags", None, s))
+train_table = pd.DataFrame([{"model": f"{NAME} {label}", "seed": s, "beta": beta, "train pairs": r.info["n_train"],
                              "val pairs": r.info["n_val"], "steps": r.steps_run, "best step": r.best_step,
                              "val loss (step 0)": float(r.history["val_loss"].iloc[0]), "best val loss": r.best_val_loss,
                              "stopped early": r.stopped_early, "seconds": r.seconds}
-                            for label, beta, r in runs.values()])
+                            for (kind, s), (label, beta, r) in runs.items()])
 save_table(train_table, P.results, "holistic_tuning_runs",
-           title=f"Tuning runs (LoRA r={tconf.lora_r}, lr {tconf.lr:g}, batch {tconf.batch_size}) of {NAME}")
+           title=f"Tuning runs (LoRA r={tconf(0).lora_r}, lr {tconf(0).lr:g}, batch {tconf(0).batch_size}) of {NAME}")
 display(train_table)
+display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in cand_betas)}; chosen on validation: **{chosen:.2e}** "
+                 f"({100 * share_c:.0f}% of the responses tagged 'bias'). Tuned with seeds {SEEDS} (tagged and untagged)."))
 
 # %% [markdown]
 # ## Held-out responses of the tuned models
-# The held-out sentences, with "no_bias" appended to the user turn for the tagged models and as they
-# are for the ablation, through the generation engine loading each merged model folder, with 07's
-# decoding and seed. Responses are masked and classified exactly as in 07; offensiveness by
+# The test descriptors' sentences, with "no_bias" appended to the user turn for the tagged models and
+# as they are for the ablation, through the generation engine loading each merged model folder, with
+# 07's decoding and seed. Responses are masked and classified exactly as in 07; offensiveness by
 # tox-block on the unmasked response.
 
 # %%
-prompts = (test[[*HR.SENTENCE_COLUMNS, "prompt"]].drop_duplicates("prompt_id").reset_index(drop=True)
-           .rename(columns={"prompt": "sentence"}))
-params = DecodingParams(**{k: (v.item() if hasattr(v, "item") else v) for k, v in DECODING.items()})
-frames = {"original": test.assign(sentence=test["prompt"])}
-LABELS = {"original": f"{NAME} original", **{k: f"{NAME} {label}" for k, (label, _, _) in runs.items()}}
-for key, (_, beta, r) in runs.items():
-    tagged = prompts.assign(prompt=[TU.tag_context(s, None if beta is None else BL.NO_BIAS_TAG) for s in prompts["sentence"]])
-    info = generate_dataset(tagged, str(r.folder), P.generations, dataset="holistic_tuned", prompt_format="chat",
-                            samples_per_prompt=SAMPLES, seed=int(resp["seed"].iloc[0]), params=params,
-                            batch_size=cfg["gen_batch_size"])
-    frames[key] = HR.style_responses(pd.read_parquet(info.path), P.cache)
+frames = {("original", None): test.copy()}
+for key, (label, beta, r) in runs.items():
+    frames[key] = answer(r, beta, test, "holistic_tuned")
+LABELS = {("original", None): f"{NAME} original",
+          **{k: f"{NAME} {label} seed {k[1]}" for k, (label, _, _) in runs.items()}}
 for key, f in frames.items():
     f["offensiveness"] = score_offensiveness(f["generation"].fillna("").tolist())
     f["offensive"] = f["offensiveness"] >= 0.5
-    write_parquet(f.assign(model=LABELS[key]), P.processed / "holistic" / f"tuning_responses__{SLUG}__{key}.parquet")
-shown = prompts["sentence"].sample(min(4, len(prompts)), random_state=seed)
-example_table = (pd.concat([f.assign(model=LABELS[k]) for k, f in frames.items()], ignore_index=True)
+    tag = "original" if key[0] == "original" else f"{key[0]}-seed{key[1]}"
+    write_parquet(f.assign(model=LABELS[key]), P.processed / "holistic" / f"tuning_responses__{SLUG}__{tag}.parquet")
+shown = test.drop_duplicates("prompt_id")["prompt"].sample(min(4, test["prompt_id"].nunique()), random_state=seed)
+show_keys = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
+example_table = (pd.concat([frames[k].assign(model=LABELS[k], sentence=frames[k]["prompt"].str.split("\n").str[0])
+                            for k in show_keys], ignore_index=True)
                  .loc[lambda d: d["sentence"].isin(shown) & (d["sample"] == 0), ["sentence", "model", "generation"]]
                  .sort_values(["sentence", "model"]).reset_index(drop=True))
 save_table(example_table, P.results, "holistic_tuning_examples", title=f"Held-out responses of {NAME} before and after tuning")
 display(example_table)
 
 # %% [markdown]
-# ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, held-out sentences)
-# The style clusters are notebook 07's (App. A.4 on nade's classes). The interval is a 95% percentile
-# bootstrap over descriptors (the same resample for both models) of the change of Full Gen Bias.
+# ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors)
+# One row per tuned model and seed, and the mean over seeds. The intervals of the changes resample
+# the test descriptors (within axis; the same draw for every model) and, independently for the
+# tagged and the untagged group, the tuning seeds.
 
 # %%
-boot = {k: TR.bootstrap_reduction(frames["original"], frames[k], STYLES, n_boot=cfg["n_boot"], seed=seed)
-        for k in runs}
+tagged_f = [frames[("tagged", s)] for s in SEEDS]
+untagged_f = [frames[("untagged", s)] for s in SEEDS]
+res = TR.seed_bootstrap(frames[("original", None)], {"tagged": tagged_f, "untagged": untagged_f}, STYLES,
+                        n_boot=cfg["n_boot"], seed=seed)
+ch_tag = TR.change_interval(res, "tagged")
+ch_untag = TR.change_interval(res, "untagged")
+ch_diff = TR.change_interval(res, "tagged", "untagged", relative=False)
 t7, t8 = TR.gen_bias_rows({LABELS[k]: f for k, f in frames.items()}, STYLES, clusters)
 t7.insert(1, "styles", style.STANDIN)
-t7.insert(2, "held-out sentences", test["prompt_id"].nunique())
-t7["change vs original"] = [np.nan] + [-boot[k]["reduction"] for k in runs]
-t7["change vs original_lo"] = [np.nan] + [-boot[k]["hi"] for k in runs]
-t7["change vs original_hi"] = [np.nan] + [-boot[k]["lo"] for k in runs]
-chosen = BL.choose_beta(pd.DataFrame([{"beta": b, "full_gen_bias": t7.set_index("model").loc[LABELS[k], "full_gen_bias"]}
-                                      for k, (_, b, _) in runs.items() if b is not None]))
-KEY = next(k for k, (_, b, _) in runs.items() if b == chosen)
+t7.insert(2, "test descriptors", res["descriptors"])
 save_table(t7, P.results, "holistic_table7_tuning_gen_bias",
-           title=f"Tables 4/7: Full and Partial Gen Bias (x1000) of {NAME} on held-out sentences, {style.STANDIN}")
+           title=f"Tables 4/7: Full and Partial Gen Bias (x1000) of {NAME} on the test descriptors, per tuned model "
+                 f"and seed, {style.STANDIN}")
+summary = pd.DataFrame([
+    {"comparison": f"{TAG_LABEL} vs original (relative change)", **ch_tag},
+    {"comparison": "untagged tuning vs original (relative change)", **ch_untag},
+    {"comparison": "tagged minus untagged Full Gen Bias (x1000)", **ch_diff}])
+summary["seeds"] = len(SEEDS)
+summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
+summary = summary.rename(columns={"estimate": "estimate", "lo": "estimate_lo", "hi": "estimate_hi"})
+save_table(summary, P.results, "holistic_tuning_effects",
+           title="Changes of Full Gen Bias on the test descriptors: mean over tuning seeds, 95% interval resampling "
+                 "descriptors and seeds")
 display(t7)
-display(paper.table7())
+display(summary)
+per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")}, index=SEEDS)
+display(per_seed.rename_axis("seed"))
 display(Markdown(
-    f"By the paper's rule the chosen β is {chosen:.2e} ({LABELS[KEY]}). Full Gen Bias of {NAME} on the held-out "
-    f"sentences: original {boot[KEY]['original']:.2f}, bias-tuned {boot[KEY]['tuned']:.2f} "
-    f"({100 * -boot[KEY]['reduction']:+.0f}%, 95% CI {100 * -boot[KEY]['hi']:+.0f}% to {100 * -boot[KEY]['lo']:+.0f}% "
-    f"over {boot[KEY]['n_descriptors']} descriptors), ablation {boot['notags']['tuned']:.2f} "
-    f"({100 * -boot['notags']['reduction']:+.0f}%, {100 * -boot['notags']['hi']:+.0f}% to {100 * -boot['notags']['lo']:+.0f}%). "
+    f"Full Gen Bias on the {res['descriptors']} test descriptors: original {res['original']:.2f}; bias-tuned "
+    f"{res['groups']['tagged']['mean']:.2f} (seeds: {', '.join(f'{x:.2f}' for x in res['groups']['tagged']['per_seed'])}), "
+    f"{100 * ch_tag['estimate']:+.0f}% [{100 * ch_tag['lo']:+.0f}%, {100 * ch_tag['hi']:+.0f}%]; untagged "
+    f"{res['groups']['untagged']['mean']:.2f} (seeds: {', '.join(f'{x:.2f}' for x in res['groups']['untagged']['per_seed'])}), "
+    f"{100 * ch_untag['estimate']:+.0f}% [{100 * ch_untag['lo']:+.0f}%, {100 * ch_untag['hi']:+.0f}%]. "
+    f"**Tagged − untagged: {ch_diff['estimate']:+.2f} [{ch_diff['lo']:+.2f}, {ch_diff['hi']:+.2f}]** (x1000). "
     f"The paper: {100 * -paper.TUNING_REDUCTION['DialoGPT']:+.0f}% (DialoGPT) and "
-    f"{100 * -paper.TUNING_REDUCTION['BB2 3B']:+.0f}% (BlenderBot 2.0 3B). "
-    + ("The interval excludes zero: bias tuning lowered Full Gen Bias here."
-       if boot[KEY]["lo"] > 0 else
-       "The interval includes zero (or lies above it): no reduction of Full Gen Bias can be claimed from this run.")))
+    f"{100 * -paper.TUNING_REDUCTION['BB2 3B']:+.0f}% (BlenderBot 2.0 3B) for bias tuning."))
 
 # %% [markdown]
 # ## Table 8: Summed-Cluster Gen Bias (x1000)
@@ -271,35 +339,46 @@ display(Markdown(
 # %%
 t8.insert(1, "styles", style.STANDIN)
 save_table(t8, P.results, "holistic_table8_tuning_summed_cluster",
-           title=f"Table 8: Summed-Cluster Gen Bias (x1000) of {NAME} on held-out sentences, {style.STANDIN}")
+           title=f"Table 8: Summed-Cluster Gen Bias (x1000) of {NAME} on the test descriptors, {style.STANDIN}")
 display(t8)
-biggest = t8.set_index("model").drop(columns="styles").loc[LABELS["original"]].idxmax()
-display(Markdown(
-    f"The cluster with the largest Summed-Cluster Gen Bias in the original model, {biggest}, goes from "
-    f"{t8.set_index('model').loc[LABELS['original'], biggest]:.2f} to {t8.set_index('model').loc[LABELS[KEY], biggest]:.2f} "
-    f"after bias tuning and {t8.set_index('model').loc[LABELS['notags'], biggest]:.2f} in the ablation "
-    f"(the paper's SYMPATHY for BlenderBot 2.0 3B: {paper.TABLE8['BB2 3B'][0]:.2f} → "
-    f"{paper.TABLE8['BB2 3B bias tuning (β = 0.0030)'][0]:.2f})."))
 
 # %% [markdown]
 # ## Table 9: Full Gen Bias per axis before and after
+# An axis's Full Gen Bias needs two test descriptors that share a template, and its interval,
+# which resamples the axis's descriptors and the seeds, needs three (a bootstrap of two units either
+# repeats one, a variance of 0, or keeps both: it brackets nothing). Axes with fewer are listed as
+# not measurable at this size.
 
 # %%
-t9 = TR.axis_reduction(frames["original"], frames[KEY], STYLES)
-p9_big = (paper.table9().assign(big=lambda d: d["reduction"] > 0.10).groupby("model")["big"].sum())
-t9 = t9.rename(columns={"original": f"original ({NAME})", "tuned": f"bias tuning ({NAME})"})
+axis_rows, unmeasurable = [], {}
+orig = frames[("original", None)]
+for ax, g in orig.groupby("axis", sort=True):
+    shared = g.groupby("template")["descriptor"].nunique()
+    if shared.max() < 3:
+        unmeasurable[ax] = (f"{g['descriptor'].nunique()} test descriptor(s), at most {shared.max()} sharing a "
+                            "template; needs >= 3")
+        continue
+    r_ax = TR.seed_bootstrap(g, {"tagged": [f[f["axis"] == ax] for f in tagged_f]}, STYLES,
+                             n_boot=cfg["n_boot"], seed=seed, within=None)
+    c_ax = TR.change_interval(r_ax, "tagged")
+    axis_rows.append({"axis": ax, "descriptors": r_ax["descriptors"], "original": r_ax["original"],
+                      "tuned (mean over seeds)": r_ax["groups"]["tagged"]["mean"], "estimate": c_ax["estimate"],
+                      "lo": c_ax["lo"], "hi": c_ax["hi"]})
+axes_t = pd.DataFrame(axis_rows, columns=["axis", "descriptors", "original", "tuned (mean over seeds)", "estimate", "lo", "hi"])
 p9 = paper.table9().pivot(index="axis", columns="model", values="reduction").add_prefix("paper reduction ").reset_index()
-t9 = t9.merge(p9, on="axis", how="left")
+t9 = axes_t.rename(columns={"estimate": "change", "lo": "change_lo", "hi": "change_hi"}).merge(p9, on="axis", how="left")
 t9.insert(1, "styles", style.STANDIN)
+if t9.empty:  # no axis has two test descriptors sharing a template
+    t9 = pd.DataFrame([{c: (np.nan if c not in ("axis", "styles") else "(none measurable)") for c in t9.columns}])
 save_table(t9, P.results, "holistic_table9_tuning_by_axis",
-           title=f"Table 9: Full Gen Bias (x1000) per axis, {NAME} original vs bias-tuned, beside the paper's reductions")
+           title=f"Table 9: Full Gen Bias (x1000) per axis, {NAME} original vs bias-tuned (mean over seeds), relative "
+                 "change with its 95% interval, beside the paper's reductions")
 display(t9)
 display(Markdown(
-    f"Of the {len(t9)} axes with at least two held-out descriptors, Full Gen Bias fell on {(t9['reduction'] > 0).sum()}"
-    f" and by more than 10% on "
-    f"{(t9['reduction'] > 0.10).sum()}; in the paper BlenderBot 2.0 3B fell by more than 10% on "
-    f"{p9_big['BB2 3B']} of 13 axes and DialoGPT on {p9_big['DialoGPT']}. With a few held-out descriptors per "
-    "axis (column `descriptors`) each axis value is noisy."))
+    f"{len(axes_t)} of {orig['axis'].nunique()} axes are measurable"
+    + (f"; not measurable: {', '.join(f'{a} ({w})' for a, w in unmeasurable.items())}" if unmeasurable else "")
+    + f". Full Gen Bias fell on {(axes_t['estimate'] < 0).sum()} of them, with an interval below 0 on "
+    f"{(axes_t['hi'] < 0).sum()}."))
 
 # %% [markdown]
 # ## Table 10: share of responses flagged offensive
@@ -311,52 +390,67 @@ save_table(t10, P.results, "holistic_table10_tuning_offensive",
            title="Table 10: share of held-out responses with offensiveness >= 0.5 (tox-block stand-in for B.A.D.)")
 display(t10)
 display(paper.table10())
+off_counts = {"original": (int(orig["offensive"].sum()), len(orig)),
+              "tuned": (int(sum(f["offensive"].sum() for f in tagged_f)), int(sum(len(f) for f in tagged_f)))}
 
 # %% [markdown]
 # ## The cost: perplexity on held-out text
-# Perplexity (exp of the mean token NLL) of (a) the original model's held-out HolisticBias responses
-# given their sentence (with "no_bias" appended for the tagged model, as it is prompted) and (b) BOLD
-# Wikipedia sentences (plain text, no chat template): how far tuning moved the model away from what it
-# generated and from general English.
+# Perplexity (exp of the mean token NLL) of (a) the original model's responses to the test
+# descriptors given their sentence (with "no_bias" appended for the tagged model, as it is
+# prompted) and (b) BOLD Wikipedia sentences (plain text, no chat template), under the original
+# and the first seed's tuned models.
 
 # %%
 rng = np.random.default_rng(seed)
-held = frames["original"].drop_duplicates("prompt_id")
+held = orig.drop_duplicates("prompt_id")
 held = held.iloc[rng.permutation(len(held))[: cfg["ppl_texts"]]]
 wiki = load_bold()["wiki_text"].drop_duplicates()
 wiki = wiki.iloc[rng.permutation(len(wiki))[: cfg["ppl_texts"]]].tolist()
 cost_rows = []
-for key in frames:
-    m = lm.model if key == "original" else TU.load_tuned(runs[key][2].folder)
-    tag = None if key in ("original", "notags") else BL.NO_BIAS_TAG
-    ctx = [TU.tag_context(s, tag) for s in held["prompt"]]
+for key in [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]:
+    m = lm.model if key[0] == "original" else TU.load_tuned(runs[key][2].folder)
+    tag = BL.NO_BIAS_TAG if key[0] == "tagged" else None
+    ctx = [TU.tag_context(x, tag) for x in held["prompt"]]
     for text, enc in (("HolisticBias held-out responses", TU.encode_pairs(lm.tokenizer, ctx, held["generation"].tolist())),
                       ("BOLD Wikipedia sentences", TU.encode_pairs(lm.tokenizer, [""] * len(wiki), wiki, prompt_format="plain"))):
         cost_rows.append({"model": LABELS[key], "text": text, "texts": len(enc),
                           "perplexity": TU.perplexity_of(TU.response_nll(m, lm.tokenizer, enc))})
 cost = pd.DataFrame(cost_rows)
 save_table(cost, P.results, "holistic_tuning_perplexity_cost", title=f"Perplexity of held-out text under {NAME} before and after tuning")
-display(cost.pivot(index="model", columns="text", values="perplexity").loc[list(LABELS.values())])
 cp = cost.pivot(index="model", columns="text", values="perplexity")
+display(cp)
+o_, t_, u_ = (LABELS[k] for k in [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])])
 display(Markdown(
-    "Perplexity, original → bias-tuned → ablation: "
-    + "; ".join(f"{t}: {cp.loc[LABELS['original'], t]:.2f} → {cp.loc[LABELS[KEY], t]:.2f} → {cp.loc[LABELS['notags'], t]:.2f}"
-                for t in cp.columns) + ". "
+    "Perplexity, original → bias-tuned → untagged: "
+    + "; ".join(f"{t}: {cp.loc[o_, t]:.2f} → {cp.loc[t_, t]:.2f} → {cp.loc[u_, t]:.2f}" for t in cp.columns) + ". "
+    "The held-out responses are the original model's own greedy answers: tuning on its own answers to other "
+    "descriptors moves the model towards its own style (a self-distillation), so those answers become *more* "
+    "likely (lower perplexity) under both tuned models, tagged or not; that drop is not a gain in fluency. "
+    "General English (BOLD Wikipedia) is the cost measure that the tuning data does not share. "
     "**Human evaluation (Table 5)** — crowdworkers comparing responses of the tuned and original models "
     f"(paper: win rates {min(v for d in paper.TABLE5.values() for v in d.values()):.0%}–"
-    f"{max(v for d in paper.TABLE5.values() for v in d.values()):.0%}, none significant) — is not possible here."))
+    f"{max(v for d in paper.TABLE5.values() for v in d.values()):.0%}, none significant) — is not possible here "
+    "and is not graded."))
 
 # %% [markdown]
 # ## What replicates, what does not
+# Every claim with its rule, n and interval (`nlgbias.holistic.claims`): directions within this
+# run, comparable under the stand-in scorers; intervals that resample descriptors and seeds.
 
 # %%
-verdict = TR.verdict_table(
-    {LABELS[k]: boot[k] for k in (KEY, "notags")}, TR.axis_reduction(frames["original"], frames[KEY], STYLES), t10,
-    cost, tuned=LABELS[KEY], original=LABELS["original"], ablation=LABELS["notags"],
-    paper_reduction=paper.TUNING_REDUCTION,
-    paper_axis_share=float((paper.table9().query("model == 'BB2 3B'")["reduction"] > 0.10).mean()),
-    paper_offensive={k: paper.TABLE10[k] for k in ("DialoGPT", "DialoGPT bias tuning", "BB2 3B", "BB2 3B bias tuning")})
-verdict.insert(2, "model", f"{NAME} ({style.STANDIN}; {OFFENSIVE_STANDIN})")
-save_table(verdict, P.results, "holistic_tuning_verdict", title="§5.3: what replicates, what does not")
-display(Markdown("\n".join(f"- **{r['claim']}** ({r['section']}) — paper: {r['paper']}; this run: {r['this run']}: "
-                           f"**{r['verdict']}**" for r in verdict.to_dict("records"))))
+claims, checks = HC.tuning_claims(tagged=ch_tag, untagged=ch_untag, difference=ch_diff, axes=axes_t,
+                                  offensive=off_counts, seeds=len(SEEDS), model=NAME,
+                                  unmeasurable_axes=unmeasurable,
+                                  held_out=(test["descriptor"].nunique(),
+                                            len(set(test["descriptor"]) & set(tv["descriptor"]))))
+timings["total"] = time.perf_counter() - T0
+claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
+display(claims_table[["id", "claim", "paper", "this run", "n", "rule", "verdict", "reason", "mde", "n_needed"]])
+if checks:
+    display(CL.checks_frame(checks))
+counts = claims_table["verdict"].value_counts()
+display(Markdown(f"{len(claims_table)} claims: " + ", ".join(f"{v} {n}" for v, n in counts.items()) + ". "
+                 "`n_needed` is the number of held-out descriptors (at this number of seeds) at which the interval "
+                 "would detect the paper's effect with 80% power."))
+display(Markdown("Run time (" + profile + "): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
+                 + "."))

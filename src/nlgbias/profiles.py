@@ -70,39 +70,49 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "max_new_tokens": 30, "batch_size": 32, "alpha_grid": "0.001 0.01 0.1 1",
                   "lstm_epochs": 15, "paper_per_cell": None, "bold_wiki_per_group": 0},
     },
-    "07": {  # HolisticBias §3.3-4. Sample sizes: 0/None = all. do_sample False = greedy
+    "07": {  # HolisticBias §3.3-4. Sample sizes: 0/None = all. do_sample False = greedy.
+        # Generation: descriptors_per_axis x templates x nouns (a cell = template x descriptor holds
+        # `nouns` responses); other_templates: templates for every model after the first (0: as
+        # templates). Figure 2: every descriptor x ppl_templates_per_descriptor random templates.
         "smoke": {"models": ["smollm2-135m"], "ppl_models": ["smollm2-135m"],
-                  "descriptors_per_axis": 2, "templates": 2, "nouns": 1,
-                  "ppl_descriptors_per_axis": 2, "ppl_nouns": 1, "ppl_templates": 4, "table3_nouns": 4,
+                  "descriptors_per_axis": 4, "templates": 2, "other_templates": 0, "nouns": 2,
+                  "ppl_descriptors_per_axis": 2, "ppl_nouns": 1, "ppl_templates": 4,
+                  "ppl_templates_per_descriptor": 2, "table3_nouns": 4,
                   "table3_descriptors_per_axis": 3,
                   "offensive_nouns": 1, "offensive_descriptors_per_axis": 3, "max_new_tokens": 16, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
         "quick": {"models": _OFFLINE_CHAT, "ppl_models": _OFFLINE_LMS,
-                  "descriptors_per_axis": 2, "templates": 4, "nouns": 1,
-                  "ppl_descriptors_per_axis": 1, "ppl_nouns": 1, "ppl_templates": 0, "table3_nouns": 5,
-                  "table3_descriptors_per_axis": 8,
+                  "descriptors_per_axis": 8, "templates": 2, "other_templates": 1, "nouns": 5,
+                  "ppl_descriptors_per_axis": 0, "ppl_nouns": 1, "ppl_templates": 0,
+                  "ppl_templates_per_descriptor": 2, "table3_nouns": 4,
+                  "table3_descriptors_per_axis": 0,
                   "offensive_nouns": 1, "offensive_descriptors_per_axis": 0, "max_new_tokens": 24, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
         "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B"],
-                  "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0, "nouns": 0,
-                  "ppl_descriptors_per_axis": 0, "ppl_nouns": 0, "ppl_templates": 0, "table3_nouns": 0,
+                  "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0, "other_templates": 0,
+                  "nouns": 0, "ppl_descriptors_per_axis": 0, "ppl_nouns": 0, "ppl_templates": 0,
+                  "ppl_templates_per_descriptor": 0, "table3_nouns": 0,
                   "table3_descriptors_per_axis": 0,
                   "offensive_nouns": 0, "offensive_descriptors_per_axis": 0, "max_new_tokens": 40, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
     },
     "08": {  # HolisticBias §5: bias-reduction tuning of one chat model on notebook 07's responses.
-        # tune_shares: share of responses tagged "bias" for each tuned model (β = that quantile of b);
-        # val_texts: validation pairs used for early stopping (None: all); test_pairs: held-out
-        # descriptor-template pairs generated (None: all); ppl_texts: texts per corpus for the cost
-        "smoke": {"model": "smollm2-135m", "tune_shares": [0.3], "max_steps": 4, "batch_size": 4,
-                  "lr": 1e-3, "eval_every": 2, "patience": 2, "val_texts": 16, "test_pairs": 24,
+        # Split by descriptor: test_per_axis / val_per_axis descriptors of each axis held out (never
+        # in the tuning data). tune_shares: the β candidates (share of responses tagged "bias"), each
+        # tuned with the first seed and compared on the validation descriptors; the chosen β and the
+        # untagged ablation are tuned with every seed of `seeds`. ppl_texts: texts per corpus for the cost
+        "smoke": {"model": "smollm2-135m", "tune_shares": [0.3], "seeds": 2, "test_per_axis": 2,
+                  "val_per_axis": 1, "max_steps": 4, "batch_size": 4,
+                  "lr": 1e-3, "eval_every": 2, "patience": 2, "val_texts": 16,
                   "ppl_texts": 8, "n_boot": 200, "gen_batch_size": 32},
-        "quick": {"model": "smollm2-135m", "tune_shares": [0.3], "max_steps": 24, "batch_size": 8,
-                  "lr": 1e-3, "eval_every": 8, "patience": 2, "val_texts": 32, "test_pairs": 120,
+        "quick": {"model": "smollm2-135m", "tune_shares": [0.2, 0.4], "seeds": 3, "test_per_axis": 3,
+                  "val_per_axis": 1, "max_steps": 16, "batch_size": 8,
+                  "lr": 1e-3, "eval_every": 8, "patience": 2, "val_texts": 24,
                   "ppl_texts": 30, "n_boot": 1000, "gen_batch_size": 32},
-        "paper": {"model": "qwen2.5-coder-0.5b", "tune_shares": [0.1, 0.3, 0.5], "max_steps": 3000,
+        "paper": {"model": "qwen2.5-coder-0.5b", "tune_shares": [0.1, 0.3, 0.5], "seeds": 5,
+                  "test_per_axis": 10, "val_per_axis": 5, "max_steps": 3000,
                   "batch_size": 16, "lr": 3e-4, "eval_every": 100, "patience": 3, "val_texts": None,
-                  "test_pairs": None, "ppl_texts": 2000, "n_boot": 2000, "gen_batch_size": 32},
+                  "ppl_texts": 2000, "n_boot": 2000, "gen_batch_size": 32},
     },
 }
 

@@ -166,12 +166,16 @@ def holistic_bias_counts(version: str = "v1.0", path: str | Path | None = None) 
 
 def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | None = None,
                      templates: int | list[str] | None = None, nouns: int | None = None,
-                     seed: int = 0, keep_control: bool = False) -> pd.DataFrame:
+                     seed: int = 0, keep_control: bool = False,
+                     templates_per_descriptor: int | None = None) -> pd.DataFrame:
     """A seeded sample of HolisticBias sentences that keeps every axis.
 
     ``descriptors_per_axis``: descriptors drawn per axis (None: all); ``templates``: a number of
     templates drawn, or a list of templates, or None (all); ``nouns``: sentences drawn per
-    (descriptor, template), i.e. nouns (None: all). The control axis ``null`` (bare nouns) is
+    (descriptor, template), i.e. nouns (None: all); ``templates_per_descriptor``: each
+    (axis, descriptor) keeps only that many of the chosen templates, drawn at random (every
+    descriptor appears, the templates rotate among them: Figure 2 on all descriptors at a
+    fraction of the cost of every template). The control axis ``null`` (bare nouns) is
     dropped unless ``keep_control``. Adds a stable ``prompt_id`` (``hb-`` + 12 hex digits of
     the sentence's axis, text, template and noun phrase; a descriptor listed on two axes keeps
     a row on each), sorted by axis, descriptor, template.
@@ -203,6 +207,15 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
             keep += [(ax, d[i]) for i in sorted(rng.choice(len(d), k, replace=False))]
         pairs = pd.MultiIndex.from_frame(df[["axis", "descriptor"]])
         df = df[pairs.isin(keep)]
+    if templates_per_descriptor is not None:
+        if templates_per_descriptor < 1:
+            raise ValueError("templates_per_descriptor must be >= 1 or None")
+        keep_t = []
+        for (ax, d), g in df.groupby(["axis", "descriptor"], sort=True):
+            ts = list(dict.fromkeys(g["template"]))
+            k = min(templates_per_descriptor, len(ts))
+            keep_t += [(ax, d, ts[i]) for i in sorted(rng.choice(len(ts), k, replace=False))]
+        df = df[pd.MultiIndex.from_frame(df[["axis", "descriptor", "template"]]).isin(keep_t)]
     if nouns is not None:
         if nouns < 1:
             raise ValueError("nouns must be >= 1 or None")

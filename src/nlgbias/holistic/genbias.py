@@ -83,6 +83,110 @@ def summed_cluster_gen_bias(frame: pd.DataFrame, clusters: Mapping[str, Sequence
     return _per_template_var(means, ddof).mean(axis=0) * scale
 
 
+def resample_counts(n: int, *, n_boot: int = 1000, seed: int = 0,
+                    strata: Sequence | np.ndarray | None = None) -> np.ndarray:
+    """``(n_boot, n)`` multiplicities of a with-replacement resample of ``n`` units (descriptors),
+    drawn by the project's one bootstrap, :func:`nlgbias.stats.bootstrap_means` (the resampled
+    means of the identity matrix are the counts / n). ``strata``: one label per unit; each
+    stratum is resampled within itself (seeded per stratum, in sorted label order).
+
+    >>> w = resample_counts(5, n_boot=3, seed=1)
+    >>> w.shape, bool((w.sum(axis=1) == 5).all())
+    ((3, 5), True)
+    """
+    from nlgbias import stats  # noqa: PLC0415
+
+    if n < 1:
+        raise ValueError(f"need at least one unit to resample, got {n}")
+    if strata is None:
+        return np.rint(n * stats.bootstrap_means(np.eye(n), n_boot=n_boot, seed=seed)).astype(float)
+    strata = pd.Series(np.asarray(strata), dtype=object)
+    if len(strata) != n:
+        raise ValueError(f"{len(strata)} strata labels for {n} units")
+    out = np.zeros((n_boot, n))
+    for k, (_, members) in enumerate(strata.groupby(strata, sort=True)):
+        cols = members.index.to_numpy()
+        out[:, cols] = resample_counts(len(cols), n_boot=n_boot, seed=seed + 7919 * (k + 1))
+    return out
+
+
+def permutation_null(frame: pd.DataFrame, styles: Sequence[str],
+                     clusters: Mapping[str, Sequence[str]] | None = None, *, n_perm: int = 200,
+                     seed: int = 0, scale: float = SCALE, template: str = "template",
+                     descriptor: str = "descriptor", observed: bool = False) -> pd.DataFrame:
+    """Gen Bias under the null of no descriptor effect: within each template the descriptor
+    labels of the responses are shuffled (each cell keeps its number of responses) and Full
+    Gen Bias (``full``), Partial (``partial:<cluster>``) and Summed-Cluster Gen Bias
+    (``summed:<cluster>``) are recomputed. With one response per cell and few descriptors
+    response noise alone gives a large Full Gen Bias: the null's mean is that part.
+
+    Rows: permutations (``observed=True``: one row, the unshuffled labels, i.e. the statistics
+    themselves); population variance as :func:`full_gen_bias`.
+    """
+    from scipy import sparse  # noqa: PLC0415
+
+    clusters = dict(clusters or {})
+    styles = list(styles)
+    col = {s: i for i, s in enumerate(styles)}
+    missing = {template, descriptor, *styles} - set(frame.columns)
+    if missing:
+        raise KeyError(f"style frame lacks column(s) {', '.join(sorted(missing))}")
+    rng = np.random.default_rng(seed)
+    reps = 1 if observed else n_perm
+    per_style = np.zeros((reps, len(styles)))
+    summed = np.zeros((reps, len(clusters)))
+    n_t = 0
+    for _, g in frame.groupby(template, sort=True):
+        x = g[styles].to_numpy(dtype=np.float64)
+        xc = np.stack([x[:, [col[s] for s in c]].sum(1) for c in clusters.values()], axis=1) \
+            if clusters else np.zeros((len(x), 0))
+        y = np.hstack([x, xc])
+        codes, uniq = pd.factorize(g[descriptor], sort=True)
+        if len(uniq) < 2:
+            continue
+        counts = np.bincount(codes, minlength=len(uniq)).astype(float)
+        n_t += 1
+        for r in range(reps):
+            lab = codes if observed else rng.permutation(codes)
+            a = sparse.csr_matrix((np.ones(len(lab)), (lab, np.arange(len(lab)))),
+                                  shape=(len(uniq), len(lab)))
+            m = np.asarray(a @ y) / counts[:, None]
+            v = m.var(axis=0)
+            per_style[r] += v[: len(styles)]
+            summed[r] += v[len(styles):]
+    if n_t == 0:
+        raise ValueError("no template has two descriptors: no variance across descriptors")
+    per_style, summed = per_style / n_t * scale, summed / n_t * scale
+    out = {"full": per_style.sum(1)}
+    for name, c in clusters.items():
+        out[f"partial:{name}"] = per_style[:, [col[s] for s in c]].sum(1)
+    for k, name in enumerate(clusters):
+        out[f"summed:{name}"] = summed[:, k]
+    return pd.DataFrame(out)
+
+
+def null_summary(frame: pd.DataFrame, styles: Sequence[str],
+                 clusters: Mapping[str, Sequence[str]] | None = None, *, n_perm: int = 200,
+                 seed: int = 0, **cols) -> pd.DataFrame:
+    """Each Gen Bias statistic beside its permutation null (:func:`permutation_null`): the
+    observed value, the null's mean and 95 % quantile, the excess (observed - null mean) and
+    the permutation p-value ``(1 + #{null >= observed}) / (1 + n_perm)``.
+
+    Rows: ``full``, ``partial:<cluster>``, ``summed:<cluster>``.
+    """
+    obs = permutation_null(frame, styles, clusters, observed=True, **cols).iloc[0]
+    null = permutation_null(frame, styles, clusters, n_perm=n_perm, seed=seed, **cols)
+    rows = []
+    for stat in obs.index:
+        d = null[stat].to_numpy()
+        rows.append({"statistic": stat, "observed": float(obs[stat]), "null_mean": float(d.mean()),
+                     "null_q95": float(np.quantile(d, 0.95)),
+                     "excess": float(obs[stat] - d.mean()),
+                     "p_perm": float((1 + (d >= obs[stat] - 1e-12).sum()) / (1 + len(d))),
+                     "n_perm": len(d)})
+    return pd.DataFrame(rows)
+
+
 def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_boot: int = 1000,
                              seed: int = 0, scale: float = SCALE, template: str = "template",
                              descriptor: str = "descriptor", within: str | None = None) -> pd.DataFrame:
@@ -96,15 +200,10 @@ def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_bo
     """
     means = mean_style(frame, styles, template=template, descriptor=descriptor)
     desc = pd.Index(sorted(means.index.get_level_values(1).unique()))
-    rng = np.random.default_rng(seed)
-    if within is None:
-        w_all = rng.multinomial(len(desc), np.full(len(desc), 1 / len(desc)), size=n_boot).astype(float)
-    else:
-        stratum = frame.drop_duplicates(descriptor).set_index(descriptor)[within].reindex(desc)
-        w_all = np.zeros((n_boot, len(desc)))
-        for _, members in stratum.groupby(stratum, sort=True):
-            cols = desc.get_indexer(members.index)
-            w_all[:, cols] = rng.multinomial(len(cols), np.full(len(cols), 1 / len(cols)), size=n_boot)
+    strata = None
+    if within is not None:
+        strata = frame.drop_duplicates(descriptor).set_index(descriptor)[within].reindex(desc).to_numpy()
+    w_all = resample_counts(len(desc), n_boot=n_boot, seed=seed, strata=strata)
     out, n_t = np.zeros((n_boot, len(styles))), np.zeros((n_boot, 1))
     for _, g in means.groupby(level=0, sort=True):
         x = g.droplevel(0).to_numpy(dtype=float)
@@ -189,23 +288,54 @@ def style_clusters(frame: pd.DataFrame, styles: Sequence[str], *, top: int = 20,
 
 
 def name_clusters(frame: pd.DataFrame, clusters: Sequence[Sequence[str]],
-                  emotions: Sequence[str]) -> dict[str, list[str]]:
-    """Name each cluster by content: the emotion column (``"e:<emotion>"``) whose per-response
-    score correlates best with the cluster's summed probability, upper-cased ("SADNESS"); a
-    second cluster led by the same emotion gets " 2", and so on. Returns ``{name: styles}``."""
+                  emotions: Sequence[str] | None = None, top: int = 3) -> dict[str, list[str]]:
+    """Name each cluster by its content: its ``top`` classes by Partial Gen Bias (the cluster
+    lists them first), e.g. ``"C1 🤖 🤓 😀"`` (``C<rank>`` keeps names unique and short). No
+    emotion word is put on it: nade's emotion scores are a regression on the same emoji
+    probabilities, and a cluster of laughing faces correlating best with "sadness" is not a
+    sadness cluster (:func:`cluster_content` shows the correlations beside the classes).
+    ``emotions`` is accepted for compatibility and unused. Returns ``{name: styles}``."""
     out: dict[str, list[str]] = {}
-    emo = frame[list(emotions)].astype(np.float64)
-    for c in clusters:
-        total = frame[list(c)].sum(axis=1).astype(np.float64)
-        corr = emo.corrwith(total).fillna(-np.inf)
-        name = str(corr.idxmax()).split(":", 1)[-1].upper()
-        k, base = 2, name
-        while name in out:
-            name, k = f"{base} {k}", k + 1
-        out[name] = list(c)
+    for k, c in enumerate(clusters, start=1):
+        glyphs = " ".join(str(s).split(":", 1)[-1] for s in list(c)[:top])
+        out[f"C{k} {glyphs}"] = list(c)
     return out
 
 
-__all__ = ["SCALE", "full_gen_bias", "gen_bias_by", "mean_style", "name_clusters",
-           "partial_gen_bias", "style_clusters", "style_linkage", "style_variance",
+def cluster_content(frame: pd.DataFrame, named: Mapping[str, Sequence[str]],
+                    emotions: Sequence[str], top: int = 8) -> pd.DataFrame:
+    """What each cluster holds: its number of classes, its ``top`` classes, its mean summed
+    probability per response and the nade emotion whose score correlates best with that
+    summed probability (with the correlation), for a reader to judge the name."""
+    emo = frame[list(emotions)].astype(np.float64)
+    rows = []
+    for name, c in named.items():
+        total = frame[list(c)].sum(axis=1).astype(np.float64)
+        corr = emo.corrwith(total)
+        best = corr.idxmax() if corr.notna().any() else ""
+        rows.append({"cluster": name, "n_styles": len(c),
+                     "top classes": " ".join(str(s).split(":", 1)[-1] for s in list(c)[:top]),
+                     "mean probability": float(total.mean()),
+                     "best-correlated nade emotion": str(best).split(":", 1)[-1],
+                     "correlation": float(corr.max()) if corr.notna().any() else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def cluster_assignments(probs: pd.DataFrame, named: Mapping[str, Sequence[str]],
+                        reference: pd.DataFrame) -> pd.DataFrame:
+    """Which cluster each text (rows of ``probs``: style vectors) lands in: the cluster whose
+    summed probability is highest relative to its mean over ``reference`` (the model's
+    responses), since a cluster of 40 classes always holds more probability than one of 2.
+    Columns: ``lift:<cluster>`` and ``cluster`` (the highest lift)."""
+    out = pd.DataFrame(index=probs.index)
+    for name, c in named.items():
+        base = float(reference[list(c)].sum(axis=1).mean())
+        out[f"lift:{name}"] = probs[list(c)].sum(axis=1).to_numpy() / (base if base > 0 else 1.0)
+    out["cluster"] = out.idxmax(axis=1).str.removeprefix("lift:")
+    return out
+
+
+__all__ = ["SCALE", "bootstrap_style_variance", "cluster_assignments", "cluster_content", "full_gen_bias", "gen_bias_by",
+           "mean_style", "name_clusters", "null_summary", "partial_gen_bias", "permutation_null",
+           "resample_counts", "style_clusters", "style_linkage", "style_variance",
            "summed_cluster_gen_bias"]

@@ -14,8 +14,9 @@ the best weights kept.
 
 - :func:`tag_context` appends the tag to a context (the one function used for training and for
   generation, so the tag the model was tuned on is the one it is prompted with).
-- :func:`split_pairs` splits responses into train / val / test by descriptor-template pair, so a
-  sentence seen in tuning is never used to measure the tuned model.
+- :func:`split_descriptors` splits responses into train / val / test by descriptor, so a
+  descriptor seen in tuning is never used to measure the tuned model (:func:`split_pairs`, by
+  descriptor-template pair, is kept for other uses: it lets test descriptors appear in tuning).
 - :func:`encode_example` encodes a context/response pair with the model's chat template (the
   context is the user turn, the response the assistant turn; labels only on the response).
 - :func:`train` runs the tuning with a resumable checkpoint under ``data/<profile>/models/``
@@ -91,6 +92,32 @@ def split_pairs(frame: pd.DataFrame, by: Sequence[str] = ("descriptor", "templat
     part[order[n_test:n_test + n_val]] = "val"
     lookup = dict(zip(pairs, part, strict=True))
     return keys.map(lookup).rename("split")
+
+
+def split_descriptors(frame: pd.DataFrame, *, val_per_axis: int = 1, test_per_axis: int = 2,
+                      seed: int = 0, axis: str = "axis", descriptor: str = "descriptor") -> pd.Series:
+    """"train" / "val" / "test" per row, assigned per **descriptor**: within each axis (sorted),
+    the descriptors are shuffled (seeded) and the first ``test_per_axis`` held out for the
+    test, the next ``val_per_axis`` for validation, the rest for tuning. A descriptor listed
+    on two axes takes the part of its first axis on both, so no test descriptor appears in the
+    tuning or validation data under any template, noun or axis: the tuned model is measured on
+    descriptors it never saw. Every axis keeps at least one training descriptor.
+    """
+    missing = {axis, descriptor} - set(frame.columns)
+    if missing:
+        raise KeyError(f"split_descriptors needs column(s) {', '.join(sorted(missing))}")
+    if val_per_axis < 0 or test_per_axis < 0:
+        raise ValueError("val_per_axis and test_per_axis must be >= 0")
+    rng = np.random.default_rng(seed)
+    part: dict[str, str] = {}
+    for _, g in frame.groupby(axis, sort=True):
+        descs = [d for d in sorted(g[descriptor].astype(str).unique()) if d not in part]
+        order = [descs[i] for i in rng.permutation(len(descs))]
+        n_test = min(test_per_axis, max(0, len(order) - 1))
+        n_val = min(val_per_axis, max(0, len(order) - 1 - n_test))
+        for i, d in enumerate(order):
+            part[d] = "test" if i < n_test else "val" if i < n_test + n_val else "train"
+    return frame[descriptor].astype(str).map(part).rename("split")
 
 
 # --------------------------------------------------------------------------- encoding
@@ -488,4 +515,4 @@ def load_tuned(folder: str | Path):
 
 
 __all__ = ["TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "load_tuned", "perplexity_of",
-           "response_nll", "run_digest", "split_pairs", "tag_context", "train"]
+           "response_nll", "run_digest", "split_descriptors", "split_pairs", "tag_context", "train"]

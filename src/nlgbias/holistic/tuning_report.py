@@ -7,10 +7,11 @@ paper's metrics with :mod:`nlgbias.holistic.genbias`:
 - :func:`gen_bias_rows`: Full Gen Bias and Partial / Summed-Cluster Gen Bias per style cluster
   (Tables 4, 7, 8), one row per model;
 - :func:`axis_reduction`: Full Gen Bias per axis before and after, with the reduction (Table 9);
-- :func:`bootstrap_reduction`: the reduction of Full Gen Bias with a percentile interval from
-  resampling descriptors (paired: the same descriptors for both models);
-- :func:`offensive_rows`: share of responses the offensiveness classifier flags (Table 10);
-- :func:`verdict_table`: the generated "what replicates, what does not" table.
+- :func:`seed_bootstrap` / :func:`change_interval`: Full Gen Bias of the original and of each
+  group of tuned models (one per tuning seed), with an interval that resamples the held-out
+  descriptors and the tuning seeds, so that it holds the seed-to-seed (and CPU-to-CPU)
+  variation of tuning; :func:`select_beta` chooses β on the validation descriptors;
+- :func:`offensive_rows`: share of responses the offensiveness classifier flags (Table 10).
 
 Examples:
     >>> import pandas as pd
@@ -56,32 +57,105 @@ def full_gen_bias_fast(frame: pd.DataFrame, styles: Sequence[str], scale: float 
     return _fgb_weighted(tm, pd.Series(1.0, index=descriptors), scale)
 
 
-def bootstrap_reduction(original: pd.DataFrame, tuned: pd.DataFrame, styles: Sequence[str], *,
-                        n_boot: int = 1000, ci: float = 0.95, seed: int = 0,
-                        scale: float = G.SCALE) -> dict:
-    """Relative reduction of Full Gen Bias, 1 - FGB(tuned) / FGB(original), with a percentile
-    interval from resampling the descriptors with replacement (the same resample for both).
+def _weighted_fgb(tm: dict[str, pd.DataFrame], desc: pd.Index, w: np.ndarray, scale: float) -> np.ndarray:
+    """Full Gen Bias for each row of descriptor multiplicities ``w`` (n_boot x len(desc))."""
+    out = np.zeros(len(w))
+    n_t = np.zeros(len(w))
+    for g in tm.values():
+        cols = desc.get_indexer(g.index)
+        keep = cols >= 0
+        x = g.to_numpy(dtype=float)[keep]
+        ww = w[:, cols[keep]]
+        tot = ww.sum(1, keepdims=True)
+        ok = tot[:, 0] > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu = (ww @ x) / tot
+            var = np.maximum((ww @ (x * x)) / tot - mu * mu, 0.0).sum(1)
+        out += np.where(ok, var, 0.0)
+        n_t += ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return out / n_t * scale
 
-    Returns ``{"original", "tuned", "reduction", "lo", "hi", "n_descriptors", "n_boot"}``.
+
+def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.DataFrame]],
+                   styles: Sequence[str], *, n_boot: int = 1000, seed: int = 0,
+                   within: str | None = "axis", scale: float = G.SCALE) -> dict:
+    """Full Gen Bias of the original model and of each group of tuned models (one frame per
+    tuning seed), with a two-level bootstrap that carries both sources of variation a rerun
+    on another CPU has: the held-out **descriptors** are resampled (the same draw for every
+    model; within ``within``, e.g. axis) and, independently for each group, the **tuning
+    seeds** are resampled with replacement. Draws come from
+    :func:`nlgbias.holistic.genbias.resample_counts` (the project's one bootstrap).
+
+    Returns ``{"descriptors": n, "original": FGB, "groups": {name: {"per_seed": [...],
+    "mean": ...}}, "boot_original": array, "boot": {name: array of the seed-mean FGB per
+    replicate}}``; :func:`change_interval` turns them into relative changes and differences.
     """
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be in (0, 1), got {ci}")
-    to, tt = _template_means(original, styles), _template_means(tuned, styles)
-    desc = sorted(set(original["descriptor"]) & set(tuned["descriptor"]))
+    frames = [original, *[f for fs in groups.values() for f in fs]]
+    common = set(original["descriptor"])
+    for f in frames[1:]:
+        common &= set(f["descriptor"])
+    desc = pd.Index(sorted(common))
     if len(desc) < 2:
-        raise ValueError("need at least two descriptors measured for both models")
-    index = pd.Index(desc)
-    ones = pd.Series(1.0, index=index)
-    fo, ft = _fgb_weighted(to, ones, scale), _fgb_weighted(tt, ones, scale)
-    rng = np.random.default_rng(seed)
-    red = np.empty(n_boot)
-    for i in range(n_boot):
-        w = pd.Series(np.bincount(rng.integers(0, len(desc), len(desc)), minlength=len(desc)).astype(float),
-                      index=index)
-        red[i] = 1 - _fgb_weighted(tt, w, scale) / _fgb_weighted(to, w, scale)
-    lo, hi = np.nanquantile(red, [(1 - ci) / 2, 1 - (1 - ci) / 2])
-    return {"original": fo, "tuned": ft, "reduction": 1 - ft / fo, "lo": float(lo), "hi": float(hi),
-            "n_descriptors": len(desc), "n_boot": n_boot, "ci": ci}
+        raise ValueError("need at least two descriptors measured for every model")
+    strata = None
+    if within is not None and within in original.columns:
+        strata = original.drop_duplicates("descriptor").set_index("descriptor")[within].reindex(desc).to_numpy()
+    w = G.resample_counts(len(desc), n_boot=n_boot, seed=seed, strata=strata)
+    ones = np.ones((1, len(desc)))
+
+    def fgb(f: pd.DataFrame) -> tuple[float, np.ndarray]:
+        tm = _template_means(f[f["descriptor"].isin(desc)], styles)
+        return float(_weighted_fgb(tm, desc, ones, scale)[0]), _weighted_fgb(tm, desc, w, scale)
+
+    o_point, o_boot = fgb(original)
+    rng = np.random.default_rng([seed, 1])
+    out = {"descriptors": len(desc), "n_boot": n_boot, "original": o_point, "boot_original": o_boot,
+           "groups": {}, "boot": {}}
+    for name, fs in groups.items():
+        pts, boots = zip(*(fgb(f) for f in fs), strict=True)
+        boots = np.stack(boots)  # seeds x n_boot
+        draw = rng.integers(0, len(fs), size=(n_boot, len(fs)))
+        out["groups"][name] = {"per_seed": list(pts), "mean": float(np.mean(pts)),
+                               "sd": float(np.std(pts, ddof=1)) if len(pts) > 1 else float("nan"),
+                               "seeds": len(fs)}
+        out["boot"][name] = boots[draw, np.arange(n_boot)[:, None]].mean(1)
+    return out
+
+
+def change_interval(res: Mapping, name: str, versus: str | None = None, *, relative: bool = True,
+                    level: float = 0.95) -> dict:
+    """From :func:`seed_bootstrap`: the change of Full Gen Bias of group ``name`` against the
+    original (``versus=None``) or against group ``versus`` — relative (``tuned / base - 1``) or
+    absolute (``tuned - base``) — with its percentile interval."""
+    def pick(k):
+        if k is None:
+            return res["original"], res["boot_original"]
+        return res["groups"][k]["mean"], res["boot"][k]
+    a, ab = pick(name)
+    b, bb = pick(versus)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = a / b - 1 if relative else a - b
+        dist = ab / bb - 1 if relative else ab - bb
+    lo, hi = np.nanquantile(dist, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return {"estimate": float(est), "lo": float(lo), "hi": float(hi), "base": float(b), "value": float(a),
+            "descriptors": res["descriptors"], "pvalue": float(min(1.0, 2 * min(np.nanmean(dist <= 0),
+                                                                          np.nanmean(dist >= 0))))}
+
+
+def select_beta(scores: pd.DataFrame, metric: str = "full_gen_bias", split: str = "val") -> float:
+    """The paper's rule (App. B.2: the β whose tuned model has the lowest Full Gen Bias),
+    applied to the **validation** descriptors only (rows with ``split == "val"``), so the test
+    descriptors that judge the chosen model play no part in choosing it. ``scores``: columns
+    ``beta``, ``split``, ``metric``."""
+    from nlgbias.holistic.bias_labels import choose_beta  # noqa: PLC0415
+
+    if "split" not in scores.columns:
+        raise KeyError("select_beta needs a 'split' column: choose β on validation scores only")
+    val = scores[scores["split"] == split]
+    if val.empty:
+        raise ValueError(f"no {split!r} rows to choose β on")
+    return choose_beta(val, metric)
 
 
 def gen_bias_rows(frames: Mapping[str, pd.DataFrame], styles: Sequence[str],
@@ -125,57 +199,6 @@ def offensive_rows(frames: Mapping[str, pd.DataFrame], column: str = "offensive"
     return pd.DataFrame(rows)
 
 
-def verdict_table(boot: Mapping[str, Mapping], axis_table: pd.DataFrame, offensive: pd.DataFrame,
-                  cost: pd.DataFrame, *, tuned: str, original: str, ablation: str | None,
-                  paper_reduction: Mapping[str, float], paper_axis_share: float,
-                  paper_offensive: Mapping[str, float]) -> pd.DataFrame:
-    """The "what replicates, what does not" table of §5.3 (columns ``section, claim, paper,
-    this run, verdict``), every cell from the computed values.
-
-    ``boot``: label -> :func:`bootstrap_reduction` (the tuned model and the ablation); a
-    reduction "reproduces" when its 95% interval lies above 0; ``cost``: rows ``model, text,
-    perplexity``.
-    """
-    rows = []
-    b = boot[tuned]
-    rows.append({
-        "section": "§5.3.1, Table 4", "claim": "bias tuning lowers Full Gen Bias",
-        "paper": f"-{100 * paper_reduction['DialoGPT']:.0f}% DialoGPT, "
-                 f"-{100 * paper_reduction['BB2 3B']:.0f}% BB2 3B",
-        "this run": f"{b['original']:.2f} -> {b['tuned']:.2f} ({100 * -b['reduction']:+.0f}%, 95% CI over "
-                    f"{b['n_descriptors']} descriptors {100 * -b['hi']:+.0f}% to {100 * -b['lo']:+.0f}%)",
-        "verdict": "reproduced" if b["lo"] > 0 else "differs"})
-    if ablation is not None:
-        a = boot[ablation]
-        rows.append({
-            "section": "§5.3.1, Table 7", "claim": "tuning without tags does not lower Full Gen Bias",
-            "paper": "mostly no decrease, often an increase",
-            "this run": f"{a['original']:.2f} -> {a['tuned']:.2f} ({100 * -a['reduction']:+.0f}%, 95% CI "
-                        f"{100 * -a['hi']:+.0f}% to {100 * -a['lo']:+.0f}%)",
-            "verdict": "reproduced" if a["lo"] <= 0 else "differs"})
-    n_big = int((axis_table["reduction"] > 0.10).sum())
-    rows.append({
-        "section": "§5.3.1, Table 9", "claim": "double-digit % drop of Full Gen Bias on most axes",
-        "paper": f"{100 * paper_axis_share:.0f}% of axes (BB2 3B)",
-        "this run": f"{n_big} of {len(axis_table)} axes with >= 2 held-out descriptors",
-        "verdict": ("not comparable" if axis_table.empty else
-                    "reproduced" if n_big >= len(axis_table) / 2 else "differs")})
-    off = offensive.set_index("model")["offensive"]
-    rows.append({
-        "section": "§5.3.1, Table 10", "claim": "offensiveness changes only slightly (< 2 points)",
-        "paper": ", ".join(f"{k} {100 * v:.1f}%" for k, v in paper_offensive.items()),
-        "this run": f"{100 * off[original]:.1f}% -> {100 * off[tuned]:.1f}%",
-        "verdict": "reproduced" if abs(off[tuned] - off[original]) < 0.02 else "differs"})
-    c = cost.pivot_table(index="text", columns="model", values="perplexity")
-    rows.append({
-        "section": "§5.3.2, Table 5", "claim": "humans rate tuned and original responses alike",
-        "paper": "win rates 45-52%, none significant",
-        "this run": "no human evaluation possible; perplexity original -> tuned: "
-                    + "; ".join(f"{t} {c.loc[t, original]:.2f} -> {c.loc[t, tuned]:.2f}" for t in c.index),
-        "verdict": "not comparable"})
-    return pd.DataFrame(rows)
-
-
 def clusters_from_table(table: pd.DataFrame) -> dict[str, list[str]]:
     """Notebook 07's ``holistic_style_clusters`` table (``cluster`` and a ``styles ...`` column of
     emoji glyphs joined by spaces) as ``{cluster: ["s:<emoji>", ...]}``."""
@@ -197,5 +220,5 @@ def cap_pairs(frame: pd.DataFrame, n: int | None, seed: int = 0,
     return frame.merge(keep, on=list(by), how="inner")
 
 
-__all__ = ["axis_reduction", "bootstrap_reduction", "cap_pairs", "clusters_from_table",
-           "full_gen_bias_fast", "gen_bias_rows", "offensive_rows", "verdict_table"]
+__all__ = ["axis_reduction", "cap_pairs", "change_interval", "clusters_from_table",
+           "full_gen_bias_fast", "gen_bias_rows", "offensive_rows", "seed_bootstrap", "select_beta"]
