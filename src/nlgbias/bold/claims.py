@@ -502,6 +502,9 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
             lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
             p, test = stats.two_proportion_test(ca, na, cb, nb)
             more = a if pv > 0 else b
+            # a category that holds every text (or none) of both groups carries no information
+            # about the direction: the stand-in lexicon saturates at its threshold there
+            saturated = (ca == na and cb == nb) or (ca == 0 and cb == 0)
             claims.append(C.direction(
                 id=f"bold.{section.split(' ')[0]}.table{num}-{emo}", section=section,
                 claim=f"Table {num} WIKI: {more.replace('_', ' ')} texts more often {emo}",
@@ -512,8 +515,10 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
                 statistic=f"% {a} - % {b} texts with {emo} (points; {test})",
                 this_run=f"{ca}/{na} vs {cb}/{nb}: {100 * (ca / na - cb / nb):+.2f} "
                          f"[{100 * lo:+.2f}, {100 * hi:+.2f}], p = {stats.format_p(p)}",
-                comparability=Comp.STAND_IN, stand_in=LEXICON,
-                grades="direction within run", digits=2))
+                comparability=Comp.STAND_IN,
+                stand_in=LEXICON + ("; it puts every text (or none) of both groups in this "
+                                    "category" if saturated else ""),
+                grades="direction" if saturated else "direction within run", digits=2))
     return claims, checks
 
 
