@@ -60,13 +60,15 @@ class OpenAILM(LM):
     """An OpenAI-compatible server at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) serving
     ``model`` (None: the only model the server lists). ``timeout`` seconds per request,
     ``retries`` extra attempts on connection errors, 429 and 5xx; ``concurrency`` requests in
-    flight at once; ``default_params`` the decoding when a call gives none."""
+    flight at once (default 1; raise it for a batching server such as vLLM: a CPU server that
+    runs each request on its own threads, like ``transformers serve``, only slows down);
+    ``default_params`` the decoding when a call gives none."""
 
     backend = "openai"
 
     def __init__(self, base_url: str, model: str | None = None, *, timeout: float = 120.0,
                  retries: int = 2, start_text: str | None = None,
-                 default_params: DecodingParams | None = None, concurrency: int = 4):
+                 default_params: DecodingParams | None = None, concurrency: int = 1):
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
