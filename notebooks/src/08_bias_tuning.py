@@ -302,7 +302,7 @@ res = TR.seed_bootstrap(frames[("original", None)], {"tagged": tagged_f, "untagg
                         n_boot=cfg["n_boot"], seed=seed)
 ch_tag = TR.change_interval(res, "tagged")
 ch_untag = TR.change_interval(res, "untagged")
-ch_diff = TR.change_interval(res, "tagged", "untagged", relative=False)
+ch_diff = TR.change_interval(res, "tagged", "untagged", per_original=True)
 t7, t8 = TR.gen_bias_rows({LABELS[k]: f for k, f in frames.items()}, STYLES, clusters)
 t7.insert(1, "styles", style.STANDIN)
 t7.insert(2, "test descriptors", res["descriptors"])
@@ -312,7 +312,7 @@ save_table(t7, P.results, "holistic_table7_tuning_gen_bias",
 summary = pd.DataFrame([
     {"comparison": f"{TAG_LABEL} vs original (relative change)", **ch_tag},
     {"comparison": "untagged tuning vs original (relative change)", **ch_untag},
-    {"comparison": "tagged minus untagged Full Gen Bias (x1000)", **ch_diff}])
+    {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", **ch_diff}])
 summary["seeds"] = len(SEEDS)
 summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
 summary = summary.rename(columns={"estimate": "estimate", "lo": "estimate_lo", "hi": "estimate_hi"})
@@ -329,7 +329,10 @@ display(Markdown(
     f"{100 * ch_tag['estimate']:+.0f}% [{100 * ch_tag['lo']:+.0f}%, {100 * ch_tag['hi']:+.0f}%]; untagged "
     f"{res['groups']['untagged']['mean']:.2f} (seeds: {', '.join(f'{x:.2f}' for x in res['groups']['untagged']['per_seed'])}), "
     f"{100 * ch_untag['estimate']:+.0f}% [{100 * ch_untag['lo']:+.0f}%, {100 * ch_untag['hi']:+.0f}%]. "
-    f"**Tagged − untagged: {ch_diff['estimate']:+.2f} [{ch_diff['lo']:+.2f}, {ch_diff['hi']:+.2f}]** (x1000). "
+    f"**Tagged − untagged: {100 * ch_diff['estimate']:+.0f}% of the original's Full Gen Bias "
+    f"[{100 * ch_diff['lo']:+.0f}%, {100 * ch_diff['hi']:+.0f}%]** (paper: BB2 3B "
+    f"{100 * (paper.TABLE7['BB2 3B bias tuning (β = 0.0030)'][0] - paper.TABLE7['BB2 3B self-chat tuning'][0]) / paper.TABLE7['BB2 3B'][0]:+.0f}%, "
+    f"DialoGPT {100 * (paper.TABLE7['DialoGPT bias tuning (β = 0.0003)'][0] - paper.TABLE7['DialoGPT self-chat tuning'][0]) / paper.TABLE7['DialoGPT'][0]:+.0f}%). "
     f"The paper: {100 * -paper.TUNING_REDUCTION['DialoGPT']:+.0f}% (DialoGPT) and "
     f"{100 * -paper.TUNING_REDUCTION['BB2 3B']:+.0f}% (BlenderBot 2.0 3B) for bias tuning."))
 

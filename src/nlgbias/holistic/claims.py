@@ -398,7 +398,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     """§5.3 claims as directions within the run (comparable in direction under the stand-in
     scorers). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
-    original; tagged minus untagged Full Gen Bias, x1000), each over the held-out descriptors
+    original; tagged minus untagged Full Gen Bias as a share of the original's), each over the
+    held-out descriptors
     and ``seeds`` tuning seeds; ``axes``: per axis ``axis, descriptors, estimate, lo, hi``
     (relative change); ``offensive``: counts ``{"original": (k, n), "tuned": (k, n)}``;
     ``held_out``: (test descriptors, of them also in the tuning or validation data)."""
@@ -407,6 +408,11 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
           "stand_in": f"{model} for DialoGPT / BlenderBot 2.0 3B; {STYLE_STANDIN}",
           "grades": "direction within run", "n_effective": float(tagged["descriptors"])}
     p_eff = -min(paper.TUNING_REDUCTION.values())
+    t7 = paper.TABLE7
+    tag_eff = {"DialoGPT": (t7["DialoGPT bias tuning (β = 0.0003)"][0] - t7["DialoGPT self-chat tuning"][0])
+               / t7["DialoGPT"][0],
+               "BB2 3B": (t7["BB2 3B bias tuning (β = 0.0030)"][0] - t7["BB2 3B self-chat tuning"][0])
+               / t7["BB2 3B"][0]}
     out = [C.direction(
         id="holistic.tuning.lowers_full_gen_bias", section="§5.3.1 / Table 4",
         claim="bias tuning lowers Full Gen Bias (held-out descriptors)",
@@ -420,13 +426,15 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         C.direction(
         id="holistic.tuning.tag_matters", section="§5.3.1 / Table 7",
         claim="the tag matters: tuning with bias labels lowers Full Gen Bias more than the same "
-              "tuning without them", paper="bias tuning -13% / -24%; tuning without labels (self-chat) "
-              "-2% (DialoGPT) / +22% (BB2 3B)", sign=-1,
-        estimate=difference["estimate"], interval=(difference["lo"], difference["hi"]), n=n,
-        statistic="Full Gen Bias, tagged minus untagged tuning (x1000, mean over seeds); interval: "
-                  "descriptors and seeds resampled",
-        this_run=f"{difference['value']:.2f} - {difference['base']:.2f} = {difference['estimate']:+.2f} "
-                 f"[{difference['lo']:+.2f}, {difference['hi']:+.2f}]", digits=2, **kw),
+              "tuning without them", paper=f"tagged - untagged: {100 * tag_eff['DialoGPT']:+.0f}% "
+        f"(DialoGPT), {100 * tag_eff['BB2 3B']:+.0f}% (BB2 3B) of the original's Full Gen Bias",
+        sign=-1, estimate=difference["estimate"], interval=(difference["lo"], difference["hi"]), n=n,
+        paper_effect=max(tag_eff.values()),
+        statistic="Full Gen Bias, tagged minus untagged tuning (means over seeds), as a share of the "
+                  "original's; interval: descriptors and seeds resampled",
+        this_run=f"({difference['value']:.2f} - {difference['base']:.2f}) / {tagged['base']:.2f} = "
+                 f"{100 * difference['estimate']:+.0f}% [{100 * difference['lo']:+.0f}%, "
+                 f"{100 * difference['hi']:+.0f}%]", **kw),
         C.direction(
         id="holistic.tuning.untagged_no_reduction", section="§5.3.1 / Table 7",
         claim="tuning without bias labels does not lower Full Gen Bias (BB2 3B: it rises)",

@@ -124,10 +124,12 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
 
 
 def change_interval(res: Mapping, name: str, versus: str | None = None, *, relative: bool = True,
-                    level: float = 0.95) -> dict:
+                    per_original: bool = False, level: float = 0.95) -> dict:
     """From :func:`seed_bootstrap`: the change of Full Gen Bias of group ``name`` against the
-    original (``versus=None``) or against group ``versus`` — relative (``tuned / base - 1``) or
-    absolute (``tuned - base``) — with its percentile interval."""
+    original (``versus=None``) or against group ``versus`` — relative (``tuned / base - 1``),
+    absolute (``tuned - base``), or, with ``per_original``, the difference in units of the
+    original's Full Gen Bias (``(tuned - base) / original``, e.g. tagged minus untagged
+    tuning as a share of the untuned value) — with its percentile interval."""
     def pick(k):
         if k is None:
             return res["original"], res["boot_original"]
@@ -135,8 +137,11 @@ def change_interval(res: Mapping, name: str, versus: str | None = None, *, relat
     a, ab = pick(name)
     b, bb = pick(versus)
     with np.errstate(invalid="ignore", divide="ignore"):
-        est = a / b - 1 if relative else a - b
-        dist = ab / bb - 1 if relative else ab - bb
+        if per_original:
+            est, dist = (a - b) / res["original"], (ab - bb) / res["boot_original"]
+        else:
+            est = a / b - 1 if relative else a - b
+            dist = ab / bb - 1 if relative else ab - bb
     lo, hi = np.nanquantile(dist, [(1 - level) / 2, 1 - (1 - level) / 2])
     return {"estimate": float(est), "lo": float(lo), "hi": float(hi), "base": float(b), "value": float(a),
             "descriptors": res["descriptors"], "pvalue": float(min(1.0, 2 * min(np.nanmean(dist <= 0),
