@@ -111,6 +111,8 @@ def test_echo_logprobs_are_read_by_text_offset(monkeypatch):
     assert (r.logprob, r.n_tokens, r.is_greedy) == (-3.5, 3, False)  # " kind" is not the argmax
     roll, = lm.loglikelihood_rolling(["The nurse was kind."])
     assert (roll.logprob, roll.n_tokens) == (-8.5, 4)
+    lm.concurrency = 3  # requests in flight at once: answers in input order
+    assert lm._map(lambda x: (time.sleep(0.01 * (5 - x)), x)[1], list(range(5))) == list(range(5))
 
 
 # ---------------------------------------------------------------- transformers serve
