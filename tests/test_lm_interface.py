@@ -24,6 +24,7 @@ from nlgbias.models import (
     LoadedModel,
     ModelKindError,
     ModelSpec,
+    UnknownModelError,
     get_spec,
     model_slug,
     split_kind,
@@ -177,6 +178,12 @@ def test_kind_is_read_from_the_config_of_a_folder_or_the_hf_cache(tmp_path, monk
     assert model_slug("masked:other-org/x") == model_slug("other-org/x") == "other-org--x"
     with pytest.raises(ModelKindError, match="registered as 'masked'"):
         get_spec("causal:roberta-base")
+    # the registry takes hf: specs too, and names the backend of a served model
+    assert get_spec("hf:gpt2") is get_spec("gpt2") and model_slug("hf:masked:a/b") == "a--b"
+    with pytest.raises(UnknownModelError, match="'openai' backend of nlgbias.lm"):
+        get_spec("openai:http://127.0.0.1:8000/v1#m")
+    with pytest.raises(UnknownModelError, match="not a valid Hugging Face id"):
+        get_spec("a/b/c")
 
 
 # ---------------------------------------------------------------- BlenderBot (seq2seq)

@@ -171,7 +171,7 @@ def model_slug(name: str) -> str:
     >>> model_slug("gpt2"), model_slug("my-org/My Model")
     ('gpt2', 'my-org--My-Model')
     """
-    name = split_kind(name)[1]
+    name = split_kind(name.removeprefix("hf:"))[1]
     if name in MODELS and "/" not in name:
         return name
     if os.path.isdir(name):
@@ -188,7 +188,7 @@ def display_name(name: str) -> str:
     >>> display_name("gemma3-270m")
     'gemma3-270m'
     """
-    name = split_kind(name)[1]
+    name = split_kind(name.removeprefix("hf:"))[1]
     if name not in MODELS and os.path.isdir(name):
         return Path(name).resolve().name
     return name
@@ -206,6 +206,8 @@ class KindUnknownOfflineError(ModelKindError, ResourceNotFoundError):
 KIND_PREFIXES = tuple(f"{k}:" for k in KINDS)
 
 _CAUSAL_ARCH = ("ForCausalLM", "LMHeadModel")
+#: spec prefixes of models that nlgbias.lm reaches outside this process
+SERVED_PREFIXES = ("openai:", "vllm:")
 
 
 def split_kind(name: str) -> tuple[str | None, str]:
@@ -286,7 +288,10 @@ def _hub_kind(hub_id: str, name: str) -> str:
     reachable) downloaded; else :class:`KindUnknownOfflineError` saying how to state it."""
     from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415
 
-    cached = try_to_load_from_cache(hub_id, "config.json")
+    try:
+        cached = try_to_load_from_cache(hub_id, "config.json")
+    except ValueError as exc:  # huggingface_hub's HFValidationError
+        raise UnknownModelError(f"{name!r} is not a valid Hugging Face id ('org/name'): {exc}") from None
     if isinstance(cached, str):
         return infer_kind(str(Path(cached).parent))
     if _hub_reachable():
@@ -311,6 +316,13 @@ def get_spec(name: str) -> ModelSpec:
         raise UnknownModelError(f"a model name must be a non-empty string, got {name!r}")
     if name in MODELS:
         return MODELS[name]
+    if name.startswith("hf:"):  # the default backend of nlgbias.lm, named explicitly
+        return get_spec(name[3:])
+    if name.startswith(SERVED_PREFIXES) and not os.path.isdir(name):
+        raise UnknownModelError(
+            f"{name!r} names a model behind the {name.split(':', 1)[0]!r} backend of nlgbias.lm "
+            "(nlgbias.lm.get_lm); this code path loads models in this process only (a "
+            "registered name, a Hugging Face id or a local folder)")
     stated, target = split_kind(name)
     if stated is not None and target in MODELS and MODELS[target].kind != stated:
         raise ModelKindError(f"model {target!r} is registered as {MODELS[target].kind!r}, "
