@@ -73,6 +73,9 @@ def test_hf_loglikelihoods_are_the_likelihood_module_numbers(causal):
     ref0 = L.sentence_logprobs(causal.lm, texts)
     assert [r.logprob for r in roll] == ref0["logprob"].tolist()
     assert causal.perplexity(texts) == pytest.approx(L.perplexity(causal.lm, texts).tolist())
+    table = causal.sentence_logprobs(texts, ctxs)  # the table the notebooks use, same numbers
+    assert table.equals(ref.astype({"n_tokens": "int64"}))
+    assert causal.sentence_logprobs(texts).equals(ref0.astype({"n_tokens": "int64"}))
 
 
 def test_hf_is_greedy_flags_the_argmax_path(causal):

@@ -222,6 +222,28 @@ class LM:
         """Per-text perplexity from :meth:`loglikelihood_rolling`."""
         return [r.perplexity for r in self.loglikelihood_rolling(texts)]
 
+    def sentence_logprobs(self, texts: Sequence[str], contexts: Sequence[str | None] | None = None):
+        """The table :func:`nlgbias.likelihood.sentence_logprobs` gives (``logprob``,
+        ``n_tokens``, ``mean_logprob`` per text, in input order), from this interface: each
+        text after its context (joined by a space) or, without one, as a whole; the ``hf``
+        backend gives the same numbers."""
+        import pandas as pd  # noqa: PLC0415
+
+        texts = list(texts)
+        if contexts is not None and len(contexts) != len(texts):
+            raise ValueError("contexts and texts differ in length")
+        ctx = list(contexts) if contexts is not None else [None] * len(texts)
+        whole = [i for i, c in enumerate(ctx) if not c]
+        given = [i for i, c in enumerate(ctx) if c]
+        lp, n = [0.0] * len(texts), [0] * len(texts)
+        for i, r in zip(whole, self.loglikelihood_rolling([texts[i] for i in whole]) if whole else []):
+            lp[i], n[i] = r.logprob, r.n_tokens
+        pairs = [(ctx[i], " " + texts[i]) for i in given]
+        for i, r in zip(given, self.loglikelihood(pairs) if given else []):
+            lp[i], n[i] = r.logprob, r.n_tokens
+        return pd.DataFrame({"logprob": lp, "n_tokens": n,
+                             "mean_logprob": [a / max(b, 1) for a, b in zip(lp, n)]})
+
     def close(self) -> None:
         """Release what the backend holds (a server connection, GPU memory)."""
 
