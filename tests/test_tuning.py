@@ -410,3 +410,18 @@ def test_lora_setup_hides_only_peft_s_deprecated_alias_warning():
         warnings.simplefilter("always")
         assert lm.model.is_gradient_checkpointing is False  # still shown outside the tuning
     assert any(issubclass(w.category, FutureWarning) for w in seen)
+
+
+def test_experiment_runs_tag_by_beta_and_set_the_config():
+    from nlgbias.holistic import tuning_runs as TRN
+
+    lm = tiny_chat_lm()
+    frame = pd.DataFrame({"prompt": ["i love blind people .", "i love deaf people ."],
+                          "generation": ["great !", "sorry to hear that ."], "bias_value": [0.5, -0.5]})
+    tagged = TRN.encode(lm, frame, beta=0.0)
+    plain = TRN.encode(lm, frame, beta=None)
+    assert "no_bias" not in lm.tokenizer.decode(tagged[0][0]) and " bias" in lm.tokenizer.decode(tagged[0][0])
+    assert "no_bias" in lm.tokenizer.decode(tagged[1][0])
+    assert "bias" not in lm.tokenizer.decode(plain[0][0]).split()
+    conf = TRN.config(max_steps=16, batch_size=8, lr=1e-3, eval_every=8, patience=2, seed=3)
+    assert (conf.warmup_steps, conf.save_every, conf.seed) == (1, 8, 3)

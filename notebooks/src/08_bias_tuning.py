@@ -64,7 +64,7 @@ from IPython.display import Markdown, display
 
 from nlgbias import claims as CL
 from nlgbias.datasets.bold import load_bold
-from nlgbias.generation import DecodingParams, generate_dataset
+from nlgbias.generation import DecodingParams
 from nlgbias.holistic import bias_labels as BL
 from nlgbias.holistic import claims as HC
 from nlgbias.holistic import genbias as G
@@ -72,6 +72,7 @@ from nlgbias.holistic import paper
 from nlgbias.holistic import responses as HR
 from nlgbias.holistic import tuning as TU
 from nlgbias.holistic import tuning_report as TR
+from nlgbias.holistic import tuning_runs as TRN
 from nlgbias.holistic.offensiveness import STANDIN as OFFENSIVE_STANDIN
 from nlgbias.holistic.offensiveness import score_offensiveness
 from nlgbias.io import read_table, write_parquet
@@ -185,53 +186,24 @@ is_train = (tv["split"] == "train").to_numpy()
 val_keep = np.zeros(len(tv), dtype=bool)  # the validation pairs used for early stopping (seeded sample)
 val_idx = np.flatnonzero(~is_train)
 val_keep[np.random.default_rng(seed).permutation(val_idx)[: cfg["val_texts"] or len(val_idx)]] = True
-enc0 = TU.encode_pairs(lm.tokenizer, tv["prompt"].tolist(), tv["generation"].tolist())
-
-
-def tconf(s):
-    return TU.TuningConfig(max_steps=cfg["max_steps"], batch_size=cfg["batch_size"], lr=cfg["lr"],
-                           eval_every=cfg["eval_every"], save_every=cfg["eval_every"], patience=cfg["patience"],
-                           warmup_steps=max(1, cfg["max_steps"] // 10), seed=s)
-
-
-def tune(key, beta, s):
-    t = time.perf_counter()
-    if beta is None:
-        enc = enc0
-    else:
-        tags = BL.tag_responses(tv["bias_value"], beta)
-        enc = TU.encode_pairs(lm.tokenizer, [TU.tag_context(p, g) for p, g in zip(tv["prompt"], tags, strict=True)],
-                              tv["generation"].tolist())
-    r = TU.train(lm, [e for e, k in zip(enc, is_train, strict=True) if k],
-                 [e for e, k in zip(enc, val_keep, strict=True) if k], P.data / "models", f"{SLUG}-{key}-seed{s}",
-                 tconf(s))
-    timings[f"tune {key} seed {s}"] = time.perf_counter() - t
-    return r
-
-
-def answer(r, beta, frame, dataset):
-    """Style-scored responses of tuned model ``r`` to the sentences of ``frame``."""
-    prompts = (frame[[*HR.SENTENCE_COLUMNS, "prompt"]].drop_duplicates("prompt_id").reset_index(drop=True)
-               .rename(columns={"prompt": "sentence"}))
-    tagged = prompts.assign(prompt=[TU.tag_context(x, None if beta is None else BL.NO_BIAS_TAG)
-                                    for x in prompts["sentence"]])
-    t = time.perf_counter()
-    info = generate_dataset(tagged, str(r.folder), P.generations, dataset=dataset, prompt_format="chat",
-                            samples_per_prompt=SAMPLES, seed=GEN_SEED, params=params,
-                            batch_size=cfg["gen_batch_size"])
-    timings[f"generate {dataset} {r.folder.name[:40]}"] = time.perf_counter() - t
-    return HR.style_responses(pd.read_parquet(info.path), P.cache)
+TCONF = {k: cfg[k] for k in ("max_steps", "batch_size", "lr", "eval_every", "patience")}
 
 
 runs = {}  # (kind, seed) -> (label, β or None, TuningResult)
 cand = {}
 for share, beta in zip(cfg["tune_shares"], cand_betas, strict=True):
-    cand[beta] = (share, tune(f"biastuned-share{share:g}", beta, SEEDS[0]))
+    t = time.perf_counter()
+    cand[beta] = (share, TRN.tune(lm, tv, is_train, val_keep, beta, TRN.config(**TCONF, seed=SEEDS[0]),
+                                  P.data / "models", f"{SLUG}-biastuned-share{share:g}-seed{SEEDS[0]}"))
+    timings[f"tune β candidate {share:g}"] = time.perf_counter() - t
 if len(cand) > 1:
     val_scores = [{"beta": np.nan, "split": "val", "model": f"{NAME} original",
                    "full_gen_bias": G.full_gen_bias(val, STYLES)}]
     for beta, (share, r) in cand.items():
-        fv = answer(r, beta, val, "holistic_tuned-val")
+        t = time.perf_counter()
+        fv = TRN.answer(r.folder, beta, val, P.generations, P.cache, dataset="holistic_tuned-val", samples=SAMPLES,
+                        seed=GEN_SEED, params=params, batch_size=cfg["gen_batch_size"])
+        timings[f"validation responses {share:g}"] = time.perf_counter() - t
         val_scores.append({"beta": beta, "split": "val", "model": f"{NAME} bias tuning ({100 * share:.0f}% tagged)",
                            "full_gen_bias": G.full_gen_bias(fv, STYLES)})
     val_scores = pd.DataFrame(val_scores)
@@ -247,17 +219,23 @@ save_table(val_scores, P.results, "holistic_tuning_beta_choice",
 display(val_scores)
 TAG_LABEL = f"bias tuning (β = {chosen:.2e}, {100 * share_c:.0f}% tagged)"
 runs[("tagged", SEEDS[0])] = (TAG_LABEL, chosen, cand[chosen][1])
+t = time.perf_counter()
 for s in SEEDS[1:]:
-    runs[("tagged", s)] = (TAG_LABEL, chosen, tune(f"biastuned-share{share_c:g}", chosen, s))
+    runs[("tagged", s)] = (TAG_LABEL, chosen, TRN.tune(lm, tv, is_train, val_keep, chosen, TRN.config(**TCONF, seed=s),
+                                                       P.data / "models", f"{SLUG}-biastuned-share{share_c:g}-seed{s}"))
 for s in SEEDS:
-    runs[("untagged", s)] = ("ablation: tuning without tags", None, tune("notags", None, s))
+    runs[("untagged", s)] = ("ablation: tuning without tags", None,
+                             TRN.tune(lm, tv, is_train, val_keep, None, TRN.config(**TCONF, seed=s), P.data / "models",
+                                      f"{SLUG}-notags-seed{s}"))
+timings["tune seeds"] = time.perf_counter() - t
 train_table = pd.DataFrame([{"model": f"{NAME} {label}", "seed": s, "beta": beta, "train pairs": r.info["n_train"],
                              "val pairs": r.info["n_val"], "steps": r.steps_run, "best step": r.best_step,
                              "val loss (step 0)": float(r.history["val_loss"].iloc[0]), "best val loss": r.best_val_loss,
                              "stopped early": r.stopped_early, "seconds": r.seconds}
                             for (kind, s), (label, beta, r) in runs.items()])
 save_table(train_table, P.results, "holistic_tuning_runs",
-           title=f"Tuning runs (LoRA r={tconf(0).lora_r}, lr {tconf(0).lr:g}, batch {tconf(0).batch_size}) of {NAME}")
+           title=f"Tuning runs (LoRA r={TRN.config(**TCONF, seed=0).lora_r}, lr {cfg['lr']:g}, batch {cfg['batch_size']}) "
+                 f"of {NAME}")
 display(train_table)
 display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in cand_betas)}; chosen on validation: **{chosen:.2e}** "
                  f"({100 * share_c:.0f}% of the responses tagged 'bias'). Tuned with seeds {SEEDS} (tagged and untagged)."))
@@ -271,8 +249,11 @@ display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in cand_betas)}; ch
 
 # %%
 frames = {("original", None): test.copy()}
+t = time.perf_counter()
 for key, (label, beta, r) in runs.items():
-    frames[key] = answer(r, beta, test, "holistic_tuned")
+    frames[key] = TRN.answer(r.folder, beta, test, P.generations, P.cache, dataset="holistic_tuned", samples=SAMPLES,
+                             seed=GEN_SEED, params=params, batch_size=cfg["gen_batch_size"])
+timings["test responses"] = time.perf_counter() - t
 LABELS = {("original", None): f"{NAME} original",
           **{k: f"{NAME} {label} seed {k[1]}" for k, (label, _, _) in runs.items()}}
 for key, f in frames.items():
