@@ -247,6 +247,15 @@ def test_blenderbot_generates_from_its_dialogue_format(blenderbot):
         lm.loglikelihood_rolling(["Nice."])
 
 
+def test_the_command_line_check_names_what_a_spec_can_and_cannot_do(blenderbot, capsys):
+    from nlgbias.lm.__main__ import main
+
+    assert main([f"hf:{blenderbot}", "--max-new-tokens", "4"]) == 1  # no rolling log-likelihood
+    out = capsys.readouterr().out
+    assert "generate_until" in out and "over" in out and "unsupported: hf backend" in out
+    assert main(["openai:not-a-url"]) == 2 and "base URL" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- vllm backend
 def test_vllm_backend_names_its_extra_when_vllm_is_absent():
     try:

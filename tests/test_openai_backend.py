@@ -213,6 +213,17 @@ def test_transformers_serve_agrees_with_hf_and_names_what_it_lacks(transformers_
     print(f"9 requests to transformers serve and the same work in-process: {time.time() - t0:.1f} s")
 
 
+@pytest.mark.slow
+def test_the_command_line_check_of_a_served_model(transformers_server, capsys):
+    from nlgbias.lm.__main__ import main
+
+    assert main([transformers_server, "--max-new-tokens", "4"]) == 1  # 4 requests
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("generate_until") and "unsupported" not in out[0]
+    assert out[1].startswith("chat") and "unsupported" not in out[1]
+    assert all("unsupported: openai backend" in line and "echo" in line for line in out[2:4])
+
+
 # ---------------------------------------------------------------- llama.cpp's server
 @pytest.mark.slow
 def test_llama_cpp_server_agrees_with_hf_on_the_gguf(smollm2_hf, tmp_path):
