@@ -9,7 +9,10 @@ project's resumable caches and writes its final files (names starting ``t__``) i
   perplexity through the shared likelihood engine;
 - ``train``: 06's classifier experiments (Figure 1 alpha selection and seed runs) and the
   saved classifier (MODEL_DIR: a tiny encoder folder);
-- ``tune``: 08's bias tuning (LoRA on a tiny chat LM; MODEL_DIR unused).
+- ``tune``: 08's bias tuning (LoRA on a tiny chat LM; MODEL_DIR unused);
+- ``generate-bf16`` / ``likelihood-bf16``: generation and likelihood scoring with a real
+  offline model (MODEL_DIR: its registered name, e.g. ``smollm2-135m``) in bfloat16 at 2
+  threads, where a row's numbers depend on the rows batched with it.
 """
 
 from __future__ import annotations
@@ -34,11 +37,19 @@ def main(mode: str, out: Path, model: str) -> None:
     from nlgbias.generation import DecodingParams, generate_dataset
 
     params = DecodingParams(max_new_tokens=12, do_sample=True, top_k=5)
-    if mode in ("generate", "shards"):
+    if mode == "generate-bf16":
+        generate_dataset(real_prompts(), model, out, dataset="t", samples_per_prompt=2, seed=3,
+                         params=DecodingParams(max_new_tokens=16, top_k=40, top_p=0.95,
+                                               first_sentence=True),
+                         batch_size=4, chunk_size=8, dtype="bfloat16", num_threads=2,
+                         loaded=_LOADED.get(model), progress=False)
+    elif mode == "likelihood-bf16":
+        likelihood(out, model, bf16=True)
+    elif mode in ("generate", "shards"):
         shards = ["0/3", "1/3", "2/3"] if mode == "shards" else [None]
         for shard in shards:
             generate_dataset(prompts(), model, out, dataset="t", samples_per_prompt=2, seed=3,
-                             params=params, batch_size=4, flush_every=8, dtype="float32",
+                             params=params, batch_size=4, chunk_size=8, dtype="float32",
                              num_threads=1, shard=shard, progress=False)
     elif mode == "score":
         from nlgbias.scoring import score_texts
@@ -97,27 +108,63 @@ def cats(n: int = 48) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def likelihood(out: Path, model: str) -> None:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+#: real models loaded before READY (``preload``), by name
+_LOADED: dict = {}
 
+
+def real_prompts(n: int = 20) -> pd.DataFrame:
+    """BOLD-like prompts of different lengths for a real model."""
+    heads = ["The nurse said that", "An Asian American actor who", "My grandfather worked as a",
+             "Christianity is a religion that", "The engineer", "She was known for her work on the",
+             "In the 1920s, the jazz musician", "Socialism as a political ideology",
+             "The young Black woman from Chicago", "Atheism"]
+    rows = [(f"q{i:03d}", heads[i % len(heads)] + ("" if i < len(heads) else " and then"))
+            for i in range(n)]
+    return pd.DataFrame(rows, columns=["prompt_id", "prompt"])
+
+
+def real_cats(n: int = 24) -> pd.DataFrame:
+    """StereoSet-shaped CATs in plain English for a real model."""
+    people = ["nurse", "engineer", "grandfather", "musician", "chess player", "mother"]
+    rows = []
+    for i in range(n):
+        p = people[i % len(people)]
+        task = "intrasentence" if i % 2 else "intersentence"
+        ctx = f"The {p} walked in{' late' * (i % 3)}."
+        sents = [f"The {p} was {w}." for w in ("caring", "rude", "purple")] if i % 2 else \
+            [f"{s} {x}" for s, x in (("They", "were kind."), ("They", "were cold."), ("The", "sky is a fish."))]
+        rows.append({"task": task, "id": f"r{i:03d}", "target": p, "bias_type": "profession",
+                     "context": ctx, "stereotype": sents[0], "stereotype_id": f"r{i:03d}s",
+                     "anti_stereotype": sents[1], "anti_stereotype_id": f"r{i:03d}a",
+                     "unrelated": sents[2], "unrelated_id": f"r{i:03d}u"})
+    return pd.DataFrame(rows)
+
+
+def likelihood(out: Path, model: str, bf16: bool = False) -> None:
     from nlgbias.holistic.responses import score_perplexity
     from nlgbias.io import write_parquet
     from nlgbias.stereoset.evaluation import sentence_table, write_predictions
     from nlgbias.stereoset.lm import CATScorer, score_sentences
 
-    net = AutoModelForCausalLM.from_pretrained(model).eval()
-    tok = AutoTokenizer.from_pretrained(model)
+    if bf16:
+        lm = _LOADED[model]
+        net, tok = lm.model, lm.tokenizer
+    else:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        net = AutoModelForCausalLM.from_pretrained(model).eval()
+        tok = AutoTokenizer.from_pretrained(model)
     scorer = CATScorer(net, tok, "causal", batch_size=8)
     scorer.score = _slow(scorer.score)
-    c = cats()
+    c = real_cats() if bf16 else cats()
     sents = score_sentences(scorer, sentence_table(c), out / "cache" / "cat", chunk=12,
                             progress=False)
     write_predictions(c, dict(zip(sents["id"], sents["score"])), out / "t__predictions.json")
-    texts = prompts(64).rename(columns={"prompt": "text"})
+    texts = (real_prompts(40) if bf16 else prompts(64)).rename(columns={"prompt": "text"})
     import nlgbias.likelihood as L
 
     with slowed(L, "sentence_logprobs"):
-        ppl = score_perplexity(texts, model, out / "cache", dtype=None, chunk_size=8,
+        ppl = score_perplexity(texts, model, out / "cache", dtype="bfloat16" if bf16 else None, chunk_size=8,
                                lm=(net, tok), progress=False)
     write_parquet(ppl.reset_index(drop=True), out / "t__perplexity.parquet")
 
@@ -174,17 +221,26 @@ PRELOAD = {"generate": ["nlgbias.generation"], "shards": ["nlgbias.generation"],
                           "nlgbias.likelihood"],
            "train": ["transformers", "sklearn.neural_network", "nlgbias.regard.experiments",
                      "nlgbias.regard.baselines", "nlgbias.metrics.sentiment", "textblob"],
-           "tune": ["transformers", "peft", "test_tuning", "nlgbias.holistic.tuning"]}
+           "tune": ["transformers", "peft", "test_tuning", "nlgbias.holistic.tuning"],
+           "generate-bf16": ["nlgbias.generation"],
+           "likelihood-bf16": ["nlgbias.stereoset.lm", "nlgbias.holistic.responses", "nlgbias.likelihood"]}
 
 
-def preload(mode: str) -> None:
+def preload(mode: str, model: str | None = None) -> None:
+    """Import what ``mode`` needs; a bf16 mode also loads ``model`` (bfloat16, 2 threads)."""
     import importlib
 
     for name in ["torch", *PRELOAD.get(mode, [])]:
         importlib.import_module(name)
+    if mode.endswith("-bf16") and model not in _LOADED:
+        import torch
+
+        from nlgbias.models import load_model
+
+        _LOADED[model] = load_model(model, dtype=torch.bfloat16)
 
 
 if __name__ == "__main__":
-    preload(sys.argv[1])
+    preload(sys.argv[1], sys.argv[3])
     print("READY", flush=True)
     main(sys.argv[1], Path(sys.argv[2]), sys.argv[3])

@@ -107,7 +107,7 @@ def test_resumed_continuous_run_equals_uninterrupted(tmp_path, monkeypatch):
     lm.model.save_pretrained(folder)
     lm.tokenizer.save_pretrained(folder)
     prompts = pd.DataFrame({"prompt_id": [f"p{i}" for i in range(30)], "prompt": mixed_prompts(30)})
-    kw = {"dataset": "t", "params": SETTINGS["first-sentence"], "batch_size": 4, "flush_every": 1,
+    kw = {"dataset": "t", "params": SETTINGS["first-sentence"], "batch_size": 4, "chunk_size": 6,
           "dtype": "float32", "progress": False}
     ref = pd.read_parquet(G.generate_dataset(prompts, str(folder), tmp_path / "ref",
                                              cache_dir=tmp_path / "c-ref", **kw).path)

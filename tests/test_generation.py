@@ -164,7 +164,7 @@ def test_generate_dataset_schema_resume_and_no_regeneration(tmp_path, monkeypatc
     model = save_tiny(tmp_path)
     prompts = prompt_frame(11)
     kw = {"params": G.DecodingParams(max_new_tokens=6, top_k=40, top_p=0.95), "batch_size": 2,
-          "flush_every": 2, "dtype": "float32", "progress": False, "dataset": "bold"}
+          "chunk_size": 2, "dtype": "float32", "progress": False, "dataset": "bold"}
     ref = G.generate_dataset(prompts, model, tmp_path / "ref", cache_dir=tmp_path / "ref-cache", **kw)
     ref_df = pd.read_parquet(ref.path)
     assert list(ref_df.columns) == ["domain", "group", "name", *G.RUN_COLUMNS]
@@ -190,10 +190,10 @@ def test_generate_dataset_schema_resume_and_no_regeneration(tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         G.generate_dataset(prompts, model, out, **kw)
     assert not (out / G.output_name("bold", model)).exists()
-    kept = sum(len(pd.read_parquet(f)) for f in (tmp_path / "run-cache").rglob("shard-*.parquet"))
+    kept = sum(len(pd.read_parquet(f)) for f in (tmp_path / "run-cache").rglob("chunk-*.parquet"))
     monkeypatch.setattr(G.CausalGenerator, "_prefill", real_batch)
     info = G.generate_dataset(prompts, model, out, **kw)
-    assert 0 < kept < 11 and info.complete and info.generated == 11 - kept  # finished rows kept
+    assert 0 < kept < 11 and info.complete and info.generated == 11 - kept  # finished chunks kept
     pd.testing.assert_frame_equal(pd.read_parquet(info.path), ref_df)
 
     def forbidden(self, *a, **k):
@@ -219,7 +219,7 @@ def test_shards_partition_and_assemble(tmp_path):
     model = save_tiny(tmp_path, "gpt2")
     prompts = prompt_frame(9)
     kw = {"params": G.DecodingParams(max_new_tokens=5, do_sample=False), "dtype": "float32",
-          "progress": False, "cache_dir": tmp_path / "cache", "dataset": "bold"}
+          "progress": False, "cache_dir": tmp_path / "cache", "dataset": "bold", "chunk_size": 2}
     first = G.generate_dataset(prompts, model, tmp_path / "gen", shard="0/2", **kw)
     assert not first.complete and first.path is None
     second = G.generate_dataset(prompts, model, tmp_path / "gen", shard="1/2", **kw)
@@ -270,7 +270,7 @@ def test_ray_backend_matches_local(tmp_path):
         init_ray(num_cpus=1)
         remote = G.generate_dataset(prompts, model, tmp_path / "ray", backend="ray",
                                     cache_dir=tmp_path / "c2",
-                                    ray_options={"num_actors": 1, "rows_per_task": 3}, **kw)
+                                    ray_options={"num_actors": 1}, chunk_size=6, **kw)
     finally:
         ray.shutdown()
     assert remote.complete and remote.generated == 16
@@ -329,7 +329,7 @@ def test_samples_per_prompt_seeds_resume_and_independence(tmp_path, monkeypatch)
                                              cache_dir=tmp_path / "c-one", **kw).path)
     assert one["row_seed"].tolist() == [G.row_seed(3, p) for p in prompts["prompt_id"]]
     three = G.generate_dataset(prompts, model, tmp_path / "three", cache_dir=tmp_path / "c-three",
-                               samples_per_prompt=3, batch_size=4, flush_every=4, **kw)
+                               samples_per_prompt=3, batch_size=4, chunk_size=5, **kw)
     df = pd.read_parquet(three.path)
     assert df["row_seed"].tolist() == [G.sample_seed(3, p, k) for p in prompts["prompt_id"] for k in range(3)]
     assert G.sample_seed(3, "p1", 2) == G.row_seed(3, "p1#2") and G.sample_seed(3, "p1") == G.row_seed(3, "p1")
@@ -348,19 +348,19 @@ def test_samples_per_prompt_seeds_resume_and_independence(tmp_path, monkeypatch)
             raise KeyboardInterrupt
         return real(self, *a, **k)
 
-    kw2 = {**kw, "samples_per_prompt": 3, "batch_size": 1, "flush_every": 1, "cache_dir": tmp_path / "c2"}
+    kw2 = {**kw, "samples_per_prompt": 3, "batch_size": 1, "chunk_size": 1, "cache_dir": tmp_path / "c2"}
     monkeypatch.setattr(G.CausalGenerator, "_prefill", crashing)
     with pytest.raises(KeyboardInterrupt):
         G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
     monkeypatch.setattr(G.CausalGenerator, "_prefill", real)
     a = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="0/2", **kw2)
-    assert not a.complete and a.rows == len(G.select_shard(G.runs.expand_samples(prompts, 3, 3), "0/2", "key"))
+    assert not a.complete and a.rows == 8  # chunks 0, 2, ..., 14 of 15 one-row chunks
     b = G.generate_dataset(prompts, model, tmp_path / "resumed", shard="1/2", **kw2)
     assert b.complete
     pd.testing.assert_frame_equal(pd.read_parquet(b.path), df)
-    # more samples later reuse the cached ones: only the new samples are generated
+    # more samples later reuse the cached chunks (sample-major): only the new samples are generated
     five = G.generate_dataset(prompts, model, tmp_path / "three", cache_dir=tmp_path / "c-three",
-                              samples_per_prompt=5, **kw)
+                              samples_per_prompt=5, chunk_size=5, **kw)
     assert five.generated == 10 and five.rows == 25
     df5 = pd.read_parquet(five.path)
     pd.testing.assert_frame_equal(df5[df5["sample"] < 3].reset_index(drop=True), df)
@@ -437,3 +437,41 @@ def test_run_summaries():
     assert t.to_dict("records")[0] == {"model": "m", "rows": 3, "new tokens": 12, "generation seconds": 4.0,
                                        "tokens/s": 3.0, "file": "bold__m.parquet"}
     assert pd.isna(t.loc[1, "tokens/s"])
+
+
+# --------------------------------------------------------------------------- the chunk schedule
+def test_chunk_schedule_depends_on_the_rows_only(tmp_path):
+    rows = G.runs.expand_samples(prompt_frame(7), 3, seed=1)
+    chunks = G.chunk_schedule(rows, 4)
+    assert [len(c.rows) for c in chunks] == [4, 4, 4, 4, 4, 1]
+    assert [c.index for c in chunks] == list(range(6))
+    assert sorted(i for c in chunks for i in c.rows) == list(range(21))
+    # sample-major: every prompt's sample 0 in frame order, then sample 1, ...
+    flat = [i for c in chunks for i in c.rows]
+    assert rows["sample"].to_numpy()[flat].tolist() == [0] * 7 + [1] * 7 + [2] * 7
+    assert rows["prompt_id"].to_numpy()[flat[:7]].tolist() == prompt_frame(7)["prompt_id"].tolist()
+    assert G.chunk_schedule(rows.copy(), 4) == chunks  # a pure function of the rows
+    assert len({c.id for c in chunks}) == 6
+    # more samples keep every full chunk; another seed or prompt text makes other chunks
+    more = G.chunk_schedule(G.runs.expand_samples(prompt_frame(7), 5, seed=1), 4)
+    assert [c.id for c in more[:5]] == [c.id for c in chunks[:5]] and more[5].id != chunks[5].id
+    assert not {c.id for c in G.chunk_schedule(G.runs.expand_samples(prompt_frame(7), 3, seed=2), 4)} \
+        & {c.id for c in chunks}
+    edited = prompt_frame(7).assign(prompt=lambda d: d["prompt"].where(d.index != 0, "Other text"))
+    other = G.chunk_schedule(G.runs.expand_samples(edited, 3, seed=1), 4)
+    # the chunks that hold a row of the edited prompt (flat positions 0, 7, 14) change, only them
+    assert [c.id == d.id for c, d in zip(other, chunks)] == [False, False, True, False, True, True]
+    with pytest.raises(ValueError, match="chunk_size must be a positive integer"):
+        G.chunk_schedule(rows, 0)
+    # shards take whole chunks, round robin
+    assert [c.index for c in G.runs.shard_chunks(chunks, "1/4")] == [1, 5]
+    # generate_dataset writes the same chunks whatever the batch size and thread count
+    model = save_tiny(tmp_path)
+    kw = {"params": G.DecodingParams(max_new_tokens=4, top_k=40), "dtype": "float32",
+          "progress": False, "dataset": "t", "samples_per_prompt": 3, "seed": 1, "chunk_size": 4}
+    names = []
+    for k, (bs, threads) in enumerate(((1, 1), (3, 2), (32, 1))):
+        G.generate_dataset(prompt_frame(7), model, tmp_path / f"o{k}", batch_size=bs,
+                           num_threads=threads, cache_dir=tmp_path / f"c{k}", **kw)
+        names.append(sorted(p.name for p in (tmp_path / f"c{k}").rglob("chunk-*.parquet")))
+    assert names[0] == names[1] == names[2] == sorted(f"chunk-{c.id}.parquet" for c in chunks)

@@ -2,7 +2,9 @@
 points during generation (local and sharded), text scoring, CAT / perplexity scoring (the
 shared likelihood engine), classifier training (06: Figure 1 runs + the saved classifier) and
 bias tuning (08); each rerun continues, and the final files are byte-identical to an
-uninterrupted run's (tuning.json: equal apart from its wall-clock ``seconds``)."""
+uninterrupted run's (tuning.json: equal apart from its wall-clock ``seconds``). Generation and
+likelihood scoring also on SmolLM2-135M in bfloat16, where only the fixed chunk schedule makes a
+resumed run's numbers those of an uninterrupted one."""
 
 from __future__ import annotations
 
@@ -82,21 +84,37 @@ def _run(mode, out, model, kill_after=None):
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["generate", "shards", "score", "likelihood", "train", "tune"])
 def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tmp_path, monkeypatch):
+    model = tiny_encoder if mode == "train" else tiny_model
+    # two kills for the modes that start fast (a resumed run is killed again), then a run to the end
+    kill_and_compare(mode, str(model), tmp_path, monkeypatch,
+                     most=1 if mode in ("likelihood", "train", "tune") else 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["generate-bf16", "likelihood-bf16"])
+def test_killed_bf16_runs_of_a_real_model_resume_to_the_same_bytes(mode, tmp_path, monkeypatch):
+    """SmolLM2-135M in bfloat16 at 2 threads, where a row's numbers depend on its batch-mates:
+    generation (samples, continuous batching, chunks of 8 rows) and likelihood scoring
+    (StereoSet CATs, HolisticBias perplexity) killed twice at random points, then finished,
+    write the bytes of an uninterrupted run."""
+    pytest.importorskip("gguf")
+    kill_and_compare(mode, "smollm2-135m", tmp_path, monkeypatch, most=2)
+
+
+def kill_and_compare(mode: str, model: str, tmp_path: Path, monkeypatch, most: int) -> None:
+    """Run ``mode`` uninterrupted (in this process), then in worker processes killed with
+    SIGKILL ``most`` times at random points of the job and finished; assert equal final files."""
     import interrupt_worker as W
 
-    model = tiny_encoder if mode == "train" else tiny_model
     ref = tmp_path / "ref" / "out"  # each run has its own resume cache beside its output
     # the uninterrupted reference runs in this process (one interpreter start less per mode)
     monkeypatch.setenv("NLGBIAS_PROGRESS", "off")
-    W.preload(mode)
+    W.preload(mode, model)
     t0 = time.time()
-    W.main(mode, ref, str(model))
+    W.main(mode, ref, model)
     took = time.time() - t0
     rng = random.Random(mode)
     out = tmp_path / "killed" / "out"
-    # kills at random points of the job (two for the modes that start fast: a resumed run is
-    # killed again), then a run to the end
-    most = 1 if mode in ("likelihood", "train", "tune") else 2
     kills = 0
     while kills < most and _run(mode, out, model, kill_after=rng.uniform(0.15, 0.75) * took) is None:
         kills += 1

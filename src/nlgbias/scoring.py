@@ -70,7 +70,9 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
         fn: ``fn(chunk) -> DataFrame`` with one row per row of ``chunk``, in the same order
             (its index is ignored): the score columns. ``chunk`` holds distinct keys only.
         cache_dir: the :class:`~nlgbias.io.ShardCache` folder of this metric configuration.
-        chunk_size: rows per call of ``fn`` and per cached shard.
+        chunk_size: rows per call of ``fn`` and per cached shard: the distinct keys in frame
+            order cut every ``chunk_size`` (the same chunks whatever a killed run had cached:
+            a resumed run writes the same numbers as an uninterrupted one).
         desc: progress-bar label. progress: ``False`` hides the bar, ``None`` shows it only
             for two or more chunks.
 
@@ -90,17 +92,23 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
     cache = ShardCache(cache_dir, key=key_col)
     done = cache.done_keys()
     work = frame.assign(**{key_col: keys})
-    todo = work[~work[key_col].isin(done)].drop_duplicates(key_col)
+    # fixed chunks: the distinct keys in frame order cut every chunk_size keys, wherever an
+    # earlier run stopped (each chunk is cached as one shard, so a killed run left whole chunks).
+    # A chunk's rows, and so its numbers when fn batches them (bf16 models), depend on the frame
+    # only: a resumed run scores what an uninterrupted one would. Keys cached by another frame's
+    # run are reused; only the rest of their chunk is scored.
+    distinct = work.drop_duplicates(key_col)
+    pending = ~distinct[key_col].isin(done).to_numpy()
+    chunks = [distinct.iloc[s:s + chunk_size][pending[s:s + chunk_size]]
+              for s in range(0, len(distinct), chunk_size) if pending[s:s + chunk_size].any()]
     stats = {"rows": len(frame), "distinct": int(keys.nunique()),
-             "cached": int(keys[keys.isin(done)].nunique()), "scored now": len(todo),
+             "cached": int(keys[keys.isin(done)].nunique()), "scored now": int(pending.sum()),
              "seconds": 0.0}
-    if len(todo):
-        log.info("%s: scoring %d new of %d rows (%d cached) into %s", desc, len(todo),
+    if chunks:
+        log.info("%s: scoring %d new of %d rows (%d cached) into %s", desc, stats["scored now"],
                  len(frame), stats["cached"], Path(cache_dir).name)
-    starts = range(0, len(todo), chunk_size)
-    show = (len(starts) >= 2) if progress is None else progress
-    for s in tqdm(starts, desc=desc, disable=not show):
-        chunk = todo.iloc[s:s + chunk_size]
+    show = (len(chunks) >= 2) if progress is None else progress
+    for chunk in tqdm(chunks, desc=desc, disable=not show):
         t0 = time.perf_counter()
         scores = fn(chunk)
         stats["seconds"] += time.perf_counter() - t0

@@ -7,7 +7,8 @@
 - :mod:`~nlgbias.generation.ray_backend`: the same engine on a Ray cluster.
 - :mod:`~nlgbias.generation.runs`: :func:`generate_dataset` - any prompt frame (``prompt_id,
   prompt`` + metadata) to ``<dataset>__<model>.parquet``, several samples per prompt, plain or
-  chat prompts, resumable, sharded, local or on Ray; run summaries for the notebooks.
+  chat prompts, in fixed chunks (:func:`chunk_schedule`) so a killed run resumes to the same
+  bytes, sharded, local or on Ray; run summaries for the notebooks.
 """
 
 from nlgbias.generation.decoding import (
@@ -21,9 +22,13 @@ from nlgbias.generation.decoding import (
 from nlgbias.generation.engine import BatchedGenerator, CausalGenerator, Completion
 from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.runs import (
+    CHUNK_SIZE,
     PROMPT_FORMATS,
     RUN_COLUMNS,
+    Chunk,
+    ChunkCache,
     RunInfo,
+    chunk_schedule,
     count_table,
     finish_table,
     generate_dataset,
@@ -41,9 +46,9 @@ from nlgbias.generation.runs import (
     with_word_counts,
 )
 
-__all__ = ["DECODING_COLUMNS", "PROMPT_FORMATS", "RUN_COLUMNS", "BatchedGenerator", "CausalGenerator",
-           "Completion", "DecodingError", "DecodingParams", "GibbsGenerator", "GibbsParams", "RunInfo",
-           "count_table", "decoding_for", "finish_table", "first_sentence", "generate_dataset",
+__all__ = ["CHUNK_SIZE", "DECODING_COLUMNS", "PROMPT_FORMATS", "RUN_COLUMNS", "BatchedGenerator", "CausalGenerator",
+           "Chunk", "ChunkCache", "Completion", "DecodingError", "DecodingParams", "GibbsGenerator", "GibbsParams", "RunInfo",
+           "chunk_schedule", "count_table", "decoding_for", "finish_table", "first_sentence", "generate_dataset",
            "generate_models", "length_table", "output_columns", "output_name", "parse_shard",
            "read_generations", "row_key", "row_seed", "run_table", "sample_seed", "select_shard",
            "shard_of", "with_word_counts"]

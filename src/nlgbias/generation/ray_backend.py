@@ -1,9 +1,11 @@
 """Ray backend of the generation engine: the same :class:`~nlgbias.generation.CausalGenerator`
-in a pool of model actors (Ray Data ``map_batches``), for BOLD-scale runs (§4.2) on a cluster.
+in a pool of model actors (``ray.util.ActorPool``), for BOLD-scale runs (§4.2) on a cluster.
 
-The driver keeps the resume cache: it sends only unfinished prompts, and appends each batch
-of results to the :class:`~nlgbias.io.ShardCache` as it streams back, so an interrupted
-cluster run resumes like a local one. Each actor loads the model once.
+The driver keeps the resume cache: it sends only unfinished chunks of the run's fixed schedule
+(:func:`~nlgbias.generation.runs.chunk_schedule`), one chunk per task, and writes each chunk to
+the :class:`~nlgbias.generation.runs.ChunkCache` as it comes back, so an interrupted cluster run
+resumes like a local one and every row has the batch-mates of a local run. Each actor loads the
+model once.
 
 Point it at a cluster with ``ray_options={"address": "ray://head:10001"}`` (or
 ``"auto"`` on a cluster node, or set ``RAY_ADDRESS``); with no address and no running Ray,
@@ -19,7 +21,6 @@ import pandas as pd
 
 from nlgbias.generation.decoding import DecodingParams
 from nlgbias.generation.engine import CausalGenerator, completions_frame
-from nlgbias.io import ShardCache
 from nlgbias.models import display_name, load_model
 from nlgbias.progress import tqdm
 
@@ -27,9 +28,9 @@ log = logging.getLogger(__name__)
 
 
 class GenerationActor:
-    """A Ray Data actor: loads ``model`` once, then maps a pandas batch of rows
-    (``prompt_id, sample, prompt, row_seed``) to generated rows (:func:`completions_frame` plus
-    ``sample``, the columns of the resume cache)."""
+    """A Ray actor: loads ``model`` once, then maps one chunk of rows (``prompt_id, sample,
+    prompt, row_seed``) to its generated rows (:func:`completions_frame` plus ``sample``, the
+    columns of the resume cache, in the chunk's order)."""
 
     def __init__(self, model: str, params: dict, device: str = "cpu", dtype: str = "float32",
                  batch_size: int = 32, num_threads: int | None = None, prompt_format: str = "plain"):
@@ -45,9 +46,14 @@ class GenerationActor:
         pairs = [p for chunk in self.engine.iter_generate(batch["prompt"].tolist(),
                                                           batch["row_seed"].tolist())
                  for p in chunk]
+        pairs.sort(key=lambda p: p[0])
         frame = completions_frame(batch, pairs)
         frame.insert(1, "sample", batch["sample"].to_numpy()[[i for i, _ in pairs]].astype("int64"))
         return frame
+
+    def run(self, tag: str, batch: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+        """The remote entry point: ``(tag, rows of batch)``."""
+        return tag, self(batch)
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None, retries: int = 2,
@@ -76,42 +82,35 @@ def init_ray(address: str | None = None, num_cpus: int | None = None, retries: i
                 raise
 
 
-def generate_with_ray(todo: pd.DataFrame, model: str, params: DecodingParams, cache: ShardCache, *,
+def generate_with_ray(rows: pd.DataFrame, chunks, model: str, params: DecodingParams, cache, *,
                       device: str = "cpu", dtype: str = "float32", batch_size: int = 32,
                       prompt_format: str = "plain", address: str | None = None,
                       num_actors: int = 1, cpus_per_actor: float = 1,
-                      gpus_per_actor: float = 0, rows_per_task: int | None = None,
-                      init_kwargs: dict | None = None) -> int:
-    """Generate ``todo`` (``prompt_id, sample, prompt, row_seed``) on Ray; append results to
-    ``cache``.
+                      gpus_per_actor: float = 0, init_kwargs: dict | None = None) -> int:
+    """Generate the ``chunks`` (:class:`~nlgbias.generation.runs.Chunk`, positions into
+    ``rows``: ``prompt_id, sample, prompt, row_seed``) on Ray, one chunk per task; write each to
+    ``cache`` (a :class:`~nlgbias.generation.runs.ChunkCache`) as it comes back.
 
     ``num_actors`` model replicas, each with ``cpus_per_actor`` CPUs (threads) and
-    ``gpus_per_actor`` GPUs; ``rows_per_task`` prompts per ``map_batches`` call (default
-    ``4 * batch_size``: enough for full, length-sorted batches, small enough to checkpoint
-    often). Returns the number of generated tokens.
+    ``gpus_per_actor`` GPUs. Returns the number of generated tokens.
     """
     import ray  # noqa: PLC0415
+    from ray.util import ActorPool  # noqa: PLC0415
 
     init_ray(address, max(1, int(num_actors * cpus_per_actor)), **(init_kwargs or {}))
-    rows_per_task = rows_per_task or 4 * batch_size
-    # similar prompt lengths in one task -> little padding inside the actor's batches
-    order = todo["prompt"].str.len().sort_values(kind="stable").index
-    ds = ray.data.from_pandas(todo.loc[order, ["prompt_id", "sample", "prompt", "row_seed"]].reset_index(drop=True))
-    out = ds.map_batches(
-        GenerationActor, batch_format="pandas", batch_size=rows_per_task,
-        compute=ray.data.ActorPoolStrategy(size=num_actors),
-        fn_constructor_kwargs={"model": model, "params": params.as_dict(), "device": device,
-                               "dtype": dtype, "batch_size": batch_size,
-                               "num_threads": max(1, int(cpus_per_actor)),
-                               "prompt_format": prompt_format},
-        num_cpus=cpus_per_actor, num_gpus=gpus_per_actor or None)
+    actor = ray.remote(GenerationActor).options(num_cpus=cpus_per_actor, num_gpus=gpus_per_actor or None)
+    kw = {"model": model, "params": params.as_dict(), "device": device, "dtype": dtype,
+          "batch_size": batch_size, "num_threads": max(1, int(cpus_per_actor)),
+          "prompt_format": prompt_format}
+    pool = ActorPool([actor.remote(**kw) for _ in range(max(1, min(num_actors, len(chunks))))])
+    cols = ["prompt_id", "sample", "prompt", "row_seed"]
+    parts = {c.id: rows.iloc[list(c.rows)][cols].reset_index(drop=True) for c in chunks}
     tokens = 0
-    with tqdm(total=len(todo), desc=f"generate {display_name(model)} (ray)", unit="row") as bar:
-        for frame in out.iter_batches(batch_format="pandas", batch_size=None):
-            if len(frame):
-                # plain pandas dtypes (Ray hands back Arrow-backed columns)
-                frame = pd.DataFrame({c: frame[c].tolist() for c in frame.columns})
-                cache.append(frame)
-                tokens += int(frame["n_new_tokens"].sum())
-                bar.update(len(frame))
+    with tqdm(total=sum(len(c.rows) for c in chunks), desc=f"generate {display_name(model)} (ray)",
+              unit="row") as bar:
+        by_id = {c.id: c for c in chunks}
+        for cid, frame in pool.map_unordered(lambda a, c: a.run.remote(c.id, parts[c.id]), chunks):
+            cache.write(by_id[cid], frame)
+            tokens += int(frame["n_new_tokens"].sum())
+            bar.update(len(frame))
     return tokens

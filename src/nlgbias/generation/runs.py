@@ -4,11 +4,18 @@ on Ray. No dataset is named here: the caller passes ``dataset`` (the file-name p
 :func:`generate_dataset` takes ``prompts`` with ``prompt_id, prompt`` and any metadata columns
 (passed through unchanged) and writes ``<dataset>__<model_slug>.parquet``: one row per
 (prompt_id, sample), the metadata columns first, then :data:`RUN_COLUMNS`. Each sample has its
-own seeded random stream (:func:`sample_seed`), so a row's text does not depend on its batch,
-shard, resume or worker. Rows go to a :class:`~nlgbias.io.ShardCache` as they are made, so an
-interrupted run (Ctrl-C, crash) continues where it stopped and a rerun with the same
-parameters generates nothing. ``shard=(i, n)`` makes only the i-th of n deterministic slices
-(several machines can fill one cache); ``backend="ray"`` runs the same engine on a Ray cluster
+own seeded random stream (:func:`sample_seed`).
+
+Work is scheduled in fixed chunks (:func:`chunk_schedule`): the rows in sample-major order cut
+every ``chunk_size`` rows, a function of the prompts, the number of samples and the seed only
+(not of the batch size, the threads or the timing). The engine generates one chunk at a time
+(continuous batching inside it, deterministic given its rows) and a :class:`ChunkCache` writes
+each finished chunk atomically as one file. An interrupted run (Ctrl-C, crash, SIGKILL) loses at
+most the chunk in progress and redoes it from its start, so it writes the same bytes as an
+uninterrupted run even in bfloat16, where a row's numbers depend on the rows that share its
+batch; a rerun with the same parameters generates nothing. ``shard=(i, n)`` makes only the
+chunks ``k`` with ``k % n == i`` (several machines can fill one cache; the file is the
+unsharded one's); ``backend="ray"`` runs the same engine on a Ray cluster, one chunk per task
 (:mod:`nlgbias.generation.ray_backend`).
 """
 
@@ -24,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from nlgbias.generation.decoding import DECODING_COLUMNS, DecodingParams, decoding_for, row_seed
@@ -31,7 +39,7 @@ from nlgbias.generation.engine import CausalGenerator, Completion, completions_f
 from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.ray_backend import generate_with_ray
 from nlgbias.hardware import default_threads, resolve_dtype
-from nlgbias.io import ShardCache, write_json, write_parquet
+from nlgbias.io import CorruptCacheError, write_json, write_parquet
 from nlgbias.models import (
     KINDS,
     LoadedModel,
@@ -45,7 +53,10 @@ from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
 
-ENGINE_VERSION = 3  # bump when a change alters generated text (invalidates caches)
+ENGINE_VERSION = 4  # bump when a change alters generated text (invalidates caches)
+
+#: rows per chunk of a run (:func:`chunk_schedule`): the unit of work, of caching and of resume
+CHUNK_SIZE = 512
 
 PROMPT_FORMATS = ("plain", "chat")
 
@@ -182,7 +193,7 @@ def read_generations(folder: str | Path, dataset: str, models: Sequence[str] | N
 def run_digest(model: str, params: DecodingParams | None, seed: int, control_code: str | None,
                dtype: str = "float32", prompt_format: str = "plain", extra: dict | None = None) -> str:
     """A short hash of everything that changes the generated text (names the resume cache).
-    The number of samples is not in it: more samples per prompt reuse the ones made before."""
+    The number of samples is not in it: more samples per prompt reuse the chunks made before."""
     obj = {"model": model, "params": params.as_dict() if params else None, "seed": seed,
            "control_code": control_code, "dtype": dtype, "engine": ENGINE_VERSION}
     if prompt_format != "plain":  # a plain run keeps the digest (and cache) of earlier versions
@@ -192,34 +203,91 @@ def run_digest(model: str, params: DecodingParams | None, seed: int, control_cod
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
 
 
-class RowCache(ShardCache):
-    """A :class:`ShardCache` of generated rows keyed on (prompt_id, sample). Shard files carry
-    a writer tag, so several writers (shards on other machines sharing the folder) never pick
-    the same file name."""
+@dataclass(frozen=True)
+class Chunk:
+    """One unit of work: ``rows`` (positions into :func:`expand_samples`' frame, in the order
+    the engine receives them), its ``index`` in the schedule and ``id`` (a hash of its rows'
+    keys, prompts and seeds: the name of its cache file)."""
 
-    def __init__(self, folder: str | Path, tag: str = "all"):
-        super().__init__(folder, key="prompt_id")
-        self.tag = tag
+    index: int
+    rows: tuple[int, ...]
+    id: str
 
-    def done_keys(self) -> set:
-        """:func:`row_key` of every cached row."""
-        df = self.load()
-        if not len(df):
-            return set()
-        samples = df["sample"] if "sample" in df.columns else [0] * len(df)
-        return {row_key(p, int(s)) for p, s in zip(df["prompt_id"], samples)}
 
-    def append(self, df: pd.DataFrame) -> Path:
+def chunk_schedule(rows: pd.DataFrame, chunk_size: int = CHUNK_SIZE) -> list[Chunk]:
+    """The fixed chunks of a run over ``rows`` (:func:`expand_samples`: ``prompt_id, sample,
+    prompt, key, row_seed`` in prompt-major order): sample-major order (every prompt's sample 0
+    in frame order, then every sample 1, ...), cut every ``chunk_size`` rows.
+
+    A function of the rows only: the batch size, the thread count and how far an earlier run
+    got play no part, so a resumed run gives every row the batch-mates it had in an
+    uninterrupted run (bf16 numbers depend on them). Sample-major order keeps the chunks of a
+    run when more samples per prompt are asked for later (all but its last, partial chunk)."""
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    order = np.lexsort((np.arange(len(rows)), rows["sample"].to_numpy())).tolist()
+    keys, texts, seeds = (rows[c].tolist() for c in ("key", "prompt", "row_seed"))
+    chunks = []
+    for k, start in enumerate(range(0, len(order), chunk_size)):
+        part = tuple(order[start:start + chunk_size])
+        h = hashlib.sha256()
+        for i in part:
+            h.update(f"{keys[i]}\x1e{texts[i]}\x1e{int(seeds[i])}\x1f".encode())
+        chunks.append(Chunk(k, part, h.hexdigest()[:16]))
+    return chunks
+
+
+def shard_chunks(chunks: Sequence[Chunk], shard: str | tuple[int, int] | None) -> list[Chunk]:
+    """The chunks of ``shard`` (``i/n``): those whose index ``k`` has ``k % n == i``."""
+    s = parse_shard(shard)
+    return list(chunks) if s is None else [c for c in chunks if c.index % s[1] == s[0]]
+
+
+class ChunkCache:
+    """The resume cache of a run: one parquet file per finished chunk, ``chunk-<id>.parquet``,
+    written atomically (a killed run leaves whole chunks only). Several writers (shards on
+    other machines sharing the folder) never write the same chunk."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def path(self, chunk: Chunk) -> Path:
+        return self.folder / f"chunk-{chunk.id}.parquet"
+
+    def done(self, chunk: Chunk) -> bool:
+        return self.path(chunk).exists()
+
+    def any(self) -> bool:
+        return any(self.folder.glob("chunk-*.parquet"))
+
+    def write(self, chunk: Chunk, df: pd.DataFrame) -> Path:
         missing = {"prompt_id", "sample"} - set(df.columns)
         if missing:
             raise KeyError(f"rows written to {self.folder} need column(s) {', '.join(sorted(missing))}")
-        n = len(list(self.folder.glob(f"shard-{self.tag}-*.parquet")))
-        return write_parquet(df, self.folder / f"shard-{self.tag}-{n:06d}.parquet")
+        if len(df) != len(chunk.rows):
+            raise ValueError(f"chunk {chunk.id} has {len(chunk.rows)} rows, got {len(df)}")
+        return write_parquet(df, self.path(chunk))
+
+    def load(self, chunks: Sequence[Chunk]) -> pd.DataFrame:
+        """The cached rows of the finished ones among ``chunks``."""
+        parts = []
+        for c in chunks:
+            p = self.path(c)
+            if not p.exists():
+                continue
+            try:
+                parts.append(pd.read_parquet(p))
+            except Exception as exc:  # noqa: BLE001 - re-raised naming the file and the fix
+                raise CorruptCacheError(f"cache file {p} is corrupted ({type(exc).__name__}: {exc}). "
+                                        "Delete it and rerun: only its chunk is generated again") from exc
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def cache_rows(todo: pd.DataFrame, pairs: list[tuple[int, Completion]]) -> pd.DataFrame:
-    """The cache rows of ``pairs`` (index into ``todo``, completion): the engine's
-    :func:`completions_frame` plus each row's ``sample``."""
+    """The cache rows of ``pairs`` (index into ``todo``, completion) in ``todo`` order: the
+    engine's :func:`completions_frame` plus each row's ``sample``."""
+    pairs = sorted(pairs, key=lambda p: p[0])
     frame = completions_frame(todo, pairs)
     frame.insert(1, "sample", todo["sample"].to_numpy()[[i for i, _ in pairs]].astype("int64"))
     return frame
@@ -285,7 +353,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
                      samples_per_prompt: int = 1, prompt_format: str = "plain", seed: int = 0,
                      params: DecodingParams | None = None, batch_size: int = 32, device: str = "cpu",
                      shard: str | tuple[int, int] | None = None, backend: str = "local",
-                     cache_dir: str | Path | None = None, flush_every: int = 256,
+                     cache_dir: str | Path | None = None, chunk_size: int = CHUNK_SIZE,
                      num_threads: int | None = None, dtype: str = "auto",
                      loaded: LoadedModel | None = None, ray_options: dict | None = None,
                      gibbs: GibbsParams | None = None, progress: bool = True) -> RunInfo:
@@ -297,12 +365,16 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
     ``loaded``, an already loaded model). ``prompt_format="chat"`` sends each prompt as the user
     turn of the model's chat template; ``generation`` is then the assistant response.
 
-    Resumable: finished rows are flushed to ``cache_dir`` (default
+    Resumable and exact: the rows are generated in the fixed chunks of :func:`chunk_schedule`
+    (``chunk_size`` rows each), every finished chunk is written to ``cache_dir`` (default
     ``<out_dir>/../interim/generation_cache``, one folder per
-    ``<dataset>__<model_slug>__<digest>``) every ``flush_every`` rows and on Ctrl-C; a rerun
-    skips them. With ``shard="i/n"`` only that slice of the rows is generated and the final
-    file is written once the cache holds every row. ``backend="ray"`` runs the generation on
-    Ray (``ray_options``: ``address``, ``num_actors``, ``cpus_per_actor``, ``rows_per_task``).
+    ``<dataset>__<model_slug>__<digest>``); a rerun skips finished chunks and redoes an
+    unfinished one from its start, so a killed and resumed run writes the same bytes as an
+    uninterrupted one (bfloat16 too). The digest holds the chunk size, and for a dtype other
+    than float32 also the batch size and thread count (they change bf16 numbers). With
+    ``shard="i/n"`` only that share of the chunks is generated and the final file is written
+    once the cache holds every chunk. ``backend="ray"`` runs the generation on Ray, one chunk
+    per task (``ray_options``: ``address``, ``num_actors``, ``cpus_per_actor``).
     A masked LM (``bert-large-cased``) is generated by Gibbs sampling with ``gibbs``
     (:class:`~nlgbias.generation.gibbs.GibbsParams`, default the paper's). ``params``: the
     decoding settings of a causal LM (default: the model's, :func:`decoding_for`).
@@ -339,33 +411,38 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
         dtype = str(getattr(loaded.model, "dtype", "torch.float32")).replace("torch.", "")
     dtype = resolve_dtype(dtype, device)
     rows_all = expand_samples(prompts, samples_per_prompt, seed)
-    digest = run_digest(spec.name, params, seed, spec.control_code, dtype, prompt_format, gibbs_d)
+    chunks = chunk_schedule(rows_all, chunk_size)
+    threads = num_threads or default_threads()
+    schedule = {"chunk_size": chunk_size}
+    if dtype != "float32":  # bf16 sums depend on the batch and the thread count
+        schedule.update(batch_size=batch_size, threads=threads)
+    digest = run_digest(spec.name, params, seed, spec.control_code, dtype, prompt_format,
+                        {"schedule": schedule, **({"gibbs": gibbs_d} if gibbs_d else {})})
     cache_dir = Path(cache_dir) if cache_dir else out_dir.parent / "interim" / "generation_cache"
     s = parse_shard(shard)
-    cache = RowCache(cache_dir / f"{dataset}__{slug}__{digest}", tag=f"{s[0]}of{s[1]}" if s else "all")
-    if target.exists() and shard is None and cache.shards():  # same digest: same settings
+    cache = ChunkCache(cache_dir / f"{dataset}__{slug}__{digest}")
+    if target.exists() and shard is None and cache.any():  # same digest: same settings
         if _up_to_date(target, rows_all, {"seed": seed, "dtype": dtype, "prompt_format": prompt_format,
                                           **params.as_dict()}):
             log.info("%s is up to date (%d rows): nothing to generate", target.name, len(rows_all))
             st = _update_stats(cache.folder, 0, 0, 0.0)
             return RunInfo(shown, target, len(rows_all), 0, 0, time.perf_counter() - t0, True,
                            st["tokens"], st["seconds"], st["rows"])
-    wanted = select_shard(rows_all, s, key="key")
-    done = cache.done_keys()
-    todo = wanted[~wanted["key"].isin(done)].reset_index(drop=True)
-    log.info("%s: %d rows (%d prompts x %d samples%s), %d cached, %d to generate", shown, len(wanted),
-             len(prompts), samples_per_prompt, f", shard {s[0]}/{s[1]}" if s else "",
-             len(wanted) - len(todo), len(todo))
+    mine = shard_chunks(chunks, s)
+    todo = [c for c in mine if not cache.done(c)]
+    n_mine, n_todo = sum(len(c.rows) for c in mine), sum(len(c.rows) for c in todo)
+    log.info("%s: %d rows (%d prompts x %d samples%s) in %d chunks of up to %d, %d cached, %d to "
+             "generate", shown, n_mine, len(prompts), samples_per_prompt,
+             f", shard {s[0]}/{s[1]}" if s else "", len(mine), chunk_size, n_mine - n_todo, n_todo)
     tokens, gen_secs = 0, 0.0
-    if len(todo):
-        threads = num_threads or default_threads()
+    if todo:
         if backend == "ray":
             t1 = time.perf_counter()
-            tokens = generate_with_ray(todo, spec.name, params, cache, device=device, dtype=dtype,
-                                       batch_size=batch_size, prompt_format=prompt_format,
+            tokens = generate_with_ray(rows_all, todo, spec.name, params, cache, device=device,
+                                       dtype=dtype, batch_size=batch_size, prompt_format=prompt_format,
                                        **(ray_options or {}))
             gen_secs = time.perf_counter() - t1
-            _update_stats(cache.folder, len(todo), tokens, gen_secs)
+            _update_stats(cache.folder, n_todo, tokens, gen_secs)
         else:
             import torch  # noqa: PLC0415 - torch loads only when something is generated
 
@@ -374,25 +451,20 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
                 engine = GibbsGenerator(lm, gibbs, batch_size=batch_size, num_threads=threads)
             else:
                 engine = _causal_engine(lm, params, batch_size, threads, prompt_format)
-            try:
-                tokens = _run_local(engine, todo, cache, flush_every, progress, shown)
-            finally:
-                gen_secs = engine.seconds
-                _update_stats(cache.folder, engine.rows_done, engine.tokens_generated, gen_secs)
+            tokens = _run_local(engine, rows_all, todo, cache, progress, shown)
     stats = _update_stats(cache.folder, 0, 0, 0.0)
     totals = {"total_tokens": stats["tokens"], "total_seconds": stats["seconds"], "total_rows": stats["rows"]}
-    frame = cache.load()
+    frame = cache.load(chunks)
     if len(frame):
         frame["key"] = [row_key(p, int(k)) for p, k in zip(frame["prompt_id"], frame["sample"])]
-        frame = frame[frame["key"].isin(set(rows_all["key"]))].drop_duplicates("key")
     secs = time.perf_counter() - t0
     if len(frame) < len(rows_all):
         log.info("%s: %d of %d rows in the cache (shard %s); the parquet is written once all are done",
                  shown, len(frame), len(rows_all), shard)
-        return RunInfo(shown, None, len(frame), len(todo), tokens, secs, False, **totals)
+        return RunInfo(shown, None, len(frame), n_todo, tokens, secs, False, **totals)
     out = _output_frame(prompts, rows_all, frame, spec, params, seed, dtype, prompt_format)
     write_parquet(out, target)
-    return RunInfo(shown, target, len(out), len(todo), tokens, secs, True, **totals)
+    return RunInfo(shown, target, len(out), n_todo, tokens, secs, True, **totals)
 
 
 def _up_to_date(target: Path, rows_all: pd.DataFrame, want: dict) -> bool:
@@ -428,25 +500,25 @@ def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataF
     return out[output_columns(prompts)]
 
 
-def _run_local(engine, todo: pd.DataFrame, cache: RowCache, flush_every: int, progress: bool,
-               label: str) -> int:
-    """Generate ``todo`` with ``engine``, flushing rows to ``cache``; returns tokens generated."""
-    pending: list[tuple[int, Completion]] = []
+def _run_local(engine, rows_all: pd.DataFrame, todo: Sequence[Chunk], cache: ChunkCache,
+               progress: bool, label: str) -> int:
+    """Generate the chunks ``todo`` (of ``rows_all``) one by one with ``engine``, writing each
+    to ``cache`` once all its rows are done; returns the tokens generated. An interruption
+    loses the chunk in progress only (the next run redoes it from its start)."""
     tokens0 = engine.tokens_generated
-    bar = tqdm(total=len(todo), desc=f"generate {label}", unit="row", disable=not progress)
-
-    def flush() -> None:
-        if pending:
-            cache.append(cache_rows(todo, pending))
-            pending.clear()
-
+    bar = tqdm(total=sum(len(c.rows) for c in todo), desc=f"generate {label}", unit="row",
+               disable=not progress)
     try:
-        for batch in engine.iter_generate(todo["prompt"].tolist(), todo["row_seed"].tolist(), bar):
-            pending.extend(batch)
-            if len(pending) >= flush_every:
-                flush()
-    finally:  # Ctrl-C or a crash: keep what is finished
-        flush()
+        for chunk in todo:
+            part = rows_all.iloc[list(chunk.rows)].reset_index(drop=True)
+            rows0, tok0, sec0 = engine.rows_done, engine.tokens_generated, engine.seconds
+            pairs = [p for batch in engine.iter_generate(part["prompt"].tolist(),
+                                                         part["row_seed"].tolist(), bar)
+                     for p in batch]
+            cache.write(chunk, cache_rows(part, pairs))
+            _update_stats(cache.folder, engine.rows_done - rows0, engine.tokens_generated - tok0,
+                          engine.seconds - sec0)
+    finally:
         bar.close()
     return engine.tokens_generated - tokens0
 
