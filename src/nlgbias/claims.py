@@ -325,8 +325,10 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
         verdict = Verdict.INCONCLUSIVE
         reason = (f"{'same' if same else 'opposite'} direction, {iv}{ptxt}: {level} not met "
                   f"at this n")
-        if paper_in:
+        if paper_in and not excludes_zero:
             reason += f"; the interval holds both the paper's effect ({paper_effect:+.{digits}f}) and 0"
+        elif paper_in:
+            reason += f"; the interval holds the paper's effect ({paper_effect:+.{digits}f})"
     elif math.isfinite(power) and power >= 0.8:
         verdict = Verdict.DIFFERS
         reason = (f"{iv}{ptxt}: {level} not met although the test had {power:.0%} power to "
