@@ -241,7 +241,7 @@ def task_claims(t6: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[s
             id=f"stereoset.fn3.{r['model']}_inter_lms_{r['split']}", section="§7.4 fn. 3",
             claim=f"GPT2's intersentence lms scored by likelihood ({r['split']})", paper_value=float(m),
             estimate=float(r["lms"]), interval=(float(r["lms_lo"]), float(r["lms_hi"])),
-            n=int(r["count"]) // 3, statistic="intersentence lms (likelihood)", digits=1,
+            n=int(r["count"]), statistic="intersentence lms (likelihood)", digits=1,
             comparability=Comparability.STAND_IN, stand_in=who))
     for (split, model), g in models.groupby(["split", "model"], sort=False):
         g = g.set_index("task")
@@ -255,7 +255,7 @@ def task_claims(t6: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[s
             id=f"stereoset.s8.{model}_inter_harder_{split}", section="§8",
             claim=f"intersentence CATs are harder than intrasentence: lower lms ({model}, {split})",
             paper="lower for most models (not BERT)", sign=-1, estimate=est, interval=(lo, hi),
-            n=f"{int(g.loc['intersentence', 'count']) // 3:,} / {int(g.loc['intrasentence', 'count']) // 3:,} CATs",
+            n=f"{int(g.loc['intersentence', 'count']):,} / {int(g.loc['intrasentence', 'count']):,} CATs",
             statistic="lms, intersentence - intrasentence", digits=1,
             comparability=Comparability.STAND_IN, stand_in=who, grades="direction within run"))
     return out, []
