@@ -217,6 +217,11 @@ def test_table5_ranking_rule():
     assert (out["targets ranked"] == 3).all()
     lo = out.loc["most stereotyped", "ss_lo"]
     assert 55 < lo < 65  # Wilson lower bound of 45 / 60
+    # a domain whose targets all sit at 50: no most / most anti-stereotyped target is named
+    flat = t.assign(ss=50.0, total=40)
+    f = R.target_extremes({"m": flat}, min_cats=20).set_index("which")
+    assert f.loc["most stereotyped", "target"] == "(none)"
+    assert f.loc["least stereotyped", "target"] != "(none)"
 
 
 def test_likely_typo():

@@ -180,10 +180,11 @@ def target_extremes(per_target: Mapping[str, pd.DataFrame], min_cats: int = 20) 
     among targets with at least ``min_cats`` CATs (both tasks pooled), the target's ss (the %
     of its CATs where the stereotype wins) with a Wilson 95% interval, and
 
-    - **most stereotyped**: the highest lower bound of that interval (the strongest evidence of
-      ss > 50),
-    - **most anti-stereotyped**: the lowest upper bound (the strongest evidence of ss < 50),
-    - **least stereotyped**: the smallest |ss - 50| (ties: more CATs, then the narrower interval);
+    - **most stereotyped**: among targets with ss > 50, the highest lower bound of that interval
+      (the strongest evidence of ss > 50),
+    - **most anti-stereotyped**: among targets with ss < 50, the lowest upper bound,
+    - **least stereotyped**: among the other targets, the smallest |ss - 50| (ties: more CATs,
+      then the narrower interval), so no target is both the most and the least;
 
     ``interval excludes 50`` says whether the extreme is distinguishable from no preference at
     its n; ``targets ranked``: how many targets met ``min_cats``."""
@@ -197,11 +198,20 @@ def target_extremes(per_target: Mapping[str, pd.DataFrame], min_cats: int = 20) 
         t["ss_lo"], t["ss_hi"] = 100 * np.asarray(lo), 100 * np.asarray(hi)
         t["_dist"] = (t["ss"] - 50).abs()
         for domain, g in t.groupby("bias_type", sort=True):
-            picks = (("most stereotyped", g.sort_values(["ss_lo", "total"], ascending=[False, False])),
-                     ("most anti-stereotyped", g.sort_values(["ss_hi", "total"], ascending=[True, False])),
-                     ("least stereotyped", g.assign(_w=g["ss_hi"] - g["ss_lo"]).sort_values(
-                         ["_dist", "total", "_w"], ascending=[True, False, True])))
-            for kind, order in picks:
+            most = g[g["ss"] > 50].sort_values(["ss_lo", "total"], ascending=[False, False])
+            anti = g[g["ss"] < 50].sort_values(["ss_hi", "total"], ascending=[True, False])
+            taken = set(most["target"][:1]) | set(anti["target"][:1])
+            rest = g[~g["target"].isin(taken)]
+            least = rest.assign(_w=rest["ss_hi"] - rest["ss_lo"]).sort_values(
+                ["_dist", "total", "_w"], ascending=[True, False, True])
+            for kind, order in (("most stereotyped", most), ("most anti-stereotyped", anti),
+                                ("least stereotyped", least)):
+                if not len(order):  # e.g. no target with ss > 50: nothing to name
+                    rows.append({"model": model, "domain": domain, "which": kind, "target": "(none)",
+                                 "CATs": 0, "lms": np.nan, "ss": np.nan, "ss_lo": np.nan,
+                                 "ss_hi": np.nan, "icat": np.nan, "interval excludes 50": False,
+                                 "targets ranked": len(g)})
+                    continue
                 r = order.iloc[0]
                 rows.append({"model": model, "domain": domain, "which": kind, "target": r["target"],
                              "CATs": int(r["total"]), "lms": r["lms"], "ss": r["ss"],
