@@ -38,10 +38,10 @@ def main(mode: str, out: Path, model: str) -> None:
 
     params = DecodingParams(max_new_tokens=12, do_sample=True, top_k=5)
     if mode == "generate-bf16":
-        generate_dataset(real_prompts(), model, out, dataset="t", samples_per_prompt=2, seed=3,
-                         params=DecodingParams(max_new_tokens=16, top_k=40, top_p=0.95,
+        generate_dataset(real_prompts(12), model, out, dataset="t", samples_per_prompt=2, seed=3,
+                         params=DecodingParams(max_new_tokens=12, top_k=40, top_p=0.95,
                                                first_sentence=True),
-                         batch_size=4, chunk_size=8, dtype="bfloat16", num_threads=2,
+                         batch_size=3, chunk_size=5, dtype="bfloat16", num_threads=2,
                          loaded=_LOADED.get(model), progress=False)
     elif mode == "likelihood-bf16":
         likelihood(out, model, bf16=True)

@@ -57,10 +57,17 @@ def final_files(out: Path) -> dict[str, Path]:
             and not p.name.startswith(".")}
 
 
-def _run(mode, out, model, kill_after=None):
+def cached_chunks(out: Path) -> int:
+    """Chunk files in the resume caches of a run into ``out`` (beside it or inside it)."""
+    return sum(1 for p in out.parent.rglob("*.parquet") if p.name.startswith(("chunk-", "shard-")))
+
+
+def _run(mode, out, model, kill_after=None, kill_at=None):
     """Run the worker; given ``kill_after``, SIGKILL it that many seconds into its job (timed
-    from its READY line, after the imports). Returns the seconds its job took when it ran to
-    the end, None when it was killed."""
+    from its READY line, after the imports); given ``kill_at=(n, frac)``, SIGKILL it once the
+    resume caches of ``out`` hold ``n`` chunks plus ``frac`` of the mean time this worker took
+    per chunk so far (a point inside the job however loaded the machine is). Returns the seconds its job took when it ran to the end,
+    None when it was killed."""
     env = {**os.environ, "NLGBIAS_PROGRESS": "off", "NLGBIAS_ROOT": str(Path.cwd()),
            "PYTHONPATH": str(WORKER.parent)}
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -71,6 +78,11 @@ def _run(mode, out, model, kill_after=None):
         while p.poll() is None and b"READY\n" not in log.read_bytes():
             time.sleep(0.01)
         t0 = time.time()
+        if kill_at is not None:
+            n0 = cached_chunks(out)
+            while p.poll() is None and cached_chunks(out) < kill_at[0]:
+                time.sleep(0.005)
+            kill_after = kill_at[1] * (time.time() - t0) / max(1, kill_at[0] - n0)
         try:
             p.wait(timeout=kill_after)
         except subprocess.TimeoutExpired:
@@ -94,16 +106,19 @@ def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tm
 @pytest.mark.parametrize("mode", ["generate-bf16", "likelihood-bf16"])
 def test_killed_bf16_runs_of_a_real_model_resume_to_the_same_bytes(mode, tmp_path, monkeypatch):
     """SmolLM2-135M in bfloat16 at 2 threads, where a row's numbers depend on its batch-mates:
-    generation (samples, continuous batching, chunks of 8 rows) and likelihood scoring
+    generation (samples, continuous batching, chunks of 5 rows) and likelihood scoring
     (StereoSet CATs, HolisticBias perplexity) killed twice at random points, then finished,
     write the bytes of an uninterrupted run."""
     pytest.importorskip("gguf")
-    kill_and_compare(mode, "smollm2-135m", tmp_path, monkeypatch, most=2)
+    kill_and_compare(mode, "smollm2-135m", tmp_path, monkeypatch, most=2, by_chunks=True)
 
 
-def kill_and_compare(mode: str, model: str, tmp_path: Path, monkeypatch, most: int) -> None:
+def kill_and_compare(mode: str, model: str, tmp_path: Path, monkeypatch, most: int,
+                     by_chunks: bool = False) -> None:
     """Run ``mode`` uninterrupted (in this process), then in worker processes killed with
-    SIGKILL ``most`` times at random points of the job and finished; assert equal final files."""
+    SIGKILL ``most`` times at random points of the job and finished; assert equal final files.
+    ``by_chunks``: each kill lands a random fraction of a chunk's time after a random number of
+    cached chunks (progress, not the clock: a loaded machine cannot move it past the end)."""
     import interrupt_worker as W
 
     ref = tmp_path / "ref" / "out"  # each run has its own resume cache beside its output
@@ -115,8 +130,14 @@ def kill_and_compare(mode: str, model: str, tmp_path: Path, monkeypatch, most: i
     took = time.time() - t0
     rng = random.Random(mode)
     out = tmp_path / "killed" / "out"
+    n = cached_chunks(ref)
+    marks = sorted(rng.sample(range(1, n - 1), most)) if by_chunks else []
     kills = 0
-    while kills < most and _run(mode, out, model, kill_after=rng.uniform(0.15, 0.75) * took) is None:
+    while kills < most:
+        kw = ({"kill_at": (marks[kills], rng.uniform(0, 0.9))} if by_chunks
+              else {"kill_after": rng.uniform(0.15, 0.75) * took})
+        if _run(mode, out, model, **kw) is not None:
+            break
         kills += 1
     assert kills >= 1, "the worker finished before it was killed: make its job longer"
     if kills == most:
