@@ -163,3 +163,13 @@ def test_newcombe_difference_interval_matches_the_published_example():
     # Newcombe (1998), Statistics in Medicine 17:873, Table II, example (a), method 10
     lo, hi = stats.diff_proportions_interval(56, 70, 48, 80)
     assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+
+
+def test_an_interval_over_too_few_units_cannot_decide():
+    kw = dict(id="a", section="T9", claim="c", paper="-26%", sign=-1, estimate=-0.77,
+              interval=(-0.96, -0.21), n="3 descriptors", statistic="relative change",
+              paper_effect=-0.26)
+    assert claims.direction(**kw).verdict is Verdict.REPRODUCED
+    few = claims.direction(**kw, units=3)
+    assert few.verdict is Verdict.INCONCLUSIVE and "resamples 3 units" in few.reason
+    assert claims.direction(**kw, units=claims.MIN_UNITS).verdict is Verdict.REPRODUCED

@@ -109,6 +109,9 @@ CHECK_KINDS = ("by construction", "diagnostic", "data count")
 
 Z975 = stats.Z975
 _NAN = float("nan")
+#: fewer independent units than this (descriptors, targets, seeds) behind a resampling interval
+#: and the interval cannot decide: a bootstrap over 3 descriptors has 10 distinct draws
+MIN_UNITS = 5
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,7 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
               interval: tuple[float, float], n: int | str, statistic: str,
               pvalue: float | None = None, paper_alpha: float | None = None,
               paper_effect: float | None = None, this_run: str | None = None,
-              n_effective: float | None = None,
+              n_effective: float | None = None, units: int | None = None,
               comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
               stand_in: str = "", grades: str = "direction", digits: int = 3) -> Claim:
     """Rule ``direction``: the paper says the effect ``estimate`` is positive (``sign=+1``) or
@@ -290,7 +293,9 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     exclude 0. ``paper_effect``: the paper's effect size on this statistic's scale, where it
     gives one: it decides the power (>= 80 % power and nothing found is ``differs``) and the
     n needed. ``grades="direction within run"`` keeps a stand-in-scored within-run direction
-    comparable.
+    comparable. ``units``: how many independent units (descriptors, targets) a resampling
+    interval rests on; below :data:`MIN_UNITS` the interval cannot decide and the claim is
+    inconclusive whatever its bounds.
 
     >>> c = direction(id="x", section="6.1.2", claim="male > female", paper="p < 0.01", sign=1,
     ...     estimate=0.017, interval=(0.003, 0.031), pvalue=0.022, paper_alpha=0.01, n=2000,
@@ -317,7 +322,11 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     ptxt = f", p = {stats.format_p(pvalue)}" if pvalue is not None else ""
     level = f"p < {paper_alpha:g}" if paper_alpha is not None else "a 95% interval excluding 0"
     iv = f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
-    if same and significant and excludes_zero:
+    if units is not None and units < MIN_UNITS:
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"{'same' if same else 'opposite'} direction, {iv}{ptxt}, but the interval "
+                  f"resamples {units} units (< {MIN_UNITS}): it cannot decide")
+    elif same and significant and excludes_zero:
         verdict, reason = Verdict.REPRODUCED, f"same direction, {iv}{ptxt}: {level} holds"
     elif not same and excludes_zero:
         verdict, reason = Verdict.DIFFERS, f"opposite direction, {iv}{ptxt} excludes 0"

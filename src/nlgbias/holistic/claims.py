@@ -453,7 +453,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
             interval=(r.lo, r.hi), n=f"{r.descriptors} held-out descriptors x {seeds} seeds",
             paper_effect=-float(p9.get(r.axis, p_eff)),
             statistic="relative change of the axis's Full Gen Bias (descriptors of the axis and seeds "
-                      "resampled)", **{**kw, "n_effective": float(r.descriptors)}))
+                      "resampled)", units=int(r.descriptors),
+            **{**kw, "n_effective": float(r.descriptors)}))
     checks = [C.check(id=f"holistic.tuning.axis_{a}_not_measurable", section="§5.3.1 / Table 9",
                       check=f"{a}: the change of Full Gen Bias per axis needs >= 3 held-out descriptors "
                             "sharing a template (2 for the value, 3 for a descriptor bootstrap that "
