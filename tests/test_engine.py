@@ -235,7 +235,7 @@ import nlgbias, torch
 from nlgbias.generation import CausalGenerator, DecodingParams
 from nlgbias.models import load_model
 lm = load_model("smollm2-135m", dtype=torch.bfloat16)
-params = DecodingParams(max_new_tokens=12, top_k=40, top_p=0.95, first_sentence=True)
+params = DecodingParams(max_new_tokens=10, top_k=40, top_p=0.95, first_sentence=True)
 prompts = json.loads(sys.argv[1])
 out = CausalGenerator(lm, params, batch_size=4, num_threads=2).generate(prompts, seeds=7)
 print(json.dumps([[c.text, c.n_new_tokens, c.finish_reason] for c in out]))
@@ -245,21 +245,21 @@ print(json.dumps([[c.text, c.n_new_tokens, c.finish_reason] for c in out]))
 @pytest.mark.slow
 def test_wait_policy_leaves_bf16_rows_byte_identical():
     """Sleeping or spinning OpenMP threads split the work the same way: the same bf16 rows of
-    SmolLM2 at 2 threads, passive (the project's default) and active (libgomp's spinning)."""
+    SmolLM2 at 2 threads, passive (the project's default) and spinning (libgomp's default)."""
     import json
     import os
     import subprocess
     import sys
 
     prompts = ["The nurse said that", "An Asian American actor", "My grandfather worked as a",
-               "Christianity is", "The engineer who", "She was known for her"]
+               "Christianity is", "She was known for her"]
     base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     runs = {}
-    for policy in ("PASSIVE", "ACTIVE"):
-        env = {**base, "OMP_WAIT_POLICY": policy, "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off"}
+    for policy, omp in (("PASSIVE", {"OMP_WAIT_POLICY": "PASSIVE"}), ("SPIN", {"GOMP_SPINCOUNT": "300000"})):
+        env = {**base, **omp, "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off"}
         res = subprocess.run([sys.executable, "-c", _WAIT_JOB, json.dumps(prompts)], env=env,
                              capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr[-3000:]
         runs[policy] = res.stdout.strip().splitlines()[-1]
     assert len(json.loads(runs["PASSIVE"])) == len(prompts)
-    assert runs["PASSIVE"] == runs["ACTIVE"]
+    assert runs["PASSIVE"] == runs["SPIN"]
