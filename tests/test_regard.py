@@ -212,8 +212,8 @@ def test_seed_summary_mean_with_an_interval_holding_every_seed():
     s = seed_summary(runs, {"dev": 60, "test": 30}, settings_tried=4).iloc[0]
     assert s["test_mean"] == pytest.approx(0.7666, abs=1e-3)
     lo, hi = proportion_interval(23, 30)
-    assert s["test_lo"] == pytest.approx(float(lo)) and s["test_hi"] == pytest.approx(float(hi))
-    assert s["test_lo"] <= 0.733 and s["test_hi"] >= 0.8 and s["settings tried on dev"] == 4
+    assert s["test_mean_lo"] == pytest.approx(float(lo)) and s["test_mean_hi"] == pytest.approx(float(hi))
+    assert s["test_mean_lo"] <= 0.733 and s["test_mean_hi"] >= 0.8 and s["settings tried on dev"] == 4
     wide = pd.DataFrame({"model": ["m"] * 2, "seed": [0, 1], "dev": [0.5, 0.5], "test": [0.2, 1.0]})
     w = seed_summary(wide, {"dev": 60, "test": 30}).iloc[0]
-    assert w["test_lo"] == 0.2 and w["test_hi"] == 1.0  # the seeds lie inside the interval
+    assert w["test_mean_lo"] == 0.2 and w["test_mean_hi"] == 1.0  # the seeds lie inside the interval

@@ -145,9 +145,9 @@ best_rest = rest.loc[rest["test_mean"].idxmax()]
 margin = ours["test_mean"] - best_rest["test_mean"]
 display(Markdown(
     f"**Our classifier** ({X.OURS}): test accuracy, the mean over {int(ours['runs'])} seeds, "
-    f"**{ours['test_mean']:.3f}** [{ours['test_lo']:.3f}, {ours['test_hi']:.3f}] (95% interval: Wilson "
+    f"**{ours['test_mean']:.3f}** [{ours['test_mean_lo']:.3f}, {ours['test_mean_hi']:.3f}] (95% interval: Wilson "
     f"over the {n_split['test']} test texts, widened to hold every seed: {ours['test_per_seed']}). "
-    f"Dev accuracy {ours['dev_mean']:.3f} [{ours['dev_lo']:.3f}, {ours['dev_hi']:.3f}] is that of the "
+    f"Dev accuracy {ours['dev_mean']:.3f} [{ours['dev_mean_lo']:.3f}, {ours['dev_mean_hi']:.3f}] is that of the "
     f"setting selected on dev (head L2 penalty {alpha:g}, the best of {len(alphas)} tried), so it is "
     f"optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test accuracy (footnote "
     f"9); one of the {n_split['test']} test texts moves accuracy by {1 / n_split['test']:.3f}.\n\n"

@@ -52,10 +52,10 @@ def figure1_claims(seeds: pd.DataFrame, ours: str) -> tuple[list[C.Claim], list[
         id="regard.fig1.test_accuracy", section="§4 Figure 1, fn. 9",
         claim="the regard classifier's test accuracy (mean over runs)",
         paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, 5 runs)",
-        estimate=float(o["test_mean"]), interval=(float(o["test_lo"]), float(o["test_hi"])),
+        estimate=float(o["test_mean"]), interval=(float(o["test_mean_lo"]), float(o["test_mean_hi"])),
         n=f"{n} test texts x {int(o['seeds'])} seeds", n_effective=n,
         statistic="test accuracy, mean over seeds (Wilson interval widened to every seed)",
-        this_run=f"{o['test_mean']:.3f} [{o['test_lo']:.3f}, {o['test_hi']:.3f}]; seeds "
+        this_run=f"{o['test_mean']:.3f} [{o['test_mean_lo']:.3f}, {o['test_mean_hi']:.3f}]; seeds "
                  f"{o['test_min']:.3f}-{o['test_max']:.3f}",
         comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN)]
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
