@@ -51,7 +51,7 @@ DEFAULTS: dict[str, dict[str, dict]] = {
         "smoke": {"models": ["smollm2-135m"], "dev_cats_per_target": 1,
                   "test_cats_per_target": 1, "crows_pairs": 40, "batch_size": 32,
                   "dtype": "bfloat16", "threads": None},
-        "quick": {"models": _OFFLINE_LMS, "dev_cats_per_target": 8, "test_cats_per_target": 2,
+        "quick": {"models": _OFFLINE_LMS, "dev_cats_per_target": 0, "test_cats_per_target": 2,
                   "crows_pairs": 0, "batch_size": 32, "dtype": "bfloat16", "threads": None},
         "paper": {"models": ["gpt2", "gpt2-medium", "gpt2-large", "bert-base-cased",
                              "bert-large-cased", "roberta-base", *_OFFLINE_LMS],
