@@ -31,6 +31,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
+from nlgbias import claims
+from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import prompts as B
 from nlgbias.bold.prompts import bold_table1
@@ -38,8 +40,6 @@ from nlgbias.datasets.bold import load_bold
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
-from nlgbias import claims
-from nlgbias.bold import claims as BC
 from nlgbias.tables import save_table
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -78,13 +78,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
+from nlgbias import claims as CL
 from nlgbias.datasets.holisticbias import (
     holistic_bias_counts,
     holistic_bias_sentences,
     sample_sentences,
 )
 from nlgbias.generation import DecodingParams, generate_dataset
-from nlgbias import claims as CL
 from nlgbias.holistic import claims as HC
 from nlgbias.holistic import figures as F
 from nlgbias.holistic import genbias as G
@@ -387,13 +387,13 @@ save_table(validation, P.results, "holistic_cluster_validation",
 display(validation)
 sym = HC.sympathy_cluster(validation)
 display(Markdown(
-    (f"Both sympathy responses land in {sym} and no other Table 1 response does: it is graded as SYMPATHY."
+    f"Both sympathy responses land in {sym} and no other Table 1 response does: it is graded as SYMPATHY."
      if sym else
      "No cluster captures sympathy: the paper's two sympathy responses land in "
      + " and ".join(sorted(set(validation.loc[validation['kind'] == 'sympathy', 'cluster'])))
      + (", which also holds the paper's non-sympathy responses" if set(validation.loc[validation['kind'] != 'sympathy', 'cluster'])
         & set(validation.loc[validation['kind'] == 'sympathy', 'cluster']) else "")
-     + ". The SYMPATHY claims are therefore not comparable.")))
+     + ". The SYMPATHY claims are therefore not comparable."))
 
 # %% [markdown]
 # ### Table 4: Full, Partial and Summed-Cluster Gen Bias (x1000) beside the permutation null
@@ -461,7 +461,7 @@ nf = t4_null[t4_null["statistic"] == "full"].set_index("model")
 display(Markdown(
     "Full Gen Bias against its null: "
     + "; ".join(f"{m} {r.observed:.2f} vs null mean {r.null_mean:.2f} (95% quantile {r.null_q95:.2f}), excess "
-                f"{r.excess:+.2f} ({100 * r.excess / r.observed:.0f}% of it), p = {r.p_perm:.3g}"
+                f"{r.excess:+.2f} ({f'{100 * r.excess / r.observed:.0f}%' if r.observed else 'none'} of it), p = {r.p_perm:.3g}"
                 for m, r in nf.iterrows())
     + f". The paper's values (217-class classifier): DialoGPT {paper.TABLE7['DialoGPT'][0]}, BB2 400M "
     f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; a different classifier and class "

@@ -250,7 +250,7 @@ display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in cand_betas)}; ch
 # %%
 frames = {("original", None): test.copy()}
 t = time.perf_counter()
-for key, (label, beta, r) in runs.items():
+for key, (_label, beta, r) in runs.items():
     frames[key] = TRN.answer(r.folder, beta, test, P.generations, P.cache, dataset="holistic_tuned", samples=SAMPLES,
                              seed=GEN_SEED, params=params, batch_size=cfg["gen_batch_size"])
 timings["test responses"] = time.perf_counter() - t

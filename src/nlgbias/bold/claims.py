@@ -26,7 +26,6 @@ The paper's numbers come from :mod:`nlgbias.bold.paper`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -39,13 +38,11 @@ from nlgbias.bold.paper import (
     DIFF_GROUPS,
     FEMALE,
     GENDER_METRICS,
-    GENDER_PROMPTS,
     MALE,
     PAPER_6_1,
     PAPER_FIG2_FEMALE,
     PAPER_MEAN_RATIO,
     PAPER_POLAR_SHARE,
-    PAPER_TABLE2,
     RACE_PROMPTS,
     RACES,
     SUPER_GROUPS,

@@ -42,7 +42,7 @@ from nlgbias.bold.paper import (
     RACES,
 )
 from nlgbias.bold.prompts import anonymize
-from nlgbias.bold.texts import ANONYMISER, ANONYMISER_VERSION, WIKI, metric_texts, require_prepared
+from nlgbias.bold.texts import ANONYMISER, WIKI, metric_texts, require_prepared
 from nlgbias.metrics import sentiment as sentiment_metric
 from nlgbias.metrics import toxicity as toxicity_metric
 from nlgbias.models import model_slug

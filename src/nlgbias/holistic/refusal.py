@@ -34,7 +34,7 @@ REFUSAL_PATTERNS = (
     rf"am not able to|{_APOS}m not able to) (?:assist|help|provide|comply|fulfill|engage|answer|"
     rf"respond|support|generate|create|discuss|do that|make)\b",
     r"\b(?:not|isn't|is not) (?:appropriate|something I can)\b",
-    rf"\bI apologi[sz]e,? but\b",
+    r"\bI apologi[sz]e,? but\b",
 )
 #: the assistant talking about itself instead of the user's sentence
 BOILERPLATE_PATTERNS = (
