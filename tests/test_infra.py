@@ -276,5 +276,7 @@ def test_run_summary_compares_by_value_and_names_changed_verdicts(tmp_path):
     text = "\n".join(cmp.lines())
     assert "VERDICT CHANGED a: reproduced -> differs" in text and "0 of 1 claims" in text
     assert provenance.compare_tables(pd.DataFrame({"v": [1.0]}), pd.DataFrame({"v": [1.2]}))
+    skip = provenance.compare_with_committed(tmp_path, wrote, volatile={"bold_claims_x"})
+    assert "results/bold_claims_x.csv" not in [f for f, _ in skip.differs] and not skip.verdicts
     m = provenance.machine()
     assert m["cores"] >= 1 and "torch" in m and provenance.describe(m)

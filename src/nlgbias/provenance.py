@@ -123,14 +123,16 @@ def _git_show(root: Path, rel: str) -> str | None:
     return res.stdout
 
 
-def compare_with_committed(root: Path, wrote: list[Path]) -> Comparison | None:
-    """Compare the CSV tables in ``wrote`` with their committed versions (``git show HEAD``);
-    None outside a git checkout or when none of them is committed."""
+def compare_with_committed(root: Path, wrote: list[Path],
+                           volatile: set[str] | frozenset[str] = frozenset()) -> Comparison | None:
+    """Compare the CSV tables in ``wrote`` with their committed versions (``git show HEAD``),
+    leaving out the timing tables named in ``volatile``; None outside a git checkout or when
+    none of them is committed."""
     if not (root / ".git").exists():
         return None
     out = Comparison()
     for p in sorted(wrote):
-        if p.suffix != ".csv" or not p.is_relative_to(root) or not p.exists():
+        if p.suffix != ".csv" or not p.is_relative_to(root) or not p.exists() or p.stem in volatile:
             continue
         rel = str(p.relative_to(root))
         before = _git_show(root, rel)

@@ -328,7 +328,9 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
               f"{len(timing)}; other files that differ: {len(other)}")
         for c in other:
             print(f"      DIFFERS {c}")
-    comparison = provenance.compare_with_committed(root, [p for *_, wrote in summary for p in wrote])
+    comparison = provenance.compare_with_committed(
+        root, [p for *_, wrote in summary for p in wrote],
+        volatile={t for o in outputs.OUTPUTS.values() for t in o.volatile})
     if comparison is not None:
         print("\n[run_all] " + "\n".join(comparison.lines()))
         print(f"[run_all] byte-identity holds on the CPU kind the outputs were committed from "
