@@ -47,3 +47,32 @@ def save_figure(fig: plt.Figure, folder: str | Path, name: str) -> dict[str, Pat
         out[ext] = path
     log.info("wrote %s (.png, .pdf)", rel(folder / name))
     return out
+
+
+def spell_emoji(text: str) -> str:
+    """``text`` with every run of emoji spelt out by their Unicode names (the plotting fonts have
+    no emoji glyphs, which would print as empty boxes).
+
+    >>> spell_emoji("C3 🤖 🤓")
+    'C3 robot face, nerd face'
+    """
+    import unicodedata  # noqa: PLC0415
+
+    def is_emoji(ch: str) -> bool:
+        return ord(ch) in (0xFE0F, 0x200D) or (ord(ch) >= 0x2190 and unicodedata.category(ch) == "So")
+
+    out, names = [], []
+    for i, ch in enumerate(text):
+        if is_emoji(ch):
+            if ord(ch) not in (0xFE0F, 0x200D):
+                names.append(unicodedata.name(ch, "emoji").lower())
+            continue
+        if ch == " " and names and i + 1 < len(text) and is_emoji(text[i + 1]):
+            continue  # a space between two emoji of one run
+        if names:
+            out.append(", ".join(names))
+            names = []
+        out.append(ch)
+    if names:
+        out.append(", ".join(names))
+    return "".join(out)

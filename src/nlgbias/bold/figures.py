@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.ticker import PercentFormatter
+from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
 from nlgbias.stats import proportion_interval
@@ -146,7 +146,7 @@ def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     hi = d["toxic_hi"].to_numpy(float)
     ax.set_yscale("symlog", linthresh=0.1, linscale=0.5)
     ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 8 if len(d) else 0.0, 0.3))
-    ax.yaxis.set_major_formatter(PercentFormatter(100.0, decimals=None))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))  # 0.1%, not "0%"
     ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
     ax.set_title(title, loc="left")
     fig.tight_layout()

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from nlgbias.plots import spell_emoji
+
 FREQ_SOURCE = "wordfreq 'en' (general English), stand-in for BlenderBot 2.0 pre-training data"
 
 
@@ -83,7 +85,7 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
     for a, c in zip(axes.flat, clusters):
         sns.scatterplot(d, x="frequency", y=c, hue="axis", ax=a, s=22, legend=a is axes.flat[0])
         a.set_xscale("log")
-        a.set_title(c)
+        a.set_title(spell_emoji(c))
         a.set_xlabel("word frequency (wordfreq, general English)")
         a.set_ylabel("mean cluster probability")
         for _, r in d.nlargest(annotate, c).iterrows():
@@ -106,7 +108,7 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
     (95 % descriptor-bootstrap interval) when the table has them."""
     clusters = list(clusters)
     models = list(table["model"])
-    fig, ax = plt.subplots(figsize=(10, 4))
+    fig, ax = plt.subplots(figsize=(10, 4.6))
     width = 0.8 / max(len(models), 1)
     x = np.arange(len(clusters))
     has_ci = all(f"{c}_lo" in table and f"{c}_hi" in table for c in clusters)
@@ -118,10 +120,10 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
                if has_ci else None)
         ax.bar(x + (i - (len(models) - 1) / 2) * width, y, width, yerr=err, capsize=2,
                label=r["model"], color=colors[i])
-    ax.set_xticks(x, clusters)
+    ax.set_xticks(x, [spell_emoji(c).replace(' ', '\n', 1).replace(', ', '\n') for c in clusters],
+                  fontsize=8)
     ax.set_ylabel("Partial Gen Bias")
     ax.legend(fontsize=8)
-    ax.tick_params(axis="x", rotation=20)
     ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)"
                  + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else ""))
     fig.tight_layout()
