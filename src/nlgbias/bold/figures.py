@@ -187,11 +187,11 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     ax.set_yticks(pos, order)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("share male − share female (Gender-Max, percentage points); bootstrap 95% "
-                  "interval; * the interval excludes 0")
-    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("share male − share female (Gender-Max, percentage points)\n"
+                  "bootstrap 95% interval; * the interval excludes 0")
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_ylabel("")
-    ax.legend(frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left", fontsize=8)
+    ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.07), loc="upper center", fontsize=8)
     ax.set_title("BOLD Fig. 2: gender polarity per profession")
     fig.tight_layout()
     return fig
