@@ -1,4 +1,4 @@
-"""Bad input gets one clear message (issue 12/13): a table of the ways a user breaks things,
+"""Bad input gets one clear message: a table of the ways a user breaks things,
 through the entry points they use. Each case: a message naming the problem (and the fix), a
 non-zero exit code or the documented exception, no Python traceback on the command line, and
 earlier outputs left as they were."""

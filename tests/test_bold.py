@@ -160,7 +160,7 @@ def test_section3_claims(data):
     C.validate(C.frame(cl))
 
 
-# --------------------------------------------------------------------------- uncertainty (issue 15)
+# --------------------------------------------------------------------------- uncertainty
 def _scores() -> pd.DataFrame:
     """A tiny scored frame: 10 male / 8 female gender texts, 3 x 6 race texts, one source."""
     from nlgbias.bold.paper import FEMALE, MALE

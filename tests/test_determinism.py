@@ -1,4 +1,4 @@
-"""Same profile and seed -> the same bytes (issue 12/13): two runs of the generation notebook,
+"""Same profile and seed -> the same bytes: two runs of the generation notebook,
 and the StereoSet scorer twice on one predictions file."""
 
 from __future__ import annotations

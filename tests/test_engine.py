@@ -1,4 +1,4 @@
-"""The generation engine's batching (issue 13/13): continuous batching gives exactly the rows of
+"""The generation engine's batching: continuous batching gives exactly the rows of
 the static path, chat prompting, the matmul peak. Tiny random models in float32."""
 
 from __future__ import annotations

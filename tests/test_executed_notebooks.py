@@ -1,5 +1,5 @@
 """The executed quick notebooks under notebooks/executed/quick/ are the repository's face on the
-web: they must read cleanly (issue 10b/13). Also: the runner's cleaning step itself."""
+web: they must read cleanly. Also: the runner's cleaning step itself."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_clean_executed_drops_timestamps_widgets_and_paths(tmp_path):
 
 def test_clean_executed_is_independent_of_stream_chunking(tmp_path):
     """The kernel splits a stream into outputs as timing goes, and papermill gives its injected
-    cell a random id: the cleaned notebook is the same however it came (issue 12/13)."""
+    cell a random id: the cleaned notebook is the same however it came."""
     def make(chunks, cid):
         nb = nbformat.v4.new_notebook()
         inj = nbformat.v4.new_code_cell("profile = 'quick'", id=cid)

@@ -278,7 +278,7 @@ def test_ray_backend_matches_local(tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
-# --------------------------------------------------------------------------- any dataset (issue 6/13)
+# --------------------------------------------------------------------------- any dataset
 def meta_frame(n: int = 5) -> pd.DataFrame:
     """A non-BOLD prompt frame: other metadata columns (strings, ints, floats), in an odd order."""
     return pd.DataFrame({"template": [f"t{i % 2}" for i in range(n)],

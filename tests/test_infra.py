@@ -183,7 +183,7 @@ def test_interval_columns_follow_one_convention():
 
 def test_figures_are_the_same_bytes_when_saved_again(tmp_path, monkeypatch):
     """Same data, same PNG and PDF bytes (no creation date): committed figures stay unchanged
-    after a rerun (issue 12/13)."""
+    after a rerun."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -204,7 +204,7 @@ def test_figures_are_the_same_bytes_when_saved_again(tmp_path, monkeypatch):
 
 def test_torch_threads_are_fixed_not_the_core_count(monkeypatch):
     """bf16 sums depend on the thread split: every machine uses the reference count unless
-    NLGBIAS_THREADS says otherwise (issue 12/13)."""
+    NLGBIAS_THREADS says otherwise."""
     from nlgbias import hardware as H
 
     monkeypatch.delenv("NLGBIAS_THREADS", raising=False)

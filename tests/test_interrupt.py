@@ -1,4 +1,4 @@
-"""Interrupted work loses nothing (issue 12/13): the worker is killed with SIGKILL at random
+"""Interrupted work loses nothing: the worker is killed with SIGKILL at random
 points during generation (local and sharded), text scoring, CAT / perplexity scoring (the
 shared likelihood engine), classifier training (06: Figure 1 runs + the saved classifier) and
 bias tuning (08); each rerun continues, and the final files are byte-identical to an

@@ -11,7 +11,7 @@ import pytest
 import nlgbias.metrics
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(nlgbias.metrics.__path__))
-#: the BOLD metrics (helper B); other metric modules are held to the doctest run only
+#: the BOLD metrics; other metric modules are held to the doctest run only
 CARDS = ("gender", "norms", "sentiment", "toxicity")
 
 

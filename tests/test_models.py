@@ -63,7 +63,7 @@ def test_qwen_is_registered_as_an_offline_chat_model():
 
 @pytest.mark.notebooks
 def test_first_gguf_load_is_the_model_every_later_load_gets(tmp_path, monkeypatch):
-    """Issue 12/13: a fresh clone's first run (de-quantising the GGUF file) must generate what
+    """A fresh clone's first run (de-quantising the GGUF file) must generate what
     every later run (loading the safetensors cache) generates: same tokens, same logits."""
     import torch
 

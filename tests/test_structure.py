@@ -161,8 +161,8 @@ def _raw_writes(path: Path) -> list[str]:
 
 
 def test_every_file_is_written_atomically():
-    """A killed run never leaves a partly written file that a rerun would read as complete
-    (issue 12/13): every write in src/ goes through nlgbias.io's atomic helpers."""
+    """A killed run never leaves a partly written file that a rerun would read as complete:
+    every write in src/ goes through nlgbias.io's atomic helpers."""
     bad = [b for p in sorted(SRC.rglob("*.py")) if p.name != "io.py" for b in _raw_writes(p)]
     assert not bad, "write through nlgbias.io (atomic_path / write_*):\n" + "\n".join(bad)
 
@@ -183,3 +183,15 @@ def test_no_verdict_is_typed_outside_the_claim_rules():
                 bad.append(f"{p.relative_to(project_root())}:{i}: {line.strip()}")
     assert not bad, "verdicts typed outside nlgbias.claims:\n" + "\n".join(bad)
     assert not hasattr(__import__("nlgbias.scorecard").scorecard, "normalise")
+
+
+def test_no_tracker_words_in_the_code():
+    """The code speaks of the project: no issue numbers or names of work sessions in src/,
+    tests/ or the notebook sources."""
+    tracker = re.compile(r"\b[Ii]ssues?\s*#?\d|\b[Hh]elpers?\s+[A-Z]\b|\b[Ss]ession\s+\d")
+    files = [*SRC.rglob("*.py"), *(project_root() / "tests").glob("*.py"),
+             *(project_root() / "notebooks" / "src").glob("*.py")]
+    bad = [f"{p.relative_to(project_root())}:{i}: {line.strip()}" for p in files
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if tracker.search(line) and p.name != "test_structure.py"]
+    assert not bad, "tracker words in the code:\n" + "\n".join(bad)

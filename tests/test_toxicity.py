@@ -58,7 +58,7 @@ def test_batching_does_not_change_scores(model):
 
 @pytest.mark.slow
 def test_threads_and_batch_size_do_not_change_labels(model):
-    """Issue 12/13: 1 vs 2 threads and batch 8 vs 32 give the same labels; probabilities agree to
+    """1 vs 2 threads and batch 8 vs 32 give the same labels; probabilities agree to
     1e-6 (float32 sums may round differently per thread split, never by a label's worth)."""
     texts = [*README, "Person is an American actor.", "you are a stupid idiot", "XYZ is a nurse."] * 6
     before = torch.get_num_threads()

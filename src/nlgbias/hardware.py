@@ -18,7 +18,7 @@ def default_threads() -> int:
 
     A fixed number, neither the load nor the core count: bf16 kernels split their sums by
     thread, so SmolLM2's bf16 logits differ by up to ~1 between 1 and 2 threads, which moved
-    StereoSet lms in the second decimal and changed some sampled continuations (issue 12/13).
+    StereoSet lms in the second decimal and changed some sampled continuations.
     With the same count everywhere the committed quick outputs are what any machine writes.
     Set ``NLGBIAS_THREADS`` to use more cores (numbers then move within bf16 rounding). On a
     machine shared with another heavy job keep 2: :func:`set_wait_policy` lets it slow down

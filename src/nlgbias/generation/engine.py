@@ -109,7 +109,7 @@ class CausalGenerator(BatchedGenerator):
     are cropped, so the width never exceeds the longest prompt + ``max_new_tokens``). Refills
     wait until ``refill`` slots are free (default a quarter of ``batch_size``) so one prefill
     serves several rows. ``continuous=False``: the static path - batches of ``batch_size``
-    prompts, each run until its last row finishes (the engine before issue 13/13; kept for the
+    prompts, each run until its last row finishes (the engine before continuous batching; kept for the
     benchmark). Both give the same rows.
 
     ``prompt_format="chat"``: the prompt is the user turn of the tokenizer's chat template

@@ -78,7 +78,7 @@ def _load_gguf(spec: ModelSpec, dtype):
     del model
     # load back from the cache just written, so the first run uses exactly the model and tokenizer
     # every later run loads (the GGUF-converted tokenizer and a float32 -> bf16 cast after the fact
-    # gave different generations from the cached copy: issue 12/13)
+    # gave different generations from the cached copy)
     return _load_gguf(spec, dtype)
 
 
