@@ -265,7 +265,7 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
         side = "below" if paper_value < lo else "above"
         reason = (f"the paper's {paper_value:.{digits}f} is {side} [{lo:.{digits}f}, "
                   f"{hi:.{digits}f}]")
-        mde = n_needed = _NAN
+        mde = _NAN
     if verdict is not Verdict.INCONCLUSIVE:
         n_needed = _NAN
     c = Claim(id=id, section=section, claim=claim,
