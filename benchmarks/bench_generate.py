@@ -43,7 +43,7 @@ import torch
 
 from nlgbias.bold.sources import bold_prompts
 from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence
-from nlgbias.hardware import default_threads, matmul_peak
+from nlgbias.hardware import default_threads, matmul_peak, set_torch_threads
 from nlgbias.models import load_model
 
 SETTINGS = {"do_sample": True, "top_k": 40, "top_p": 0.95}
@@ -139,7 +139,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("NLGBIAS_PROGRESS", "off")
     threads = default_threads()
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     peak = {d: matmul_peak(d, threads=threads) for d in ("float32", "bfloat16")}
     print(f"torch {torch.__version__}, {threads} threads, load average {os.getloadavg()[0]:.1f}; "
           f"matmul peak (2048x2048): float32 {peak['float32']:.0f} GFLOP/s, bfloat16 {peak['bfloat16']:.0f} GFLOP/s",

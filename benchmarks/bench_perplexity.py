@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from nlgbias.datasets.holisticbias import holistic_bias_sentences
-from nlgbias.hardware import default_threads, matmul_peak
+from nlgbias.hardware import matmul_peak, set_torch_threads
 from nlgbias.likelihood import load_lm, sentence_logprobs, start_token_id
 
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads or default_threads())
+    set_torch_threads(args.threads)
     sents = holistic_bias_sentences("v1.0")
     texts = sents.sample(args.n, random_state=args.seed)["text"].tolist()
     lm = load_lm(args.model, dtype="float32")

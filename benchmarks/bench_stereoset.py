@@ -29,7 +29,7 @@ import time
 import numpy as np
 import torch
 
-from nlgbias.hardware import default_threads
+from nlgbias.hardware import set_torch_threads
 from nlgbias.likelihood import encode as _encode
 from nlgbias.likelihood import start_token_id
 from nlgbias.stereoset import load_gold, sentence_table, stratified_subset
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None,
                     help="torch threads (default: nlgbias.hardware.default_threads())")
     args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads or default_threads())
+    set_torch_threads(args.threads)
 
     cats = stratified_subset(load_gold(), max(1, args.n // 3 // 8 + 1), seed=args.seed)
     cats = cats.sample(n=args.n // 3, random_state=args.seed).sort_index()

@@ -82,12 +82,9 @@ def test_rows_are_yielded_as_they_finish():
 
 def test_threads_do_not_change_rows():
     lm, params, prompts = tiny_lm(), SETTINGS["first-sentence"], mixed_prompts(40)
-    before = torch.get_num_threads()
-    try:
+    with H.torch_threads():
         one = rows(G.CausalGenerator(lm, params, batch_size=8, num_threads=1).generate(prompts, 0))
         two = rows(G.CausalGenerator(lm, params, batch_size=8, num_threads=2).generate(prompts, 0))
-    finally:
-        torch.set_num_threads(before)
     assert one == two
 
 

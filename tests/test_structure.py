@@ -195,3 +195,17 @@ def test_no_tracker_words_in_the_code():
            for i, line in enumerate(p.read_text().splitlines(), 1)
            if tracker.search(line) and p.name != "test_structure.py"]
     assert not bad, "tracker words in the code:\n" + "\n".join(bad)
+
+
+def test_torch_threads_are_set_in_one_place():
+    """Only nlgbias.hardware sets torch's thread count (``set_torch_threads`` for a process,
+    ``torch_threads`` for a block that restores it): bf16 numbers depend on the count, so it is
+    decided in one place and never left changed by a scoped computation."""
+    files = [*SRC.rglob("*.py"), *(project_root() / "tests").glob("*.py"),
+             *(project_root() / "notebooks" / "src").glob("*.py"),
+             *(project_root() / "benchmarks").glob("*.py")]
+    bad = [f"{p.relative_to(project_root())}:{i}: {line.strip()}" for p in files
+           if p != SRC / "hardware.py" and p.name != "test_structure.py"
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if re.search(r"set_num_(interop_)?threads\(", line)]
+    assert not bad, "set torch threads through nlgbias.hardware:\n" + "\n".join(bad)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from nlgbias.hardware import torch_threads
 from nlgbias.metrics import toxicity as T
 from nlgbias.resources import resolve
 
@@ -61,14 +62,10 @@ def test_threads_and_batch_size_do_not_change_labels(model):
     """1 vs 2 threads and batch 8 vs 32 give the same labels; probabilities agree to
     1e-6 (float32 sums may round differently per thread split, never by a label's worth)."""
     texts = [*README, "Person is an American actor.", "you are a stupid idiot", "XYZ is a nurse."] * 6
-    before = torch.get_num_threads()
     runs = []
-    try:
-        for threads, bs in ((1, 8), (2, 32), (1, 32), (2, 8)):
-            torch.set_num_threads(threads)
+    for threads, bs in ((1, 8), (2, 32), (1, 32), (2, 8)):
+        with torch_threads(threads):
             runs.append(model.predict(texts, batch_size=bs))
-    finally:
-        torch.set_num_threads(before)
     for r in runs[1:]:
         np.testing.assert_allclose(r, runs[0], atol=1e-6)
         assert ((r >= 0.5) == (runs[0] >= 0.5)).all()

@@ -54,13 +54,12 @@ import logging
 import time
 
 import pandas as pd
-import torch
 from IPython.display import Markdown, display
 
 from nlgbias import claims
 from nlgbias import stereoset as S
 from nlgbias.datasets.crows_pairs import load_crows_pairs
-from nlgbias.hardware import default_threads
+from nlgbias.hardware import set_torch_threads
 from nlgbias.io import write_json
 from nlgbias.models import check_available
 from nlgbias.paths import paths_for
@@ -82,7 +81,7 @@ cfg = resolve_params("05", profile, models=models, dev_cats_per_target=dev_cats_
                      test_cats_per_target=test_cats_per_target, crows_pairs=crows_pairs,
                      batch_size=batch_size,
                      dtype=dtype, threads=threads)
-torch.set_num_threads(cfg["threads"] or default_threads())
+set_torch_threads(cfg["threads"])
 specs = [check_available(name) for name in cfg["models"]]  # fail fast, before any output
 cfg
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -34,6 +35,44 @@ def default_threads() -> int:
     if n < 1:
         raise ValueError(f"NLGBIAS_THREADS must be a positive integer, got {env!r}")
     return n
+
+
+def set_torch_threads(threads: int | None = None) -> int:
+    """Set torch's intra-op thread count for the process: ``threads``, or :func:`default_threads`
+    when ``None``/0. Returns the count before, for :func:`torch_threads` to restore.
+
+    The only place in the project that sets torch's threads (a structure test holds it to that):
+    a model load, an engine or a trainer calls this, a scoped block uses :func:`torch_threads`.
+    """
+    import torch  # noqa: PLC0415
+
+    before = torch.get_num_threads()
+    n = threads or default_threads()
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"torch threads must be a positive integer, got {threads!r}")
+    if n != before:
+        torch.set_num_threads(n)
+    return before
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int | None = None):
+    """Run a block with ``threads`` torch threads (default: :func:`default_threads`) and restore
+    the count it found, also when the block raises.
+
+    >>> import torch
+    >>> before = torch.get_num_threads()
+    >>> with torch_threads(1):
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+    before = set_torch_threads(threads)
+    try:
+        yield
+    finally:
+        set_torch_threads(before)
 
 
 #: OpenMP's wait policy unless ``$OMP_WAIT_POLICY`` or ``$GOMP_SPINCOUNT`` is set
@@ -104,10 +143,7 @@ def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = Non
         raise ValueError(f"matmul_peak dtype must be 'float32' or 'bfloat16', got {dtype!r}")
     if not isinstance(n, int) or n < 16:
         raise ValueError(f"matmul_peak n must be an integer >= 16, got {n!r}")
-    before = torch.get_num_threads()
-    if threads:
-        torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads or torch.get_num_threads()):
         gen = torch.Generator().manual_seed(0)
         a = torch.randn(n, n, generator=gen).to(getattr(torch, dtype))
         b = torch.randn(n, n, generator=gen).to(getattr(torch, dtype))
@@ -118,6 +154,4 @@ def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = Non
                 t0 = time.perf_counter()
                 a @ b
                 best = min(best, time.perf_counter() - t0)
-    finally:
-        torch.set_num_threads(before)
     return 2 * n ** 3 / best / 1e9

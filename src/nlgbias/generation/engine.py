@@ -17,6 +17,7 @@ from functools import partial
 import pandas as pd
 
 from nlgbias.generation.decoding import DecodingParams, first_sentence, row_seed
+from nlgbias.hardware import set_torch_threads
 from nlgbias.models import LoadedModel
 from nlgbias.progress import tqdm
 
@@ -145,7 +146,7 @@ class CausalGenerator(BatchedGenerator):
                              "template; use prompt_format='plain' or a chat model")
         self.device = torch.device(lm.device)
         if num_threads:
-            torch.set_num_threads(num_threads)
+            set_torch_threads(num_threads)
         self.code = lm.spec.control_code
         eos = set()
         for src in (self.model.config, getattr(self.model, "generation_config", None)):

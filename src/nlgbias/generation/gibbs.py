@@ -75,7 +75,9 @@ class GibbsGenerator(BatchedGenerator):
         self.model, self.tok = lm.model, lm.tokenizer
         self.device = torch.device(lm.device)
         if num_threads:
-            torch.set_num_threads(num_threads)
+            from nlgbias.hardware import set_torch_threads  # noqa: PLC0415
+
+            set_torch_threads(num_threads)
         for t in ("cls_token_id", "sep_token_id", "mask_token_id", "pad_token_id"):
             if getattr(self.tok, t) is None:
                 raise ValueError(f"tokenizer of {lm.name!r} has no {t[:-9]} token: not a BERT-style MLM")

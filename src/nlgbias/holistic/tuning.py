@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlgbias.hardware import default_threads
+from nlgbias.hardware import set_torch_threads
 from nlgbias.io import atomic_path, write_json
 from nlgbias.progress import tqdm
 
@@ -403,7 +403,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         log.info("%s: already tuned (%d steps, best step %d)", folder.name, info["steps_run"], info["best_step"])
         return TuningResult(folder, pd.DataFrame(info["history"]), info["best_step"], info["best_val_loss"],
                             info["steps_run"], info["stopped_early"], info["seconds"], 0, info)
-    torch.set_num_threads(default_threads())
+    set_torch_threads()
     tok = lm.tokenizer
     pad = _pad_id(tok)
     model = _prepare(lm.model, config)

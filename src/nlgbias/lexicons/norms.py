@@ -82,12 +82,10 @@ def train_net(x: np.ndarray, y: np.ndarray, cfg: NetConfig = NetConfig(), desc: 
     z-scored targets). Returns ``predict(x) -> y`` (original scale)."""
     import torch  # noqa: PLC0415
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a 300-256-128-8 net on batches of 128: threads only add overhead
-    try:
+    from nlgbias.hardware import torch_threads  # noqa: PLC0415
+
+    with torch_threads(1):  # a 300-256-128-8 net on batches of 128: threads only add overhead
         return _train(torch, x, y, cfg, desc)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _train(torch, x: np.ndarray, y: np.ndarray, cfg: NetConfig, desc: str):

@@ -75,12 +75,11 @@ class Encoder:
     """A frozen ``transformers`` encoder giving mean-pooled last-layer features (cached per text)."""
 
     def __init__(self, name: str = DEFAULT_ENCODER, max_length: int = 128, batch_size: int = 64):
-        import torch  # noqa: PLC0415
         from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
 
-        from nlgbias.hardware import default_threads  # noqa: PLC0415
+        from nlgbias.hardware import set_torch_threads  # noqa: PLC0415
 
-        torch.set_num_threads(default_threads())
+        set_torch_threads()
         self.name, self.max_length, self.batch_size = name, max_length, batch_size
         folder = self.folder(name)
         self.tokenizer = AutoTokenizer.from_pretrained(folder)

@@ -65,6 +65,7 @@ import pandas as pd
 import torch
 from torch import nn
 
+from nlgbias.hardware import torch_threads
 from nlgbias.progress import tqdm
 from nlgbias.resources import resolve
 
@@ -283,15 +284,10 @@ class ToxBlock:
         """
         out = np.zeros((len(texts), len(LABELS)), dtype=np.float32)
         starts = range(0, len(texts), batch_size)
-        before = torch.get_num_threads()
-        if num_threads:
-            torch.set_num_threads(num_threads)
-        try:
+        with torch_threads(num_threads or torch.get_num_threads()):
             for s in tqdm(starts, desc="toxicity", disable=not progress or len(starts) < 2):
                 ids = torch.from_numpy(self.tokenizer(texts[s:s + batch_size])).to(self.device)
                 out[s:s + len(ids)] = self.net(ids).cpu().numpy()
-        finally:
-            torch.set_num_threads(before)
         if rescale:
             out = rescale_probabilities(out, self.rescale)
         return out

@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from nlgbias.hardware import default_threads
+from nlgbias.hardware import set_torch_threads
 from nlgbias.io import write_text
 from nlgbias.models.registry import KINDS, ModelSpec, cache_dir, get_spec, offline_models
 from nlgbias.resources import ResourceNotFoundError, resolve
@@ -96,7 +96,7 @@ def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
         return LoadedModel(spec, None, None, device)
     import torch  # noqa: PLC0415
 
-    torch.set_num_threads(default_threads())  # the same count everywhere: bf16 sums depend on it
+    set_torch_threads()  # the same count everywhere: bf16 sums depend on it
     if device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise ValueError(f"device {device!r} requested but CUDA is not available; use device='cpu'")
