@@ -351,16 +351,19 @@ def causal_logprobs(model, tokenizer, prefixes: Sequence[Sequence[int]],
 
 
 def causal_items(tokenizer, texts: Sequence[str], contexts: Sequence[str | None] | None = None,
-                 start_token: bool = True) -> tuple[list[list[int]], list[list[int]]]:
-    """(prefix ids, continuation ids) per text: ``[start] + context`` and the text (with a
-    leading space after a context); without a start token the text's first token is the prefix."""
+                 start_token: bool = True, separator: str = " ",
+                 ) -> tuple[list[list[int]], list[list[int]]]:
+    """(prefix ids, continuation ids) per text: ``[start] + context`` and the text, encoded
+    apart, the text after ``separator`` where it has a context (``" "``: a sentence after its
+    context; ``""``: the continuation carries its own leading space, as the LM interface's
+    ``loglikelihood`` requests do); without a start token the text's first token is the prefix."""
     start = start_token_id(tokenizer) if start_token else None
     prefixes, conts = [], []
     for k, text in enumerate(texts):
         if contexts is None or contexts[k] in (None, ""):
             pre, cont = [], encode(tokenizer, text)
         else:
-            pre, cont = encode(tokenizer, contexts[k]), encode(tokenizer, " " + text)
+            pre, cont = encode(tokenizer, contexts[k]), encode(tokenizer, separator + text)
         if start is not None:
             pre = [start, *pre]
         elif not pre:  # no start token: score tokens 1..N given token 0 (StereoSet §7.4)

@@ -93,22 +93,6 @@ class HFLM(LM):
         return self.lm.model
 
     # ------------------------------------------------------------------ likelihoods
-    def _causal_items(self, requests):
-        tok = self.tokenizer
-        start = L.start_token_id(tok)
-        prefixes, conts = [], []
-        for k, (ctx, cont) in enumerate(requests):
-            pre, c = (L.encode(tok, ctx) if ctx else []), L.encode(tok, cont)
-            if start is not None:
-                pre = [start, *pre]
-            elif not pre:  # no start token: the first token is the context of the rest
-                pre, c = c[:1], c[1:]
-            if not c:
-                raise ValueError(f"request #{k}: continuation {cont!r} has no token to score")
-            prefixes.append(pre)
-            conts.append(c)
-        return prefixes, conts
-
     def loglikelihood(self, requests, *, greedy: bool = False):
         requests = [(str(c), str(x)) for c, x in requests]
         if not requests:
@@ -123,7 +107,8 @@ class HFLM(LM):
                     "(pseudo-log-likelihood) or pass an empty context")
             rolled = self.loglikelihood_rolling([x for _, x in requests])
             return [LoglikelihoodResult(r.logprob, None, r.n_tokens) for r in rolled]
-        prefixes, conts = self._causal_items(requests)
+        prefixes, conts = L.causal_items(self.tokenizer, [x for _, x in requests],
+                                         [c for c, _ in requests], separator="")
         groups = L.prefix_groups([p + c for p, c in zip(prefixes, conts)])
         sums, counts = L.causal_logprobs(self.model, self.tokenizer, prefixes, conts, groups=groups,
                                          batch_size=self.batch_size, device=self.lm.device)
