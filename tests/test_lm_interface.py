@@ -25,7 +25,9 @@ from nlgbias.models import (
     ModelKindError,
     ModelSpec,
     UnknownModelError,
+    display_name,
     get_spec,
+    load_model,
     model_slug,
     split_kind,
 )
@@ -181,10 +183,16 @@ def test_kind_is_read_from_the_config_of_a_folder_or_the_hf_cache(tmp_path, monk
     assert model_slug("masked:other-org/x") == model_slug("other-org/x") == "other-org--x"
     with pytest.raises(ModelKindError, match="registered as 'masked'"):
         get_spec("causal:roberta-base")
-    # the registry takes hf: specs too, and names the backend of a served model
+    # the registry takes hf: specs too; a served model gets a spec that is never loaded here,
+    # a slug without its URL's text and a label without the URL
     assert get_spec("hf:gpt2") is get_spec("gpt2") and model_slug("hf:masked:a/b") == "a--b"
-    with pytest.raises(UnknownModelError, match="'openai' backend of nlgbias.lm"):
-        get_spec("openai:http://127.0.0.1:8000/v1#m")
+    served = get_spec("openai:http://127.0.0.1:8000/v1#org/m")
+    assert (served.backend, served.kind, served.hub_id) == ("openai", "causal", None)
+    assert model_slug(served.name).startswith("openai-org--m-") and "127" not in model_slug(served.name)
+    assert display_name(served.name) == "openai:org/m"
+    assert model_slug("openai:http://10.0.0.1:8000/v1#org/m") != model_slug(served.name)
+    with pytest.raises(UnknownModelError, match="'openai' backend.*nlgbias.lm.get_lm"):
+        load_model(served.name)
     with pytest.raises(UnknownModelError, match="not a valid Hugging Face id"):
         get_spec("a/b/c")
 
@@ -278,3 +286,77 @@ def test_vllm_agrees_with_hf():
     g1, g2 = lm.generate_until(texts, GREEDY), hf.generate_until(texts, GREEDY)  # pragma: no cover
     assert [g.text for g in g1] == [g.text for g in g2]  # pragma: no cover
 
+
+
+# ---------------------------------------------------------------- generation runs through the interface
+def _prompts(n: int = 7):
+    import pandas as pd
+
+    return pd.DataFrame({"prompt_id": [f"p{i}" for i in range(n)],
+                         "prompt": [f"I am a nurse number {i}." for i in range(n)],
+                         "group": ["a", "b"] * (n // 2) + ["a"] * (n % 2)})
+
+
+def test_a_dialogue_model_generates_a_resumable_run(blenderbot, tmp_path):
+    """generate_dataset on a BlenderBot (seq2seq) folder: each row is the reply of the hf
+    backend's chat to the prompt as a user turn, with the row's own seed; chunks are cached, so
+    a rerun generates nothing and a run with another chunk size writes the same rows."""
+    from nlgbias.generation import generate_dataset, make_engine, plan_run, sample_seed
+
+    prompts = _prompts()
+    plan = plan_run(blenderbot, params=SAMPLE, dtype="float32")
+    assert (plan.generator, plan.dtype, plan.in_process) == ("dialogue", "float32", True)
+    info = generate_dataset(prompts, blenderbot, tmp_path / "a", dataset="demo", params=SAMPLE,
+                            dtype="float32", chunk_size=3, batch_size=2, progress=False)
+    assert info.complete and info.generated == 7 and info.tokens > 0
+    import pandas as pd
+
+    out = pd.read_parquet(info.path)
+    assert list(out["prompt_id"]) == list(prompts["prompt_id"]) and list(out["group"]) == list(prompts["group"])
+    lm = get_lm(f"hf:{blenderbot}", dtype="float32")
+    want = lm.chat([GenerationRequest(({"role": "user", "content": p},), seed=int(s))
+                    for p, s in zip(out["prompt"], out["row_seed"])], SAMPLE)
+    assert list(out["generation"]) == [g.text for g in want] == list(out["text"])
+    assert list(out["row_seed"]) == [sample_seed(0, p, 0) for p in prompts["prompt_id"]]
+    again = generate_dataset(prompts, blenderbot, tmp_path / "a", dataset="demo", params=SAMPLE,
+                             dtype="float32", chunk_size=3, batch_size=2, progress=False)
+    assert again.generated == 0 and again.total_rows == 7
+    other = generate_dataset(prompts, blenderbot, tmp_path / "b", dataset="demo", params=SAMPLE,
+                             dtype="float32", chunk_size=5, batch_size=3, progress=False)
+    assert pd.read_parquet(other.path)["generation"].tolist() == out["generation"].tolist()
+    engine = make_engine(plan, batch_size=4)
+    assert [c.generation for c in engine.generate(list(out["prompt"]), list(out["row_seed"]))] \
+        == list(out["generation"])
+
+
+def test_a_served_model_runs_through_the_interface(monkeypatch, tmp_path):
+    """A spec naming a server is planned as "served" (nothing loads in this process), its rows
+    come from the interface's generate_until with each row's seed, and the table names the
+    backend and URL, never a key. (The server itself is tested end to end in
+    test_openai_backend.py; here the interface answers through the hf backend.)"""
+    import pandas as pd
+
+    from nlgbias.generation import generate_dataset, plan_run
+    from nlgbias.lm import hf_backend
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-test-key")
+    loaded = tiny_lm()
+    calls = []
+
+    def fake_get_lm(spec, **kw):
+        calls.append(spec)
+        return hf_backend.HFLM(loaded=loaded, batch_size=4)
+
+    monkeypatch.setattr("nlgbias.lm.get_lm", fake_get_lm)
+    spec = "openai:http://127.0.0.1:9/v1#tiny"
+    plan = plan_run(spec, params=GREEDY)
+    assert (plan.generator, plan.dtype, plan.in_process) == ("served", "served", False)
+    info = generate_dataset(_prompts(5), spec, tmp_path, dataset="demo", params=GREEDY, progress=False)
+    out = pd.read_parquet(info.path)
+    assert calls == [spec] and info.path.name == "demo__openai-tiny-" + info.path.name.split("-")[-1]
+    want = hf_backend.HFLM(loaded=loaded).generate_until(
+        [GenerationRequest(p, seed=int(s)) for p, s in zip(out["prompt"], out["row_seed"])], GREEDY)
+    assert list(out["generation"]) == [g.text for g in want]
+    assert set(out["model"]) == {"openai:tiny"} and set(out["dtype"]) == {"served"}
+    assert set(out["model_source"]) == {"openai:http://127.0.0.1:9/v1"}
+    assert "sk-secret" not in out.to_csv()

@@ -22,7 +22,6 @@ unsharded one's); ``backend="ray"`` runs the same engine on a Ray cluster, one c
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import logging
 import re
@@ -37,8 +36,9 @@ import pandas as pd
 from nlgbias.generation.decoding import DECODING_COLUMNS, DecodingParams, decoding_for, row_seed
 from nlgbias.generation.engine import CausalGenerator, Completion, completions_frame
 from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
+from nlgbias.generation.lm_engine import LMEngine
 from nlgbias.generation.ray_backend import generate_with_ray
-from nlgbias.hardware import default_threads, resolve_dtype
+from nlgbias.hardware import default_threads, resolve_dtype, set_torch_threads
 from nlgbias.io import CorruptCacheError, write_json, write_parquet
 from nlgbias.models import (
     KINDS,
@@ -317,19 +317,27 @@ class RunInfo:
         return self.total_tokens / self.total_seconds if self.total_seconds else float("nan")
 
 
-def _update_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
-    """Accumulate generation statistics in ``folder/stats.json`` (atomic)."""
-    path = folder / "stats.json"
-    stats = json.loads(path.read_text()) if path.exists() else {"rows": 0, "tokens": 0, "seconds": 0.0}
-    if rows:
-        stats = {"rows": stats["rows"] + rows, "tokens": stats["tokens"] + tokens,
-                 "seconds": stats["seconds"] + seconds}
-        write_json(stats, path)
+def read_stats(folder: Path) -> dict:
+    """The generation statistics of a cache folder (``stats.json``): rows, tokens, seconds over
+    every call that filled it (zeros for a new folder)."""
+    path = Path(folder) / "stats.json"
+    return json.loads(path.read_text()) if path.exists() else {"rows": 0, "tokens": 0, "seconds": 0.0}
+
+
+def add_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
+    """Add one chunk's rows, tokens and seconds to ``folder/stats.json`` (atomic); the totals."""
+    stats = read_stats(folder)
+    stats = {"rows": stats["rows"] + rows, "tokens": stats["tokens"] + tokens,
+             "seconds": stats["seconds"] + seconds}
+    write_json(stats, Path(folder) / "stats.json")
     return stats
 
 
 def _model_source(spec: ModelSpec) -> str:
-    """Where the weights come from, without a local folder's path."""
+    """Where the weights come from, without a local folder's path (a server: its backend and
+    URL, never a key)."""
+    if spec.backend != "hf":
+        return spec.name.split("#", 1)[0]
     if spec.gguf_file:
         return spec.gguf_file
     if spec.hub_id and spec.hub_id == spec.name and display_name(spec.name) != spec.name:
@@ -337,16 +345,96 @@ def _model_source(spec: ModelSpec) -> str:
     return spec.hub_id or spec.kind
 
 
-def _causal_engine(lm: LoadedModel, params: DecodingParams, batch_size: int, num_threads: int,
-                   prompt_format: str) -> CausalGenerator:
-    """The sampling engine; a chat run needs an engine that takes ``prompt_format``."""
-    if prompt_format == "plain":
-        return CausalGenerator(lm, params, batch_size=batch_size, num_threads=num_threads)
-    if "prompt_format" not in inspect.signature(CausalGenerator).parameters:
-        raise NotImplementedError(f"prompt_format={prompt_format!r}: this version of the engine "
-                                  "(nlgbias.generation.engine.CausalGenerator) encodes plain prompts only")
-    return CausalGenerator(lm, params, batch_size=batch_size, num_threads=num_threads,
-                           prompt_format=prompt_format)
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run generates with, decided before anything loads: the model's ``spec``, how it
+    generates (``generator``: "sampling" (the engine), "gibbs" (masked LMs, BOLD A.2.1),
+    "dialogue" (sequence-to-sequence, through :mod:`nlgbias.lm`) or "served" (a server or
+    vLLM, through :mod:`nlgbias.lm`)), the decoding ``params`` (and ``gibbs`` settings), the
+    compute ``dtype`` ("served": the server's) and the ``prompt_format``."""
+
+    spec: ModelSpec
+    generator: str
+    params: DecodingParams
+    dtype: str
+    prompt_format: str = "plain"
+    gibbs: GibbsParams | None = None
+
+    @property
+    def in_process(self) -> bool:
+        return self.generator in ("sampling", "gibbs", "dialogue")
+
+    def digest(self, seed: int, chunk_size: int, batch_size: int, threads: int) -> str:
+        """The cache key: what decides the generated text. For a dtype other than float32 the
+        batch size and thread count too (bf16 sums depend on them)."""
+        schedule = {"chunk_size": chunk_size}
+        if self.dtype != "float32":
+            schedule.update(batch_size=batch_size, threads=threads)
+        extra = {"schedule": schedule, **({"gibbs": self.gibbs.as_dict()} if self.gibbs else {})}
+        return run_digest(self.spec.name, self.params, seed, self.spec.control_code, self.dtype,
+                          self.prompt_format, extra)
+
+
+def plan_run(model: str, *, loaded: LoadedModel | None = None, params: DecodingParams | None = None,
+             gibbs: GibbsParams | None = None, prompt_format: str = "plain", backend: str = "local",
+             device: str = "cpu", dtype: str = "auto") -> RunPlan:
+    """Check a run's settings and decide how it generates (:class:`RunPlan`); raise a
+    ``ValueError`` naming what is wrong before anything is loaded or written."""
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {prompt_format!r}")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
+    spec = check_available(model) if loaded is None else loaded.spec
+    shown = display_name(spec.name)
+    generator = "served" if spec.backend != "hf" else (
+        KINDS[spec.kind].generator if spec.kind in KINDS else None)
+    if generator is None:
+        raise ValueError(f"model {shown!r} of kind {spec.kind!r} cannot generate")
+    if backend == "ray" and generator != "sampling":
+        raise ValueError(f"the Ray backend runs causal LMs in this process; generate {shown!r} "
+                         "locally")
+    if generator == "gibbs":
+        if prompt_format != "plain":
+            raise ValueError(f"Gibbs sampling from {shown!r} continues plain text; prompt_format "
+                             f"{prompt_format!r} is for chat models")
+        gibbs = gibbs or GibbsParams()
+        return RunPlan(spec, generator, gibbs.to_decoding(), _run_dtype(loaded, dtype, device),
+                       prompt_format, gibbs)
+    params = params or decoding_for(spec)
+    run_dtype = "served" if generator == "served" else _run_dtype(loaded, dtype, device)
+    return RunPlan(spec, generator, params, run_dtype, prompt_format)
+
+
+def _run_dtype(loaded: LoadedModel | None, dtype: str, device: str) -> str:
+    if loaded is not None:
+        dtype = str(getattr(loaded.model, "dtype", "torch.float32")).replace("torch.", "")
+    return resolve_dtype(dtype, device)
+
+
+def make_engine(plan: RunPlan, *, loaded: LoadedModel | None = None, device: str = "cpu",
+                batch_size: int = 32, threads: int | None = None):
+    """The generator of a plan: the engine for causal LMs, Gibbs sampling for masked LMs, and
+    :class:`~nlgbias.generation.lm_engine.LMEngine` over :mod:`nlgbias.lm` for a dialogue
+    model or a served one. Loads the model (in this process) or connects (served)."""
+    threads = threads or default_threads()
+    if plan.generator == "served":
+        from nlgbias.lm import get_lm  # noqa: PLC0415
+
+        return LMEngine(get_lm(plan.spec.name), plan.params, prompt_format=plan.prompt_format,
+                        batch_size=batch_size)
+    import torch  # noqa: PLC0415 - torch loads only when something is generated
+
+    lm = loaded or load_model(plan.spec.name, device=device, dtype=getattr(torch, plan.dtype))
+    if plan.generator == "gibbs":
+        return GibbsGenerator(lm, plan.gibbs, batch_size=batch_size, num_threads=threads)
+    if plan.generator == "dialogue":
+        from nlgbias.lm.hf_backend import HFLM  # noqa: PLC0415
+
+        set_torch_threads(threads)
+        return LMEngine(HFLM(loaded=lm, batch_size=batch_size), plan.params,
+                        prompt_format=plan.prompt_format, batch_size=batch_size, dialogue=True)
+    return CausalGenerator(lm, plan.params, batch_size=batch_size, num_threads=threads,
+                           prompt_format=plan.prompt_format)
 
 
 def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, dataset: str,
@@ -362,8 +450,11 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
 
     ``prompts``: ``prompt_id`` (unique strings), ``prompt`` and any metadata columns, copied to
     every output row. ``model``: a registered name, hub id or local checkpoint folder (or
-    ``loaded``, an already loaded model). ``prompt_format="chat"`` sends each prompt as the user
-    turn of the model's chat template; ``generation`` is then the assistant response.
+    ``loaded``, an already loaded model), or a model spec of :mod:`nlgbias.lm` naming a server
+    (``openai:<base URL>#<model>``) or vLLM (``vllm:<model>``). ``prompt_format="chat"``
+    sends each prompt as the user turn of the model's chat template; ``generation`` is then the
+    assistant response. A dialogue model (BlenderBot) always replies to the prompt as a user
+    turn, in its own dialogue format.
 
     Resumable and exact: the rows are generated in the fixed chunks of :func:`chunk_schedule`
     (``chunk_size`` rows each), every finished chunk is written to ``cache_dir`` (default
@@ -377,94 +468,63 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
     per task (``ray_options``: ``address``, ``num_actors``, ``cpus_per_actor``).
     A masked LM (``bert-large-cased``) is generated by Gibbs sampling with ``gibbs``
     (:class:`~nlgbias.generation.gibbs.GibbsParams`, default the paper's). ``params``: the
-    decoding settings of a causal LM (default: the model's, :func:`decoding_for`).
+    decoding settings (default: the model's, :func:`decoding_for`).
     ``dtype="auto"`` computes in bfloat16 where the hardware has bf16 units (see
     :func:`resolve_dtype`); the dtype is part of the cache key and stored in the ``dtype``
-    column. ``num_threads`` defaults to :func:`default_threads`. ``progress``: a progress bar
-    (:mod:`nlgbias.progress`: text on the terminal in headless notebook runs).
+    column ("served" for a server). ``num_threads`` defaults to :func:`default_threads`.
+    ``progress``: a progress bar (:mod:`nlgbias.progress`: text on the terminal in headless
+    notebook runs).
     """
     check_prompts(prompts)
     check_dataset_name(dataset)
-    if prompt_format not in PROMPT_FORMATS:
-        raise ValueError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {prompt_format!r}")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
-    spec = check_available(model) if loaded is None else loaded.spec
-    generator = KINDS[spec.kind].generator if spec.kind in KINDS else None
-    slug, shown = model_slug(spec.name), display_name(spec.name)
+    plan = plan_run(model, loaded=loaded, params=params, gibbs=gibbs, prompt_format=prompt_format,
+                    backend=backend, device=device, dtype=dtype)
+    spec, shown = plan.spec, display_name(plan.spec.name)
     out_dir = Path(out_dir)
     target = out_dir / output_name(dataset, spec.name)
     t0 = time.perf_counter()
-    gibbs_d = None
-    if generator == "gibbs":  # BERT: Gibbs sampling (BOLD Appendix A.2.1)
-        gibbs = gibbs or GibbsParams()
-        params, gibbs_d = gibbs.to_decoding(), gibbs.as_dict()
-        if backend == "ray":
-            raise ValueError("the Ray backend runs causal LMs; generate a masked LM locally")
-        if prompt_format != "plain":
-            raise ValueError(f"Gibbs sampling from {shown!r} continues plain text; prompt_format "
-                             f"{prompt_format!r} is for chat models")
-    elif generator != "sampling":
-        raise ValueError(f"model {shown!r} of kind {spec.kind!r} cannot generate")
-    params = params or decoding_for(spec)
-    if loaded is not None:
-        dtype = str(getattr(loaded.model, "dtype", "torch.float32")).replace("torch.", "")
-    dtype = resolve_dtype(dtype, device)
     rows_all = expand_samples(prompts, samples_per_prompt, seed)
     chunks = chunk_schedule(rows_all, chunk_size)
     threads = num_threads or default_threads()
-    schedule = {"chunk_size": chunk_size}
-    if dtype != "float32":  # bf16 sums depend on the batch and the thread count
-        schedule.update(batch_size=batch_size, threads=threads)
-    digest = run_digest(spec.name, params, seed, spec.control_code, dtype, prompt_format,
-                        {"schedule": schedule, **({"gibbs": gibbs_d} if gibbs_d else {})})
     cache_dir = Path(cache_dir) if cache_dir else out_dir.parent / "interim" / "generation_cache"
     s = parse_shard(shard)
-    cache = ChunkCache(cache_dir / f"{dataset}__{slug}__{digest}")
-    if target.exists() and shard is None and cache.any():  # same digest: same settings
-        if _up_to_date(target, rows_all, {"seed": seed, "dtype": dtype, "prompt_format": prompt_format,
-                                          **params.as_dict()}):
-            log.info("%s is up to date (%d rows): nothing to generate", target.name, len(rows_all))
-            st = _update_stats(cache.folder, 0, 0, 0.0)
-            return RunInfo(shown, target, len(rows_all), 0, 0, time.perf_counter() - t0, True,
-                           st["tokens"], st["seconds"], st["rows"])
+    cache = ChunkCache(cache_dir / f"{dataset}__{model_slug(spec.name)}__"
+                                   f"{plan.digest(seed, chunk_size, batch_size, threads)}")
+
+    def info(path, rows, generated, tokens, complete) -> RunInfo:
+        st = read_stats(cache.folder)
+        return RunInfo(shown, path, rows, generated, tokens, time.perf_counter() - t0, complete,
+                       total_tokens=st["tokens"], total_seconds=st["seconds"], total_rows=st["rows"])
+
+    if target.exists() and shard is None and cache.any() and _up_to_date(
+            target, rows_all, {"seed": seed, "dtype": plan.dtype, "prompt_format": prompt_format,
+                               **plan.params.as_dict()}):  # same digest: same settings
+        log.info("%s is up to date (%d rows): nothing to generate", target.name, len(rows_all))
+        return info(target, len(rows_all), 0, 0, True)
     mine = shard_chunks(chunks, s)
     todo = [c for c in mine if not cache.done(c)]
     n_mine, n_todo = sum(len(c.rows) for c in mine), sum(len(c.rows) for c in todo)
     log.info("%s: %d rows (%d prompts x %d samples%s) in %d chunks of up to %d, %d cached, %d to "
              "generate", shown, n_mine, len(prompts), samples_per_prompt,
              f", shard {s[0]}/{s[1]}" if s else "", len(mine), chunk_size, n_mine - n_todo, n_todo)
-    tokens, gen_secs = 0, 0.0
-    if todo:
-        if backend == "ray":
-            t1 = time.perf_counter()
-            tokens = generate_with_ray(rows_all, todo, spec.name, params, cache, device=device,
-                                       dtype=dtype, batch_size=batch_size, prompt_format=prompt_format,
-                                       **(ray_options or {}))
-            gen_secs = time.perf_counter() - t1
-            _update_stats(cache.folder, n_todo, tokens, gen_secs)
-        else:
-            import torch  # noqa: PLC0415 - torch loads only when something is generated
-
-            lm = loaded or load_model(spec.name, device=device, dtype=getattr(torch, dtype))
-            if generator == "gibbs":
-                engine = GibbsGenerator(lm, gibbs, batch_size=batch_size, num_threads=threads)
-            else:
-                engine = _causal_engine(lm, params, batch_size, threads, prompt_format)
-            tokens = _run_local(engine, rows_all, todo, cache, progress, shown)
-    stats = _update_stats(cache.folder, 0, 0, 0.0)
-    totals = {"total_tokens": stats["tokens"], "total_seconds": stats["seconds"], "total_rows": stats["rows"]}
+    tokens = 0
+    if todo and backend == "ray":
+        t1 = time.perf_counter()
+        tokens = generate_with_ray(rows_all, todo, spec.name, plan.params, cache, device=device,
+                                   dtype=plan.dtype, batch_size=batch_size, prompt_format=prompt_format,
+                                   **(ray_options or {}))
+        add_stats(cache.folder, n_todo, tokens, time.perf_counter() - t1)
+    elif todo:
+        engine = make_engine(plan, loaded=loaded, device=device, batch_size=batch_size, threads=threads)
+        tokens = _run_local(engine, rows_all, todo, cache, progress, shown)
     frame = cache.load(chunks)
-    if len(frame):
-        frame["key"] = [row_key(p, int(k)) for p, k in zip(frame["prompt_id"], frame["sample"])]
-    secs = time.perf_counter() - t0
     if len(frame) < len(rows_all):
         log.info("%s: %d of %d rows in the cache (shard %s); the parquet is written once all are done",
                  shown, len(frame), len(rows_all), shard)
-        return RunInfo(shown, None, len(frame), n_todo, tokens, secs, False, **totals)
-    out = _output_frame(prompts, rows_all, frame, spec, params, seed, dtype, prompt_format)
-    write_parquet(out, target)
-    return RunInfo(shown, target, len(out), n_todo, tokens, secs, True, **totals)
+        return info(None, len(frame), n_todo, tokens, False)
+    frame["key"] = [row_key(p, int(k)) for p, k in zip(frame["prompt_id"], frame["sample"])]
+    write_parquet(_output_frame(prompts, rows_all, frame, plan, seed), target)
+    return info(target, len(rows_all), n_todo, tokens, True)
 
 
 def _up_to_date(target: Path, rows_all: pd.DataFrame, want: dict) -> bool:
@@ -479,10 +539,11 @@ def _up_to_date(target: Path, rows_all: pd.DataFrame, want: dict) -> bool:
             and meta.iloc[0].to_dict() == want)
 
 
-def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataFrame, spec: ModelSpec,
-                  params: DecodingParams, seed: int, dtype: str, prompt_format: str) -> pd.DataFrame:
+def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataFrame, plan: RunPlan,
+                  seed: int) -> pd.DataFrame:
     """The output rows in ``rows_all`` order: metadata of the prompt, the cached generation, the
     run's settings; columns as :func:`output_columns`."""
+    spec, params = plan.spec, plan.params
     gen = frame.set_index("key").loc[rows_all["key"]].reset_index(drop=True)
     meta = prompts.set_index("prompt_id").loc[rows_all["prompt_id"]].reset_index()
     out = meta.drop(columns="prompt").assign(sample=rows_all["sample"].to_numpy(),
@@ -493,9 +554,9 @@ def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataF
     out["seed"] = seed
     for k, v in params.as_dict().items():
         out[k] = v
-    out["prompt_format"] = prompt_format
+    out["prompt_format"] = plan.prompt_format
     out["control_code"] = spec.control_code
-    out["dtype"] = dtype
+    out["dtype"] = plan.dtype
     out["model_source"] = _model_source(spec)
     return out[output_columns(prompts)]
 
@@ -516,7 +577,7 @@ def _run_local(engine, rows_all: pd.DataFrame, todo: Sequence[Chunk], cache: Chu
                                                          part["row_seed"].tolist(), bar)
                      for p in batch]
             cache.write(chunk, cache_rows(part, pairs))
-            _update_stats(cache.folder, engine.rows_done - rows0, engine.tokens_generated - tok0,
+            add_stats(cache.folder, engine.rows_done - rows0, engine.tokens_generated - tok0,
                           engine.seconds - sec0)
     finally:
         bar.close()
@@ -528,16 +589,17 @@ def generate_models(prompts: pd.DataFrame, models: Sequence[str], out_dir: str |
                     params_for: Callable[[str], DecodingParams] | None = None, **kw) -> list[RunInfo]:
     """:func:`generate_dataset` for each of ``models``; every name is checked first, so an
     unknown or unavailable model fails before any generation starts. ``params_for(model)``
-    gives the decoding parameters of each sampled (causal) LM (default: the model's, see
-    :func:`decoding_for`)."""
+    gives the decoding parameters of each model that decodes (all but masked LMs, which Gibbs
+    sampling generates; default: the model's, see :func:`decoding_for`)."""
     check_prompts(prompts)
     check_dataset_name(dataset)
     specs = [check_available(m) for m in models]
-    cannot = [s.name for s in specs if s.kind not in KINDS or KINDS[s.kind].generator is None]
+    cannot = [s.name for s in specs if s.backend == "hf" and (
+        s.kind not in KINDS or KINDS[s.kind].generator is None)]
     if cannot:
         raise ValueError(f"model(s) {', '.join(map(display_name, cannot))} cannot generate text")
-    sampled = [KINDS[s.kind].generator == "sampling" if s.kind in KINDS else False for s in specs]
-    params = [params_for(m) if params_for and ok else None for m, ok in zip(models, sampled)]
+    decoded = [s.backend != "hf" or KINDS[s.kind].generator != "gibbs" for s in specs]
+    params = [params_for(m) if params_for and ok else None for m, ok in zip(models, decoded)]
     infos = []
     for m, p in zip(models, params):
         extra = {"params": p} if p is not None else {}

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from nlgbias.hardware import set_torch_threads
 from nlgbias.io import write_text
-from nlgbias.models.registry import KINDS, ModelSpec, cache_dir, get_spec, offline_models
+from nlgbias.models.registry import (
+    KINDS,
+    ModelSpec,
+    UnknownModelError,
+    cache_dir,
+    get_spec,
+    offline_models,
+)
 from nlgbias.resources import ResourceNotFoundError, resolve
 
 log = logging.getLogger(__name__)
@@ -91,6 +98,10 @@ def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
     (offline without a cache, or a missing package), naming the model and how to get it.
     """
     spec = get_spec(name)
+    if spec.backend != "hf":
+        raise UnknownModelError(
+            f"{name!r} names a model behind the {spec.backend!r} backend: it is not loaded in "
+            "this process; reach it through nlgbias.lm.get_lm (generation runs do)")
     kind = KINDS[spec.kind]
     if kind.auto_class is None:
         return LoadedModel(spec, None, None, device)

@@ -49,7 +49,7 @@ class Kind:
     log-probability, "masked" pseudo-log-likelihood, None)."""
 
     auto_class: str | None
-    generator: str | None
+    generator: str | None  # "sampling" | "gibbs" | "dialogue" (seq2seq) | None
     scorer: str | None
     description: str
 
@@ -57,9 +57,8 @@ class Kind:
 KINDS: dict[str, Kind] = {
     "causal": Kind("AutoModelForCausalLM", "sampling", "causal", "decoder-only LM (GPT-2, Llama, ...)"),
     "masked": Kind("AutoModelForMaskedLM", "gibbs", "masked", "masked LM (BERT, RoBERTa)"),
-    "seq2seq": Kind("AutoModelForSeq2SeqLM", None, None,
-                    "encoder-decoder (BlenderBot); generated through nlgbias.lm (hf backend), "
-                    "not yet by generate_dataset"),
+    "seq2seq": Kind("AutoModelForSeq2SeqLM", "dialogue", None,
+                    "encoder-decoder (BlenderBot): replies to a dialogue in its own format"),
 }
 
 _MASKED_ARCH = ("ForMaskedLM", "ForPreTraining")
@@ -81,6 +80,7 @@ class ModelSpec:
     control_code: str | None = None  # CTRL (Keskar et al. 2019): prefix that steers the style
     chat: bool = False  # instruction-tuned with a chat template (dialogue prompts as user turns)
     quantization: str | None = None  # the offline weights' quantisation (dequantised on load)
+    backend: str = "hf"  # "hf": loaded in this process; "openai"/"vllm": reached by nlgbias.lm
 
     @property
     def kind_info(self) -> Kind:
@@ -174,6 +174,12 @@ def model_slug(name: str) -> str:
     name = split_kind(name.removeprefix("hf:"))[1]
     if name in MODELS and "/" not in name:
         return name
+    if name.startswith(SERVED_PREFIXES):  # openai:<url>#<model>, vllm:<model>
+        backend, _, rest = name.partition(":")
+        url, _, served = rest.rpartition("#") if "#" in rest else ("", "", rest)
+        digest = hashlib.sha256(url.encode()).hexdigest()[:6] if url else ""
+        base = _SLUG_BAD.sub("-", served.replace("/", "--")).strip("-") or "model"
+        return "-".join(x for x in (backend, base, digest) if x)
     if os.path.isdir(name):
         path = Path(name).resolve()
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:6]
@@ -189,6 +195,9 @@ def display_name(name: str) -> str:
     'gemma3-270m'
     """
     name = split_kind(name.removeprefix("hf:"))[1]
+    if name.startswith(SERVED_PREFIXES):  # never the server's URL: "openai:<model>"
+        backend, _, rest = name.partition(":")
+        return f"{backend}:{rest.rpartition('#')[2] or 'model'}"
     if name not in MODELS and os.path.isdir(name):
         return Path(name).resolve().name
     return name
@@ -319,10 +328,9 @@ def get_spec(name: str) -> ModelSpec:
     if name.startswith("hf:"):  # the default backend of nlgbias.lm, named explicitly
         return get_spec(name[3:])
     if name.startswith(SERVED_PREFIXES) and not os.path.isdir(name):
-        raise UnknownModelError(
-            f"{name!r} names a model behind the {name.split(':', 1)[0]!r} backend of nlgbias.lm "
-            "(nlgbias.lm.get_lm); this code path loads models in this process only (a "
-            "registered name, a Hugging Face id or a local folder)")
+        backend = name.split(":", 1)[0]
+        return ModelSpec(name, "causal", description=f"served by the {backend!r} backend of nlgbias.lm",
+                         backend=backend)
     stated, target = split_kind(name)
     if stated is not None and target in MODELS and MODELS[target].kind != stated:
         raise ModelKindError(f"model {target!r} is registered as {MODELS[target].kind!r}, "
@@ -374,7 +382,7 @@ def check_available(name: str) -> ModelSpec:
     ~50 s of retries ``from_pretrained`` spends offline), or a missing offline package.
     """
     spec = get_spec(name)
-    if spec.is_local:
+    if spec.is_local or spec.backend != "hf":  # a server is reached (and checked) by nlgbias.lm
         return spec
     if spec.resource:
         if not (cache_dir(spec.name) / "model.safetensors").is_file():
