@@ -360,3 +360,32 @@ def test_a_served_model_runs_through_the_interface(monkeypatch, tmp_path):
     assert set(out["model"]) == {"openai:tiny"} and set(out["dtype"]) == {"served"}
     assert set(out["model_source"]) == {"openai:http://127.0.0.1:9/v1"}
     assert "sk-secret" not in out.to_csv()
+
+
+def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(monkeypatch):
+    """A spec naming a server gets a CATScorer whose scores come from the interface's
+    log-likelihoods, and likelihood.sentence_logprobs answers for an interface model: both equal
+    the in-process numbers on the same weights (float32). CrowS-Pairs, which needs each token's
+    log-probability, names what is missing."""
+    import numpy as np
+    import pandas as pd
+
+    from nlgbias.lm import hf_backend
+    from nlgbias.stereoset import crows_pairs
+    from nlgbias.stereoset.lm import CATScorer, load_scorer
+
+    loaded = tiny_lm()
+    monkeypatch.setattr("nlgbias.lm.get_lm", lambda spec, **kw: hf_backend.HFLM(loaded=loaded))
+    spec = "openai:http://127.0.0.1:9/v1#tiny"
+    sents = pd.DataFrame({"id": ["a", "b", "c"], "task": ["intrasentence", "intersentence", "intersentence"],
+                          "cat_id": ["x", "y", "y"], "context": ["The BLANK nurse.", "He is a nurse.", "He is a nurse."],
+                          "sentence": ["The kind nurse.", "She was kind.", "He was rude."]})
+    served = load_scorer(spec).score(sents)
+    local = CATScorer(loaded.model, loaded.tokenizer, "causal", share_prefix=False).score(sents)
+    np.testing.assert_allclose(served["mean_logprob"], local["mean_logprob"], rtol=1e-5)
+    assert list(served["n_tokens"]) == list(local["n_tokens"])
+    texts = ["The nurse was kind.", "A doctor."]
+    np.testing.assert_allclose(L.sentence_logprobs(hf_backend.HFLM(loaded=loaded), texts)["logprob"],
+                               L.sentence_logprobs(loaded, texts)["logprob"], rtol=1e-5)
+    with pytest.raises(ValueError, match="each token's log-probability.*'openai' backend"):
+        crows_pairs.pair_scores(spec, pd.DataFrame(), "/nonexistent")

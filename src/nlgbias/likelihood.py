@@ -474,7 +474,12 @@ def sentence_logprobs(lm, texts: Sequence[str], *, contexts: Sequence[str] | Non
     ``contexts`` is given, the context (the text is then encoded with a leading space).
     ``shared_prefix``: texts sharing leading tokens (:func:`prefix_groups`) run them once.
     Masked LMs: the pseudo-log-likelihood of the text (``contexts`` not supported).
+    ``lm`` may also be a model of :mod:`nlgbias.lm` (a server, vLLM): its
+    ``sentence_logprobs`` answers (whole texts by rolling log-likelihood, texts after a
+    context by ``loglikelihood``), and the batching keywords are the backend's.
     """
+    if not isinstance(lm, tuple) and callable(getattr(lm, "loglikelihood_rolling", None)):
+        return lm.sentence_logprobs(texts, contexts)
     model, tok, device, kind = _unpack(lm)
     texts = list(texts)
     if contexts is not None and len(contexts) != len(texts):

@@ -135,7 +135,13 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     from nlgbias.models import get_spec, model_slug  # noqa: PLC0415
     from nlgbias.scoring import score_texts  # noqa: PLC0415
 
-    how = get_spec(name).kind_info.scorer
+    spec = get_spec(name)
+    if spec.backend != "hf":
+        raise ValueError(f"CrowS-Pairs scores the tokens two sentences share, which needs each "
+                         f"token's log-probability in this process: model {name!r} is behind the "
+                         f"{spec.backend!r} backend; score it with the hf backend (a registered "
+                         "name, hub id or folder)")
+    how = spec.kind_info.scorer
     if how is None:
         raise ValueError(f"model {name!r} has no likelihood scorer (kind {get_spec(name).kind!r})")
     tag = model_slug(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")

@@ -161,10 +161,13 @@ class CATScorer:
     masked_aggregate: str = "logprob"  # "logprob" (paper §7.1) | "prob" (official code)
     progress: bool = False
     share_prefix: bool = True  # causal: run a CAT's shared token prefix once (same numbers)
+    lm: object | None = None  # a model of nlgbias.lm (a server, vLLM) scoring instead of model
 
     def __post_init__(self):
         if self.kind not in ("causal", "masked"):
             raise ValueError(f"kind must be 'causal' or 'masked', not {self.kind!r}")
+        if self.model is None and (self.lm is None or self.kind != "causal"):
+            raise ValueError("a CATScorer needs a model, or a causal model of nlgbias.lm as lm")
         if self.masked_aggregate not in ("logprob", "prob"):
             raise ValueError("masked_aggregate must be 'logprob' or 'prob'")
         if self.kind == "masked":
@@ -186,6 +189,12 @@ class CATScorer:
     def _causal(self, sents: pd.DataFrame) -> pd.DataFrame:
         contexts = [c if t == "intersentence" else None
                     for t, c in zip(sents["task"], sents["context"])]
+        if self.model is None:  # a served model: the interface scores (same items, its numbers)
+            df = self.lm.sentence_logprobs(list(sents["sentence"]), contexts)
+            n = df["n_tokens"].to_numpy()
+            lp = df["logprob"].to_numpy() / np.maximum(n, 1)
+            return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": lp,
+                                 "n_tokens": n, "score": np.exp(lp)})
         prefixes, conts = causal_items(self.tokenizer, list(sents["sentence"]), contexts)
         groups = None
         if self.share_prefix and "cat_id" in sents.columns:
@@ -268,7 +277,8 @@ class CATScorer:
 def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str | None = None,
                 **kw) -> CATScorer:
     """A :class:`CATScorer` for model ``name`` (a registered name, Hugging Face id or local
-    checkpoint folder), loaded by :func:`nlgbias.models.load_model`; causal or masked scoring
+    checkpoint folder, loaded by :func:`nlgbias.models.load_model`; or a spec of
+    :mod:`nlgbias.lm` naming a server or vLLM, scored through its log-likelihoods); causal or masked scoring
     follows the registry kind. A masked model also gets its NSP head when the checkpoint has one
     (BERT). ``dtype`` ("float32" default; "bfloat16": ~2-4x faster on CPUs with AMX, scores
     rounded; "auto": :func:`nlgbias.hardware.resolve_dtype`)."""
@@ -277,6 +287,11 @@ def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str
     from nlgbias.models import get_spec, load_model  # noqa: PLC0415
 
     spec = get_spec(name)
+    if spec.backend != "hf":  # a server or vLLM: log-likelihoods through nlgbias.lm
+        from nlgbias.lm import get_lm  # noqa: PLC0415
+
+        return CATScorer(None, None, "causal", device=device, batch_size=batch_size,
+                         lm=get_lm(name), **kw)
     how = spec.kind_info.scorer
     if how is None:
         raise ValueError(f"model {spec.display!r} is of kind {spec.kind!r}, which has no "
