@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Set up (first use) and run the test suite: ruff, then pytest, which also executes every
 # notebook in the `smoke` profile with papermill (tests/test_notebooks.py).
+#   ./run_tests.sh            both tiers: unit, then notebook (notebook runs, SIGKILL, determinism)
+#   ./run_tests.sh --fast     the unit tier only (pytest -m "not notebook"; make test-fast)
+# Other arguments go to pytest.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
@@ -11,4 +14,8 @@ if [[ -z "${GOMP_SPINCOUNT:-}" ]]; then export OMP_WAIT_POLICY="${OMP_WAIT_POLIC
 lint=(src tests notebooks/src)
 [[ -d benchmarks ]] && lint+=(benchmarks)
 .venv/bin/ruff check "${lint[@]}"
-exec .venv/bin/python -m pytest "$@"
+args=()
+for a in "$@"; do
+    if [[ "$a" == "--fast" ]]; then args+=(-m "not notebook"); else args+=("$a"); fi
+done
+exec .venv/bin/python -m pytest ${args[@]+"${args[@]}"}

@@ -1,8 +1,54 @@
-"""Shared fixtures. Tests run offline against the resources resolved by nlgbias.resources."""
+"""Shared fixtures and the two test tiers. Tests run offline against the resources resolved by
+nlgbias.resources.
+
+Tiers: every test is in the **unit** tier unless it executes notebooks or kills worker processes
+or loads a real offline model, which puts it in the **notebook** tier (marker ``notebook``, set
+here from the file, the fixtures a test uses and its own ``slow`` / ``notebooks`` marks, so test
+files need no edits). ``./run_tests.sh`` runs both; ``./run_tests.sh --fast`` (``make
+test-fast``) the unit tier only (``-m "not notebook"``).
+
+One cache folder for the whole session: ``$NLGBIAS_CACHE`` (default the project's
+``data/cache``), so de-quantised models, joined GGUF files and 04's word2vec / lexicon builds
+are made once and reused by every temporary project root.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("NLGBIAS_CACHE", str(Path(__file__).resolve().parents[1] / "data" / "cache"))
+
+#: files whose every test is in the notebook tier (notebook runs, SIGKILL and determinism runs)
+NOTEBOOK_TIER_FILES = {"test_notebooks.py", "test_interrupt.py", "test_determinism.py"}
+#: fixtures that execute notebooks: a test using one is in the notebook tier
+NOTEBOOK_TIER_FIXTURES = {"smoke_root", "folder_root"}
+#: marks that put a test in the notebook tier (a real model or a notebook run)
+NOTEBOOK_TIER_MARKS = {"slow", "notebooks"}
+#: the unit tests of those files (no notebook, no subprocess, no real model)
+UNIT_TESTS = {"test_every_notebook_declares_its_outputs", "test_figure1_runs_cached_equal_uncached",
+              "test_stereoset_scorer_twice_gives_identical_json"}
+
+
+def in_notebook_tier(item: pytest.Item) -> bool:
+    name = getattr(item, "originalname", item.name)
+    if Path(str(item.fspath)).name in NOTEBOOK_TIER_FILES and name not in UNIT_TESTS:
+        return True
+    if NOTEBOOK_TIER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    return any(item.get_closest_marker(m) is not None for m in NOTEBOOK_TIER_MARKS)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "notebook: the notebook tier (notebook runs, SIGKILL and "
+                            "determinism runs, real models); `-m 'not notebook'` is the unit tier")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if in_notebook_tier(item):
+            item.add_marker(pytest.mark.notebook)

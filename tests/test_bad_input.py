@@ -51,26 +51,68 @@ def test_runner_rejects_bad_arguments(what, args, needles):
     assert_clean_failure(code, out, *needles)
 
 
-NOTEBOOK_CASES = [  # a notebook parameter the notebook itself rejects in its first cells
-    ("negative sample size", ["--only", "01", "-p", "ner_sample", "-5"],
-     ["FAILED: 01_build_bold.ipynb", "'ner_sample' must be an integer >= 1"]),
-    ("unknown model id", ["--only", "05", "-p", "models", '["no-such-model"]'],
-     ["FAILED: 05_stereoset_cat.ipynb", "unknown model 'no-such-model'", "Registered:"]),
-    ("hub id while offline", ["--only", "05", "-p", "models", '["openai-community/gpt2-xl"]'],
-     ["FAILED: 05_stereoset_cat.ipynb", "openai-community/gpt2-xl", "offline"]),
-    ("wrong parameter type", ["--only", "05", "-p", "dtype", "3"],
-     ["FAILED: 05_stereoset_cat.ipynb", "'dtype' must be a string"]),
-    ("shard 3/2", ["--only", "02", "-p", "shard", "3/2"],
-     ["FAILED: 02_generate.ipynb", "shard '3/2'", "0 <= i < n"]),
+@pytest.mark.slow
+def test_a_notebook_parameter_fails_with_one_message_end_to_end(tmp_path):
+    """Through the runner: the notebook's own check stops it in its first cells; the runner
+    names the notebook and the message, with no traceback, and nothing is half-written."""
+    code, out = cli("nlgbias.runner", "--profile", "smoke", "--only", "01", "-p", "ner_sample",
+                    "-5", "-p", "root", str(tmp_path))
+    assert_clean_failure(code, out, "FAILED: 01_build_bold.ipynb", "'ner_sample' must be an integer >= 1")
+    assert not list((tmp_path / "results").rglob("*.csv"))
+
+
+def _unknown_model():
+    from nlgbias.models import check_available
+
+    check_available("no-such-model")
+
+
+def _hub_model_offline():
+    from nlgbias.models import check_available
+
+    check_available("openai-community/gpt2-xl")
+
+
+def _bad_dtype():
+    from nlgbias.profiles import resolve_params
+
+    resolve_params("05", "smoke", dtype=3)
+
+
+def _bad_shard():
+    from nlgbias.generation import parse_shard
+
+    parse_shard("3/2")
+
+
+# the same checks called directly, as the notebooks' first cells call them (05: check_available
+# and resolve_params; 02: parse_shard); a failing cell reaches the runner as the end-to-end case
+NOTEBOOK_CHECKS = [
+    ("unknown model id", _unknown_model, ["unknown model 'no-such-model'", "Registered:"]),
+    ("hub id while offline", _hub_model_offline, ["openai-community/gpt2-xl", "offline"]),
+    ("wrong parameter type", _bad_dtype, ["notebook 05", "'dtype' must be a string"]),
+    ("shard 3/2", _bad_shard, ["shard '3/2'", "0 <= i < n"]),
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("what,args,needles", NOTEBOOK_CASES, ids=[c[0] for c in NOTEBOOK_CASES])
-def test_notebook_parameters_fail_with_one_message(what, args, needles, tmp_path):
-    code, out = cli("nlgbias.runner", "--profile", "smoke", *args, "-p", "root", str(tmp_path))
-    assert_clean_failure(code, out, *needles)
-    assert not list((tmp_path / "results").rglob("*.csv"))  # nothing half-written
+@pytest.mark.parametrize("what,call,needles", NOTEBOOK_CHECKS, ids=[c[0] for c in NOTEBOOK_CHECKS])
+def test_notebook_parameter_checks_name_the_problem(what, call, needles):
+    with pytest.raises(ValueError) as exc:
+        call()
+    for n in needles:
+        assert n in str(exc.value), str(exc.value)
+
+
+def test_notebooks_call_those_checks_before_writing_anything():
+    """The direct checks above are the ones the notebooks run first (before any output)."""
+    src = {p.stem[:2]: p.read_text(encoding="utf-8")
+           for p in (ROOT / "notebooks" / "src").glob("0[125]_*.py")}
+    assert 'resolve_params("01", profile, ner_sample=ner_sample)' in src["01"]
+    assert "parse_shard(shard)" in src["02"]
+    assert "check_available(name) for name in cfg[\"models\"]" in src["05"]
+    assert 'resolve_params("05", profile' in src["05"]
+    for nb, call in (("02", "parse_shard(shard)"), ("05", "check_available(")):
+        assert src[nb].index(call) < src[nb].index("save_table("), nb
 
 
 # --------------------------------------------------------------- resources CLI

@@ -77,6 +77,30 @@ def test_profile_paths(tmp_path):
     assert q.cache == s.cache
 
 
+def test_one_cache_folder_follows_the_run_root_unless_nlgbias_cache_is_set(tmp_path, monkeypatch):
+    """Every cache (model copies, joined GGUF files, downloads, word2vec / lexicon builds) is
+    decided by paths.cache_root: <run root>/data/cache, or $NLGBIAS_CACHE when set."""
+    from nlgbias.metrics import regard as MR
+    from nlgbias.models import registry
+
+    monkeypatch.setattr(paths, "_run_root", None)
+    monkeypatch.delenv("NLGBIAS_CACHE", raising=False)
+    assert paths.cache_root() == paths.project_root() / "data" / "cache"
+    run = tmp_path / "run root"
+    q = paths.paths_for("quick", run)  # a notebook with -p root / a --models run
+    assert q.cache == paths.cache_root() == run / "data" / "cache"
+    assert registry.cache_dir("smollm2-135m") == run / "data" / "cache" / "models" / "smollm2-135m"
+    assert paths.paths_for("smoke", run).cache == q.cache  # profiles share it
+    assert q.models == run / "data" / "models"
+    assert paths.paths_for("smoke", run).models == run / "data" / "smoke" / "models"
+    assert MR.default_dir(q) == run / "data" / "models" / "regard"
+    shared = tmp_path / "shared cache"
+    monkeypatch.setenv("NLGBIAS_CACHE", str(shared))
+    assert paths.cache_root() == paths.cache_root(run) == shared
+    assert paths.paths_for("smoke", tmp_path / "other").cache == shared
+    assert registry.cache_dir("gemma3-270m") == shared / "models" / "gemma3-270m"
+
+
 def test_runner_select():
     nbs = [paths.Path(f"{n}_x.ipynb") for n in ("01", "02", "05")]
     assert [p.name for p in runner.select(nbs, only=["2"])] == ["02_x.ipynb"]

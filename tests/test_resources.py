@@ -104,10 +104,10 @@ def test_shared_only_resources_download_from_their_upstream(name, tmp_path, monk
         res, upstream=None, urls={f: (mirror / u[len(prefix):]).as_uri() for f, u in urls.items()})
     monkeypatch.setitem(resources._REGISTRY, name, mirrored)
     monkeypatch.setenv("NLGBIAS_SHARED", str(tmp_path / "no-shared"))
-    monkeypatch.setenv("NLGBIAS_ROOT", str(tmp_path / "clone"))
+    monkeypatch.setenv("NLGBIAS_CACHE", str(tmp_path / "cache"))
     with pytest.raises(ResourceNotFoundError, match="NLGBIAS_ALLOW_DOWNLOAD=1"):
         resolve(name, allow_download=False)
     folder = resolve(name, allow_download=True)
-    assert folder == tmp_path / "clone" / "data" / "cache" / "downloads" / name
+    assert folder == tmp_path / "cache" / "downloads" / name  # paths.cache_root
     for f in res.files:
         assert (folder / f).read_bytes() == (shared / f).read_bytes()

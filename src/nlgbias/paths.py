@@ -4,6 +4,11 @@ Profiles (``quick`` default, ``smoke`` for CI, ``paper`` full scale) each write 
 intermediate data under ``data/<profile>/``. The ``quick`` profile's figures and tables go
 to the committed top-level ``figures/`` and ``results/``; other profiles write to
 ``figures/<profile>/`` and ``results/<profile>/`` so a CI smoke run never overwrites them.
+
+Caches shared by every profile (de-quantised model copies, joined GGUF files, downloads, the
+debiased word2vec and norms lexicon builds) live in one folder, :func:`cache_root`:
+``$NLGBIAS_CACHE`` when set, else ``<root>/data/cache`` of the run's root (the ``root`` a
+notebook passes to :func:`paths_for`, ``-p root DIR`` or a ``--models`` run's folder).
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROFILES = ("quick", "smoke", "paper")
+CACHE_ENV = "NLGBIAS_CACHE"
+#: the root of the run in this process (set by :func:`paths_for`); None: the project root
+_run_root: Path | None = None
 
 
 def project_root() -> Path:
@@ -28,6 +36,17 @@ def project_root() -> Path:
         "cannot find the nlgbias project root (a folder with pyproject.toml and src/nlgbias); "
         "set NLGBIAS_ROOT"
     )
+
+
+def cache_root(root: str | Path | None = None) -> Path:
+    """The one cache folder: ``$NLGBIAS_CACHE`` if set, else ``<root>/data/cache`` where ``root``
+    defaults to the run's root (the last :func:`paths_for` call of this process), else the
+    project root. Not created here."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).resolve()
+    base = Path(root).resolve() if root else (_run_root or project_root())
+    return base / "data" / "cache"
 
 
 def rel(path: str | Path) -> str:
@@ -78,8 +97,14 @@ class ProjectPaths:
 
     @property
     def cache(self) -> Path:
-        """Profile-independent cache (model copies, embeddings, downloads)."""
-        return self.root / "data" / "cache"
+        """Profile-independent cache (model copies, embeddings, downloads): :func:`cache_root`."""
+        return cache_root(self.root)
+
+    @property
+    def models(self) -> Path:
+        """Trained artefacts (the regard classifier): ``data/models/`` for ``quick``, else
+        ``data/<profile>/models/``."""
+        return self.root / "data" / "models" if self.profile == "quick" else self.data / "models"
 
     @property
     def figures(self) -> Path:
@@ -97,5 +122,8 @@ class ProjectPaths:
 
 def paths_for(profile: str = "quick", root: str | Path | None = None) -> ProjectPaths:
     """Paths for ``profile``, rooted at ``root`` (default: :func:`project_root`), created."""
+    global _run_root
     check_profile(profile)
-    return ProjectPaths(Path(root).resolve() if root else project_root(), profile).ensure()
+    paths = ProjectPaths(Path(root).resolve() if root else project_root(), profile)
+    _run_root = paths.root  # caches (models, downloads) follow the run's root: cache_root()
+    return paths.ensure()

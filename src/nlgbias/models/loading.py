@@ -1,7 +1,8 @@
 """Loading a model of the registry (:mod:`nlgbias.models.registry`) with its tokenizer.
 
 GGUF files dequantise on load (~25-80 s on 2 cores); the first load writes a float32
-safetensors copy under ``data/cache/models/<name>/`` so later loads take seconds.
+safetensors copy under ``<cache>/models/<name>/`` (``nlgbias.paths.cache_root``) so later
+loads take seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from nlgbias.models.registry import (
     get_spec,
     offline_models,
 )
+from nlgbias.paths import rel
 from nlgbias.resources import ResourceNotFoundError, resolve
 
 log = logging.getLogger(__name__)
@@ -56,7 +58,7 @@ def _load_gguf(spec: ModelSpec, dtype):
 
     cache = cache_dir(spec.name)
     if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
-        log.info("loading %s from the safetensors cache data/cache/models/%s", spec.name, cache.name)
+        log.info("loading %s from the safetensors cache %s", spec.name, rel(cache))
         _drop_quantization_config(cache / "config.json")
         tok = AutoTokenizer.from_pretrained(cache)
         model = AutoModelForCausalLM.from_pretrained(cache, dtype=dtype or torch.float32)

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nlgbias.paths import project_root
+from nlgbias.paths import cache_root
 from nlgbias.resources import ResourceNotFoundError, resolve
 
 log = logging.getLogger(__name__)
@@ -152,8 +152,9 @@ _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def cache_dir(name: str) -> Path:
-    """Where the float safetensors copy of an offline GGUF model is cached (``data/cache/models``)."""
-    return project_root() / "data" / "cache" / "models" / model_slug(name)
+    """Where the float safetensors copy of an offline GGUF model is cached: ``models/<slug>`` in
+    the cache folder (:func:`nlgbias.paths.cache_root`)."""
+    return cache_root() / "models" / model_slug(name)
 
 
 def offline_models() -> list[str]:
