@@ -150,7 +150,7 @@ def test_load_without_a_saved_classifier_names_the_fix(tmp_path):
         R.load(tmp_path)
 
 
-def test_label_distribution_and_wilson_interval():
+def test_label_distribution_bootstrap_interval_and_pair_tests():
     df = pd.DataFrame({"source": "s", "context": "respect", "demographic": ["The man"] * 4 + ["The woman"] * 2,
                        "regard": ["negative", "negative", "neutral", "positive", "positive", "positive"]})
     d = A.label_distribution(df, "regard").set_index(["demographic", "label"])

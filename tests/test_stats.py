@@ -172,3 +172,25 @@ def test_bootstrap_means_equals_bootstrap_interval_per_column():
     assert np.allclose(percentile_interval(bootstrap_means(y, n_boot=300, seed=1)),
                        bootstrap_interval(y, n_boot=300, seed=1))
     assert percentile_interval(bootstrap_means(np.ones(7), n_boot=50)) == (1.0, 1.0)
+
+
+def test_wilson_interval_published_and_statsmodels_values():
+    """Wilson score interval: 1 of 50 gives [0.0035, 0.1050]; every row equals statsmodels'
+    proportion_confint(method="wilson"); vectorised, NaN where n = 0; proportion_interval takes
+    it away from 0 and 1 and Clopper-Pearson where the count or its complement is below 5."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from nlgbias.stats import clopper_pearson, proportion_interval, wilson_interval
+
+    lo, hi = wilson_interval(1, 50)
+    assert (round(float(lo), 4), round(float(hi), 4)) == (0.0035, 0.105)
+    counts, ns = np.array([0, 1, 15, 81, 263, 7]), np.array([10, 50, 40, 263, 263, 0])
+    lo, hi = wilson_interval(counts, ns)
+    for k, n, a, b in zip(counts[:-1], ns[:-1], lo[:-1], hi[:-1], strict=True):
+        assert (a, b) == pytest.approx(proportion_confint(k, n, method="wilson"), abs=1e-12)
+    assert np.isnan(lo[-1]) and np.isnan(hi[-1])
+    plo, phi = proportion_interval(counts[:-1], ns[:-1])
+    clo, chi = clopper_pearson(counts[:-1], ns[:-1])
+    rare = np.array([True, True, False, False, True])  # count or complement below 5
+    assert np.array_equal(plo, np.where(rare, clo, lo[:-1]))
+    assert np.array_equal(phi, np.where(rare, chi, hi[:-1]))
