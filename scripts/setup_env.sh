@@ -23,6 +23,7 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 pip_install() {  # pip install, hiding only the harmless "Location ... is ignored" index warnings
   "${PIP[@]}" install "$@" 2> >(grep -v "is ignored" >&2)
 }
+# dev = every extra the notebooks and tests use (notebooks, ray, spacy, tuning, serve) + pytest, ruff
 echo "[setup] installing nlgbias and pinned dependencies (torch==2.13.0 CPU)"
 pip_install -e ".[dev]"
 "$VENV/bin/python" -c "import nlgbias, torch, transformers" \

@@ -170,11 +170,55 @@ def test_environment_yml_lists_the_pyproject_pins():
     import tomllib
 
     root = paths.project_root()
-    pins = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    todo, names = ["dev"], set()  # the extras dev installs, with those it names
+    while todo:
+        name = todo.pop()
+        names.add(name)
+        todo += [x for d in extras[name] if d.startswith("nlgbias[")
+                 for x in d[len("nlgbias["):-1].split(",") if x not in names]
+    assert {"notebooks", "ray", "spacy", "tuning", "serve"} <= names
+    pins = project["dependencies"] + [p for name in sorted(names) for p in extras[name]
+                                      if not p.startswith("nlgbias[")]
     env = (root / "environment.yml").read_text()
     missing = [p for p in pins if f"- {p}" not in env]
     assert not missing, f"environment.yml lacks {missing}"
     assert "torch==2.13.0" in pins
+
+
+def test_optional_dependencies_are_extras_and_the_package_imports_without_them():
+    """JupyterLab, papermill, Ray, spaCy and peft are extras (dev installs them all); the
+    package's modules import without them, and nlgbias.extras names the extra that is missing."""
+    import subprocess
+    import sys
+
+    import tomllib
+
+    from nlgbias import extras
+
+    project = tomllib.loads((paths.project_root() / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"])
+    opt = project["optional-dependencies"]
+    for module, (extra, _) in extras.EXTRAS.items():
+        assert module not in core, module
+        assert any(d.startswith(module) for d in opt[extra]), (module, extra)
+    assert "jupyterlab==4.6.6" in opt["notebooks"] and "jupyterlab" not in core
+    assert set(opt["all"][0][len("nlgbias["):-1].split(",")) == {"notebooks", "ray", "spacy", "tuning"}
+    assert "nlgbias[all,serve]" in opt["dev"]
+    blocked = [*extras.EXTRAS, "jupyterlab"]
+    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
+            "import nlgbias.bold, nlgbias.bold.prompts, nlgbias.generation, nlgbias.holistic.tuning, "
+            "nlgbias.models, nlgbias.regard.analysis, nlgbias.runner, nlgbias.stats, nlgbias.stereoset\n"
+            "from nlgbias.extras import MissingExtraError, require\n"
+            "try:\n    require('ray.util')\nexcept MissingExtraError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "generation on a Ray cluster (backend='ray') needs 'ray', which is not installed: " \
+           "pip install 'nlgbias[ray]'" in out.stdout
+    assert extras.require("spacy").__name__ == "spacy"  # installed here (dev)
+    with pytest.raises(KeyError, match="not an optional dependency"):
+        extras.require("numpy")
 
 
 def test_readme_generated_sections_are_up_to_date():
