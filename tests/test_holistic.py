@@ -140,7 +140,7 @@ def test_pair_significance_known_answer():
             "d": np.arange(10.0)}
     df = pd.DataFrame([("x", d, v) for d, vs in vals.items() for v in vs],
                       columns=["axis", "descriptor", "perplexity"])
-    out = L.pair_significance(df, alpha=0.05, correction="bonferroni").iloc[0]
+    out = L.pair_significance(df, alpha=0.05, correction="holm").iloc[0]
     assert out.n_descriptors == 4 and out.n_pairs == 6
     assert out.sig_share == pytest.approx(5 / 6)
     # exact two-sided p for fully separated samples of 10 vs 10 = 2 / C(20,10) ~ 1.1e-5: survives
@@ -152,12 +152,15 @@ def test_pair_significance_known_answer():
 
 
 def test_adjust_pvalues_and_table3_filters():
-    p = np.array([0.01, 0.02, 0.03, 0.5])
-    assert L.adjust_pvalues(p, "bonferroni").tolist() == pytest.approx([0.04, 0.08, 0.12, 1.0])
-    assert L.adjust_pvalues(p, "holm").tolist() == pytest.approx([0.04, 0.06, 0.06, 0.5])
-    assert L.adjust_pvalues(p, "fdr_bh").tolist() == pytest.approx([0.04, 0.04, 0.04, 0.5])
+    # the corrections are the project's (nlgbias.stats.adjust_pvalues), plus the paper's "none"
+    assert not hasattr(L, "adjust_pvalues") and L.CORRECTIONS == ("none", "holm", "fdr_bh")
+    rng = np.random.default_rng(1)
+    pairs = pd.DataFrame({"axis": "x", "descriptor": np.repeat(["a", "b", "c"], 6),
+                          "perplexity": np.r_[rng.normal(0, 1, 6), rng.normal(1.5, 1, 6), rng.normal(3, 1, 6)]})
+    none = L.pair_significance(pairs, correction="none").iloc[0]
+    assert none.sig_share_corrected == none.sig_share
     with pytest.raises(ValueError, match="unknown correction"):
-        L.adjust_pvalues(p, "sidak")
+        L.pair_significance(pairs, correction="sidak")
     df = pd.DataFrame({"axis": "x", "descriptor": ["short", "longerword", "longerword", "tall-ish-one",
                                                      "a-very-very-long-descriptor"],
                        "perplexity": [1, 5, 7, 2, 3]})

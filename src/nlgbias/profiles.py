@@ -71,25 +71,26 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "lstm_epochs": 15, "paper_per_cell": None, "bold_wiki_per_group": 0},
     },
     "07": {  # HolisticBias §3.3-4. Sample sizes: 0/None = all. do_sample False = greedy.
-        # Generation: descriptors_per_axis x templates x nouns (a cell = template x descriptor holds
-        # `nouns` responses); other_templates: templates for every model after the first (0: as
-        # templates). Figure 2: every descriptor x ppl_templates_per_descriptor random templates.
+        # Generation: descriptors_per_axis x templates x nouns, the same sentences for every chat
+        # model (a cell = template x descriptor holds `nouns` responses; only descriptors with
+        # `nouns` sentences per template). Figure 2: every descriptor x ppl_templates_per_descriptor
+        # random templates.
         "smoke": {"models": ["smollm2-135m"], "ppl_models": ["smollm2-135m"],
-                  "descriptors_per_axis": 4, "templates": 2, "other_templates": 0, "nouns": 2,
+                  "descriptors_per_axis": 4, "templates": 2, "nouns": 2,
                   "ppl_descriptors_per_axis": 2, "ppl_nouns": 1, "ppl_templates": 4,
                   "ppl_templates_per_descriptor": 2, "table3_nouns": 4,
                   "table3_descriptors_per_axis": 3,
                   "offensive_nouns": 1, "offensive_descriptors_per_axis": 3, "max_new_tokens": 16, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
         "quick": {"models": _OFFLINE_CHAT, "ppl_models": _OFFLINE_LMS,
-                  "descriptors_per_axis": 8, "templates": 2, "other_templates": 1, "nouns": 5,
+                  "descriptors_per_axis": 8, "templates": 2, "nouns": 5,
                   "ppl_descriptors_per_axis": 0, "ppl_nouns": 1, "ppl_templates": 0,
                   "ppl_templates_per_descriptor": 2, "table3_nouns": 4,
                   "table3_descriptors_per_axis": 0,
                   "offensive_nouns": 1, "offensive_descriptors_per_axis": 0, "max_new_tokens": 24, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
         "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B"],
-                  "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0, "other_templates": 0,
+                  "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0,
                   "nouns": 0, "ppl_descriptors_per_axis": 0, "ppl_nouns": 0, "ppl_templates": 0,
                   "ppl_templates_per_descriptor": 0, "table3_nouns": 0,
                   "table3_descriptors_per_axis": 0,

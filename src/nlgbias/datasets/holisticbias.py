@@ -167,7 +167,8 @@ def holistic_bias_counts(version: str = "v1.0", path: str | Path | None = None) 
 def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | None = None,
                      templates: int | list[str] | None = None, nouns: int | None = None,
                      seed: int = 0, keep_control: bool = False,
-                     templates_per_descriptor: int | None = None) -> pd.DataFrame:
+                     templates_per_descriptor: int | None = None,
+                     complete_cells: bool = False) -> pd.DataFrame:
     """A seeded sample of HolisticBias sentences that keeps every axis.
 
     ``descriptors_per_axis``: descriptors drawn per axis (None: all); ``templates``: a number of
@@ -175,7 +176,10 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
     (descriptor, template), i.e. nouns (None: all); ``templates_per_descriptor``: each
     (axis, descriptor) keeps only that many of the chosen templates, drawn at random (every
     descriptor appears, the templates rotate among them: Figure 2 on all descriptors at a
-    fraction of the cost of every template). The control axis ``null`` (bare nouns) is
+    fraction of the cost of every template). ``complete_cells``: descriptors are drawn only
+    among those with at least ``nouns`` sentences under every chosen template, so every
+    (template, descriptor) cell holds ``nouns`` sentences (a standalone noun phrase such as a
+    fixed phrase takes no noun and has one sentence per template). The control axis ``null`` (bare nouns) is
     dropped unless ``keep_control``. Adds a stable ``prompt_id`` (``hb-`` + 12 hex digits of
     the sentence's axis, text, template and noun phrase; a descriptor listed on two axes keeps
     a row on each), sorted by axis, descriptor, template.
@@ -197,6 +201,13 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
             raise ValueError(f"unknown template(s) {unknown}; HolisticBias has {all_t}")
         chosen_t = list(templates)
     df = df[df["template"].isin(chosen_t)]
+    if complete_cells:
+        if nouns is None:
+            raise ValueError("complete_cells needs a number of nouns per cell")
+        size = df.groupby(["axis", "descriptor", "template"]).size()
+        per = size.groupby(level=[0, 1]).agg(["min", "size"])
+        ok = per[(per["min"] >= nouns) & (per["size"] == len(chosen_t))].index
+        df = df[pd.MultiIndex.from_frame(df[["axis", "descriptor"]]).isin(ok)]
     if descriptors_per_axis is not None:
         if descriptors_per_axis < 1:
             raise ValueError("descriptors_per_axis must be >= 1 or None")

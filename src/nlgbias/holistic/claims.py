@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,18 @@ def _descriptor_bootstrap(frame: pd.DataFrame, statistic, *, n_boot: int, seed: 
                                     groups=frame["descriptor"].to_numpy(), n_boot=n_boot, seed=seed)
 
 
+def _own_effect_n_needed(c: C.Claim, units: int, what: str) -> C.Claim:
+    """An inconclusive direction claim whose paper gives no effect size: the n needed for 80 %
+    power at this run's own estimate, in ``units`` (the units that limit the interval: e.g. the
+    Nonce axis's descriptors), from the interval's standard error."""
+    if str(c.verdict) != "inconclusive" or math.isfinite(c.n_needed) or units < 1:
+        return c
+    se = (c.estimate_hi - c.estimate_lo) / (2 * stats.Z975)
+    need = stats.n_needed_from_se(c.estimate, se, units)
+    return replace(c, n_needed=need, reason=f"{c.reason}; the paper gives no effect size: at this run's "
+                   f"estimate, 80% power needs about {need:,.0f} {what} ({units} here)")
+
+
 # --------------------------------------------------------------------------- §4.1 likelihood
 def likelihood_claims(ppl: pd.DataFrame, model: str, *, n_boot: int = 500, seed: int = 0
                       ) -> tuple[list[C.Claim], list[C.Check]]:
@@ -118,6 +131,8 @@ def likelihood_claims(ppl: pd.DataFrame, model: str, *, n_boot: int = 500, seed:
                      f"{math.exp(med.iloc[-1]):.0f}, {med.index[-2]} {math.exp(med.iloc[-2]):.0f}",
             comparability=C.Comparability.STAND_IN, stand_in=lm_standin(model),
             grades="direction within run", digits=2))
+        out[-1] = _own_effect_n_needed(out[-1], int(d.loc[ax == "nonce", "descriptor"].nunique()),
+                                       "Nonce descriptors")
     op = np.isin(tm, OPINION_TEMPLATES)
     ne = np.isin(tm, NEUTRAL_TEMPLATES)
     if op.any() and ne.any():
@@ -445,15 +460,19 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         this_run=f"{untagged['base']:.2f} -> {untagged['value']:.2f} ({100 * untagged['estimate']:+.0f}%, "
                  f"[{100 * untagged['lo']:+.0f}%, {100 * untagged['hi']:+.0f}%])", **kw)]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
+    family = len(axes) + len(unmeasurable_axes or {})
     for r in axes.itertuples():
+        adjusted = "p_adjusted" in axes.columns and math.isfinite(float(r.p_adjusted))
         out.append(C.direction(
             id=f"holistic.tuning.axis_{r.axis}", section="§5.3.1 / Table 9",
             claim=f"bias tuning lowers Full Gen Bias on the {r.axis} axis",
             paper=f"BB2 3B -{100 * p9.get(r.axis, float('nan')):.0f}%", sign=-1, estimate=r.estimate,
             interval=(r.lo, r.hi), n=f"{r.descriptors} held-out descriptors x {seeds} seeds",
             paper_effect=-float(p9.get(r.axis, p_eff)),
+            **({"pvalue": float(r.p_adjusted), "paper_alpha": 0.05} if adjusted else {}),
             statistic="relative change of the axis's Full Gen Bias (descriptors of the axis and seeds "
-                      "resampled)", units=int(r.descriptors),
+                      "resampled)" + (f"; p: bootstrap, Holm-adjusted over the {family} axes (one family)"
+                                      if adjusted else ""), units=int(r.descriptors),
             **{**kw, "n_effective": float(r.descriptors)}))
     checks = [C.check(id=f"holistic.tuning.axis_{a}_not_measurable", section="§5.3.1 / Table 9",
                       check=f"{a}: the change of Full Gen Bias per axis needs >= 3 held-out descriptors "

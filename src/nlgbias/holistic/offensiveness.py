@@ -132,3 +132,38 @@ def identity_artefact(frame: pd.DataFrame, paper_means: dict[str, tuple[float, f
 
 __all__ = ["NEUTRAL_TEMPLATES", "STANDIN", "descriptor_means", "extremes", "identity_artefact",
            "score_offensiveness", "table11", "table12"]
+
+
+def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: int | None, seed: int = 0) -> dict:
+    """Notebook 07's offensiveness study (§3.3.4, §4.3): a seeded sample of the sentences
+    themselves (every template), each scored by the stand-in; Table 12 (``t12``, beside the
+    paper's), Table 11 (``t11``), the identity-term artefact on the neutral templates
+    (``artefact_template``, ``artefact_axis``), the claims and checks, and prose (``text``,
+    ``extremes_text``)."""
+    from nlgbias.datasets.holisticbias import sample_sentences  # noqa: PLC0415
+    from nlgbias.holistic import paper  # noqa: PLC0415
+    from nlgbias.holistic.claims import offensiveness_claims  # noqa: PLC0415
+
+    off = sample_sentences(sentences, nouns=nouns, descriptors_per_axis=descriptors_per_axis, seed=seed)
+    off["offensiveness"] = score_offensiveness(off["text"].tolist())
+    t12 = table12(off).merge(paper.table12(), on="template", how="left")
+    t12.insert(1, "classifier", STANDIN)
+    t11 = table11(off, paper.TABLE11)
+    t11.insert(1, "classifier", STANDIN)
+    art_t, art_a = identity_artefact(off, paper.TABLE12)
+    claims, checks = offensiveness_claims(off, t12, art_t)
+    neutral = off[off["template"].isin(NEUTRAL_TEMPLATES)]
+    flagged = neutral.groupby("descriptor")["offensiveness"].mean().sort_values(ascending=False, kind="stable")
+    ext = {tm: extremes(off, tm, n=6) for tm in paper.TABLE11}
+    text = (f"Scored {len(off):,} sentences ({off['descriptor'].nunique()} descriptors x "
+            f"{off['template'].nunique()} templates x up to {nouns or 'all'} nouns).")
+    extremes_text = ("\n".join(f"- '{tm}': least offensive {e['lowest']}; most offensive {e['highest']}."
+                               for tm, e in ext.items())
+                     + "\n\nOn the neutral templates the descriptors tox-block scores highest are "
+                     + ", ".join(f"{d} ({v:.0%})" for d, v in flagged.head(8).items())
+                     + ": identity terms, not insults. Table 12's claims below are therefore not comparable.")
+    return {"sentences": off, "t12": t12, "t11": t11, "artefact_template": art_t, "artefact_axis": art_a,
+            "claims": claims, "checks": checks, "text": text, "extremes_text": extremes_text}
+
+
+__all__ = [*__all__, "study"]

@@ -1,0 +1,295 @@
+"""Notebook 07's generation-bias study (HolisticBias, Smith et al. 2022, §3.3.3, §4.2, App. A.4;
+Tables 1, 4, 7, 8, 9, Figure 3): the response sample, the responses, refusals, style clusters
+and their validation, Gen Bias beside its permutation null, and the prose that reports them.
+
+- :func:`generation_sample`: one sentence sample for every chat model (the same templates and
+  descriptors), every (template, descriptor) cell holding ``nouns`` sentences;
+- :func:`generate_responses`: each model's responses through the generation engine, masked,
+  style-scored and refusal-labelled (:mod:`nlgbias.holistic.responses`,
+  :mod:`nlgbias.holistic.refusal`);
+- :func:`refusal_tables`: refusal / boilerplate shares per axis and descriptor, the test that
+  they differ between axes, Full Gen Bias with and without those responses;
+- :func:`fit_clusters`: Appendix A.4's clusters, fitted on the non-refusal responses of the chat
+  model that refuses least (the paper fitted them on a chatting model, BlenderBot 2.0 3B);
+- :func:`validate_clusters`: the paper's Table 1 responses through the style classifier;
+- :func:`gen_bias_tables`: Tables 4/7/8 and the per-axis Table 9 analogue, each beside the
+  permutation null (descriptors shuffled within template), per-axis p-values Holm-adjusted
+  over the axes (one family per model, :func:`nlgbias.stats.adjust_pvalues`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.holistic import genbias as G
+from nlgbias.holistic import paper
+
+
+def generation_sample(sentences: pd.DataFrame, *, descriptors_per_axis: int | None, templates: int | None,
+                      nouns: int | None, seed: int = 0) -> pd.DataFrame:
+    """The sentences every chat model answers: ``templates`` templates and ``descriptors_per_axis``
+    descriptors per axis drawn with ``seed``, ``nouns`` sentences per (template, descriptor)
+    cell; with ``nouns`` set, only descriptors that have that many sentences under every chosen
+    template are drawn (a standalone phrase takes no noun), so every cell is complete."""
+    from nlgbias.datasets.holisticbias import sample_sentences  # noqa: PLC0415
+
+    return sample_sentences(sentences, descriptors_per_axis=descriptors_per_axis, templates=templates,
+                            nouns=nouns, seed=seed, complete_cells=nouns is not None)
+
+
+def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations: str | Path,
+                       processed: str | Path, cache: str | Path, *, params, seed: int = 0,
+                       batch_size: int = 32, timings: dict | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each model's chat responses to ``sample`` (``generate_dataset(..., prompt_format="chat")``),
+    masked and style-scored (:func:`nlgbias.holistic.responses.style_responses`), with
+    ``refusal`` (label) and ``refusal_or_boilerplate`` (flag); written per model to
+    ``<processed>/holistic/responses__<slug>.parquet``. Returns (responses of all models,
+    throughput per model: prompts, seconds of generation including the model load, responses/s)."""
+    from nlgbias.generation import generate_dataset  # noqa: PLC0415
+    from nlgbias.holistic import refusal as RF  # noqa: PLC0415
+    from nlgbias.holistic import responses as H  # noqa: PLC0415
+    from nlgbias.io import write_parquet  # noqa: PLC0415
+    from nlgbias.models import display_name  # noqa: PLC0415
+
+    prompts = H.prompts_frame(sample)
+    frames, rows = [], []
+    for m in models:
+        t = time.perf_counter()
+        run = generate_dataset(prompts, m, generations, dataset="holistic", prompt_format="chat",
+                               seed=seed, params=params, batch_size=batch_size)
+        t_gen = time.perf_counter() - t
+        scored = H.style_responses(pd.read_parquet(run.path), cache)
+        scored["refusal"] = RF.classify(scored["generation"].tolist()).to_numpy()
+        scored["refusal_or_boilerplate"] = scored["refusal"].ne("")
+        write_parquet(scored, H.responses_path(processed, m))
+        if timings is not None:
+            timings[f"responses {display_name(m)}"] = time.perf_counter() - t
+        rows.append({"model": display_name(m), "prompts": len(prompts), "seconds (generation + load)": t_gen,
+                     "responses/s": len(prompts) / t_gen})
+        frames.append(scored)
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(rows)
+
+
+def sample_sizes(resp: pd.DataFrame) -> dict[str, str]:
+    """Model -> "D descriptors x T templates, a-b responses per cell (N)"."""
+    cells = resp.groupby(["model", "template", "descriptor"]).size()
+    return {m: (f"{g['descriptor'].nunique()} descriptors x {g['template'].nunique()} templates, "
+                f"{int(cells.loc[m].min())}-{int(cells.loc[m].max())} responses per cell ({len(g):,})")
+            for m, g in resp.groupby("model", sort=False)}
+
+
+def sample_text(resp: pd.DataFrame, throughput: pd.DataFrame, params, *, seed: int, nouns: int | None) -> str:
+    """The response sample, the decoding, the masked share and the engine's throughput."""
+    from nlgbias.holistic.responses import masked_share  # noqa: PLC0415
+
+    sizes = sample_sizes(resp)
+    templates = sorted(resp["template"].unique())
+    return ("Samples (seed " + f"{seed}): " + "; ".join(f"{m}: {t}" for m, t in sizes.items())
+            + f". Every model answers the same {len(templates)} templates ("
+            + "; ".join(f"'{t}'" for t in templates) + ") and descriptors"
+            + (f"; only descriptors with {nouns} sentences under each template are drawn (a standalone phrase "
+               "that takes no noun has one sentence per template)" if nouns else "")
+            + f". Decoding: {'sampling' if params.do_sample else 'greedy'}, at most {params.max_new_tokens} "
+            f"new tokens, repetition penalty {params.repetition_penalty} (the paper: "
+            f"{paper.PAPER_DECODING['BlenderBot 2.0']} for BlenderBot 2.0). Responses that mention their "
+            "descriptor (masked): "
+            + ", ".join(f"{m} {100 * masked_share(g):.0f}%" for m, g in resp.groupby("model", sort=False))
+            + ". Generation throughput (this run, including model load): "
+            + ", ".join(f"{r['model']} {r['responses/s']:.1f} responses/s" for _, r in throughput.iterrows())
+            + ".")
+
+
+def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, top: int = 8) -> dict:
+    """Refusal / boilerplate shares per axis (``by_axis``) and the ``top`` descriptors per model
+    (``top_descriptors``), and per model ``stats`` (flagged, responses, p-value that the share
+    differs between axes, its test) and ``gen_bias`` (Full Gen Bias with and without the flagged
+    responses; NaN where a template keeps fewer than two descriptors)."""
+    from nlgbias.holistic import refusal as RF  # noqa: PLC0415
+    from nlgbias.stats import k_proportions_test  # noqa: PLC0415
+
+    by_model = list(resp.groupby("model", sort=False))
+    by_axis = pd.concat([RF.shares(g, "axis").assign(model=m) for m, g in by_model], ignore_index=True)
+    by_axis = by_axis[["model", "axis", "responses", "flagged", "share", "share_lo", "share_hi"]]
+    desc = pd.concat([RF.shares(g, ["axis", "descriptor"]).assign(model=m) for m, g in by_model], ignore_index=True)
+    desc = desc.sort_values(["model", "share"], ascending=[True, False]).groupby("model", sort=False).head(top)
+    out = {"by_axis": by_axis, "stats": {}, "gen_bias": {},
+           "top_descriptors": desc[["model", "axis", "descriptor", "responses", "flagged", "share", "share_lo",
+                                    "share_hi"]].reset_index(drop=True)}
+    for m, g in by_model:
+        c = g.groupby("axis")["refusal_or_boilerplate"].agg(["sum", "size"])
+        if 0 < c["sum"].sum() < c["size"].sum():
+            p_ax, test = k_proportions_test(c["sum"].astype(int), c["size"].astype(int), seed=seed)
+        else:  # none (or every response) flagged: no difference between axes to test
+            p_ax, test = 1.0, "none flagged" if c["sum"].sum() == 0 else "all flagged"
+        out["stats"][m] = (int(g["refusal_or_boilerplate"].sum()), len(g), p_ax, test)
+        kept = g[~g["refusal_or_boilerplate"]]
+        ok = len(kept) and kept.groupby("template")["descriptor"].nunique().min() > 1
+        out["gen_bias"][m] = (G.full_gen_bias(g, styles), G.full_gen_bias(kept, styles) if ok else float("nan"))
+    return out
+
+
+def refusal_text(tables: Mapping) -> str:
+    """Each model's refusal share, its test between axes and Full Gen Bias with and without."""
+    from nlgbias.stats import format_p  # noqa: PLC0415
+
+    return "\n".join(
+        f"- {m}: {k}/{n} responses ({k / n:.1%}) refuse or answer with boilerplate; the share differs between "
+        f"axes with p = {format_p(p)} ({test}). Full Gen Bias {tables['gen_bias'][m][0]:.2f} with them, "
+        f"{tables['gen_bias'][m][1]:.2f} without them." for m, (k, n, p, test) in tables["stats"].items())
+
+
+def cluster_fit_model(refusals: Mapping[str, tuple]) -> str:
+    """The chat model whose responses refuse least (``refusals``: model -> (flagged, responses,
+    ...), :func:`refusal_tables`'s ``stats``): the clusters are fitted on its responses."""
+    return min(refusals, key=lambda m: (refusals[m][0] / refusals[m][1], m))
+
+
+def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str,
+                 top: int = 20, max_distance: float = 0.6, n_report: int = 6
+                 ) -> tuple[dict[str, list[str]], pd.DataFrame, pd.DataFrame]:
+    """Appendix A.4's style clusters (:func:`nlgbias.holistic.genbias.style_clusters`) fitted on
+    ``model``'s responses that are neither refusals nor boilerplate (a refusal says nothing
+    about the descriptor's style, and near-identical refusals would make every style's
+    correlation that of one text). Returns (``{name: styles}``, the cluster table: content, top
+    classes and Partial Gen Bias on the fitting responses, the fitting responses)."""
+    from nlgbias.metrics import style  # noqa: PLC0415
+
+    fit = resp[(resp["model"] == model) & ~resp["refusal_or_boilerplate"]]
+    if fit.groupby("template")["descriptor"].nunique().min() < 2:
+        raise ValueError(f"{model}: too few non-refusal responses to fit style clusters")
+    clusters = G.style_clusters(fit, styles, top=top, max_distance=max_distance, n_report=n_report)
+    named = G.name_clusters(fit, clusters)
+    pgb = G.partial_gen_bias(fit, named)
+    table = G.cluster_content(fit, named, emotions).assign(
+        **{"styles (nade emojis)": [" ".join(s[2:] for s in c) for c in named.values()],
+           "Partial Gen Bias": [pgb[n] for n in named],
+           "fitted on": f"{model}: {len(fit):,} non-refusal responses ({style.STANDIN})"})
+    return named, table, fit
+
+
+def validate_clusters(named: Mapping[str, Sequence[str]], reference: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The paper's Table 1 responses through the style classifier, the cluster each lands in
+    (:func:`nlgbias.holistic.genbias.cluster_assignments` against ``reference``, the fitting
+    responses), and the cluster shown to capture sympathy (or None)."""
+    from nlgbias.holistic.claims import sympathy_cluster  # noqa: PLC0415
+    from nlgbias.metrics import style  # noqa: PLC0415
+
+    t1 = paper.table1()
+    lands = G.cluster_assignments(style.compute(t1["response"].tolist()), named, reference)
+    validation = pd.concat([t1, lands], axis=1)
+    return validation, sympathy_cluster(validation)
+
+
+def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
+    """Whether a cluster captures sympathy, in words."""
+    if sym:
+        return f"Both sympathy responses land in {sym} and no other Table 1 response does: it is graded as SYMPATHY."
+    landed = set(validation.loc[validation["kind"] == "sympathy", "cluster"])
+    shared = landed & set(validation.loc[validation["kind"] != "sympathy", "cluster"])
+    return ("No cluster captures sympathy: the paper's two sympathy responses land in " + " and ".join(sorted(landed))
+            + (", which also holds the paper's non-sympathy responses" if shared else "")
+            + ". The SYMPATHY claims are therefore not comparable.")
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    return float(np.nanquantile(values, 0.025)), float(np.nanquantile(values, 0.975))
+
+
+def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str],
+                    named: Mapping[str, Sequence[str]], *, n_perm: int = 1000, n_boot: int = 1000,
+                    seed: int = 0, correction: str = "holm") -> dict:
+    """Tables 4/7 (``t4``: Full and Partial Gen Bias with descriptor-bootstrap intervals), their
+    permutation null (``null``: every statistic's observed value, null mean and 95 % quantile,
+    excess, p), Table 8 (``t8``: Summed-Cluster Gen Bias) and the per-axis Table 9 analogue
+    (``t9``: Full Gen Bias per axis beside its null; ``p_adjusted``: the axes' permutation
+    p-values adjusted with ``correction`` over the axes of a model, one family), plus per model
+    the null summaries (``nulls``) and bootstrap draws (``boots``) the claims use."""
+    from nlgbias.metrics import style  # noqa: PLC0415
+    from nlgbias.stats import adjust_pvalues  # noqa: PLC0415
+
+    rows, srows, null_rows, axis_rows, nulls, boots = [], [], [], [], {}, {}
+    for m, g in resp.groupby("model", sort=False):
+        boot = G.bootstrap_style_variance(g, styles, n_boot=n_boot, seed=seed, within="axis")
+        boot.attrs["clusters"] = dict(named)
+        boots[m] = boot
+        draws = {"full_gen_bias": boot.sum(axis=1), **{c: boot[list(named[c])].sum(axis=1) for c in named}}
+        ci = {f"{k}_{e}": v for k, d in draws.items() for e, v in zip(("lo", "hi"), _interval(d), strict=True)}
+        nulls[m] = G.null_summary(g, styles, named, n_perm=n_perm, seed=seed)
+        null_rows.append(nulls[m].assign(model=m))
+        rows.append({"model": m, "style classifier": style.STANDIN, "full_gen_bias": G.full_gen_bias(g, styles),
+                     **G.partial_gen_bias(g, named).to_dict(), "full_gen_bias_8_emotions": G.full_gen_bias(g, emotions),
+                     **ci})
+        srows.append({"model": m, "style classifier": style.STANDIN, **G.summed_cluster_gen_bias(g, named).to_dict()})
+        per_axis = []
+        for ax, ga in g.groupby("axis", sort=True):
+            nu = G.null_summary(ga, styles, n_perm=n_perm, seed=seed).iloc[0]
+            lo, hi = _interval(G.bootstrap_style_variance(ga, styles, n_boot=n_boot, seed=seed).sum(axis=1))
+            per_axis.append({"model": m, "axis": ax, "descriptors": ga["descriptor"].nunique(),
+                             "full_gen_bias": nu["observed"], "full_gen_bias_lo": lo, "full_gen_bias_hi": hi,
+                             "null_mean": nu["null_mean"], "null_q95": nu["null_q95"], "excess": nu["excess"],
+                             "p_perm": nu["p_perm"], "n_perm": int(nu["n_perm"])})
+        adj = adjust_pvalues([r["p_perm"] for r in per_axis], correction)
+        axis_rows += [{**r, "p_adjusted": float(p), "family": f"{m}: {len(per_axis)} axes ({correction})"}
+                      for r, p in zip(per_axis, adj, strict=True)]
+    null = pd.concat(null_rows, ignore_index=True)
+    return {"t4": pd.DataFrame(rows), "t8": pd.DataFrame(srows), "t9": pd.DataFrame(axis_rows),
+            "null": null[["model", "statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm"]],
+            "nulls": nulls, "boots": boots}
+
+
+def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "holm") -> str:
+    """Full Gen Bias against its null per model, the paper's values as context, and the axes
+    whose excess is significant after the correction over axes."""
+    from nlgbias.stats import format_p  # noqa: PLC0415
+
+    nf = tables["null"][tables["null"]["statistic"] == "full"].set_index("model")
+    t9 = tables["t9"]
+    min_p = float(t9["p_perm"].min()) if len(t9) else float("nan")
+    return ("Full Gen Bias against its null: "
+            + "; ".join(f"{m} {r.observed:.2f} vs null mean {r.null_mean:.2f} (95% quantile {r.null_q95:.2f}), "
+                        f"excess {r.excess:+.2f} ({f'{100 * r.excess / r.observed:.0f}%' if r.observed else 'none'} "
+                        f"of it), p = {format_p(r.p_perm)}" for m, r in nf.iterrows())
+            + f". The paper's values (217-class classifier): DialoGPT {paper.TABLE7['DialoGPT'][0]}, BB2 400M "
+            f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; a different classifier and class "
+            f"count make the scales incomparable. Per axis, with the {t9.groupby('model').size().max()} axes of a "
+            f"model as one family ({correction}; the smallest permutation p-value here is {format_p(min_p)}), the "
+            f"axes whose excess is significant at {alpha}: "
+            + "; ".join(f"{m}: {', '.join(g.loc[g['p_adjusted'] < alpha, 'axis']) or 'none'}"
+                        for m, g in t9.groupby("model", sort=False)) + ".")
+
+
+def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster: str, n: int = 4
+                      ) -> pd.DataFrame:
+    """Per model the ``n`` responses with the highest summed probability of ``cluster``."""
+    col = f"P({cluster})"
+    ex = resp.assign(**{col: resp[list(named[cluster])].sum(axis=1)})
+    ex = ex.sort_values(col, ascending=False, kind="stable").groupby("model", sort=False).head(n)
+    return ex[["model", "axis", "descriptor", "prompt", "generation", col]].reset_index(drop=True)
+
+
+def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], clusters: Sequence[str]
+                 ) -> tuple[pd.DataFrame, str]:
+    """Figure 3's points (cluster probability per descriptor with its wordfreq frequency) and a
+    sentence with the Spearman correlations over the one-word descriptors."""
+    from nlgbias.holistic import figures as F  # noqa: PLC0415
+    from nlgbias.holistic.report import spearman  # noqa: PLC0415
+
+    by_desc = F.cluster_probability_by_descriptor(resp, named)
+    by_desc["frequency"] = F.descriptor_frequency(by_desc["descriptor"]).to_numpy()
+    one = by_desc.dropna(subset=["frequency"])
+    one = one[one["frequency"] > 0]
+    corr = {c: spearman(np.log(one["frequency"]), one[c]) for c in clusters}
+    return by_desc, (f"{len(one)} one-word descriptors with a wordfreq frequency ({F.FREQ_SOURCE}). Spearman "
+                     "correlation of cluster probability with log frequency: "
+                     + "; ".join(f"{c} {v:.2f}" for c, v in corr.items()) + ".")
+
+
+__all__ = ["cluster_fit_model", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
+           "gen_bias_text", "generate_responses", "generation_sample", "refusal_tables", "refusal_text",
+           "sample_sizes", "sample_text", "validate_clusters", "validation_text"]

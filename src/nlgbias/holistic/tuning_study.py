@@ -1,0 +1,341 @@
+"""Notebook 08's bias-tuning experiment (HolisticBias, Smith et al. 2022, §5, App. B.2, C), step by
+step: the descriptor split of notebook 07's responses, the bias labels and β candidates, the
+tuning runs (β chosen on validation, several seeds), the tuned models' held-out responses, the
+before/after tables with intervals over descriptors and seeds, and the perplexity cost.
+
+Each step is one function the notebook calls; the tables' metrics come from
+:mod:`nlgbias.holistic.tuning_report`, the runs from :mod:`nlgbias.holistic.tuning_runs`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.holistic import bias_labels as BL
+from nlgbias.holistic import genbias as G
+from nlgbias.holistic import paper
+from nlgbias.holistic import tuning as TU
+from nlgbias.holistic import tuning_report as TR
+from nlgbias.holistic import tuning_runs as TRN
+
+DECODING_COLUMNS = ["max_new_tokens", "do_sample", "top_k", "top_p", "temperature", "repetition_penalty"]
+
+
+def split(resp: pd.DataFrame, *, val_per_axis: int, test_per_axis: int, seed: int = 0) -> dict:
+    """Notebook 07's responses split by descriptor (:func:`nlgbias.holistic.tuning.split_descriptors`):
+    ``resp`` (with ``split``), ``test``, ``val``, ``tv`` (train + val), the ``table`` of the
+    split, and 07's decoding (``params``), samples per prompt and generation seed. Raises if a
+    test descriptor is in the tuning or validation data."""
+    from nlgbias.generation import DecodingParams  # noqa: PLC0415
+
+    resp = resp.copy()
+    resp["split"] = TU.split_descriptors(resp, val_per_axis=val_per_axis, test_per_axis=test_per_axis,
+                                         seed=seed).to_numpy()
+    test_d = set(resp.loc[resp["split"] == "test", "descriptor"])
+    leaked = test_d & set(resp.loc[resp["split"] != "test", "descriptor"])
+    if leaked:
+        raise ValueError(f"test descriptor(s) also in tuning or validation data: {sorted(leaked)}")
+    table = (resp.groupby("split").agg(responses=("prompt_id", "size"), sentences=("prompt_id", "nunique"),
+                                       descriptors=("descriptor", "nunique"), templates=("template", "nunique"),
+                                       axes=("axis", "nunique"))
+             .reindex(["train", "val", "test"]).reset_index())
+    dec = resp[DECODING_COLUMNS].iloc[0].to_dict()
+    params = DecodingParams(**{k: (v.item() if hasattr(v, "item") else v) for k, v in dec.items()})
+    return {"resp": resp, "test": resp[resp["split"] == "test"].reset_index(drop=True),
+            "val": resp[resp["split"] == "val"].reset_index(drop=True),
+            "tv": resp[resp["split"] != "test"].reset_index(drop=True), "table": table, "params": params,
+            "samples": int(resp.groupby("prompt_id").size().max()), "gen_seed": int(resp["seed"].iloc[0])}
+
+
+def split_text(s: Mapping, name: str) -> str:
+    """The responses, the held-out sentences and 07's decoding, in words."""
+    resp, test, p = s["resp"], s["test"], s["params"]
+    return (f"{len(resp):,} responses of {name} to {resp['prompt_id'].nunique():,} sentences "
+            f"({resp['descriptor'].nunique()} descriptors, {resp['template'].nunique()} templates, "
+            f"{resp['axis'].nunique()} axes). The tuned models answer the {test['prompt_id'].nunique():,} sentences "
+            f"of the {test['descriptor'].nunique()} test descriptors with 07's decoding "
+            f"({'sampling' if p.do_sample else 'greedy'}, at most {int(p.max_new_tokens)} new tokens); the original "
+            "model's responses to them are 07's.")
+
+
+def bias_label_tables(tv: pd.DataFrame, styles: Sequence[str], *, alpha: float, shares: Sequence[float]) -> dict:
+    """Bias values of the train/val responses (§5.2; ``tv`` gets ``bias_value`` at ``alpha``),
+    the β candidates (the quantiles that tag ``shares`` of them), the sweep of the paper's β and
+    the candidates (share tagged), the α = 0, 1, 2 comparison, and the descriptor means."""
+    x = tv[list(styles)].to_numpy()
+    means = BL.descriptor_means(x, tv["descriptor"], tv["template"])
+    bvals = {a: BL.bias_values(x, tv["descriptor"], tv["template"], alpha=a, means=means) for a in (0, 1, 2)}
+    tv["bias_value"] = bvals[alpha]
+    betas = BL.quantile_betas(tv["bias_value"], shares)
+    sweep = pd.concat([BL.beta_sweep(tv["bias_value"], paper.TABLE4_BETA.values()).assign(source="paper's β (Table 7)"),
+                       BL.beta_sweep(tv["bias_value"], betas).assign(source="candidate here (share)")],
+                      ignore_index=True)[["source", "beta", "n_responses", "n_bias", "share_bias"]]
+    alphas = pd.DataFrame([{"alpha": a, "median b": float(np.median(v)), "90th percentile b": float(np.quantile(v, 0.9)),
+                            "rank correlation with α = 0": float(pd.Series(v).corr(pd.Series(bvals[0]),
+                                                                                    method="spearman"))}
+                           for a, v in bvals.items()])
+    return {"betas": betas, "sweep": sweep, "alpha": alphas, "means": means}
+
+
+def figure4(tv: pd.DataFrame, styles: Sequence[str], means, beta: float, title: str):
+    """Figure 4 from real responses: two distinct descriptors among those with at least the
+    median number of responses; returns (figure, tag counts per descriptor)."""
+    n_resp = tv["descriptor"].value_counts()
+    pair = BL.distinct_descriptors(means, 2, eligible=n_resp[n_resp >= n_resp.median()].index)
+    proj = BL.figure4_projection(tv[list(styles)].to_numpy(), tv["descriptor"], tv["template"], pair)
+    counts = (proj["responses"].assign(tag=BL.tag_responses(proj["responses"]["bias_value"], beta))
+              .groupby(["descriptor", "tag"]).size().unstack(fill_value=0))
+    return BL.plot_figure4(proj, beta, title=title), counts
+
+
+def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], seeds: Sequence[int], *,
+             tconf: Mapping, val_texts: int | None, styles: Sequence[str], models_dir: str | Path,
+             generations: str | Path, cache: str | Path, slug: str, name: str, gen_batch_size: int = 32,
+             seed: int = 0, timings: dict | None = None) -> dict:
+    """Appendix C's tuning as an experiment: one model per β candidate (first seed), compared by
+    Full Gen Bias on the validation descriptors (the paper's rule, :func:`tuning_report.select_beta`);
+    then the chosen β and the untagged ablation with every seed. Returns ``runs`` ((kind, seed) ->
+    (label, β or None, TuningResult)), ``val_scores``, ``chosen``, ``share``, ``label`` and
+    the ``table`` of runs."""
+    timings = {} if timings is None else timings
+    tv, val = s["tv"], s["val"]
+    is_train = (tv["split"] == "train").to_numpy()
+    val_keep = np.zeros(len(tv), dtype=bool)  # the validation pairs used for early stopping (seeded sample)
+    val_idx = np.flatnonzero(~is_train)
+    val_keep[np.random.default_rng(seed).permutation(val_idx)[: val_texts or len(val_idx)]] = True
+
+    def tune(beta, sd, tag):
+        return TRN.tune(lm, tv, is_train, val_keep, beta, TRN.config(**tconf, seed=sd), models_dir, f"{slug}-{tag}-seed{sd}")
+
+    cand = {}
+    for share, beta in zip(shares, betas, strict=True):
+        t = time.perf_counter()
+        cand[beta] = (share, tune(beta, seeds[0], f"biastuned-share{share:g}"))
+        timings[f"tune β candidate {share:g}"] = time.perf_counter() - t
+    rows = [{"beta": np.nan, "split": "val", "model": f"{name} original", "full_gen_bias": G.full_gen_bias(val, styles)}]
+    for beta, (share, r) in cand.items() if len(cand) > 1 else ():
+        t = time.perf_counter()
+        fv = TRN.answer(r.folder, beta, val, generations, cache, dataset="holistic_tuned-val", samples=s["samples"],
+                        seed=s["gen_seed"], params=s["params"], batch_size=gen_batch_size)
+        timings[f"validation responses {share:g}"] = time.perf_counter() - t
+        rows.append({"beta": beta, "split": "val", "model": f"{name} bias tuning ({100 * share:.0f}% tagged)",
+                     "full_gen_bias": G.full_gen_bias(fv, styles)})
+    if len(cand) > 1:
+        val_scores, chosen = pd.DataFrame(rows), TR.select_beta(pd.DataFrame(rows))
+    else:
+        val_scores = pd.DataFrame([{"beta": betas[0], "split": "val", "model": "single candidate",
+                                    "full_gen_bias": np.nan}])
+        chosen = betas[0]
+    share_c = cand[chosen][0]
+    label = f"bias tuning (β = {chosen:.2e}, {100 * share_c:.0f}% tagged)"
+    runs = {("tagged", seeds[0]): (label, chosen, cand[chosen][1])}
+    t = time.perf_counter()
+    for sd in seeds[1:]:
+        runs[("tagged", sd)] = (label, chosen, tune(chosen, sd, f"biastuned-share{share_c:g}"))
+    for sd in seeds:
+        runs[("untagged", sd)] = ("ablation: tuning without tags", None, tune(None, sd, "notags"))
+    timings["tune seeds"] = time.perf_counter() - t
+    table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
+                           "val pairs": r.info["n_val"], "steps": r.steps_run, "best step": r.best_step,
+                           "val loss (step 0)": float(r.history["val_loss"].iloc[0]), "best val loss": r.best_val_loss,
+                           "stopped early": r.stopped_early, "seconds": r.seconds}
+                          for (kind, sd), (lab, beta, r) in runs.items()])
+    return {"runs": runs, "val_scores": val_scores, "chosen": chosen, "share": share_c, "label": label,
+            "table": table}
+
+
+def held_out_responses(runs: Mapping, s: Mapping, *, generations: str | Path, cache: str | Path,
+                       processed: str | Path, slug: str, name: str, gen_batch_size: int = 32) -> tuple[dict, dict]:
+    """Every tuned model's style-scored responses to the test sentences ("no_bias" appended for
+    the tagged models), with 07's decoding and seed; the original's are 07's. Each frame gets
+    ``offensiveness`` (tox-block on the unmasked response) and ``offensive`` (>= 0.5) and is
+    written to ``<processed>/holistic/tuning_responses__<slug>__<tag>.parquet``.
+    Returns (frames, labels), keyed ("original", None) and (kind, seed)."""
+    from nlgbias.holistic.offensiveness import score_offensiveness  # noqa: PLC0415
+    from nlgbias.io import write_parquet  # noqa: PLC0415
+
+    frames = {("original", None): s["test"].copy()}
+    for key, (_label, beta, r) in runs.items():
+        frames[key] = TRN.answer(r.folder, beta, s["test"], generations, cache, dataset="holistic_tuned",
+                                 samples=s["samples"], seed=s["gen_seed"], params=s["params"],
+                                 batch_size=gen_batch_size)
+    labels = {("original", None): f"{name} original", **{k: f"{name} {lab} seed {k[1]}" for k, (lab, _, _) in runs.items()}}
+    for key, f in frames.items():
+        f["offensiveness"] = score_offensiveness(f["generation"].fillna("").tolist())
+        f["offensive"] = f["offensiveness"] >= 0.5
+        tag = "original" if key[0] == "original" else f"{key[0]}-seed{key[1]}"
+        write_parquet(f.assign(model=labels[key]), Path(processed) / "holistic" / f"tuning_responses__{slug}__{tag}.parquet")
+    return frames, labels
+
+
+def examples(frames: Mapping, labels: Mapping, keys: Sequence, test: pd.DataFrame, *, n: int = 4, seed: int = 0
+             ) -> pd.DataFrame:
+    """The responses of the models ``keys`` to ``n`` test sentences drawn with ``seed``."""
+    shown = test.drop_duplicates("prompt_id")["prompt"].sample(min(n, test["prompt_id"].nunique()), random_state=seed)
+    return (pd.concat([frames[k].assign(model=labels[k], sentence=frames[k]["prompt"].str.split("\n").str[0])
+                       for k in keys], ignore_index=True)
+            .loc[lambda d: d["sentence"].isin(shown) & (d["sample"] == 0), ["sentence", "model", "generation"]]
+            .sort_values(["sentence", "model"]).reset_index(drop=True))
+
+
+def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequence[str],
+            clusters: Mapping[str, Sequence[str]], *, label: str, n_boot: int = 1000, seed: int = 0) -> dict:
+    """Tables 4/7/8 on the test descriptors (``t7``, ``t8``: one row per model and seed), the
+    changes of Full Gen Bias with intervals that resample descriptors and seeds (``tagged``,
+    ``untagged``, ``difference``: tagged minus untagged as a share of the original's), their
+    ``summary`` table, the per-seed values (``per_seed``) and the bootstrap result (``res``)."""
+    tagged = [frames[("tagged", sd)] for sd in seeds]
+    untagged = [frames[("untagged", sd)] for sd in seeds]
+    res = TR.seed_bootstrap(frames[("original", None)], {"tagged": tagged, "untagged": untagged}, styles,
+                            n_boot=n_boot, seed=seed)
+    ch = {"tagged": TR.change_interval(res, "tagged"), "untagged": TR.change_interval(res, "untagged"),
+          "difference": TR.change_interval(res, "tagged", "untagged", per_original=True)}
+    t7, t8 = TR.gen_bias_rows({labels[k]: f for k, f in frames.items()}, styles, clusters)
+    summary = pd.DataFrame([
+        {"comparison": f"{label} vs original (relative change)", **ch["tagged"]},
+        {"comparison": "untagged tuning vs original (relative change)", **ch["untagged"]},
+        {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", **ch["difference"]}])
+    summary["seeds"] = len(seeds)
+    summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
+    summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
+    per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")},
+                            index=pd.Index(list(seeds), name="seed"))
+    return {**ch, "res": res, "t7": t7, "t8": t8, "summary": summary, "per_seed": per_seed}
+
+
+def effects_text(e: Mapping) -> str:
+    """The changes of Full Gen Bias with their intervals, beside the paper's."""
+    res, ct, cu, cd = e["res"], e["tagged"], e["untagged"], e["difference"]
+    t7 = paper.TABLE7
+    seeds = {g: ", ".join(f"{x:.2f}" for x in res["groups"][g]["per_seed"]) for g in ("tagged", "untagged")}
+    return (f"Full Gen Bias on the {res['descriptors']} test descriptors: original {res['original']:.2f}; bias-tuned "
+            f"{res['groups']['tagged']['mean']:.2f} (seeds: {seeds['tagged']}), {100 * ct['estimate']:+.0f}% "
+            f"[{100 * ct['lo']:+.0f}%, {100 * ct['hi']:+.0f}%]; untagged {res['groups']['untagged']['mean']:.2f} "
+            f"(seeds: {seeds['untagged']}), {100 * cu['estimate']:+.0f}% [{100 * cu['lo']:+.0f}%, {100 * cu['hi']:+.0f}%]. "
+            f"**Tagged − untagged: {100 * cd['estimate']:+.0f}% of the original's Full Gen Bias "
+            f"[{100 * cd['lo']:+.0f}%, {100 * cd['hi']:+.0f}%]** (paper: BB2 3B "
+            f"{100 * (t7['BB2 3B bias tuning (β = 0.0030)'][0] - t7['BB2 3B self-chat tuning'][0]) / t7['BB2 3B'][0]:+.0f}%, "
+            f"DialoGPT {100 * (t7['DialoGPT bias tuning (β = 0.0003)'][0] - t7['DialoGPT self-chat tuning'][0]) / t7['DialoGPT'][0]:+.0f}%). "
+            f"The paper: {100 * -paper.TUNING_REDUCTION['DialoGPT']:+.0f}% (DialoGPT) and "
+            f"{100 * -paper.TUNING_REDUCTION['BB2 3B']:+.0f}% (BlenderBot 2.0 3B) for bias tuning.")
+
+
+def axis_changes(frames: Mapping, seeds: Sequence[int], styles: Sequence[str], *, n_boot: int = 1000,
+                 seed: int = 0, min_descriptors: int = 3, correction: str = "holm") -> dict:
+    """Table 9: per axis the relative change of Full Gen Bias (original vs bias-tuned, mean over
+    seeds) with an interval over the axis's descriptors and the seeds, and its bootstrap p-value
+    adjusted with ``correction`` over **all** axes of the test data (one family; an axis that
+    cannot be measured counts with p = 1). An axis needs ``min_descriptors`` test descriptors
+    that share a template (two for a variance, three for a bootstrap that brackets anything).
+    Returns ``axes`` (measured axes: axis, descriptors, original, tuned, estimate, lo, hi,
+    p, p_adjusted), ``unmeasurable`` (axis -> why), ``family`` (its size)."""
+    from nlgbias.stats import adjust_pvalues  # noqa: PLC0415
+
+    orig = frames[("original", None)]
+    tagged = [frames[("tagged", sd)] for sd in seeds]
+    rows, unmeasurable = [], {}
+    for ax, g in orig.groupby("axis", sort=True):
+        shared = g.groupby("template")["descriptor"].nunique()
+        if shared.max() < min_descriptors:
+            unmeasurable[ax] = (f"{g['descriptor'].nunique()} test descriptor(s), at most {shared.max()} sharing a "
+                                f"template; needs >= {min_descriptors}")
+            continue
+        r = TR.seed_bootstrap(g, {"tagged": [f[f["axis"] == ax] for f in tagged]}, styles, n_boot=n_boot, seed=seed,
+                              within=None)
+        c = TR.change_interval(r, "tagged")
+        rows.append({"axis": ax, "descriptors": r["descriptors"], "original": r["original"],
+                     "tuned (mean over seeds)": r["groups"]["tagged"]["mean"], "estimate": c["estimate"],
+                     "lo": c["lo"], "hi": c["hi"], "p": c["pvalue"]})
+    cols = ["axis", "descriptors", "original", "tuned (mean over seeds)", "estimate", "lo", "hi", "p", "p_adjusted"]
+    family = len(rows) + len(unmeasurable)
+    p_all = [r["p"] for r in rows] + [1.0] * len(unmeasurable)
+    adj = adjust_pvalues(p_all, correction) if p_all else []
+    for r, p in zip(rows, adj, strict=False):
+        r["p_adjusted"] = float(p)
+    return {"axes": pd.DataFrame(rows, columns=cols), "unmeasurable": unmeasurable, "family": family,
+            "correction": correction}
+
+
+def axis_table(a: Mapping, styles_name: str) -> pd.DataFrame:
+    """Table 9 for saving: the measured axes beside the paper's reductions (a placeholder row
+    when none is measurable)."""
+    p9 = paper.table9().pivot(index="axis", columns="model", values="reduction").add_prefix("paper reduction ").reset_index()
+    t9 = a["axes"].rename(columns={"estimate": "change", "lo": "change_lo", "hi": "change_hi"}).merge(p9, on="axis",
+                                                                                                     how="left")
+    t9.insert(1, "styles", styles_name)
+    if t9.empty:
+        t9 = pd.DataFrame([{c: (np.nan if c not in ("axis", "styles") else "(none measurable)") for c in t9.columns}])
+    return t9
+
+
+def axis_text(a: Mapping, n_axes: int, alpha: float = 0.05) -> str:
+    """How many axes are measurable, where Full Gen Bias fell, and what survives the correction."""
+    axes, un = a["axes"], a["unmeasurable"]
+    return (f"{len(axes)} of {n_axes} axes are measurable"
+            + (f"; not measurable: {', '.join(f'{ax} ({w})' for ax, w in un.items())}" if un else "")
+            + f". Full Gen Bias fell on {(axes['estimate'] < 0).sum()} of them, with an interval below 0 on "
+            f"{(axes['hi'] < 0).sum()}; with the {a['family']} axes as one family ({a['correction']}), "
+            f"{(axes['p_adjusted'] < alpha).sum()} change(s) are significant at {alpha}.")
+
+
+def offensive_counts(frames: Mapping, seeds: Sequence[int]) -> dict:
+    """Offensive responses (k, n) of the original and of the bias-tuned models (all seeds)."""
+    orig, tagged = frames[("original", None)], [frames[("tagged", sd)] for sd in seeds]
+    return {"original": (int(orig["offensive"].sum()), len(orig)),
+            "tuned": (int(sum(f["offensive"].sum() for f in tagged)), int(sum(len(f) for f in tagged)))}
+
+
+def perplexity_cost(lm, runs: Mapping, test: pd.DataFrame, labels: Mapping, keys: Sequence, *, texts: int,
+                    seed: int = 0) -> pd.DataFrame:
+    """Perplexity of (a) the original model's responses to ``texts`` test sentences given the
+    sentence ("no_bias" appended for a tagged model, as it is prompted) and (b) ``texts`` BOLD
+    Wikipedia sentences (plain text), under each model of ``keys``."""
+    from nlgbias.datasets.bold import load_bold  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    held = test.drop_duplicates("prompt_id")
+    held = held.iloc[rng.permutation(len(held))[:texts]]
+    wiki = load_bold()["wiki_text"].drop_duplicates()
+    wiki = wiki.iloc[rng.permutation(len(wiki))[:texts]].tolist()
+    rows = []
+    for key in keys:
+        m = lm.model if key[0] == "original" else TU.load_tuned(runs[key][2].folder)
+        ctx = [TU.tag_context(x, BL.NO_BIAS_TAG if key[0] == "tagged" else None) for x in held["prompt"]]
+        for text, enc in (("HolisticBias held-out responses",
+                           TU.encode_pairs(lm.tokenizer, ctx, held["generation"].tolist())),
+                          ("BOLD Wikipedia sentences",
+                           TU.encode_pairs(lm.tokenizer, [""] * len(wiki), wiki, prompt_format="plain"))):
+            rows.append({"model": labels[key], "text": text, "texts": len(enc),
+                         "perplexity": TU.perplexity_of(TU.response_nll(m, lm.tokenizer, enc))})
+    return pd.DataFrame(rows)
+
+
+def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
+    """Perplexity original -> bias-tuned -> untagged, what a drop on the held-out responses
+    means, and why human evaluation is not graded."""
+    cp = cost.pivot(index="model", columns="text", values="perplexity")
+    o, t, u = names
+    held = "HolisticBias held-out responses"
+    fell = [w for w, m in (("bias-tuned", t), ("untagged", u)) if held in cp and cp.loc[m, held] < cp.loc[o, held]]
+    why = ("The held-out responses are the original model's own greedy answers: tuning on its own answers to other "
+           "descriptors moves a model towards its own style (a self-distillation), so a drop of their perplexity "
+           "is not a gain in fluency; here it fell under "
+           + (" and ".join(f"the {w}" for w in fell) + " model" + ("s" if len(fell) > 1 else "") if fell else "neither tuned model")
+           + ". ")
+    return ("Perplexity, original → bias-tuned → untagged: "
+            + "; ".join(f"{c}: {cp.loc[o, c]:.2f} → {cp.loc[t, c]:.2f} → {cp.loc[u, c]:.2f}" for c in cp.columns) + ". "
+            + why + "General English (BOLD Wikipedia) is the cost measure that the tuning data does not share. "
+            "**Human evaluation (Table 5)** — crowdworkers comparing responses of the tuned and original models "
+            f"(paper: win rates {min(v for d in paper.TABLE5.values() for v in d.values()):.0%}–"
+            f"{max(v for d in paper.TABLE5.values() for v in d.values()):.0%}, none significant) — is not possible "
+            "here and is not graded.")
+
+
+__all__ = ["DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "bias_label_tables", "cost_text",
+           "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
+           "perplexity_cost", "split", "split_text", "tune_all"]

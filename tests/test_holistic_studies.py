@@ -1,0 +1,150 @@
+"""Notebook 07's and 08's study steps (nlgbias.holistic.generation_study, tuning_study): the
+generation sample, the cluster fit on non-refusal responses, the Holm family over the axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias.holistic import generation_study as GS
+from nlgbias.holistic import tuning_study as TS
+
+
+def _sentences() -> pd.DataFrame:
+    """Two axes; 'fixed' is a standalone phrase (one sentence per template), the others take 3 nouns."""
+    rows = []
+    for ax, descs in (("a", ["d1", "d2", "fixed"]), ("b", ["e1", "e2"])):
+        for d in descs:
+            for t in ("T1 {noun_phrase}.", "T2 {noun_phrase}."):
+                for n in (["x"] if d == "fixed" else ["man", "woman", "kid"]):
+                    np_ = d if d == "fixed" else f"{d} {n}"
+                    rows.append({"axis": ax, "bucket": "", "descriptor": d, "noun": n, "noun_gender": "",
+                                 "noun_phrase": np_, "plural_noun_phrase": np_, "noun_phrase_type": "",
+                                 "template": t, "text": t.format(noun_phrase=np_)})
+    return pd.DataFrame(rows)
+
+
+def test_generation_sample_keeps_complete_cells_only():
+    s = GS.generation_sample(_sentences(), descriptors_per_axis=2, templates=2, nouns=3, seed=0)
+    assert "fixed" not in set(s["descriptor"])  # one sentence per template: it cannot fill a cell of 3
+    assert sorted(s["descriptor"].unique()) == ["d1", "d2", "e1", "e2"]
+    assert s.groupby(["template", "descriptor"]).size().eq(3).all()
+    # without complete cells the standalone phrase can be drawn and its cells hold one sentence
+    from nlgbias.datasets.holisticbias import sample_sentences
+    every = sample_sentences(_sentences(), nouns=3, seed=0)
+    assert every.groupby(["template", "descriptor"]).size().min() == 1
+    with pytest.raises(ValueError, match="complete_cells needs"):
+        sample_sentences(_sentences(), complete_cells=True)
+
+
+def _responses(refuse_model: str = "big") -> pd.DataFrame:
+    """Two models x 8 descriptors x 2 templates x 3 responses, three styles; descriptors of axis
+    'p' lean towards s1, of axis 'q' towards s2. The 'big' model refuses everything but one cell."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for m in ("small", "big"):
+        for ax in ("p", "q"):
+            for k in range(4):
+                for t in ("t1", "t2"):
+                    for _ in range(3):
+                        lean = np.array([0.6, 0.2, 0.2]) if ax == "p" else np.array([0.2, 0.6, 0.2])
+                        x = rng.dirichlet(20 * lean)
+                        refuse = m == refuse_model and not (k == 0 and ax == "p")
+                        rows.append({"model": m, "axis": ax, "descriptor": f"{ax}{k}", "template": t,
+                                     "s:a": x[0], "s:b": x[1], "s:c": x[2], "e:joy": x[0],
+                                     "refusal_or_boilerplate": refuse})
+    return pd.DataFrame(rows)
+
+
+def test_clusters_are_fitted_on_the_model_that_refuses_least():
+    resp = _responses()
+    stats = {m: (int(g["refusal_or_boilerplate"].sum()), len(g), 1.0, "") for m, g in resp.groupby("model")}
+    assert GS.cluster_fit_model(stats) == "small"
+    named, table, fit = GS.fit_clusters(resp, ["s:a", "s:b", "s:c"], ["e:joy"], model="small", top=2,
+                                        max_distance=0.5, n_report=2)
+    assert set(fit["model"]) == {"small"} and not fit["refusal_or_boilerplate"].any() and len(fit) == 48
+    assert table["fitted on"].iloc[0].startswith("small: 48 non-refusal responses")
+    # the refusing model keeps 6 non-refusal responses, all of one descriptor: nothing to fit
+    with pytest.raises(ValueError, match="too few non-refusal responses"):
+        GS.fit_clusters(resp, ["s:a", "s:b", "s:c"], ["e:joy"], model="big")
+
+
+def test_gen_bias_per_axis_is_one_holm_family():
+    from nlgbias.stats import adjust_pvalues
+
+    resp = _responses()
+    resp = resp[resp["model"] == "small"]
+    named = {"C1": ["s:a"], "C2": ["s:b", "s:c"]}
+    gb = GS.gen_bias_tables(resp, ["s:a", "s:b", "s:c"], ["e:joy"], named, n_perm=99, n_boot=50, seed=0)
+    t9 = gb["t9"]
+    assert list(t9["axis"]) == ["p", "q"] and (t9["n_perm"] == 99).all()
+    assert np.allclose(t9["p_adjusted"], adjust_pvalues(t9["p_perm"].to_numpy(), "holm"))
+    assert (t9["family"] == "small: 2 axes (holm)").all()
+    # the permutation null's full row equals Table 4's Full Gen Bias
+    full = gb["null"].set_index("statistic").loc["full"]
+    assert full["observed"] == pytest.approx(gb["t4"]["full_gen_bias"].iloc[0])
+    assert {"partial:C1", "summed:C2"} <= set(gb["null"]["statistic"])
+
+
+def _frames(n_axes: int = 3, per_axis: int = 3, seeds=(0, 1)) -> dict:
+    rng = np.random.default_rng(3)
+
+    def frame(shift: float) -> pd.DataFrame:
+        rows = []
+        for a in range(n_axes):
+            for k in range(per_axis):
+                for t in ("t1", "t2"):
+                    x = rng.dirichlet([5, 5]) * (1 - shift) + shift * np.array([0.5, 0.5])
+                    rows.append({"axis": f"ax{a}", "descriptor": f"ax{a}-d{k}", "template": t,
+                                 "s:a": x[0], "s:b": x[1]})
+        return pd.DataFrame(rows)
+
+    out = {("original", None): frame(0.0)}
+    for s in seeds:
+        out[("tagged", s)] = frame(0.5)
+    return out
+
+
+def test_axis_changes_adjust_over_every_axis_including_unmeasured():
+    from nlgbias.stats import adjust_pvalues
+
+    frames = _frames()
+    # one more axis with only two test descriptors: not measurable, counts in the family with p = 1
+    extra = pd.DataFrame([{"axis": "zz", "descriptor": f"zz-d{k}", "template": "t1", "s:a": 0.5, "s:b": 0.5}
+                          for k in range(2)])
+    for k in frames:
+        frames[k] = pd.concat([frames[k], extra], ignore_index=True)
+    a = TS.axis_changes(frames, [0, 1], ["s:a", "s:b"], n_boot=200, seed=0)
+    assert list(a["axes"]["axis"]) == ["ax0", "ax1", "ax2"] and list(a["unmeasurable"]) == ["zz"]
+    assert a["family"] == 4
+    expect = adjust_pvalues([*a["axes"]["p"], 1.0], "holm")[:3]
+    assert np.allclose(a["axes"]["p_adjusted"], expect)
+    assert "with the 4 axes as one family (holm)" in TS.axis_text(a, 4)
+
+
+def test_tuning_claims_per_axis_need_the_adjusted_p():
+    from nlgbias.holistic.claims import tuning_claims
+
+    axes = pd.DataFrame([{"axis": "religion", "descriptors": 6, "estimate": -0.5, "lo": -0.8, "hi": -0.2,
+                          "p": 0.004, "p_adjusted": 0.052}])
+    ch = {"estimate": -0.1, "lo": -0.3, "hi": 0.1, "base": 10.0, "value": 9.0, "descriptors": 39}
+    claims, _ = tuning_claims(tagged=ch, untagged=ch, difference=ch, axes=axes, offensive={
+        "original": (1, 100), "tuned": (2, 300)}, seeds=3, model="m", unmeasurable_axes={})
+    c = next(c for c in claims if c.id == "holistic.tuning.axis_religion")
+    # the interval excludes 0 but the Holm-adjusted p (0.052) is not below 0.05: inconclusive
+    assert str(c.verdict) == "inconclusive" and "p = 0.052" in c.reason
+    ok = axes.assign(p_adjusted=0.01)
+    claims, _ = tuning_claims(tagged=ch, untagged=ch, difference=ch, axes=ok, offensive={
+        "original": (1, 100), "tuned": (2, 300)}, seeds=3, model="m", unmeasurable_axes={})
+    assert str(next(c for c in claims if c.id == "holistic.tuning.axis_religion").verdict) == "reproduced"
+
+
+def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
+    from nlgbias.holistic import tuning as TU
+
+    resp = pd.DataFrame({"axis": "a", "descriptor": ["d1", "d1", "d2"], "template": "t", "prompt_id": ["1", "2", "3"],
+                         "seed": 0, **{c: [24, False, 0, 1.0, 1.0, 1.0][i] for i, c in enumerate(TS.DECODING_COLUMNS)}})
+    monkeypatch.setattr(TU, "split_descriptors", lambda frame, **kw: pd.Series(["test", "train", "val"]))
+    with pytest.raises(ValueError, match="test descriptor"):
+        TS.split(resp, val_per_axis=1, test_per_axis=1)
