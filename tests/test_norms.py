@@ -131,3 +131,20 @@ def test_seeds_and_kfold_on_toy_data(tmp_path):
     assert kept.loc["w0", "valence"] == pytest.approx(y[0, 0]) and kept.loc["w0", "source"] == "seed"
     assert (kept.loc[words[300:], "source"] == "predicted").all()
     pd.testing.assert_frame_equal(kept.loc[words[300:]], lex.loc[words[300:]])
+
+
+def test_norm_net_training_is_deterministic():
+    """Two trainings on the same data (dropout on, float64, 1 thread inside) give identical
+    predictions, whatever thread count the caller runs at; another seed gives other ones."""
+    from nlgbias.hardware import torch_threads
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(300, 12)).astype(np.float32)
+    y = np.column_stack([x[:, 0] - x[:, 3], x[:, 1] * 3 + 2])
+    cfg = NL.NetConfig(hidden=(16, 8), iterations=200, seed=4)
+    a = NL.train_net(x, y, cfg)(x[:50])
+    with torch_threads(2):
+        b = NL.train_net(x, y, cfg)(x[:50])
+    assert a.dtype == np.float64 and np.array_equal(a, b)
+    other = NL.train_net(x, y, NL.NetConfig(hidden=(16, 8), iterations=200, seed=5))(x[:50])
+    assert not np.array_equal(a, other)
