@@ -279,19 +279,39 @@ BST.threshold_sensitivity(scores)
 # ### Paired comparisons: each generation against the WIKI sentence of its prompt
 # A model's continuation and the Wikipedia sentence share the prompt (`prompt_id`), so a
 # source comparison is paired: McNemar's test on the discordant pairs (exact below 25), and the
-# difference of shares with its (unpaired, conservative) Newcombe interval. Both texts are
-# scored as prompt + continuation, as the paper did (§3.3 anonymises "the prompts" inside the
-# scored texts, and its Appendix A.3 examples begin with the anonymised prompt); sharing the
-# prompt words makes a generation and its WIKI twin more alike than their continuations alone
-# are (continuation-only scores are not computed here).
+# difference of shares with its (unpaired, conservative) Newcombe interval. The graded rows
+# score prompt + continuation (what the paper scored: quoted below the table).
 
 # %%
 paired = BC.paired_source_tests(scores)
 if len(paired):
     save_table(paired, P.results, "bold_sec6_paired_sources", floatfmt=".4g",
-               title="Each model source vs WIKI on the same prompts: paired table, share "
-                     "difference (model - WIKI, Newcombe 95% interval) and McNemar's test")
+               title="Each model source vs WIKI on the same prompts, scored on prompt + "
+                     "continuation: paired table, share difference (model - WIKI, Newcombe 95% "
+                     "interval) and McNemar's test")
 paired.round(4) if len(paired) else paired
+
+# %% [markdown]
+# ### Sensitivity: the continuation alone
+# Sharing the prompt's words makes a generation and its WIKI twin more alike than their
+# continuations are. Here both are scored again without the prompt: a model's generated words
+# against the rest of the WIKI sentence (anonymised on their own; only the prompts a model
+# generated from), and every paired difference above is set beside its continuation-alone
+# value (`shift` = continuation alone − prompt + continuation).
+
+# %%
+cont = BT.continuations(sources, cache_root=P.interim / "bold_texts")
+raw_c, timings_c = BST.score_sources(cont, P.interim / "sentiment_toxicity_continuation",
+                                     tox_model, cfg["chunk_size"], cfg["batch_size"], device)
+paired_c = (BC.paired_source_tests(BST.add_labels(raw_c, tox_threshold, tox_rescale))
+            if len(cont) > 1 else paired.iloc[:0])
+sens = BC.scoring_sensitivity(paired, paired_c)
+if len(sens):
+    save_table(sens, P.results, "bold_sec6_paired_continuation_alone", floatfmt=".4g",
+               title="Sensitivity: model - WIKI paired differences scored on prompt + continuation "
+                     "(graded) and on the continuation alone (shift = alone - full)")
+display(Markdown(BC.scoring_sensitivity_text(sens)))
+sens.round(4)
 
 # %% [markdown]
 # ### Power: what each profile's sample can decide
@@ -360,6 +380,7 @@ fp
 
 # %%
 claims6, checks6 = BC.section6_sentiment_toxicity(scores, paired)
+checks6.append(BC.continuation_check(sens))
 checks6.append(claims.check(
     id="bold.4.2.toxblock-readme", section="4.2", kind="diagnostic",
     check="the tox-block re-implementation reproduces the package's published outputs",
@@ -378,7 +399,7 @@ claims.checks_frame(checks6)
 # %% [markdown]
 # The tables in `results/` are `bold_sentiment_toxicity_by_group`, `bold_sec6_1_paper_vs_run`,
 # `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings`,
-# `bold_sec6_paired_sources`, `bold_power_mde`, `bold_appendix_a3_examples`,
+# `bold_sec6_paired_sources`, `bold_sec6_paired_continuation_alone`, `bold_power_mde`, `bold_appendix_a3_examples`,
 # `bold_toxblock_identity_false_positives` and the claims `bold_claims_sec6_1` (checks:
 # `bold_checks_sec6_1`); the per-text
 # scores are in `data/<profile>/processed/bold_sentiment_toxicity.parquet`.

@@ -43,6 +43,7 @@ from nlgbias.bold.paper import (
     PAPER_FIG2_FEMALE,
     PAPER_MEAN_RATIO,
     PAPER_POLAR_SHARE,
+    PAPER_SCORED_TEXT,
     RACE_PROMPTS,
     RACES,
     SUPER_GROUPS,
@@ -198,6 +199,79 @@ def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative"
                              "model - WIKI_hi": hi, "both": both, "only model": only_m,
                              "only WIKI": only_w, "neither": neither, "p": p, "test": test})
     return pd.DataFrame(rows)
+
+
+FULL, ALONE = "prompt + continuation", "continuation alone"
+_SENS_COLUMNS = ["pairs", "model share", "WIKI share", "model - WIKI", "model - WIKI_lo",
+                 "model - WIKI_hi", "p"]
+
+
+def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame) -> pd.DataFrame:
+    """The paired model - WIKI comparisons of :func:`paired_source_tests` scored on prompt +
+    continuation (``full``: the paper's texts, the graded rows) beside the same comparisons
+    scored on the continuation alone (``alone``: a model's generated words against the rest of
+    the WIKI sentence): one row per source, domain and outcome, columns ``<column>
+    (<scoring>)`` and ``shift`` = difference (continuation alone) - difference (prompt +
+    continuation)."""
+    keys = ["source", "domain", "outcome"]
+    if not len(full) or not len(alone):
+        return pd.DataFrame(columns=keys)
+    m = full[keys + _SENS_COLUMNS].merge(alone[keys + _SENS_COLUMNS], on=keys, how="inner",
+                                         suffixes=(f" ({FULL})", f" ({ALONE})"))
+    m["shift"] = m[f"model - WIKI ({ALONE})"] - m[f"model - WIKI ({FULL})"]
+    return m
+
+
+def _sig_dir(d: pd.Series, p: pd.Series, level: float) -> pd.Series:
+    return np.sign(d).where(p < level, 0)
+
+
+def scoring_sensitivity_text(sens: pd.DataFrame, level: float = 0.05) -> str:
+    """What the paper scored (quoted) and how far the model - WIKI differences move when only
+    the continuation is scored (generated prose)."""
+    head = (f"What the paper scored: {PAPER_SCORED_TEXT} So its metrics see prompt + "
+            "continuation, and so do the graded rows here.")
+    if not len(sens):
+        return head + " No model source shares prompts with WIKI: no continuation-alone rows."
+    a, b = f"model - WIKI ({FULL})", f"model - WIKI ({ALONE})"
+    big = sens.loc[sens["shift"].abs().idxmax()]
+    sf, sa = _sig_dir(sens[a], sens[f"p ({FULL})"], level), _sig_dir(sens[b], sens[f"p ({ALONE})"], level)
+    changed = sens[sf != sa]
+    flips = sens[(sf * sa) < 0]
+    ch = ("; significance changes for " + ", ".join(
+        f"{r['source']} {r['domain'].replace('_', ' ')} {r['outcome']} ({100 * r[a]:+.1f} → "
+        f"{100 * r[b]:+.1f} points)" for r in changed.to_dict("records")) if len(changed) else
+        "; no comparison changes its significance")
+    return (head + f" Scored on the continuation alone, the {len(sens)} paired model − WIKI "
+            f"differences (sources × domains × outcomes) move by {100 * sens['shift'].abs().median():.1f} "
+            f"points in the median and at most {100 * abs(float(big['shift'])):.1f} "
+            f"({big['source']}, {big['domain'].replace('_', ' ')}, {big['outcome']}: "
+            f"{100 * big[a]:+.1f} → {100 * big[b]:+.1f}); {int((sf != 0).sum())} are significant "
+            f"at {level:g} (McNemar) on prompt + continuation, {int((sa != 0).sum())} on the "
+            f"continuation alone{ch}; {len(flips)} significant difference"
+            f"{'s' if len(flips) != 1 else ''} reverse{'s' if len(flips) == 1 else ''} direction.")
+
+
+def continuation_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
+    """A check: scoring the continuation alone reverses no significant model - WIKI
+    difference (how far the differences move is in ``this_run``)."""
+    if not len(sens):
+        return C.check(id="bold.6.2.continuation-alone", section="3.3 / 6.2", kind="diagnostic",
+                       check="model - WIKI differences scored on the continuation alone",
+                       expected="no significant difference reverses",
+                       this_run="no paired rows", passed=True)
+    a, b = f"model - WIKI ({FULL})", f"model - WIKI ({ALONE})"
+    sf, sa = _sig_dir(sens[a], sens[f"p ({FULL})"], level), _sig_dir(sens[b], sens[f"p ({ALONE})"], level)
+    flips = int(((sf * sa) < 0).sum())
+    return C.check(
+        id="bold.6.2.continuation-alone", section="3.3 / 6.2", kind="diagnostic",
+        check="the paired model - WIKI differences (graded on prompt + continuation, as the "
+              "paper scored) keep their significant directions on the continuation alone",
+        expected=f"no significant (p < {level:g}) difference reverses",
+        this_run=f"{len(sens)} differences: median |shift| {100 * sens['shift'].abs().median():.1f}, "
+                 f"max {100 * sens['shift'].abs().max():.1f} points; significant "
+                 f"{int((sf != 0).sum())} -> {int((sa != 0).sum())}; {flips} reversed",
+        passed=flips == 0)
 
 
 def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | None = None,
@@ -581,5 +655,6 @@ def profile_group_sizes(bold: pd.DataFrame, per_group: Mapping[str, int | None])
             for p, k in per_group.items()}
 
 
-__all__ = ["default_comparisons", "mde_table", "paired_source_tests", "profile_group_sizes",
+__all__ = ["continuation_check", "default_comparisons", "mde_table", "paired_source_tests",
+           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
            "section3", "section6_gender_norms", "section6_sentiment_toxicity"]

@@ -568,8 +568,10 @@ def correction_summary(tests: pd.DataFrame, source: str = WIKI, level: float = 0
             f"{dm.replace('_', ' ')} {st.split(' p-value')[0]} (p {_p(p)} → {_p(ph)})"
             for dm, st, p, ph in zip(lost["domain"], lost["statistic"], lost["p"], lost["p_holm"]))
             if len(lost) else "")
-        und = f" ({undefined} more undefined: no event in any group)" if undefined else ""
-        out.append(f"- {fam}: {raw} of {len(d)} tests{und} significant at {level:g} "
+        # the family's name already counts the undefined tests it leaves out
+        und = ("" if not undefined or "undefined" in fam else
+               f" ({undefined} undefined: no event in any group, left out)")
+        out.append(f"- {fam}: {raw} of these {len(d)}{und} significant at {level:g} "
                    f"uncorrected, {holm} after Holm, {bh} after BH{lost_txt}.")
     return "\n".join(out)
 

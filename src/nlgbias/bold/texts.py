@@ -35,6 +35,8 @@ from nlgbias.scoring import score_texts
 log = logging.getLogger(__name__)
 
 WIKI = "WIKI"
+#: the text after the prompt: a model's generated continuation, or the rest of a WIKI sentence
+CONTINUATION = "continuation"
 COLUMNS = ["source", "domain", "group", "name", "text"]
 PREFIX = "bold__"
 #: bumped whenever the anonymiser changes: prepared texts (and the scores cached on them) of an
@@ -52,10 +54,24 @@ def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,
     bold = load_bold() if bold is None else bold
     if "prompt_id" not in bold.columns:
         bold = add_prompt_ids(bold)
-    df = bold.rename(columns={"wiki_text": "text"})[["domain", "group", "name", "text",
-                                                     "prompt_id"]]
-    df = sample_per_group(df, per_group or None, seed)
-    return df.assign(source=WIKI)[[*COLUMNS, "prompt_id"]].reset_index(drop=True)
+    df = bold.rename(columns={"wiki_text": "text"})
+    cols = ["domain", "group", "name", "text", "prompt_id"]
+    if "prompt" in df.columns:  # the sentence after its prompt: the WIKI twin of a continuation
+        df = df.assign(continuation=[continuation_of(t, p) for t, p in zip(df["text"], df["prompt"])])
+        cols.append(CONTINUATION)
+    df = sample_per_group(df[cols], per_group or None, seed)
+    return df.assign(source=WIKI)[[*COLUMNS, *cols[4:]]].reset_index(drop=True)
+
+
+def continuation_of(text: str, prompt: str) -> str:
+    """``text`` without its leading ``prompt`` (stripped); ``text`` itself if it does not start
+    with the prompt.
+
+    >>> continuation_of("Debbie Allen was born in Houston.", "Debbie Allen was")
+    'born in Houston.'
+    """
+    text, prompt = str(text), str(prompt)
+    return text[len(prompt):].strip() if prompt and text.startswith(prompt) else text
 
 
 def generation_files(generations: str | Path) -> dict[str, Path]:
@@ -82,8 +98,11 @@ def model_texts(path: str | Path, label: str | None = None) -> pd.DataFrame:
         label = str(models[0]) if len(models) == 1 else Path(path).stem[len(PREFIX):]
     out = df.assign(source=label, name=df["name"] if "name" in df.columns else "")
     out["text"] = out["text"].fillna("").astype(str)
+    if "generation" in out.columns:  # the generated continuation alone (text = prompt + it)
+        out[CONTINUATION] = out["generation"].fillna("").astype(str).str.strip()
     # prompt_id pairs a generation with the WIKI sentence of its prompt (paired tests)
-    return out[[*COLUMNS, *[c for c in ("prompt_id",) if c in out.columns]]].reset_index(drop=True)
+    return out[[*COLUMNS, *[c for c in ("prompt_id", CONTINUATION) if c in out.columns]]
+               ].reset_index(drop=True)
 
 
 def load_sources(generations: str | Path, models: Sequence[str] | None = None, *,
@@ -149,6 +168,35 @@ def load_prepared(generations: str | Path, models: Sequence[str] | None = None, 
                                         seed=seed, bold=bold), cache_root)
 
 
+def continuations(sources: dict[str, pd.DataFrame], cache_root: str | Path | None = None,
+                  chunk_size: int = 4000, paired_only: bool = True) -> dict[str, pd.DataFrame]:
+    """The continuation alone of every source's texts, prepared for the metrics like the full
+    texts (:func:`prepare`: ``text`` = the anonymised continuation, ``text_raw`` = the raw one;
+    anonymised on its own, cached under ``<cache_root>/anon-v<version>/continuation/<source>/``).
+
+    A model row's continuation is its generated text without the prompt; a WIKI row's is its
+    sentence after the prompt (:func:`continuation_of`). With ``paired_only`` WIKI keeps only the
+    prompts some model source generated from (what a paired comparison needs); a source without
+    a ``continuation`` column is left out, and so is WIKI when no model shares its prompts."""
+    model_ids: set = set()
+    for src, df in sources.items():
+        if src != WIKI and "prompt_id" in df.columns:
+            model_ids |= set(df["prompt_id"].dropna())
+    out = {}
+    for src, df in sources.items():
+        if CONTINUATION not in df.columns:
+            continue
+        d = df[df["prompt_id"].isin(model_ids)] if src == WIKI and paired_only else df
+        if not len(d):
+            continue
+        d = d.drop(columns=[c for c in ("text", "text_raw", "anonymiser") if c in d.columns])
+        d = d.assign(text=d[CONTINUATION].fillna("").astype(str)).reset_index(drop=True)
+        cache = (None if cache_root is None else
+                 Path(cache_root) / ANONYMISER / CONTINUATION / model_slug(src))
+        out[src] = prepare(d, cache, chunk_size)
+    return out
+
+
 def is_prepared(df: pd.DataFrame) -> bool:
     """Whether every row of ``df`` is anonymised by the current anonymiser."""
     return ("text_raw" in df.columns and "anonymiser" in df.columns
@@ -183,6 +231,7 @@ def source_counts(sources: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return n
 
 
-__all__ = ["ANONYMISER", "ANONYMISER_VERSION", "COLUMNS", "WIKI", "generation_files",
+__all__ = ["ANONYMISER", "ANONYMISER_VERSION", "COLUMNS", "CONTINUATION", "WIKI",
+           "continuation_of", "continuations", "generation_files",
            "is_prepared", "load_prepared", "load_sources", "model_texts", "prepare",
            "metric_texts", "prepare_sources", "require_prepared", "source_counts", "wiki_texts"]
