@@ -217,3 +217,179 @@ def test_seed_summary_mean_with_an_interval_holding_every_seed():
     wide = pd.DataFrame({"model": ["m"] * 2, "seed": [0, 1], "dev": [0.5, 0.5], "test": [0.2, 1.0]})
     w = seed_summary(wide, {"dev": 60, "test": 30}).iloc[0]
     assert w["test_mean_lo"] == 0.2 and w["test_mean_hi"] == 1.0  # the seeds lie inside the interval
+
+
+# ------------------------------------------------ notebook 06's steps (nlgbias.regard), in order
+def test_table4_recount_matches_the_paper_and_its_sentence():
+    from nlgbias.regard import report as T
+
+    t = A.table4(D.load_regard_annotations(), paper.TABLE4)
+    assert t["split"].tolist() == ["train", "dev", "test"]
+    assert t["total"].tolist() == [212, 60, 30] and t["negative"].tolist() == [80, 28, 9]
+    assert t["matches paper"].all()
+    assert T.dataset_text(t, D.load_both_annotations()) == (
+        "Table 4 counts match the paper in 3 of 3 splits (302 texts). 273 texts carry both a regard "
+        "and a sentiment annotation (joined on the text; 137 respect, 136 occupation). The paper's "
+        "Table 5 used all 302: the sentiment files hold the same kind of samples, but only these 273 "
+        "texts are in both.")
+
+
+def test_train_classifier_card_holds_the_selection_and_this_seed_s_accuracy(tiny_encoder):
+    from nlgbias.regard import experiments as X
+
+    texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
+             "XYZ a job as nurse ."]
+    ann = pd.DataFrame({"text": texts * 4, "label": [1, -1, -1, 0] * 4,
+                        "split": ["train"] * 8 + ["dev"] * 4 + ["test"] * 4})
+    ours = pd.Series({"dev_mean": 0.51234, "test_mean": 0.49876, "dev_per_seed": "0.5 0.5",
+                      "test_per_seed": "0.5 0.49"})
+    clf = X.train_classifier(ann, tiny_encoder, seed=1, alpha=0.1, seeds=[1, 2], alphas=[0.1, 1.0],
+                             ours=ours, profile="smoke")
+    card = clf.card
+    assert card["alpha_selection"] == "highest mean dev accuracy over seeds [1, 2] among [0.1, 1.0]"
+    assert (card["dev_mean_5_seeds"], card["test_mean_5_seeds"]) == (0.5123, 0.4988)
+    assert card["dev_accuracy_this_seed"] == round(clf.accuracy(texts, [1, -1, -1, 0]), 4)
+    assert card["seed"] == 1 and card["n_train"] == 8 and card["profile"] == "smoke"
+    table = X.card_table(clf)
+    assert table.set_index("field").loc["test_per_seed", "value"] == "0.5 0.49"
+
+
+def test_figure1_summary_and_its_sentence():
+    from nlgbias.regard import report as T
+
+    rows = [("ours", s, 0.8, t) for s, t in enumerate([0.8, 0.7])]
+    rows += [("other", s, 0.7, 0.6) for s in range(2)] + [("lstm", s, 0.6, 0.65) for s in range(2)]
+    runs = pd.DataFrame(rows, columns=["model", "seed", "dev", "test"])
+    s = A.figure1_summary(runs, {"dev": 60, "test": 30}, settings_tried=4).set_index("model")
+    assert s.loc["ours", "test_mean"] == pytest.approx(0.75) and s.loc["ours", "runs"] == 2
+    assert s.loc["ours", "test_mean_lo"] <= 0.7 and s.loc["ours", "test_mean_hi"] >= 0.8
+    assert list(s.columns).count("test_mean") == 1
+    text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4)
+    assert "test accuracy, the mean over 2 seeds, **0.750**" in text
+    assert "head L2 penalty 0.01, the best of 4 tried" in text
+    assert "one of the 30 test texts moves accuracy by 0.033" in text
+    assert "The best comparison model on test is *lstm* (0.650); our classifier is +10.0 points" in text
+    assert "ours: 0.800 / 0.750 and 0.700 / 0.600" in text
+
+
+def test_table5_rows_use_the_held_out_texts_for_the_classifier():
+    from nlgbias.regard import baselines as B
+    from nlgbias.regard import report as T
+
+    both = D.load_both_annotations()
+    inputs = both.assign(vader=B.vader_labels(both["text"]), classifier=both["regard"])  # a perfect classifier
+    t = A.table5(inputs, "ours").set_index(["comparison", "context"])
+    n_test = int((both["regard_split"] == "test").sum())
+    assert len(A.held_out(inputs)) == n_test and 0 < n_test < len(both)
+    row = t.loc[("ours pred. vs regard ann. (test texts only)", "both")]
+    assert row["this run"] == pytest.approx(1.0) and row["n"] == n_test
+    first = t.loc[("sentiment ann. vs regard ann.", "respect")]
+    assert first["this run"] == pytest.approx(0.945, abs=0.001) and first["paper"] == 0.95
+    text = T.table5_text(t.reset_index(), n_test)
+    assert text.startswith("On the 273 doubly annotated texts, sentiment and regard annotations "
+                           "correlate at ")
+    assert f"Our classifier's row uses only the {n_test} test texts" in text
+
+
+def test_paper_samples_per_cell_and_source_names():
+    from nlgbias.regard import experiments as X
+
+    s = X.paper_samples(per_cell=2, seed=0)
+    assert len(s) == 2 * 2 * 6 * 2  # sources x contexts x demographics x per cell
+    assert set(s["source"]) == {"GPT-2 (paper's samples)", "LM 1B (paper's samples)"}
+    assert s.equals(X.paper_samples(per_cell=2, seed=0))
+    assert len(X.paper_samples()) == 2 * 6000
+
+
+def test_generate_samples_masks_and_names_each_model(tmp_path):
+    from tiny import tiny_lm
+
+    from nlgbias.regard import experiments as X
+
+    folder = tmp_path / "my lm"
+    m = tiny_lm("gpt2", seed=1)
+    m.model.save_pretrained(folder)
+    m.tokenizer.save_pretrained(folder)
+    timings = {}
+    g = X.generate_samples([str(folder)], tmp_path / "gens", samples_per_prompt=1, max_new_tokens=3,
+                           batch_size=16, seed=0, timings=timings)
+    assert len(g) == 60 and set(g["source"]) == {"my lm (offline, this run)"}
+    assert list(timings) == ["generate my lm"]
+    for r in g.itertuples():
+        assert r.masked == D.mask_demographic(r.text, r.demographic)
+        assert r.masked.startswith("XYZ ")
+
+
+def test_label_distributions_tables_by_metric_and_findings():
+    rows = [("s", c, d, reg, sen) for c in ("respect", "occupation")
+            for d, reg, sen in (("The man", "negative", "neutral"), ("The woman", "positive", "negative"))]
+    scored = pd.DataFrame(rows, columns=["source", "context", "demographic", "regard", "sentiment"])
+    dists = A.label_distributions(scored)
+    assert list(dists) == ["regard", "sentiment"]
+    long = A.by_metric(dists)
+    assert len(long) == len(dists["regard"]) + len(dists["sentiment"])
+    assert long["metric"].tolist() == ["regard"] * len(dists["regard"]) + ["sentiment"] * len(dists["sentiment"])
+    bias = A.by_metric(dists, A.bias_size)
+    assert bias.equals(pd.concat([A.bias_size(dists[m]).assign(metric=m) for m in dists], ignore_index=True))
+    f = A.findings_table(dists, ["s"])
+    assert f["metric"].tolist()[:1] == ["regard"] and set(f["metric"]) == {"regard", "sentiment"}
+
+
+def test_figure2_sentence_reads_its_tables():
+    from nlgbias.regard import report as T
+
+    findings = pd.DataFrame({"metric": "regard", "source": T.GPT2_SRC, "context": ["respect", "occupation"],
+                             "finding": ["man > woman", "Black > White"], "share_more": [0.3, 0.25],
+                             "share_than": [0.1, 0.2], "p": [0.0001, 0.2], "direction_holds": [True, True],
+                             "significant": [True, False], "significant_holm": [True, False]})
+    bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05]})
+    tests = pd.DataFrame({"metric": ["regard", "regard", "sentiment"], "source": T.GPT2_SRC,
+                          "label": "negative", "diff": [0.2, -0.1, 0.05]})
+    text = T.figure2_text(findings, bias, tests)
+    assert text.startswith("On the paper's GPT-2 samples our classifier finds the direction of 2 of 2 "
+                           "written findings, 1 of them significant at 0.05 (1 after Holm over the 2 "
+                           "findings of this source) (respect: man > woman 0.300 vs 0.100, p = < 0.001; "
+                           "occupation: Black > White 0.250 vs 0.200, p = 0.200). ")
+    assert "GPT-2 0.120, LM 1B 0.050" in text
+    assert "is 0.150 with regard and 0.050 with VADER." in text
+
+
+def test_bold_texts_names_table_and_sentence():
+    from nlgbias.regard import experiments as X
+    from nlgbias.regard import report as T
+
+    src = {"WIKI": pd.DataFrame({"group": ["American_actors", "Other"], "name": ["Steve_Barton", "A_B"],
+                                 "text": ["Steve Barton is an actor.", "A B."]}),
+           "lm": pd.DataFrame({"group": ["European_Americans"], "name": ["Jo_Doe"], "text": ["Doe sang."]})}
+    bold = X.bold_texts(src, {"American_actors": "male", "European_Americans": "european_american"})
+    assert bold["model"].tolist() == ["WIKI", "lm"] and bold["masked"].tolist() == ["XYZ is an actor.", "XYZ sang."]
+    names = A.bold_source_names(["WIKI", "lm"], "WIKI")
+    assert names == {"WIKI": "WIKI", "lm": "lm (offline)"}
+    assert T.bold_sources_text(names, 2, "data/quick/generations") == (
+        "BOLD sources found: WIKI, lm (offline) (1 model(s) from notebook 02's `data/quick/generations`).")
+    df = pd.DataFrame({"model": ["WIKI"] * 4 + ["lm"] * 4,
+                       "group": ["American_actors", "American_actresses", "African_Americans",
+                                 "European_Americans"] * 2,
+                       "regard": ["positive", "negative", "neutral", "positive",
+                                  "negative", "negative", "positive", "neutral"]})
+    t5 = A.bold_regard_table(df)
+    table = A.bold_table(t5, names, "ours")
+    assert table.columns[2] == "classifier"
+    assert set(table.loc[table["origin"] == "paper", "classifier"]) == {"BERT (Sheng et al.)"}
+    assert table.loc[table["origin"] == "this run", "source"].tolist() == ["WIKI", "lm (offline)"]
+    text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI")
+    assert text.startswith("WIKI: positive regard male 1.000 / female 0.000 (paper ")
+    assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
+    assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
+    assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text
+
+
+def test_claims_collected_in_order_with_the_reload_check():
+    from nlgbias import claims as C
+    from nlgbias.regard import claims as RC
+
+    parts = [RC.table4_claims(A.table4(D.load_regard_annotations(), paper.TABLE4)), ([], [])]
+    cl, ck = RC.collect(parts, reload_ok=False)
+    assert [c.id for c in cl] == [c.id for c in parts[0][0]]
+    assert ck[-1].id == "regard.fig1.saved_classifier_reloads" and ck[-1].passed is False
+    assert len(ck) == len(parts[0][1]) + 1 and isinstance(ck[-1], C.Check)

@@ -209,3 +209,48 @@ def test_torch_threads_are_set_in_one_place():
            for i, line in enumerate(p.read_text().splitlines(), 1)
            if re.search(r"set_num_(interop_)?threads\(", line)]
     assert not bad, "set torch threads through nlgbias.hardware:\n" + "\n".join(bad)
+
+
+#: the most non-comment lines a notebook code cell may hold (the parameters cell apart): more
+#: is logic that belongs in src/, with a test
+MAX_CELL_LINES = 25
+#: notebooks already under the limit; the others are being brought under it (xfail until then)
+CELLS_UNDER_LIMIT = {"06"}
+
+
+def long_cells(path) -> list[str]:
+    """The code cells of a notebook source over MAX_CELL_LINES non-blank, non-comment lines."""
+    from nlgbias.notebooks import parse_percent
+
+    out = []
+    for k, cell in enumerate(parse_percent(path.read_text(encoding="utf-8"))):
+        if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []):
+            continue
+        n = sum(1 for line in cell.source.splitlines() if line.strip() and not line.strip().startswith("#"))
+        if n > MAX_CELL_LINES:
+            out.append(f"{path.name} cell {k} ({n} lines): {cell.source.splitlines()[0][:70]}")
+    return out
+
+
+def test_long_cells_counts_code_lines_only(tmp_path):
+    f = tmp_path / "99_x.py"
+    body = "\n".join(f"x{i} = {i}  # a value" for i in range(MAX_CELL_LINES))
+    f.write_text('# %% tags=["parameters"]\n' + "\n".join(f"p{i} = 0" for i in range(40))
+                 + "\n\n# %%\n# a comment\n\n" + body + "\n\n# %% [markdown]\n# text\n")
+    assert long_cells(f) == []  # the parameters cell is exempt; comments and blanks do not count
+    f.write_text(f.read_text() + "\n# %%\n" + body + "\ny = 1\n")
+    assert long_cells(f) == [f"99_x.py cell 3 ({MAX_CELL_LINES + 1} lines): x0 = 0  # a value"]
+
+
+_NOTEBOOK_SOURCES = sorted((project_root() / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+
+
+@pytest.mark.parametrize("path", [
+    p if p.name[:2] in CELLS_UNDER_LIMIT else
+    pytest.param(p, marks=pytest.mark.xfail(strict=False, reason="notebooks being brought under the limit"))
+    for p in _NOTEBOOK_SOURCES], ids=[p.stem for p in _NOTEBOOK_SOURCES])
+def test_notebook_code_cells_are_short(path):
+    """A notebook is parameters -> calls into src/ -> tables, figures, prose: no code cell over
+    MAX_CELL_LINES non-comment lines (loops and merges live in the paper packages, tested)."""
+    bad = long_cells(path)
+    assert not bad, "code cells over the limit:\n" + "\n".join(bad)

@@ -28,6 +28,17 @@ PAIRS = [("The Black person", "The White person"), ("The man", "The woman"),
          ("The gay person", "The straight person")]
 
 
+def table4(ann: pd.DataFrame, paper_table4: pd.DataFrame) -> pd.DataFrame:
+    """Sheng Table 4 recounted: texts per split and label (the ``other`` label, 2, left out),
+    beside the paper's counts (``<column> (paper)``); ``matches paper``: same total and negatives."""
+    counts = (ann[ann["label"] != 2].groupby(["split", "label_name"]).size().unstack(fill_value=0)
+              .reindex(["train", "dev", "test"])[["negative", "neutral", "positive"]])
+    counts["total"] = counts.sum(axis=1)
+    out = counts.reset_index().merge(paper_table4, on="split", suffixes=("", " (paper)"))
+    out["matches paper"] = (out["total"] == out["total (paper)"]) & (out["negative"] == out["negative (paper)"])
+    return out
+
+
 def spearman_table(both: pd.DataFrame, cols: dict[str, tuple[str, str]]) -> pd.DataFrame:
     """Spearman's rho between label columns of ``both`` by context (respect, occupation, both),
     Sheng Table 5. ``cols``: row name -> (column a, column b); ``n`` texts per context."""
@@ -341,3 +352,60 @@ def gap_difference(df: pd.DataFrame, label_col: str, source_a: str, source_b: st
     lo, hi = percentile_interval(out_gaps[source_a] - out_gaps[source_b])
     return {"estimate": point[source_a] - point[source_b], "lo": float(lo), "hi": float(hi),
             "gap_a": point[source_a], "gap_b": point[source_b], "n_a": ns[source_a], "n_b": ns[source_b]}
+
+
+def figure1_summary(runs: pd.DataFrame, n_texts: dict[str, int], settings_tried: int = 1) -> pd.DataFrame:
+    """Figure 1's table: :func:`accuracy_summary` beside :func:`seed_summary`'s intervals (its
+    means are the same numbers, kept once)."""
+    seeds = seed_summary(runs, n_texts, settings_tried=settings_tried).drop(columns=["dev_mean", "test_mean"])
+    return accuracy_summary(runs).merge(seeds, on="model")
+
+
+def table5(inputs: pd.DataFrame, ours: str) -> pd.DataFrame:
+    """Sheng Table 5 beside the paper (:func:`table5_vs_paper`): the annotations against each
+    other and against VADER on every doubly annotated text, and our classifier against the
+    regard annotations on the held-out test texts only (:func:`held_out`)."""
+    t5 = spearman_table(inputs, {
+        "sentiment ann. vs regard ann.": ("sentiment", "regard"),
+        "VADER pred. vs sentiment ann.": ("vader", "sentiment"),
+        "VADER pred. vs regard ann.": ("vader", "regard")})
+    t5_clf = spearman_table(held_out(inputs), {f"{ours} pred. vs regard ann. (test texts only)":
+                                               ("classifier", "regard")})
+    return table5_vs_paper(pd.concat([t5, t5_clf], ignore_index=True))
+
+
+def held_out(inputs: pd.DataFrame) -> pd.DataFrame:
+    """The doubly annotated texts of the regard test split (dev selected the classifier's
+    setting, train fitted it)."""
+    return inputs[inputs["regard_split"] == "test"]
+
+
+METRICS = ("regard", "sentiment")
+
+
+def label_distributions(scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """:func:`label_distribution` of the regard and the VADER sentiment labels."""
+    return {m: label_distribution(scored, m) for m in METRICS}
+
+
+def by_metric(dists: dict[str, pd.DataFrame], fn=None) -> pd.DataFrame:
+    """``fn(dist)`` of each metric's distribution (the distribution itself by default), stacked
+    with a ``metric`` column."""
+    return pd.concat([(fn(d) if fn else d).assign(metric=m) for m, d in dists.items()], ignore_index=True)
+
+
+def findings_table(dists: dict[str, pd.DataFrame], sources: Sequence[str]) -> pd.DataFrame:
+    """:func:`check_findings` for regard, then sentiment."""
+    return pd.concat([check_findings(dists[m], m, sources) for m in METRICS], ignore_index=True)
+
+
+def bold_source_names(models: Sequence[str], wiki: str) -> dict[str, str]:
+    """How BOLD Table 5 names each source: WIKI as it is, a model as ``<model> (offline)``."""
+    return {m: (m if m == wiki else f"{m} (offline)") for m in models}
+
+
+def bold_table(bold_t5: pd.DataFrame, names: dict[str, str], ours: str) -> pd.DataFrame:
+    """:func:`bold_vs_paper` with a ``classifier`` column: the paper's BERT or ``ours``."""
+    out = bold_vs_paper(bold_t5, names)
+    out.insert(2, "classifier", np.where(out["origin"] == "paper", "BERT (Sheng et al.)", ours))
+    return out

@@ -189,3 +189,15 @@ def claims_text(df: pd.DataFrame) -> str:
         lines.append(f"- **{r['verdict']}** · {r['claim']} ({r['section']}): paper {r['paper']}; "
                      f"this run {r['this run']} (n {r['n']}) — {r['reason']}{extra}")
     return "\n".join(lines)
+
+
+def collect(parts: list[tuple[list[C.Claim], list[C.Check]]], reload_ok: bool,
+            ) -> tuple[list[C.Claim], list[C.Check]]:
+    """The claims and checks of every part (in order), and the check that the saved classifier
+    reloads with identical predictions."""
+    claim_list = [c for cl, _ in parts for c in cl]
+    check_list = [k for _, ck in parts for k in ck] + [C.check(
+        id="regard.fig1.saved_classifier_reloads", section="§4", kind="diagnostic",
+        check="the saved classifier reloads with identical predictions", expected="True",
+        this_run=str(reload_ok), passed=bool(reload_ok))]
+    return claim_list, check_list

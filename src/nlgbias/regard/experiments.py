@@ -175,3 +175,92 @@ def identical_reload(clf: R.RegardClassifier, folder: str | Path, texts: Sequenc
     a = clf.predict_proba(list(texts))[list(R.LABELS)].to_numpy()
     b = again.predict_proba(list(texts))[list(R.LABELS)].to_numpy()
     return bool(np.array_equal(a, b))
+
+
+def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seed: int, alpha: float,
+                     seeds: Sequence[int], alphas: Sequence[float], ours: pd.Series,
+                     profile: str) -> R.RegardClassifier:
+    """The regard classifier used downstream: the seed-``seed`` head with the penalty chosen on
+    dev (``alpha``), trained on ``train.tsv``; its model card holds the selection, the seed runs'
+    means and per-seed accuracies (``ours``: our row of the Figure 1 summary) and this head's own
+    dev and test accuracy."""
+    sp = splits(ann)
+    clf = R.fit(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seed=seed, alpha=alpha,
+                card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
+                      "alpha_selection": "highest mean dev accuracy over seeds " + str(list(seeds))
+                      + " among " + str(list(alphas)),
+                      "dev_accuracy_this_seed": None, "test_accuracy_this_seed": None,
+                      "dev_mean_5_seeds": round(float(ours["dev_mean"]), 4),
+                      "test_mean_5_seeds": round(float(ours["test_mean"]), 4),
+                      "dev_per_seed": ours["dev_per_seed"], "test_per_seed": ours["test_per_seed"],
+                      "profile": profile})
+    for split in ("dev", "test"):
+        clf.card[f"{split}_accuracy_this_seed"] = round(clf.accuracy(sp[split]["text"], sp[split]["label"]), 4)
+    return clf
+
+
+#: the paper's released sample sets and their source labels in Figure 2
+PAPER_SOURCES = {"gpt2": "GPT-2 (paper's samples)", "lm1b": "LM 1B (paper's samples)"}
+
+
+def paper_samples(per_cell: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The paper's GPT-2 and LM 1B samples (their released masked copies), ``per_cell`` per
+    (source, context, demographic) drawn with ``seed`` when given, sources named as in Figure 2."""
+    from nlgbias.datasets import regard as D  # noqa: PLC0415
+
+    out = pd.concat([D.load_generated_samples(s) for s in PAPER_SOURCES], ignore_index=True)
+    if per_cell:
+        out = (out.groupby(["source", "context", "demographic"])
+               .sample(n=per_cell, random_state=seed).reset_index(drop=True))
+    return out.replace({"source": PAPER_SOURCES})
+
+
+def generate_samples(models: Sequence[str], generations: str | Path, *, samples_per_prompt: int,
+                     max_new_tokens: int, batch_size: int, seed: int = 0,
+                     timings: dict | None = None) -> pd.DataFrame:
+    """New samples for Figure 2: the 60 prompts (10 templates x 6 demographics) continued by each
+    model with its GPT-2-style decoding, cut to the first sentence (Sheng §4 step 2), through the
+    shared generation engine (resumable, ``regard__<model>.parquet`` in ``generations``); each
+    row's ``source`` names the model and ``masked`` is its text with the demographic masked.
+    ``timings`` (if given) gets each model's seconds."""
+    from nlgbias.datasets import regard as D  # noqa: PLC0415
+    from nlgbias.generation import decoding_for, generate_dataset  # noqa: PLC0415
+    from nlgbias.io import read_table  # noqa: PLC0415
+    from nlgbias.models import display_name  # noqa: PLC0415
+
+    prompts = D.regard_prompts()
+    frames = []
+    for m in models:
+        t = time.perf_counter()
+        params = decoding_for(m, max_new_tokens=max_new_tokens, first_sentence=True)
+        run = generate_dataset(prompts, m, generations, dataset="regard",
+                               samples_per_prompt=samples_per_prompt, seed=seed, params=params,
+                               batch_size=batch_size)
+        if timings is not None:
+            timings[f"generate {display_name(m)}"] = time.perf_counter() - t
+        g = read_table(run.path)
+        g["source"] = f"{display_name(m)} (offline, this run)"
+        g["masked"] = [D.mask_demographic(tx, d) for tx, d in zip(g["text"], g["demographic"], strict=True)]
+        frames.append(g)
+    return pd.concat(frames, ignore_index=True)
+
+
+def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str]) -> pd.DataFrame:
+    """BOLD's prepared texts of every source (``model`` column: the source) in ``groups`` (Table
+    5's gender and race groups), with ``masked``: the person's name replaced by ``XYZ``."""
+    from nlgbias.regard.analysis import bold_mask  # noqa: PLC0415
+
+    bold = pd.concat([df.assign(model=name) for name, df in sources.items()], ignore_index=True)
+    bold = bold[bold["group"].isin(groups)].copy()
+    bold["masked"] = bold_mask(bold["text"], bold["name"])
+    return bold
+
+
+def card_table(clf: R.RegardClassifier) -> pd.DataFrame:
+    """The classifier's model card as a two-column table (values as text)."""
+    return pd.DataFrame({"field": list(clf.card), "value": [str(v) for v in clf.card.values()]})
+
+
+def timing_table(timings: dict[str, float]) -> pd.DataFrame:
+    """Seconds per step, rounded to 0.1 s."""
+    return pd.DataFrame({"step": list(timings), "seconds": [round(v, 1) for v in timings.values()]})

@@ -1,0 +1,134 @@
+"""The sentences notebook 06 prints under its tables, built from the values above them (each
+number is read from the table or result it describes, at this run's n)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.regard import paper
+from nlgbias.stats import format_p
+
+GPT2_SRC = "GPT-2 (paper's samples)"
+LM1B_SRC = "LM 1B (paper's samples)"
+
+
+def dataset_text(table4: pd.DataFrame, both: pd.DataFrame) -> str:
+    """Table 4 against the paper, and the doubly annotated texts Table 5 can use."""
+    n_ann = int(table4["total"].sum())
+    return (
+        f"Table 4 counts match the paper in {int(table4['matches paper'].sum())} of {len(table4)} splits "
+        f"({n_ann} texts). {len(both)} texts carry both a regard and a sentiment annotation (joined on "
+        f"the text; {int((both['context'] == 'respect').sum())} respect, "
+        f"{int((both['context'] == 'occupation').sum())} occupation). The paper's Table 5 used all "
+        f"{paper.N_ANNOTATED}: the sentiment files hold the same kind of samples, but only these "
+        f"{len(both)} texts are in both.")
+
+
+def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split: dict[str, int],
+                 alpha: float, n_alphas: int) -> str:
+    """Our classifier's Figure 1 accuracy (mean over seeds, interval), the margin over the best
+    comparison model, and the second anchor (the paper's repository)."""
+    by_model = summary.set_index("model")
+    ours, other = by_model.loc[ours_name], by_model.loc[other_name]
+    rest = summary[~summary["model"].isin([ours_name, other_name])]
+    best_rest = rest.loc[rest["test_mean"].idxmax()]
+    margin = ours["test_mean"] - best_rest["test_mean"]
+    return (
+        f"**Our classifier** ({ours_name}): test accuracy, the mean over {int(ours['runs'])} seeds, "
+        f"**{ours['test_mean']:.3f}** [{ours['test_mean_lo']:.3f}, {ours['test_mean_hi']:.3f}] (95% interval: Wilson "
+        f"over the {n_split['test']} test texts, widened to hold every seed: {ours['test_per_seed']}). "
+        f"Dev accuracy {ours['dev_mean']:.3f} [{ours['dev_mean_lo']:.3f}, {ours['dev_mean_hi']:.3f}] is that of the "
+        f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried), so it is "
+        f"optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test accuracy (footnote "
+        f"9); one of the {n_split['test']} test texts moves accuracy by {1 / n_split['test']:.3f}.\n\n"
+        f"The best comparison model on test is *{best_rest['model']}* ({best_rest['test_mean']:.3f}); our "
+        f"classifier is {margin * 100:+.1f} points above it (paper: BERT more than "
+        f"{paper.FIGURE1_MARGIN * 100:.0f} points above every other model).\n\n"
+        f"**Second anchor** (the paper's repository, not the paper): its released BERT ensembles reach "
+        f"dev {paper.REPO_ANCHORS.loc[0, 'dev']:.2f} / test {paper.REPO_ANCHORS.loc[0, 'test']:.2f} trained on "
+        f"`train.tsv` and {paper.REPO_ANCHORS.loc[1, 'dev']:.2f} / {paper.REPO_ANCHORS.loc[1, 'test']:.2f} on "
+        f"`train_other.tsv`; ours: {ours['dev_mean']:.3f} / {ours['test_mean']:.3f} and "
+        f"{other['dev_mean']:.3f} / {other['test_mean']:.3f} (the `train_other` head also predicts the "
+        f"'other' class, which counts as wrong on dev/test).")
+
+
+def saved_text(where: str, reload_ok: bool, seed: int, test_acc: dict) -> str:
+    """Where the classifier was saved, whether it reloads identically, and this seed's test
+    accuracy with its bootstrap interval against the paper's BERT."""
+    inside = test_acc["lo"] <= paper.FIGURE1_BERT_TEST <= test_acc["hi"]
+    return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. "
+            f"Test accuracy of this seed-{seed} head: {test_acc['accuracy']:.3f} (95% bootstrap interval "
+            f"over the {test_acc['n']} test texts, seed {seed}: {test_acc['lo']:.3f}-{test_acc['hi']:.3f}; "
+            f"the paper's BERT {paper.FIGURE1_BERT_TEST:.3f} is "
+            f"{'inside' if inside else 'outside'} it).")
+
+
+def table5_text(table5: pd.DataFrame, n_held_out: int) -> str:
+    """Table 5's correlations against the paper's, and the respect-above-occupation reading."""
+    t5w = table5.set_index(["comparison", "context"])
+    sr = t5w.loc[("sentiment ann. vs regard ann.", "both")]
+    vr, vs = t5w.loc[("VADER pred. vs regard ann.", "both")], t5w.loc[("VADER pred. vs sentiment ann.", "both")]
+    resp_gt_occ = [t5w.loc[(c, "respect"), "this run"] > t5w.loc[(c, "occupation"), "this run"]
+                   for c in paper.TABLE5["comparison"]]
+    return (
+        f"On the {int(sr['n'])} doubly annotated texts, sentiment and regard annotations correlate at "
+        f"{sr['this run']:.2f} (paper {sr['paper']:.2f}); VADER against the sentiment annotations "
+        f"{vs['this run']:.2f} (paper {vs['paper']:.2f}) and against regard {vr['this run']:.2f} "
+        f"(paper {vr['paper']:.2f}). The paper's reading — sentiment is a better proxy for regard in "
+        f"respect than in occupation contexts — respect is the higher in {sum(resp_gt_occ)} of {len(resp_gt_occ)} rows "
+        f"here. Our classifier's row uses only the {n_held_out} test texts (not the dev texts, which "
+        f"selected its setting, nor the training texts).")
+
+
+def new_samples_text(n_samples: int, per_prompt: int) -> str:
+    return (f"{n_samples} new samples ({per_prompt} per prompt, "
+            f"{per_prompt * 5} per context × demographic; paper {paper.N_PER_CELL}).")
+
+
+def figure2_text(findings: pd.DataFrame, bias: pd.DataFrame, tests: pd.DataFrame) -> str:
+    """§5's written findings on the paper's GPT-2 samples, the regard gaps of GPT-2 and LM 1B,
+    and regard's negative gaps against VADER's."""
+    f_reg = findings[(findings["metric"] == "regard") & (findings["source"] == GPT2_SRC)]
+    bw = bias[bias["metric"] == "regard"].set_index("source")["mean_abs_gap"]
+    neg_gap = {m: tests[(tests["metric"] == m) & (tests["source"] == GPT2_SRC) & (tests["label"] == "negative")]
+               ["diff"].abs().mean() for m in ("regard", "sentiment")}
+    return (
+        f"On the paper's GPT-2 samples our classifier finds the direction of {int(f_reg['direction_holds'].sum())} "
+        f"of {len(f_reg)} written findings, {int(f_reg['significant'].sum())} of them significant at 0.05 "
+        f"({int(f_reg['significant_holm'].sum())} after Holm over the {len(f_reg)} findings of this source) "
+        + "(" + "; ".join(f"{r.context}: {r.finding} {r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}"
+                          for r in f_reg.itertuples()) + "). "
+        f"Mean absolute regard gap between paired demographics: GPT-2 {bw.get(GPT2_SRC, np.nan):.3f}, "
+        f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f} (paper: LM 1B less biased than GPT-2; graded with its "
+        f"interval in the claims below). "
+        f"The paper says regard widens the negative gaps relative to sentiment: mean |negative gap| on "
+        f"GPT-2 samples is {neg_gap['regard']:.3f} with regard and {neg_gap['sentiment']:.3f} with VADER.")
+
+
+def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -> str:
+    return (f"BOLD sources found: {', '.join(names.values())} "
+            f"({n_sources - 1} model(s) from notebook 02's `{generations}`).")
+
+
+def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str) -> str:
+    """BOLD Table 5: WIKI's regard against the paper's, whether WIKI has the highest positive
+    regard, European vs African American positive regard, and the chi-square test."""
+    w = bold_t5.set_index("source").loc[wiki] if wiki in set(bold_t5["source"]) else None
+    pw = paper.BOLD_TABLE5.set_index("source").loc["WIKI"]
+    pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
+    wiki_highest = None
+    if w is not None and len(bold_t5) > 1:
+        wiki_highest = sum(bool(bold_t5.set_index("source")[c].idxmax() == wiki) for c in pos_cols)
+    eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
+    return (
+        ((f"WIKI: positive regard male {w['positive_male']:.3f} / female {w['positive_female']:.3f} "
+          f"(paper {pw['positive_male']:.3f} / {pw['positive_female']:.3f}); negative male "
+          f"{w['negative_male']:.3f} / female {w['negative_female']:.3f} (paper {pw['negative_male']:.3f} / "
+          f"{pw['negative_female']:.3f}). ") if w is not None else "")
+        + (f"WIKI has the highest positive regard in {wiki_highest} of {len(pos_cols)} columns (paper: all). "
+           if wiki_highest is not None else "")
+        + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "
+        f"(paper: {paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
+        f"p = {chi.get('p_text', 'n/a')} (dof {chi['dof']}; the paper, over four generators: p < "
+        f"{paper.BOLD_CHI2_P_BELOW}).")
