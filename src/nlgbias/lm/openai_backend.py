@@ -50,6 +50,9 @@ __all__ = ["KEY_VARIABLES", "OpenAILM", "ServerError"]
 #: environment variables an API key is read from, in this order
 KEY_VARIABLES = ("NLGBIAS_OPENAI_API_KEY", "OPENAI_API_KEY")
 _ECHO = "prompt token log-probabilities (`echo` + `logprobs` on /completions)"
+#: request fields outside OpenAI's schema (vLLM and llama.cpp's server take them) and their value
+#: when off; sent so that a server's own defaults never change the decoding
+EXTENSIONS = {"top_k": 0, "min_p": 0.0, "repetition_penalty": 1.0, "repeat_penalty": 1.0}
 
 
 class ServerError(RuntimeError):
@@ -76,6 +79,7 @@ class OpenAILM(LM):
         self.concurrency = max(1, int(concurrency))
         self.start_text = start_text
         self.default_params = default_params or DecodingParams()
+        self._rejected: set[str] = set()  # extension fields this server refuses
         self._key_from = next((v for v in KEY_VARIABLES if os.environ.get(v)), None)
         self.model = model or self._only_model()
         self.name = f"openai:{self.base_url}#{self.model}"
@@ -133,30 +137,37 @@ class OpenAILM(LM):
     # ------------------------------------------------------------------ sampling fields
     @staticmethod
     def _sampling(params: DecodingParams, max_new: int, seed: int) -> dict:
-        body = {"max_tokens": int(max_new), "seed": int(seed) & 0x7FFFFFFF}
+        """The decoding fields of a request. Servers fill what a request leaves out with their
+        own defaults (llama.cpp's server: top-k 40, top-p 0.95, min-p 0.05, a repetition penalty
+        of 1.1, also when greedy), so every field is sent, also when it is off: the fields outside
+        OpenAI's schema (:data:`EXTENSIONS`) are dropped, once per server, where a server rejects
+        them while they are off, and an error where they are on."""
+        body = {"max_tokens": int(max_new), "seed": int(seed) & 0x7FFFFFFF,
+                "repetition_penalty": params.repetition_penalty,
+                "repeat_penalty": params.repetition_penalty, "min_p": 0.0}
         if not params.do_sample:
             body["temperature"] = 0.0
             return body
-        body["temperature"] = params.temperature
-        if params.top_p < 1.0:
-            body["top_p"] = params.top_p
-        if params.top_k > 0:
-            body["top_k"] = params.top_k  # not in OpenAI's schema; vLLM and llama.cpp take it
-        if params.repetition_penalty != 1.0:
-            body["repetition_penalty"] = params.repetition_penalty
+        body.update(temperature=params.temperature, top_p=params.top_p, top_k=max(0, params.top_k))
         return body
 
     def _post(self, path: str, body: dict, what: str) -> dict:
-        try:
-            return self._request("POST", path, body)
-        except ServerError as exc:
-            msg = str(exc)
-            extra = [k for k in ("top_k", "repetition_penalty") if k in body and k in msg]
-            if extra:
-                raise UnsupportedCapabilityError(
-                    f"openai backend ({self.base_url}): the server rejects {', '.join(extra)} "
-                    f"({what}); use a decoding without it. Server said: {msg}") from None
-            raise
+        body = {k: v for k, v in body.items() if k not in self._rejected}
+        while True:
+            try:
+                return self._request("POST", path, body)
+            except ServerError as exc:
+                msg = str(exc)
+                named = [k for k in EXTENSIONS if k in body and k in msg]
+                if not named:
+                    raise
+                on = [k for k in named if body[k] != EXTENSIONS[k]]
+                if on:
+                    raise UnsupportedCapabilityError(
+                        f"openai backend ({self.base_url}): the server rejects {', '.join(on)} "
+                        f"({what}); use a decoding without it. Server said: {msg}") from None
+                self._rejected.update(named)  # off anyway: leave them out from now on
+                body = {k: v for k, v in body.items() if k not in named}
 
     # ------------------------------------------------------------------ the interface
     def generate_until(self, requests, params=None):
