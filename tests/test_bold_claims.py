@@ -281,3 +281,22 @@ def test_scoring_sensitivity_by_hand():
     flipped = BC.continuation_check(BC.scoring_sensitivity(
         full.assign(p=0.01), alone.assign(**{"model - WIKI": -0.3, "p": 0.01})))
     assert not flipped.passed and "1 reversed" in flipped.this_run
+
+
+def test_table3_cell_anatomy_by_hand():
+    from nlgbias.bold import norms_gender as BN
+
+    pol = {"men": -0.37, "women": 0.37, "male": -0.34, "female": 0.34, "king": -0.43,
+           "he": -0.44, "she": 0.44, "suit": 0.0}
+    texts = ["A suit for men's clothing.", "Both male and female.", "The king of XYZ.",
+             "He met her.", "She is XYZ.", "A XYZ."]
+    groups = ["sewing_occupations"] * 3 + ["industrial_occupations"] * 3
+    raw = pd.DataFrame({"source": "WIKI", "domain": "profession", "group": groups, "name": "x",
+                        "text": texts})
+    scored = BN.score_gender(BT.prepare(raw, None).assign(text=texts), pol)
+    an = BN.cell_anatomy(scored, pol, "industrial & manufacturing")
+    assert an["word"].tolist() == ["men's", "male", "king", "he"]
+    assert an["kind"].tolist() == [BN.POSSESSIVE, BN.TIE, BN.OUTSIDE, BN.LISTED]
+    assert BN.possessive_variant(scored, pol, "industrial & manufacturing") == {
+        "Gender-Max male #": 3, "Gender-Max female #": 1, "Gender-Wavg male #": 2,
+        "Gender-Wavg female #": 1}

@@ -112,7 +112,16 @@ def test_table3_counts_and_fig2():
     assert f2.loc[("nursing_specialties", "WIKI"), "se"] == pytest.approx(np.sqrt((8 / 9) / 3))
     text = BN.fig2_reading(f2.reset_index())
     assert text.startswith("On WIKI, 1 of 3 professions lean female")
-    assert "only nursing is female-skewed (nursing here: female-skewed)" in text
+    r = f2.loc[("nursing_specialties", "WIKI")]
+    assert (f"only nursing is female-skewed (nursing specialties here: -33.3 points "
+            f"[{100 * r['male - female_lo']:+.1f}, {100 * r['male - female_hi']:+.1f}], an "
+            "interval ") in text
+    # the paper's four male-skewed professions: how many lean male, and how many of those
+    # have an interval excluding 0 (engineering only here; its interval lies above 0)
+    e = f2.loc[("engineering_branches", "WIKI")]
+    assert e["male - female"] > 0 and e["male - female_lo"] > 0
+    assert ("(here 1 of 4 lean male: engineering branches; 1 of them with an interval "
+            "excluding 0: engineering branches)") in text
 
 
 def test_paper_polar_share_and_mean_ratio_follow_from_table3():

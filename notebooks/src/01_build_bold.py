@@ -108,6 +108,7 @@ display(Markdown(B.offsets_reading(offsets)))
 offsets
 
 # %%
+display(Markdown(B.whitespace_reading(B.whitespace_only(bold))))
 mism = B.mismatches(bold, n=4, seed=seed)
 save_table(mism, P.results, "bold_prompt_rebuild_mismatches",
            title="Examples of released prompts the 'bold' rule does not regenerate")

@@ -71,6 +71,10 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_checks_sec6_1": CHECK_COLUMNS,
         "bold_sec6_paired_sources": ("source", "domain", "outcome", "pairs", "model - WIKI",
                                      "model - WIKI_lo", "model - WIKI_hi", "p", "test"),
+        "bold_sec6_paired_continuation_alone": (
+            "source", "domain", "outcome", "model - WIKI (prompt + continuation)",
+            "model - WIKI (continuation alone)", "p (prompt + continuation)",
+            "p (continuation alone)", "shift"),
         "bold_power_mde": ("profile", "section", "comparison", "n a", "n b", "mde", "decides"),
         "bold_appendix_a3_examples": ("metric", "text", "paper label", "this run", "agrees"),
         "bold_toxblock_identity_false_positives": ("text", "toxicity", "is_toxic"),

@@ -204,6 +204,178 @@ def table3_wiki_text_sensitivity(anonymised: pd.DataFrame, raw: pd.DataFrame) ->
     return pd.DataFrame(rows)
 
 
+# --------------------------------------------------------------------------- Table 3 cell anatomy
+POSSESSIVE = "possessive form looked up as its stem"
+TIE = "tie of an equalised pair (the first word decides)"
+OUTSIDE = "gender word outside the unigram list"
+LISTED = "word of the unigram list"
+
+
+def _polar_words(text: str, polarity: dict[str, float], possessives: bool = True):
+    """(token, b) of every token of ``text`` found in ``polarity``; with ``possessives=False``
+    a token with an apostrophe (men's, he's) is not looked up."""
+    out = []
+    for tok in gender_metric.tokenize(text):
+        if not possessives and "'" in tok:
+            continue
+        b = polarity.get(gender_metric._lookup_form(tok))
+        if b is not None:
+            out.append((tok, float(b)))
+    return out
+
+
+def deciding_word(text: str, polarity: dict[str, float]) -> tuple[str, float, str]:
+    """The word that decides a text's Gender-Max (:func:`nlgbias.metrics.gender.bmax`), its b
+    and what kind of word it is: :data:`TIE` when a word of the other sign has the same |b|,
+    else :data:`POSSESSIVE`, :data:`LISTED` (unigram matching counts it too) or
+    :data:`OUTSIDE`.
+
+    >>> deciding_word("A suit for men's clothing.", {"men": -0.37, "suit": 0.0})
+    ("men's", -0.37, 'possessive form looked up as its stem')
+    >>> deciding_word("Both male and female.", {"male": -0.3367, "female": 0.3367})[2]
+    'tie of an equalised pair (the first word decides)'
+    """
+    words = _polar_words(text, polarity)
+    if not words:
+        return "", 0.0, ""
+    b = gender_metric.bmax(w for _, w in words)
+    tok = next(t for t, w in words if w == b)
+    if any(np.isclose(abs(w), abs(b), rtol=1e-6, atol=1e-9) and np.sign(w) != np.sign(b)
+           for _, w in words):
+        kind = TIE
+    elif "'" in tok and tok not in gender_metric.MALE_TOKENS + gender_metric.FEMALE_TOKENS:
+        kind = POSSESSIVE
+    elif tok in gender_metric.MALE_TOKENS + gender_metric.FEMALE_TOKENS:
+        kind = LISTED
+    else:
+        kind = OUTSIDE
+    return tok, b, kind
+
+
+def cell_anatomy(scored: pd.DataFrame, polarity: dict[str, float], group: str,
+                 source: str = WIKI) -> pd.DataFrame:
+    """The texts of one Table 3 super-group whose Gender-Max label differs from unigram
+    matching's: profession group, Gender-Max label, the deciding word, its b and kind
+    (:func:`deciding_word`), and the anonymised text."""
+    d = scored[(scored["source"] == source) & (scored["group"].map(super_group) == group)]
+    d = d[d["label_max"] != d["label_unigram"]]
+    rows = []
+    for r in d.itertuples():
+        tok, b, kind = deciding_word(r.text, polarity)
+        rows.append({"profession": r.group, "Gender-Max": r.label_max,
+                     "unigram": r.label_unigram, "word": tok, "b": b, "kind": kind,
+                     "text": r.text})
+    return pd.DataFrame(rows, columns=["profession", "Gender-Max", "unigram", "word", "b",
+                                       "kind", "text"])
+
+
+def possessive_variant(scored: pd.DataFrame, polarity: dict[str, float], group: str,
+                       source: str = WIKI) -> dict[str, int]:
+    """Gender-Max and Gender-Wavg male / female counts of one super-group when tokens with an
+    apostrophe (men's, woman's, he's) are not looked up in the embedding (a tokeniser variant:
+    the default looks them up as their stem)."""
+    d = scored[(scored["source"] == source) & (scored["group"].map(super_group) == group)]
+    out = dict.fromkeys(("Gender-Max male #", "Gender-Max female #", "Gender-Wavg male #",
+                         "Gender-Wavg female #"), 0)
+    for text in d["text"]:
+        bs = [b for _, b in _polar_words(text, polarity, possessives=False)]
+        for m, score in (("Gender-Max", gender_metric.bmax(bs)), ("Gender-Wavg", gender_metric.wavg(bs))):
+            lab = gender_metric.label(score)
+            if lab != "neutral":
+                out[f"{m} {lab} #"] += 1
+    return out
+
+
+def cell_reading(anatomy: pd.DataFrame, sens: pd.DataFrame, variant: dict[str, int],
+                 group: str) -> str:
+    """Why one super-group's WIKI Table 3 cells differ from the paper's (generated prose):
+    ``anatomy`` from :func:`cell_anatomy`, ``sens`` from :func:`table3_wiki_text_sensitivity`,
+    ``variant`` from :func:`possessive_variant`."""
+    t = sens[sens["group"] == group].set_index("metric")
+
+    def cells(m: str, col: str = "anonymised") -> str:
+        return f"{t.loc[m, f'male {col}']} / {t.loc[m, f'female {col}']}"
+
+    male = anatomy[(anatomy["Gender-Max"] == "male") & (anatomy["unigram"] != "male")]
+    kinds = male["kind"].value_counts()
+    words = male.groupby("kind")["word"].agg(lambda w: ", ".join(
+        f"{x} {k}" if k > 1 else x for x, k in pd.Series(w).value_counts().items()))
+    by_prof = male["profession"].value_counts()
+    ties_m = int((male["kind"] == TIE).sum())
+    ties_f = int(((anatomy["Gender-Max"] == "female") & (anatomy["unigram"] != "female")
+                  & (anatomy["kind"] == TIE)).sum())
+    return (
+        f"**{group}** (WIKI, {int(t['total'].iloc[0]):,} texts, male / female): unigram matching "
+        f"gives {cells('Unigram')} (paper {cells('Unigram', 'paper')}), so the sentences and "
+        f"their gendered pronouns agree with the paper's; the gap is in the embedding metrics: "
+        f"Gender-Max {cells('Gender-Max')} (paper {cells('Gender-Max', 'paper')}), Gender-Wavg "
+        f"{cells('Gender-Wavg')} (paper {cells('Gender-Wavg', 'paper')}). Gender-Max calls "
+        f"{len(male)} texts male that unigram matching does not ("
+        + ", ".join(f"{k} {p.replace('_', ' ')}" for p, k in by_prof.items()) + "), decided by: "
+        + "; ".join(f"{kind} {k} ({words[kind]})" for kind, k in kinds.items()) + ". "
+        f"Ruled out: the anonymisation (raw texts give Gender-Max {cells('Gender-Max', 'raw')}, "
+        f"Gender-Wavg {cells('Gender-Wavg', 'raw')}: farther from the paper); the tie rule "
+        f"({ties_m} tie{'s' if ties_m != 1 else ''} decided male, {ties_f} female: letting "
+        f"*she* win every tie moves at most {ties_m} text{'s' if ties_m != 1 else ''}). A "
+        f"tokeniser that does not look possessive forms up gives Gender-Max "
+        f"{variant['Gender-Max male #']} / {variant['Gender-Max female #']} and Gender-Wavg "
+        f"{variant['Gender-Wavg male #']} / {variant['Gender-Wavg female #']}: "
+        + _variant_verdict(t, variant) + (
+            f" The other deciding words are gender-specific words outside the unigram list "
+            f"({words[OUTSIDE]}), which the hard-debiased word2vec leaves unneutralised: a "
+            "different gender-specific word set in the paper's copy of the embedding would "
+            "move exactly these texts (not testable offline)." if OUTSIDE in words.index else ""))
+
+
+def tie_counts(scored: pd.DataFrame, polarity: dict[str, float], source: str = WIKI
+               ) -> pd.DataFrame:
+    """Per Table 3 super-group: texts whose Gender-Max is decided by a tie of an equalised pair
+    (:data:`TIE`), by the label the first word gave them."""
+    d = scored[scored["source"] == source]
+    d = d.assign(sg=d["group"].map(super_group)).dropna(subset=["sg"])
+    kinds = [deciding_word(t, polarity)[2] for t in d["text"]]
+    tie = d[[k == TIE for k in kinds]]
+    out = pd.crosstab(tie["sg"], tie["label_max"]).reindex(index=list(SUPER_GROUPS),
+                                                           columns=["male", "female"])
+    return out.fillna(0).astype(int)
+
+
+def table3_differences(scored: pd.DataFrame, polarity: dict[str, float], sens: pd.DataFrame,
+                       group: str = "industrial & manufacturing") -> str:
+    """Where Table 3's WIKI cells differ from the paper's and why (generated prose): the tie
+    rule per super-group, then the anatomy of ``group``'s cells (:func:`cell_reading`)."""
+    ties = tie_counts(scored, polarity)
+    tie_txt = ("An equalised pair (he / she, men / women, male / female) has equal |b| up to "
+               "float rounding, so a text with both is decided by its first word (the paper's "
+               "tie rule is not stated); ties decide " + "; ".join(
+                   f"{g}: {r.male} male, {r.female} female" for g, r in ties.iterrows())
+               + ". Letting *she* win every tie would move the male ones to female.")
+    reading = cell_reading(cell_anatomy(scored, polarity, group), sens,
+                           possessive_variant(scored, polarity, group), group)
+    return tie_txt + "\n\n" + reading
+
+
+def _variant_verdict(t: pd.DataFrame, variant: dict[str, int]) -> str:
+    """Whether the possessive variant brings each column closer to the paper (generated)."""
+    parts = []
+    for lab in ("male", "female"):
+        now = sum(abs(int(t.loc[m, f"{lab} anonymised"]) - int(t.loc[m, f"{lab} paper"]))
+                  for m in ("Gender-Max", "Gender-Wavg"))
+        var = sum(abs(variant[f"{m} {lab} #"] - int(t.loc[m, f"{lab} paper"]))
+                  for m in ("Gender-Max", "Gender-Wavg"))
+        parts.append((lab, now, var))
+    txt = "; ".join(f"{lab} cells {now} → {var} from the paper's (summed over both metrics)"
+                    for lab, now, var in parts)
+    better = [lab for lab, now, var in parts if var < now]
+    worse = [lab for lab, now, var in parts if var > now]
+    if better and worse:
+        return (txt + f", closer on the {' and '.join(better)} cells and farther on the "
+                f"{' and '.join(worse)} ones, so no single tokenisation rule explains both.")
+    if better:
+        return txt + ": closer on every column; the paper's tokeniser may not look them up."
+    return txt + ": not closer, so the possessive forms do not explain the gap."
+
+
 def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
                         n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> pd.DataFrame:
     """§6.1.1 and §6.2 from Table 3 beside the paper: the share of Table 3 texts classified male
@@ -274,14 +446,25 @@ def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
         return ", ".join(g.replace("_", " ") for g in idx) or "none"
 
     paper_male_ok = [g for g in PAPER_FIG2_MALE if g in male.index]
-    paper_fem_ok = [g for g in PAPER_FIG2_FEMALE if g in fem.index]
+    paper_male_sig = [g for g in paper_male_ok if bool(sig[g])]
+    nurse = ""
+    for g in PAPER_FIG2_FEMALE:
+        if g in d.index:
+            r = d.loc[g]
+            where = ("below 0" if r["male - female_hi"] < 0 else "above 0"
+                     if r["male - female_lo"] > 0 else "spanning 0")
+            nurse = (f"{g.replace('_', ' ')} here: {100 * r['male - female']:+.1f} points "
+                     f"[{100 * r['male - female_lo']:+.1f}, {100 * r['male - female_hi']:+.1f}], "
+                     f"an interval {where}")
     return (f"On {source}, {len(fem)} of {len(d)} professions lean female (male − female < 0): "
             f"{names(fem.index)}; {int(sig[fem.index].sum())} of them with a bootstrap 95% "
-            "interval excluding 0. "
-            f"{len(male)} lean male: {names(male.index)}. The paper says only nursing is "
-            f"female-skewed (nursing here: {'female' if paper_fem_ok else 'not female'}-skewed) and that writing, "
+            f"interval excluding 0. {len(male)} lean male: {names(male.index)}; "
+            f"{int(sig[male.index].sum())} of them with an interval excluding 0. The paper says "
+            f"only nursing is female-skewed ({nurse or 'nursing: no texts'}) and that writing, "
             f"science, art and engineering are male-skewed (here {len(paper_male_ok)} of "
-            f"{len(PAPER_FIG2_MALE)}: {names(paper_male_ok)}).")
+            f"{len(PAPER_FIG2_MALE)} lean male: {names(paper_male_ok)}; "
+            f"{len(paper_male_sig)} of them with an interval excluding 0"
+            + (f": {names(paper_male_sig)}" if paper_male_sig else "") + ").")
 
 
 def metric_agreement(scored: pd.DataFrame, source: str = WIKI) -> pd.DataFrame:

@@ -114,12 +114,39 @@ def length_offsets(bold: pd.DataFrame, rule: str = "bold") -> pd.DataFrame:
     return pd.crosstab(df["offset (words)"], df["domain"])
 
 
-def mismatches(bold: pd.DataFrame, rule: str = "bold", n: int = 10, seed: int = 0,
-               ) -> pd.DataFrame:
-    """``n`` random official prompts (per domain) that ``rule`` does not regenerate."""
+def _same_words(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
+def whitespace_only(bold: pd.DataFrame, rule: str = "bold") -> pd.DataFrame:
+    """The official prompts that ``rule`` does not regenerate byte for byte but that have the
+    same words as the rebuilt prompt (they differ only in spaces, e.g. a double space before
+    the cut): ``domain, name, prompt, rebuilt``."""
     rebuilt = [rebuild_prompt(w, t, rule) for w, t in zip(bold["wiki_text"], bold["name"])]
     df = bold.assign(rebuilt=rebuilt)
-    df = df[df["rebuilt"] != df["prompt"]]
+    keep = [(r != p) and _same_words(r, p) for r, p in zip(df["rebuilt"], df["prompt"])]
+    return df[keep][["domain", "name", "prompt", "rebuilt"]].reset_index(drop=True)
+
+
+def whitespace_reading(ws: pd.DataFrame) -> str:
+    """One sentence on the prompts that differ from their rebuild only in spaces."""
+    if not len(ws):
+        return "No released prompt differs from its rebuild only in spaces."
+    ex = ws.iloc[0]
+    return (f"{len(ws)} of the released prompts the rule does not regenerate byte for byte "
+            f"have the same words as their rebuild and differ only in spaces (e.g. "
+            f"{ex['prompt']!r} vs {ex['rebuilt']!r}: "
+            + ", ".join(f"{d.replace('_', ' ')} {k}" for d, k in ws["domain"].value_counts().items())
+            + "); the examples below leave them out.")
+
+
+def mismatches(bold: pd.DataFrame, rule: str = "bold", n: int = 10, seed: int = 0,
+               ) -> pd.DataFrame:
+    """``n`` random official prompts (per domain) that ``rule`` does not regenerate, other than
+    those that differ from the rebuild only in spaces (:func:`whitespace_only`)."""
+    rebuilt = [rebuild_prompt(w, t, rule) for w, t in zip(bold["wiki_text"], bold["name"])]
+    df = bold.assign(rebuilt=rebuilt)
+    df = df[[not _same_words(r, p) for r, p in zip(df["rebuilt"], df["prompt"])]]
     df = df.sample(frac=1.0, random_state=seed).groupby("domain").head(n).sort_values("domain")
     return df[["domain", "name", "prompt", "rebuilt", "wiki_text"]].reset_index(drop=True)
 
