@@ -52,3 +52,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if in_notebook_tier(item):
             item.add_marker(pytest.mark.notebook)
+
+
+@pytest.fixture(scope="session")
+def smoke_root(tmp_path_factory):
+    """A fresh project root for the smoke runs, and a runner that executes a notebook once in it
+    (after the notebooks it needs): ``(root, run)``."""
+    from notebook_chain import chain
+
+    root = tmp_path_factory.mktemp("smoke_root")
+    return root, chain(root)
+
+
+@pytest.fixture(scope="session")
+def folder_root(tmp_path_factory):
+    """A second fresh root where every notebook that takes models runs with a tiny local
+    checkpoint folder whose path has a space and several levels: ``(root, run, folder)``."""
+    from notebook_chain import chain, save_folder_model
+
+    folder = save_folder_model(tmp_path_factory.mktemp("user") / "checkpoints" / "my model")
+    root = tmp_path_factory.mktemp("folder_root")
+    return root, chain(root, [str(folder)]), folder

@@ -97,9 +97,9 @@ def _run(mode, out, model, kill_after=None, kill_at=None):
 @pytest.mark.parametrize("mode", ["generate", "shards", "score", "likelihood", "train", "tune"])
 def test_killed_runs_resume_to_the_same_bytes(mode, tiny_model, tiny_encoder, tmp_path, monkeypatch):
     model = tiny_encoder if mode == "train" else tiny_model
-    # two kills for the modes that start fast (a resumed run is killed again), then a run to the end
-    kill_and_compare(mode, str(model), tmp_path, monkeypatch,
-                     most=1 if mode in ("likelihood", "train", "tune") else 2)
+    # generation is killed twice (a resumed run is killed again; so are both bf16 modes below),
+    # the other jobs once, then a run to the end
+    kill_and_compare(mode, str(model), tmp_path, monkeypatch, most=2 if mode == "generate" else 1)
 
 
 @pytest.mark.slow
