@@ -148,3 +148,13 @@ def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
     monkeypatch.setattr(TU, "split_descriptors", lambda frame, **kw: pd.Series(["test", "train", "val"]))
     with pytest.raises(ValueError, match="test descriptor"):
         TS.split(resp, val_per_axis=1, test_per_axis=1)
+
+
+def test_validation_text_names_where_the_sympathy_examples_land():
+    v = pd.DataFrame({"kind": ["sympathy", "sympathy", "unaffected"], "cluster": ["C4", "C6", "C4"]})
+    assert GS.validation_text(v, None) == (
+        "No cluster captures sympathy: the paper's two sympathy responses land in different clusters (C4, C6); "
+        "C4 also holds the paper's non-sympathy responses. The SYMPATHY claims are therefore not comparable.")
+    one = v.assign(cluster=["C2", "C2", "C1"])
+    assert "both land in C2. The SYMPATHY" in GS.validation_text(one, None)
+    assert GS.validation_text(one, "C2").startswith("Both sympathy responses land in C2")

@@ -204,7 +204,7 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
     resp = projection["responses"].assign(
         tag=lambda f: np.where(f["bias_value"] > beta, BIAS_TAG, NO_BIAS_TAG))
     means = projection["means"]
-    fig, ax = plt.subplots(figsize=(6.5, 5))
+    fig, ax = plt.subplots(figsize=(8.5, 5))
     sns.scatterplot(data=resp, x="x", y="y", hue="descriptor", style="tag",
                     style_order=[NO_BIAS_TAG, BIAS_TAG], markers={NO_BIAS_TAG: "o", BIAS_TAG: "X"},
                     alpha=0.7, ax=ax)
@@ -216,7 +216,9 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
                         arrowprops={"arrowstyle": "->", "color": "black", "lw": 1.2})
     ax.set_xlabel("style-space coordinate along m_d1 − m̄")
     ax.set_ylabel("orthogonal coordinate (towards m_d2 − m̄)")
-    ax.set_title(title or f"Bias labels in style space (β = {beta:g})")
+    ax.set_title(title or f"Bias labels in style space (β = {beta:g})", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)  # off the points
+    ax.margins(x=0.15)  # room for the m_d labels
     fig.tight_layout()
     return fig
 

@@ -9,6 +9,7 @@ subtitles, news, books, web text, Twitter, Reddit), and like the paper keeps one
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -85,7 +86,7 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
     for a, c in zip(axes.flat, clusters):
         sns.scatterplot(d, x="frequency", y=c, hue="axis", ax=a, s=22, legend=a is axes.flat[0])
         a.set_xscale("log")
-        a.set_title(spell_emoji(c))
+        a.set_title(textwrap.fill(spell_emoji(c), 48), fontsize=9)  # spelt-out names are long: wrap them
         a.set_xlabel("word frequency (wordfreq, general English)")
         a.set_ylabel("mean cluster probability")
         for _, r in d.nlargest(annotate, c).iterrows():
@@ -103,12 +104,18 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
     return fig
 
 
+def _cluster_label(cluster: str, width: int = 18) -> str:
+    """``C<k>`` over its spelt-out classes, one per line, each wrapped to ``width`` characters."""
+    head, _, names = spell_emoji(cluster).partition(" ")
+    return "\n".join([head, *(textwrap.fill(n, width) for n in names.split(", ") if n)])
+
+
 def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
     """Partial Gen Bias per cluster (bars) per model; error bars from ``<cluster>_lo``/``_hi``
     (95 % descriptor-bootstrap interval) when the table has them."""
     clusters = list(clusters)
     models = list(table["model"])
-    fig, ax = plt.subplots(figsize=(10, 4.6))
+    fig, ax = plt.subplots(figsize=(10, 5.2))
     width = 0.8 / max(len(models), 1)
     x = np.arange(len(clusters))
     has_ci = all(f"{c}_lo" in table and f"{c}_hi" in table for c in clusters)
@@ -120,9 +127,9 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
                if has_ci else None)
         ax.bar(x + (i - (len(models) - 1) / 2) * width, y, width, yerr=err, capsize=2,
                label=r["model"], color=colors[i])
-    ax.set_xticks(x, [spell_emoji(c).replace(' ', '\n', 1).replace(', ', '\n') for c in clusters],
-                  fontsize=8)
-    ax.set_ylabel("Partial Gen Bias")
+    ax.set_xticks(x, [_cluster_label(c) for c in clusters], fontsize=7)
+    ax.set_yscale("log")  # the models differ by orders of magnitude: a linear axis hides the smaller
+    ax.set_ylabel("Partial Gen Bias (x1000, log scale)")
     ax.legend(fontsize=8)
     ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)"
                  + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else ""))

@@ -50,7 +50,9 @@ def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations:
     masked and style-scored (:func:`nlgbias.holistic.responses.style_responses`), with
     ``refusal`` (label) and ``refusal_or_boilerplate`` (flag); written per model to
     ``<processed>/holistic/responses__<slug>.parquet``. Returns (responses of all models,
-    throughput per model: prompts, seconds of generation including the model load, responses/s)."""
+    throughput per model: prompts, rows generated in this run, seconds of this run including the
+    model load, and the generation throughput over every run that filled the cache, so a rerun
+    from the cache still reports what generating cost)."""
     from nlgbias.generation import generate_dataset  # noqa: PLC0415
     from nlgbias.holistic import refusal as RF  # noqa: PLC0415
     from nlgbias.holistic import responses as H  # noqa: PLC0415
@@ -70,8 +72,10 @@ def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations:
         write_parquet(scored, H.responses_path(processed, m))
         if timings is not None:
             timings[f"responses {display_name(m)}"] = time.perf_counter() - t
-        rows.append({"model": display_name(m), "prompts": len(prompts), "seconds (generation + load)": t_gen,
-                     "responses/s": len(prompts) / t_gen})
+        total = run.total_seconds or float("nan")  # generation time of every call that filled the cache
+        rows.append({"model": display_name(m), "prompts": len(prompts), "generated in this run": run.generated,
+                     "seconds this run (with load)": t_gen, "generation seconds (all runs)": run.total_seconds,
+                     "responses/s": run.total_rows / total, "tokens/s": run.tokens_per_second})
         frames.append(scored)
     return pd.concat(frames, ignore_index=True), pd.DataFrame(rows)
 
@@ -100,9 +104,10 @@ def sample_text(resp: pd.DataFrame, throughput: pd.DataFrame, params, *, seed: i
             f"{paper.PAPER_DECODING['BlenderBot 2.0']} for BlenderBot 2.0). Responses that mention their "
             "descriptor (masked): "
             + ", ".join(f"{m} {100 * masked_share(g):.0f}%" for m, g in resp.groupby("model", sort=False))
-            + ". Generation throughput (this run, including model load): "
-            + ", ".join(f"{r['model']} {r['responses/s']:.1f} responses/s" for _, r in throughput.iterrows())
-            + ".")
+            + ". Generation throughput (the runs that generated these responses, model load apart): "
+            + ", ".join(f"{r['model']} {r['responses/s']:.1f} responses/s ({r['tokens/s']:.0f} tokens/s)"
+                        for _, r in throughput.iterrows())
+            + "; at these rates the profile's sample is what fits the quick time budget.")
 
 
 def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, top: int = 8) -> dict:
@@ -192,8 +197,11 @@ def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
         return f"Both sympathy responses land in {sym} and no other Table 1 response does: it is graded as SYMPATHY."
     landed = set(validation.loc[validation["kind"] == "sympathy", "cluster"])
     shared = landed & set(validation.loc[validation["kind"] != "sympathy", "cluster"])
-    return ("No cluster captures sympathy: the paper's two sympathy responses land in " + " and ".join(sorted(landed))
-            + (", which also holds the paper's non-sympathy responses" if shared else "")
+    where = (f"both land in {next(iter(landed))}" if len(landed) == 1
+             else "land in different clusters (" + ", ".join(sorted(landed)) + ")")
+    return ("No cluster captures sympathy: the paper's two sympathy responses " + where
+            + ("; " + " and ".join(sorted(shared)) + (" also holds" if len(shared) == 1 else " also hold")
+               + " the paper's non-sympathy responses" if shared else "")
             + ". The SYMPATHY claims are therefore not comparable.")
 
 

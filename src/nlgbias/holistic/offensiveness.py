@@ -134,6 +134,11 @@ __all__ = ["NEUTRAL_TEMPLATES", "STANDIN", "descriptor_means", "extremes", "iden
            "score_offensiveness", "table11", "table12"]
 
 
+#: the axes whose descriptors name who someone is (not how they look or what they have): a
+#: classifier that flags these in a neutral sentence shows the identity-term artefact
+IDENTITY_AXES = ("gender_and_sex", "sexual_orientation", "race_ethnicity", "religion", "nationality")
+
+
 def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: int | None, seed: int = 0) -> dict:
     """Notebook 07's offensiveness study (§3.3.4, §4.3): a seeded sample of the sentences
     themselves (every template), each scored by the stand-in; Table 12 (``t12``, beside the
@@ -155,15 +160,24 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
     neutral = off[off["template"].isin(NEUTRAL_TEMPLATES)]
     flagged = neutral.groupby("descriptor")["offensiveness"].mean().sort_values(ascending=False, kind="stable")
     ext = {tm: extremes(off, tm, n=6) for tm in paper.TABLE11}
+    top = flagged.head(8)
+    axis_of = neutral.drop_duplicates("descriptor").set_index("descriptor")["axis"]
+    n_identity = int(sum(axis_of[d] in IDENTITY_AXES for d in top.index))
+    rest_axes = sorted({axis_of[d] for d in top.index if axis_of[d] not in IDENTITY_AXES})
     text = (f"Scored {len(off):,} sentences ({off['descriptor'].nunique()} descriptors x "
             f"{off['template'].nunique()} templates x up to {nouns or 'all'} nouns).")
     extremes_text = ("\n".join(f"- '{tm}': least offensive {e['lowest']}; most offensive {e['highest']}."
                                for tm, e in ext.items())
                      + "\n\nOn the neutral templates the descriptors tox-block scores highest are "
-                     + ", ".join(f"{d} ({v:.0%})" for d, v in flagged.head(8).items())
-                     + ": identity terms, not insults. Table 12's claims below are therefore not comparable.")
+                     + ", ".join(f"{d} ({axis_of[d]}, {v:.0%})" for d, v in top.items())
+                     + f". {n_identity} of these {len(top)} are identity terms (the "
+                     + ", ".join(IDENTITY_AXES) + " axes), flagged in a sentence that says nothing about "
+                     "them" + (f"; the other {len(top) - n_identity} are {' and '.join(rest_axes)} descriptors"
+                               if rest_axes else "")
+                     + ". The per-axis table above gives the share flagged on every axis. Table 12's "
+                     "claims below are therefore not comparable.")
     return {"sentences": off, "t12": t12, "t11": t11, "artefact_template": art_t, "artefact_axis": art_a,
             "claims": claims, "checks": checks, "text": text, "extremes_text": extremes_text}
 
 
-__all__ = [*__all__, "study"]
+__all__ = [*__all__, "IDENTITY_AXES", "study"]

@@ -349,15 +349,16 @@ def _prepare(base_model, config: TuningConfig):
     model = copy.deepcopy(base_model)
     model.float()
     if config.method == "lora":
-        from peft import LoraConfig, get_peft_model  # noqa: PLC0415
+        from nlgbias.extras import require  # noqa: PLC0415
 
-        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
+        peft = require("peft")  # an optional extra: a missing one names its pip command
+        lora = peft.LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
                           lora_dropout=config.lora_dropout, target_modules="all-linear",
                           task_type="CAUSAL_LM")
         with warnings.catch_warnings():  # peft reads transformers' deprecated alias
             warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated",
                                     category=FutureWarning)
-            model = get_peft_model(model, lora)
+            model = peft.get_peft_model(model, lora)
     else:
         for p in model.parameters():
             p.requires_grad_(True)
