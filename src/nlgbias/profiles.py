@@ -10,7 +10,23 @@ below. The README's profile table is checked against :data:`DEFAULTS` by a test.
 
 from __future__ import annotations
 
+import os
+
 from nlgbias.paths import PROFILES, check_profile
+
+#: set (to anything but "" or "0") by ``./run_all.sh --dry-run``: see :func:`dry_run`
+DRY_RUN_ENV = "NLGBIAS_DRY_RUN"
+#: the parameters that name models: a dry run keeps the ``paper`` profile's, the rest is smoke's
+MODEL_PARAMETERS = ("models", "ppl_models", "model", "wide_models")
+#: sizes that belong to a model list: they follow it where the paper profile has none
+_SIZE_OF = {"wide_per_group": "wide_models"}
+
+
+def dry_run() -> bool:
+    """Whether this is the ``paper`` profile's dry run (``$NLGBIAS_DRY_RUN``): every hub model
+    is replaced by a tiny random model of its architecture (:mod:`nlgbias.models.tiny`) and
+    every size by the smoke profile's, so the paper's code paths run offline in minutes."""
+    return os.environ.get(DRY_RUN_ENV, "") not in ("", "0")
 
 _OFFLINE_LMS = ["smollm2-135m", "gemma3-270m"]
 _OFFLINE_CHAT = ["smollm2-135m", "qwen2.5-coder-0.5b"]
@@ -89,7 +105,9 @@ DEFAULTS: dict[str, dict[str, dict]] = {
                   "table3_descriptors_per_axis": 0,
                   "offensive_nouns": 1, "offensive_descriptors_per_axis": 0, "max_new_tokens": 24, "do_sample": False,
                   "repetition_penalty": 1.0, "batch_size": 32},
-        "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B"],
+        # paper: the paper's two BlenderBots, and the chat model notebook 08 tunes (its responses)
+        "paper": {"models": ["facebook/blenderbot-400M-distill", "facebook/blenderbot-3B",
+                             "qwen2.5-coder-0.5b"],
                   "ppl_models": ["gpt2"], "descriptors_per_axis": 0, "templates": 0,
                   "nouns": 0, "ppl_descriptors_per_axis": 0, "ppl_nouns": 0, "ppl_templates": 0,
                   "ppl_templates_per_descriptor": 0, "table3_nouns": 0,
@@ -119,12 +137,17 @@ DEFAULTS: dict[str, dict[str, dict]] = {
 
 
 def defaults(notebook: str, profile: str) -> dict:
-    """The defaults of notebook ``notebook`` ("02") in ``profile`` (a copy)."""
+    """The defaults of notebook ``notebook`` ("02") in ``profile`` (a copy). In a dry run
+    (:func:`dry_run`) the ``paper`` profile keeps its models and takes the smoke sizes."""
     check_profile(profile)
     nb = str(notebook).zfill(2)
     if nb not in DEFAULTS:
         raise ValueError(f"no defaults for notebook {notebook!r}; have {', '.join(DEFAULTS)}")
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in DEFAULTS[nb][profile].items()}
+    table = DEFAULTS[nb][profile]
+    if profile == "paper" and dry_run():
+        table = {k: (v if k in MODEL_PARAMETERS or (k in _SIZE_OF and table[_SIZE_OF[k]] is None)
+                     else DEFAULTS[nb]["smoke"][k]) for k, v in table.items()}
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in table.items()}
 
 
 def resolve_params(notebook: str, profile: str, **given) -> dict:
@@ -183,7 +206,7 @@ def main() -> int:
     return 0
 
 
-__all__ = ["DEFAULTS", "PROFILES", "defaults", "resolve_params"]
+__all__ = ["DEFAULTS", "DRY_RUN_ENV", "MODEL_PARAMETERS", "PROFILES", "defaults", "dry_run", "resolve_params"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -28,6 +28,7 @@ from pathlib import Path
 from nlgbias import outputs
 from nlgbias.io import write_json, write_text
 from nlgbias.paths import PROFILES, model_label, paths_for, project_root
+from nlgbias.profiles import DRY_RUN_ENV
 
 log = logging.getLogger("nlgbias.runner")
 
@@ -349,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the papers on these models (registered names, hub ids or local folders): "
                          "sets each notebook's models / ppl_models / model; outputs and the scorecard "
                          "go to runs/<models>/ (or -p root DIR)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="the paper profile's code paths offline in minutes: each hub model is a "
+                         "tiny random model of its architecture, sizes are the smoke profile's; "
+                         "outputs go to runs/paper-dry-run/ (or -p root DIR)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     params = None
@@ -360,6 +365,16 @@ def main(argv: list[str] | None = None) -> int:
         except yaml.YAMLError as exc:
             print(f"[run_all] a -p value is not valid YAML: {exc}", file=sys.stderr)
             return 2
+    if args.dry_run:
+        if args.profile != "paper":
+            print(f"[run_all] --dry-run is the paper profile's (got --profile {args.profile})",
+                  file=sys.stderr)
+            return 2
+        os.environ[DRY_RUN_ENV] = "1"  # the notebooks' kernels inherit it
+        params = {**(params or {})}
+        params.setdefault("root", str(project_root() / "runs" / "paper-dry-run"))
+        print(f"[run_all] paper dry run (tiny random models, smoke sizes): outputs under "
+              f"{params['root']}", flush=True)
     if args.models:
         params = {**(params or {}), "models": args.models}
         params.setdefault("root", str(models_root(args.models)))

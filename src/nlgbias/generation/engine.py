@@ -155,8 +155,10 @@ class CausalGenerator(BatchedGenerator):
         if self.tok.eos_token_id is not None:
             eos.add(self.tok.eos_token_id)
         self.eos = torch.tensor(sorted(eos), dtype=torch.long, device=self.device)
-        self.pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(eos)
-        self.start = self.tok.bos_token_id if self.tok.bos_token_id is not None else min(eos)
+        # CTRL has no end-of-text token at all: its rows stop at the first sentence or the limit
+        fallback = min(eos) if eos else (self.tok.unk_token_id or 0)
+        self.pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else fallback
+        self.start = self.tok.bos_token_id if self.tok.bos_token_id is not None else fallback
         cfg = getattr(self.model.config, "get_text_config", lambda: self.model.config)()
         types = getattr(cfg, "layer_types", None) or []
         win = getattr(cfg, "sliding_window", None)

@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nlgbias.paths import cache_root
+from nlgbias.paths import cache_root, project_root
+from nlgbias.profiles import dry_run
 from nlgbias.resources import ResourceNotFoundError, resolve
 
 log = logging.getLogger(__name__)
@@ -314,6 +315,24 @@ def _hub_kind(hub_id: str, name: str) -> str:
 
 
 def get_spec(name: str) -> ModelSpec:
+    """The spec for ``name`` (:func:`_get_spec`); in the ``paper`` profile's dry run
+    (:func:`nlgbias.profiles.dry_run`) a hub model's weights are a tiny random model of its
+    architecture (:mod:`nlgbias.models.tiny`), named so in its description."""
+    spec = _get_spec(name)
+    if dry_run() and spec.backend == "hf" and (spec.resource or (spec.hub_id and not spec.is_local)):
+        from dataclasses import replace  # noqa: PLC0415
+
+        from nlgbias.models.tiny import architecture_of, tiny_folder  # noqa: PLC0415
+
+        arch = "llama" if spec.resource else architecture_of(spec.hub_id)
+        folder = tiny_folder(arch, project_root() / "data" / "cache")
+        return replace(spec, hub_id=folder, resource=None, gguf_file=None, quantization=None,
+                       description=f"dry run: a tiny random {arch} standing in for "
+                                   f"{spec.hub_id or spec.name}")
+    return spec
+
+
+def _get_spec(name: str) -> ModelSpec:
     """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder,
     optionally prefixed with its kind (``masked:org/model``; :func:`split_kind`).
 

@@ -1,0 +1,72 @@
+"""The ``paper`` profile's dry run: tiny random models of the papers' architectures stand in for
+the hub models, the sizes are the smoke profile's, and every notebook's paper path runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from nlgbias import profiles
+from nlgbias.models import get_spec, load_model
+from nlgbias.models.tiny import architecture_of, build_tiny
+
+
+@pytest.fixture
+def dry(monkeypatch):
+    monkeypatch.setenv(profiles.DRY_RUN_ENV, "1")
+
+
+def test_a_dry_run_keeps_the_paper_models_and_takes_the_smoke_sizes(dry, monkeypatch):
+    paper, smoke = profiles.DEFAULTS["02"]["paper"], profiles.DEFAULTS["02"]["smoke"]
+    got = profiles.defaults("02", "paper")
+    assert got["models"] == paper["models"] == ["gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased"]
+    assert got["sample_per_group"] == smoke["sample_per_group"] == 1
+    assert got["wide_models"] is None and got["wide_per_group"] is None  # no model list: no size
+    assert profiles.defaults("07", "paper")["models"][:2] == ["facebook/blenderbot-400M-distill",
+                                                              "facebook/blenderbot-3B"]
+    assert profiles.defaults("02", "quick") == profiles.DEFAULTS["02"]["quick"]  # other profiles as they are
+    monkeypatch.setenv(profiles.DRY_RUN_ENV, "0")
+    assert profiles.defaults("02", "paper")["sample_per_group"] is None
+
+
+@pytest.mark.parametrize("name, arch, kind, cls", [
+    ("gpt2-large", "gpt2", "causal", "GPT2LMHeadModel"),
+    ("ctrl-opn", "ctrl", "causal", "CTRLLMHeadModel"),
+    ("bert-large-cased", "bert", "masked", "BertForPreTraining"),
+    ("roberta-base", "roberta", "masked", "RobertaForMaskedLM"),
+    ("facebook/blenderbot-3B", "blenderbot", "seq2seq", "BlenderbotForConditionalGeneration"),
+    ("qwen2.5-coder-0.5b", "llama", "causal", "LlamaForCausalLM"),
+])
+def test_each_paper_model_gets_a_tiny_model_of_its_architecture(dry, name, arch, kind, cls):
+    spec = get_spec(name)
+    assert spec.is_local and spec.hub_id.endswith(f"dry-run/{arch}") and spec.kind == kind
+    assert spec.description.startswith(f"dry run: a tiny random {arch} standing in for")
+    lm = load_model(name, dtype=None)
+    assert lm.model.config.architectures == [cls]  # as saved (BERT with its NSP head)
+    assert sum(p.numel() for p in lm.model.parameters()) < 200_000
+    ids = lm.tokenizer("The nurse was kind.")["input_ids"]
+    assert len(ids) >= len("The nurse was kind.") - 5 and lm.tokenizer.unk_token_id not in ids[1:-1]
+    if name == "ctrl-opn":
+        assert spec.control_code == "Opinion"
+    if name == "qwen2.5-coder-0.5b":  # the offline chat models: a tiny Llama with a chat template
+        msgs = [{"role": "user", "content": "Hi!"}]
+        text = lm.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        assert text == "<|user|>Hi!<|end|><|assistant|>" and spec.resource is None
+
+
+def test_outside_a_dry_run_the_models_are_themselves():
+    assert get_spec("smollm2-135m").resource and get_spec("gpt2").hub_id == "openai-community/gpt2"
+
+
+def test_an_architecture_without_a_stand_in_is_named(tmp_path):
+    with pytest.raises(ValueError, match="no tiny stand-in for 'EleutherAI/gpt-j-6b'.*gpt2"):
+        architecture_of("EleutherAI/gpt-j-6b")
+    with pytest.raises(ValueError, match="unknown architecture 'mamba'"):
+        build_tiny("mamba", tmp_path / "x")
+    assert architecture_of("openai-community/gpt2-medium") == "gpt2"
+
+
+def test_the_runner_takes_a_dry_run_only_for_the_paper_profile(capsys):
+    from nlgbias.runner import main
+
+    assert main(["--profile", "quick", "--dry-run"]) == 2
+    assert "--dry-run is the paper profile's" in capsys.readouterr().err
