@@ -362,11 +362,11 @@ def test_a_served_model_runs_through_the_interface(monkeypatch, tmp_path):
     assert "sk-secret" not in out.to_csv()
 
 
-def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(monkeypatch):
+def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(monkeypatch, tmp_path):
     """A spec naming a server gets a CATScorer whose scores come from the interface's
     log-likelihoods, and likelihood.sentence_logprobs answers for an interface model: both equal
-    the in-process numbers on the same weights (float32). CrowS-Pairs, which needs each token's
-    log-probability, names what is missing."""
+    the in-process numbers on the same weights (float32). CrowS-Pairs gets its total-sentence
+    score; the shared-tokens score, which needs each token's log-probability, is left out."""
     import numpy as np
     import pandas as pd
 
@@ -387,5 +387,11 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
     texts = ["The nurse was kind.", "A doctor."]
     np.testing.assert_allclose(L.sentence_logprobs(hf_backend.HFLM(loaded=loaded), texts)["logprob"],
                                L.sentence_logprobs(loaded, texts)["logprob"], rtol=1e-5)
-    with pytest.raises(ValueError, match="each token's log-probability.*'openai' backend"):
-        crows_pairs.pair_scores(spec, pd.DataFrame(), "/nonexistent")
+    pairs = pd.DataFrame({"pair_id": [0, 1], "sent_more": ["The nurse was kind.", "He was rude."],
+                          "sent_less": ["The doctor was kind.", "She was rude."],
+                          "bias_type": ["gender"] * 2, "stereo_antistereo": ["stereo"] * 2})
+    got = crows_pairs.pair_scores(spec, pairs, tmp_path)
+    ref = crows_pairs.causal_pair_scores(loaded.model, loaded.tokenizer, pairs)
+    np.testing.assert_allclose(got[["sent_more_score", "sent_less_score"]],
+                               ref[["sent_more_score", "sent_less_score"]], rtol=1e-5)
+    assert got["sent_more_shared"].isna().all() and set(got["scoring_shared"]) == {""}

@@ -127,7 +127,8 @@ def causal_pair_scores(model, tokenizer, pairs: pd.DataFrame, *, batch_size: int
 
 def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: str = "cpu",
                 batch_size: int = 32, dtype: str | None = None, lm=None) -> pd.DataFrame:
-    """Scores of model ``name`` for every pair, cached resumably under
+    """Scores of model ``name`` (or a server's, through :mod:`nlgbias.lm`: the total score only)
+    for every pair, cached resumably under
     ``interim/crows_pairs/<model_slug>[-<dtype>]`` (the model is loaded only if some pair is
     not cached). Returns ``pairs`` with ``sent_more_score, sent_less_score, scoring``."""
     from nlgbias.io import ShardCache  # noqa: PLC0415
@@ -136,11 +137,7 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     from nlgbias.scoring import score_texts  # noqa: PLC0415
 
     spec = get_spec(name)
-    if spec.backend != "hf":
-        raise ValueError(f"CrowS-Pairs scores the tokens two sentences share, which needs each "
-                         f"token's log-probability in this process: model {name!r} is behind the "
-                         f"{spec.backend!r} backend; score it with the hf backend (a registered "
-                         "name, hub id or folder)")
+    served = spec.backend != "hf"  # a server or vLLM: whole-sentence log-likelihoods only
     how = spec.kind_info.scorer
     if how is None:
         raise ValueError(f"model {name!r} has no likelihood scorer (kind {get_spec(name).kind!r})")
@@ -149,6 +146,15 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     holder = {"lm": lm}
 
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
+        if served:
+            if holder["lm"] is None:
+                from nlgbias.lm import get_lm  # noqa: PLC0415
+
+                holder["lm"] = get_lm(name)
+            texts = [s for pair in chunk[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]
+            lp = holder["lm"].sentence_logprobs(texts)["logprob"].to_numpy()
+            return pd.DataFrame({"sent_more_score": lp[0::2], "sent_less_score": lp[1::2],
+                                 "sent_more_shared": np.nan, "sent_less_shared": np.nan})
         if holder["lm"] is None:
             holder["lm"] = load_lm(name, device=device, dtype=dtype or "float32")
         m = holder["lm"]
@@ -165,7 +171,8 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     out = score_texts(pairs, "pair_id", fn, cache, chunk_size=256, desc=f"CrowS-Pairs {name}")
     out["scoring"] = ("PLL of the shared tokens (masked LM, paper §3)" if how == "masked"
                       else "total token log-probability of the sentence (causal LM)")
-    out["scoring_shared"] = ("" if how == "masked" else
+    # the shared-tokens score needs each token's log-probability, which a server does not give
+    out["scoring_shared"] = ("" if how == "masked" or served else
                              "log-probability of the shared tokens given each sentence's prefix (causal LM)")
     return out.reset_index(drop=True)
 
