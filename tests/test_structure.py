@@ -15,7 +15,7 @@ SRC = project_root() / "src" / "nlgbias"
 LAYERS = {
     **dict.fromkeys(["__init__", "paths", "profiles", "io", "resources", "stats", "plots",
                      "tables", "runner", "hardware", "notebooks", "outputs", "progress", "readme", "scorecard",
-                     "claims", "provenance"], 0),
+                     "claims", "provenance", "extras"], 0),
     **dict.fromkeys(["datasets", "models"], 1),
     **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood", "lm"], 2),
     **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 3),

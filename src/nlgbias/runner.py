@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from nlgbias import outputs
+from nlgbias.extras import require
 from nlgbias.io import write_json, write_text
 from nlgbias.paths import PROFILES, model_label, paths_for, project_root
 from nlgbias.profiles import DRY_RUN_ENV
@@ -152,7 +153,7 @@ def _strip_paths(text: str, root: Path) -> str:
 def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = None,
             kernel: str = "python3", progress: bool = False) -> Path:
     """Run one notebook with papermill in ``profile``; return the cleaned executed copy."""
-    import papermill as pm  # noqa: PLC0415
+    pm = require("papermill")
 
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / nb.name
@@ -256,7 +257,7 @@ def models_root(models: list[str]) -> Path:
 def run(profile: str = "quick", only: list[str] | None = None, start: str | None = None,
         parameters: dict | None = None) -> int:
     """Run the selected notebooks; 0 on success, 1 at the first failure."""
-    import papermill as pm  # noqa: PLC0415
+    pm = require("papermill")
 
     root = project_root()
     out_root = Path(parameters["root"]) if (parameters or {}).get("root") else root

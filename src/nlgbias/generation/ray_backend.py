@@ -19,6 +19,7 @@ import os
 
 import pandas as pd
 
+from nlgbias.extras import require
 from nlgbias.generation.decoding import DecodingParams
 from nlgbias.generation.engine import CausalGenerator, completions_frame
 from nlgbias.models import display_name, load_model
@@ -64,7 +65,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None, retries: i
     A local start is retried: on a loaded machine Ray's agents can miss the raylet's fixed
     15 s start-up timeout (ray-project/ray#65983).
     """
-    import ray  # noqa: PLC0415
+    ray = require("ray")
 
     if ray.is_initialized():
         return
@@ -94,8 +95,8 @@ def generate_with_ray(rows: pd.DataFrame, chunks, model: str, params: DecodingPa
     ``num_actors`` model replicas, each with ``cpus_per_actor`` CPUs (threads) and
     ``gpus_per_actor`` GPUs. Returns the number of generated tokens.
     """
-    import ray  # noqa: PLC0415
-    from ray.util import ActorPool  # noqa: PLC0415
+    ray = require("ray")
+    ActorPool = require("ray.util").ActorPool
 
     init_ray(address, max(1, int(num_actors * cpus_per_actor)), **(init_kwargs or {}))
     actor = ray.remote(GenerationActor).options(num_cpus=cpus_per_actor, num_gpus=gpus_per_actor or None)

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nlgbias.paths import cache_root, project_root
+from nlgbias.paths import cache_root
 from nlgbias.profiles import dry_run
 from nlgbias.resources import ResourceNotFoundError, resolve
 
@@ -325,7 +325,7 @@ def get_spec(name: str) -> ModelSpec:
         from nlgbias.models.tiny import architecture_of, tiny_folder  # noqa: PLC0415
 
         arch = "llama" if spec.resource else architecture_of(spec.hub_id)
-        folder = tiny_folder(arch, project_root() / "data" / "cache")
+        folder = tiny_folder(arch, cache_root())
         return replace(spec, hub_id=folder, resource=None, gguf_file=None, quantization=None,
                        description=f"dry run: a tiny random {arch} standing in for "
                                    f"{spec.hub_id or spec.name}")
