@@ -29,6 +29,8 @@ NOTEBOOK_TIER_FILES = {"test_notebooks.py", "test_interrupt.py", "test_determini
 NOTEBOOK_TIER_FIXTURES = {"smoke_root", "folder_root"}
 #: marks that put a test in the notebook tier (a real model or a notebook run)
 NOTEBOOK_TIER_MARKS = {"slow", "notebooks"}
+#: slow tests elsewhere (a local Ray cluster starts)
+NOTEBOOK_TIER_TESTS = {"test_ray_backend_matches_local"}
 #: the unit tests of those files (no notebook, no subprocess, no real model)
 UNIT_TESTS = {"test_every_notebook_declares_its_outputs", "test_figure1_runs_cached_equal_uncached",
               "test_stereoset_scorer_twice_gives_identical_json"}
@@ -38,7 +40,7 @@ def in_notebook_tier(item: pytest.Item) -> bool:
     name = getattr(item, "originalname", item.name)
     if Path(str(item.fspath)).name in NOTEBOOK_TIER_FILES and name not in UNIT_TESTS:
         return True
-    if NOTEBOOK_TIER_FIXTURES & set(getattr(item, "fixturenames", ())):
+    if name in NOTEBOOK_TIER_TESTS or NOTEBOOK_TIER_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
     return any(item.get_closest_marker(m) is not None for m in NOTEBOOK_TIER_MARKS)
 

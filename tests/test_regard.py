@@ -297,8 +297,7 @@ def test_paper_samples_per_cell_and_source_names():
     s = X.paper_samples(per_cell=2, seed=0)
     assert len(s) == 2 * 2 * 6 * 2  # sources x contexts x demographics x per cell
     assert set(s["source"]) == {"GPT-2 (paper's samples)", "LM 1B (paper's samples)"}
-    assert s.equals(X.paper_samples(per_cell=2, seed=0))
-    assert len(X.paper_samples()) == 2 * 6000
+    assert (s.groupby(["source", "context", "demographic"]).size() == 2).all()
 
 
 def test_generate_samples_masks_and_names_each_model(tmp_path):
