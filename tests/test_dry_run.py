@@ -70,3 +70,33 @@ def test_the_runner_takes_a_dry_run_only_for_the_paper_profile(capsys):
 
     assert main(["--profile", "quick", "--dry-run"]) == 2
     assert "--dry-run is the paper profile's" in capsys.readouterr().err
+
+
+@pytest.mark.notebooks
+def test_the_paper_dry_run_executes_every_notebook(tmp_path):
+    """``./run_all.sh --profile paper --dry-run`` runs all eight notebooks on the paper
+    profile's models (each a tiny random model of its architecture: GPT-2, CTRL with its control
+    codes, BERT's Gibbs sampling and NSP head, RoBERTa, BlenderBot's dialogue format) at the
+    smoke sizes, offline, and writes the paper profile's outputs apart."""
+    import os
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    from nlgbias.paths import project_root
+
+    env = {**os.environ, "NLGBIAS_PROGRESS": "off"}
+    env.pop(profiles.DRY_RUN_ENV, None)
+    proc = subprocess.run([sys.executable, "-m", "nlgbias.runner", "--profile", "paper", "--dry-run",
+                           "-p", "root", str(tmp_path)], cwd=project_root(), env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    executed = sorted(p.name[:2] for p in (tmp_path / "notebooks" / "executed" / "paper").glob("*.ipynb"))
+    assert executed == ["01", "02", "03", "04", "05", "06", "07", "08"]
+    gens = tmp_path / "data" / "paper" / "generations"
+    bold = {p.name for p in gens.glob("bold__*.parquet")}
+    assert {f"bold__{m}.parquet" for m in ("gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased")} <= bold
+    replies = pd.read_parquet(gens / "holistic__facebook--blenderbot-3B.parquet")
+    assert len(replies) and set(replies["model"]) == {"facebook/blenderbot-3B"}
+    assert any((tmp_path / "results" / "paper").glob("stereoset_*"))

@@ -54,18 +54,8 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
+from nlgbias import generation as G
 from nlgbias.bold import sources as BS
-from nlgbias.generation import (
-    count_table,
-    decoding_for,
-    finish_table,
-    generate_models,
-    length_table,
-    parse_shard,
-    read_generations,
-    run_table,
-    with_word_counts,
-)
 from nlgbias.hardware import resolve_dtype
 from nlgbias.models import display_name
 from nlgbias.paths import paths_for
@@ -73,14 +63,15 @@ from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
 from nlgbias.tables import save_table
 
+# %%
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 P = paths_for(profile, root)
 set_style()
 cfg = resolve_params("02", profile, models=models, sources=sources, sample_per_group=sample_per_group,
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
                      batch_size=batch_size, wide_models=wide_models, wide_per_group=wide_per_group)
-parse_shard(shard)  # a malformed shard ("3/2") fails here, before anything is written
-params_for = partial(decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
+G.parse_shard(shard)  # a malformed shard ("3/2") fails here, before anything is written
+params_for = partial(G.decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
 shown = [display_name(m) for m in cfg["models"]] + BS.check_sources(cfg["sources"])
 cfg
 
@@ -126,11 +117,11 @@ run = dict(dataset=BS.DATASET, seed=seed, device=device, dtype=dtype, batch_size
            backend=backend, shard=shard, ray_options=ray_options,
            cache_dir=P.interim / "generation_cache", params_for=params_for)
 narrow = [m for m in cfg["models"] if m not in wide]
-infos = generate_models(BS.generation_prompts(prompts), narrow, P.generations, **run) if narrow else []
+infos = G.generate_models(BS.generation_prompts(prompts), narrow, P.generations, **run) if narrow else []
 if wide:
-    infos += generate_models(BS.generation_prompts(prompts_wide), wide, P.generations, **run)
+    infos += G.generate_models(BS.generation_prompts(prompts_wide), wide, P.generations, **run)
 infos += BS.write_sources(prompts, cfg["sources"], P.generations)
-throughput = run_table(infos)
+throughput = G.run_table(infos)
 save_table(throughput, P.results, "bold_generation_throughput",
            title=f"Generation throughput ({device}, {compute_dtype})", floatfmt=".1f")
 throughput
@@ -145,13 +136,13 @@ throughput
 # ## Counts per model and domain
 
 # %%
-gens = read_generations(P.generations, BS.DATASET, models=shown, prompt_ids=prompts_wide["prompt_id"])
-counts = count_table(gens, "domain")
+gens = G.read_generations(P.generations, BS.DATASET, models=shown, prompt_ids=prompts_wide["prompt_id"])
+counts = G.count_table(gens, "domain")
 save_table(counts, P.results, "bold_generation_counts", title="Generations per domain and model")
 counts
 
 # %%
-finish_table(gens[gens["model"] != BS.WIKI])
+G.finish_table(gens[gens["model"] != BS.WIKI])
 
 # %% [markdown]
 # `sentence`: the row stopped at its first sentence end; `eos`: the model ended the text;
@@ -165,14 +156,14 @@ display(Markdown(BS.generation_summary(prompts, gens, cfg["models"])))
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 3.6))
-sns.boxplot(data=with_word_counts(gens), x="domain", y="words", hue="model", hue_order=shown, ax=ax,
+sns.boxplot(data=G.with_word_counts(gens), x="domain", y="words", hue="model", hue_order=shown, ax=ax,
             fliersize=1.5)
 ax.set(xlabel="", ylabel="words in the continuation", title="Continuation length by domain")
 ax.tick_params(axis="x", rotation=15)
 ax.legend(title="", fontsize=8)
 save_figure(fig, P.figures, "bold_generation_lengths")
 plt.show()
-length_table(gens, shown)
+G.length_table(gens, shown)
 
 # %% [markdown]
 # ## Example generations per domain (like BOLD Table 7)

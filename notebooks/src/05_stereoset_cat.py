@@ -51,7 +51,6 @@ root = None            # project root; None finds it
 
 # %%
 import logging
-import time
 
 import pandas as pd
 from IPython.display import Markdown, display
@@ -73,6 +72,7 @@ from nlgbias.stereoset import report as R
 from nlgbias.stereoset import text as T
 from nlgbias.tables import save_table
 
+# %%
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 pd.set_option("display.float_format", "{:.2f}".format)
 P = paths_for(profile, root)
@@ -153,32 +153,19 @@ kw
 
 # %%
 per_target = {"dev": cfg["dev_cats_per_target"], "test": cfg["test_cats_per_target"]}
-cats = {split: S.stratified_subset(gold[split], per_target=per_target[split], seed=seed)
-        for split in R.SPLITS}
-base = {split: S.run_split(split, gold[split], [], P.interim, P.processed, seed=seed)
-        for split in R.SPLITS}  # the baselines on every CAT
-scored, seconds = {}, {}
-for split in R.SPLITS:
-    t0 = time.perf_counter()
-    scored[split] = S.run_split(split, cats[split], cfg["models"], P.interim, P.processed,
-                                seed=seed, device=device, batch_size=cfg["batch_size"],
-                                dtype=cfg["dtype"], baselines=())
-    seconds[split] = time.perf_counter() - t0
-results = {split: {**base[split]["results"], **scored[split]["results"]} for split in R.SPLITS}
-scored_cats = {split: {**{m: gold[split] for m in base[split]["results"]},
-                       **{m: cats[split] for m in scored[split]["results"]}} for split in R.SPLITS}
-all_scores = {split: {**base[split]["scores"], **scored[split]["scores"]} for split in R.SPLITS}
+run = S.run_splits(gold, per_target, cfg["models"], P.interim, P.processed, seed=seed, device=device,
+                   batch_size=cfg["batch_size"], dtype=cfg["dtype"])
+cats, results, all_scores, scored_cats = run.cats, run.results, run.scores, run.scored_cats
 for split in R.SPLITS:
     write_json(results[split], P.results / f"stereoset_results_official_{split}.json")
-names = list(results["dev"])
-models_only = [m for m in names if m not in S.BASELINES]
+names, models_only = run.names, run.models
 methods = {m: S.scoring_methods(m) for m in S.BASELINES}
 methods.update({label: S.scoring_methods(name) for name, label in zip(cfg["models"], models_only)})
 stands_in = {label: S.stand_in_for(name) for name, label in zip(cfg["models"], models_only)}
 sample = T.sample_table(gold, cats)
 display(Markdown(T.sample_text(sample, per_target) + "\n\nModel scoring time (this run, "
                  "sentences cached under `interim/` are not rescored): " + "; ".join(
-                     f"{split} {len(cats[split]):,} CATs: {seconds[split] / 60:.1f} min"
+                     f"{split} {len(cats[split]):,} CATs: {run.seconds[split] / 60:.1f} min"
                      for split in R.SPLITS) + f". The baselines score all {len(gold['dev']):,} dev "
                  f"and {len(gold['test']):,} test CATs."))
 sample
@@ -260,7 +247,7 @@ t8
 # stated below the table. The paper's Table 5 (its ENSEMBLE model, not a stand-in's) follows.
 
 # %%
-per_t = {m: S.per_target(cats["dev"], scored["dev"]["scores"][m]) for m in models_only}
+per_t = {m: S.per_target(cats["dev"], run.model_scores["dev"][m]) for m in models_only}
 min_cats = 20 if not per_target["dev"] else 2 * min(per_target["dev"], 10)
 t5 = R.target_extremes(per_t, min_cats=min_cats)
 save_table(t5, P.results, "stereoset_table5_targets",

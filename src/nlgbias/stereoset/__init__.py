@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -46,7 +47,7 @@ __all__ = [
     "BASELINES", "DOMAINS", "TASKS", "CATScorer", "baseline_scores",
     "evaluate", "load_gold", "load_scorer", "model_scores", "per_target", "predictions_json",
     "read_predictions", "results_frame", "run_split", "score_sentences", "scoring_methods",
-    "sentence_table", "stand_in_for", "stratified_subset", "write_predictions",
+    "SplitsRun", "run_splits", "sentence_table", "stand_in_for", "stratified_subset", "write_predictions",
 ]
 
 def stratified_subset(cats: pd.DataFrame, per_domain: int | None = None, seed: int = 0, *,
@@ -124,6 +125,55 @@ def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | 
         write_predictions(cats, scores, Path(processed) / "stereoset" /
                           f"predictions_{model_slug(name)}_{split}.json")
     return out
+
+
+@dataclass
+class SplitsRun:
+    """What :func:`run_splits` gives: per split, the CATs the models scored (``cats``), the
+    official ``results`` and the sentence ``scores`` per system (baselines and models, by
+    display name), the CATs each system was scored on (``scored_cats``: the baselines on every
+    CAT of ``gold``), the models' ``scores`` alone (``model_scores``) and their scoring time in
+    seconds (``seconds``); ``models``: the models' display names, in the order given."""
+
+    cats: dict
+    results: dict
+    scores: dict
+    scored_cats: dict
+    model_scores: dict
+    seconds: dict
+    models: list
+
+    @property
+    def names(self) -> list[str]:
+        """Every system of the dev split: the baselines, then the models."""
+        return list(self.results["dev"])
+
+
+def run_splits(gold: dict, per_target: dict, models: list[str], interim: str | Path,
+               processed: str | Path, *, seed: int = 0, device: str = "cpu", batch_size: int = 32,
+               dtype: str | None = None) -> SplitsRun:
+    """Both splits (``gold``: split -> every CAT): the §6.3 baselines on every CAT, ``models``
+    on a stratified subset of ``per_target[split]`` CATs per task x target (0: all; seeded),
+    each evaluated with the official scorer (:func:`run_split`)."""
+    import time  # noqa: PLC0415
+
+    from nlgbias.models import display_name  # noqa: PLC0415
+
+    cats, results, scores, scored_cats, model_sc, seconds = {}, {}, {}, {}, {}, {}
+    for split, every in gold.items():
+        cats[split] = stratified_subset(every, per_target=per_target[split], seed=seed)
+        base = run_split(split, every, [], interim, processed, seed=seed)
+        t0 = time.perf_counter()
+        run = run_split(split, cats[split], models, interim, processed, seed=seed, device=device,
+                        batch_size=batch_size, dtype=dtype, baselines=())
+        seconds[split] = time.perf_counter() - t0
+        results[split] = {**base["results"], **run["results"]}
+        scores[split] = {**base["scores"], **run["scores"]}
+        scored_cats[split] = {**{m: every for m in base["results"]},
+                              **{m: cats[split] for m in run["results"]}}
+        model_sc[split] = run["scores"]
+    return SplitsRun(cats, results, scores, scored_cats, model_sc, seconds,
+                     [display_name(m) for m in models])
 
 
 def model_scores(name: str, cats: pd.DataFrame, interim: str | Path, split: str = "dev", *,
