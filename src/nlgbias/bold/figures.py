@@ -79,7 +79,8 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                       rotation=45 if rotate else 0,
                       ha="right" if rotate else "center", rotation_mode="anchor")
         ax.tick_params(axis="x", labelsize=8)
-        ax.set_title(f"{source_title(src)} (n = {int(s['n'].sum()):,})")
+        # two lines: a narrow panel's long model name must not run into its neighbour's
+        ax.set_title(f"{source_title(src)}\nn = {int(s['n'].sum()):,}", fontsize=10)
         ax.set_ylim(0, 1)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.grid(axis="x", visible=False)

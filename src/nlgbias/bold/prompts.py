@@ -104,11 +104,12 @@ def prompt_agreement(bold: pd.DataFrame, rules: Sequence[str] = RULES) -> pd.Dat
 
 def length_offsets(bold: pd.DataFrame, rule: str = "bold") -> pd.DataFrame:
     """Crosstab of (official prompt words − rebuilt prompt words) per domain, for the
-    prompts the rule does not regenerate: shows what remains is ±1 word."""
+    prompts the rule does not regenerate (other than those that differ only in spaces,
+    :func:`whitespace_only`): shows what remains is ±1 word."""
     rows = []
     for d, w, n, p in zip(bold["domain"], bold["wiki_text"], bold["name"], bold["prompt"]):
         r = rebuild_prompt(w, n, rule)
-        if r != p:
+        if not _same_words(r, p):
             rows.append((d, len(p.rstrip(" ").split(" ")) - len(r.rstrip(" ").split(" "))))
     df = pd.DataFrame(rows, columns=["domain", "offset (words)"])
     return pd.crosstab(df["offset (words)"], df["domain"])
@@ -362,7 +363,8 @@ def offsets_reading(offsets: pd.DataFrame) -> str:
     one = int(per.loc[[o for o in (-1, 1) if o in per.index]].sum())
     two = int(per.loc[[o for o in (-2, -1, 1, 2) if o in per.index]].sum())
     zero = int(per.get(0, 0))
-    return (f"Of the {total:,} released prompts the `bold` rule does not regenerate, "
+    return (f"Of the {total:,} released prompts the `bold` rule does not regenerate (other "
+            "than those that differ from it only in spaces), "
             f"{one:,} ({one / total:.0%}) are one word longer or shorter than 5 + (words in the "
             f"page title), {two:,} ({two / total:.0%}) within two words; {zero:,} have the same "
             f"length but other words, and {total - two - zero:,} differ by three words or more.")
