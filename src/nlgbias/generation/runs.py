@@ -46,6 +46,7 @@ from nlgbias.models import (
     ModelSpec,
     check_available,
     display_name,
+    get_spec,
     load_model,
     model_slug,
 )
@@ -336,8 +337,9 @@ def add_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
 def _model_source(spec: ModelSpec) -> str:
     """Where the weights come from, without a local folder's path (a server: its backend and
     URL, never a key)."""
-    if spec.backend != "hf":
-        return spec.name.split("#", 1)[0]
+    if spec.backend != "hf":  # a server: its URL; vllm:/ct2: the weights they load, as below
+        rest = spec.name.split(":", 1)[1]
+        return spec.name.split("#", 1)[0] if "#" in rest else f"{spec.backend}:{_model_source(get_spec(rest))}"
     if spec.gguf_file:
         return spec.gguf_file
     if spec.hub_id and spec.hub_id == spec.name and display_name(spec.name) != spec.name:

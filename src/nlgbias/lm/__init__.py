@@ -30,7 +30,8 @@ def get_lm(spec: str, **options) -> LM:
     backend: ``hf`` (:class:`~nlgbias.lm.hf_backend.HFLM`: ``device``, ``dtype``,
     ``batch_size``, ``loaded``), ``openai`` (:class:`~nlgbias.lm.openai_backend.OpenAILM`:
     ``timeout``, ``retries``, ``start_text``), ``vllm``
-    (:class:`~nlgbias.lm.vllm_backend.VLLMLM`: engine arguments)."""
+    (:class:`~nlgbias.lm.vllm_backend.VLLMLM`: engine arguments), ``ct2``
+    (:class:`~nlgbias.lm.ct2_backend.CT2LM`: ``compute_type``, ``threads``, ``batch_size``)."""
     parsed = parse_model_spec(spec)
     if parsed.backend == "hf":
         from nlgbias.lm.hf_backend import HFLM  # noqa: PLC0415
@@ -40,6 +41,10 @@ def get_lm(spec: str, **options) -> LM:
         from nlgbias.lm.openai_backend import OpenAILM  # noqa: PLC0415
 
         return OpenAILM(parsed.target, parsed.model, **options)
+    if parsed.backend == "ct2":
+        from nlgbias.lm.ct2_backend import CT2LM  # noqa: PLC0415
+
+        return CT2LM(parsed.target, **options)
     from nlgbias.lm.vllm_backend import VLLMLM  # noqa: PLC0415
 
     return VLLMLM(parsed.target, **options)

@@ -23,7 +23,9 @@ colon:
   ``transformers serve``, TGI, Ollama, a hosted API; :mod:`nlgbias.lm.openai_backend`); the key,
   if the server needs one, comes from ``NLGBIAS_OPENAI_API_KEY`` or ``OPENAI_API_KEY`` only;
 - ``vllm:<hub id or folder>``: vLLM's engine in this process (a GPU, or vLLM's CPU build;
-  :mod:`nlgbias.lm.vllm_backend`).
+  :mod:`nlgbias.lm.vllm_backend`);
+- ``ct2:<model>``: CTranslate2 in this process (int8 CPU kernels; a batch shares one seed;
+  :mod:`nlgbias.lm.ct2_backend`).
 
 :func:`nlgbias.lm.get_lm` builds the backend. A backend that cannot do something raises
 :class:`UnsupportedCapabilityError` naming the capability (e.g. a server without prompt
@@ -56,6 +58,7 @@ BACKENDS = {
     "hf": "this process, the project's engine over transformers (default; offline models)",
     "openai": "an OpenAI-compatible server: openai:<base URL>#<model>",
     "vllm": "vLLM's engine in this process (GPU, or vLLM's CPU build): vllm:<hub id or folder>",
+    "ct2": "CTranslate2 in this process (fast int8 CPU kernels; seeds per batch): ct2:<model>",
 }
 
 

@@ -222,8 +222,10 @@ class OpenAILM(LM):
         return finish(text, n_new, "length" if why == "length" else "eos", req, params)
 
     def _echo(self, prompt: str) -> dict:
-        """The server's ``logprobs`` of ``prompt``'s own tokens: ``tokens``,
-        ``token_logprobs``, ``top_logprobs``, ``text_offset``."""
+        """The server's ``logprobs`` of ``prompt``'s own tokens and of one greedy token after it:
+        ``tokens``, ``token_logprobs``, ``top_logprobs``, ``text_offset``, and ``lead``: how many
+        characters of the prompt's start the server's offsets leave out (a special start token
+        such as ``<|endoftext|>`` is rendered as no text by llama.cpp's server)."""
         body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0,
                 "echo": True, "logprobs": 1}
         try:
@@ -233,21 +235,33 @@ class OpenAILM(LM):
                 f"openai backend ({self.base_url}, model {self.model!r}): the server refused "
                 f"{_ECHO}, needed for loglikelihood. Server said: {exc}") from None
         lp = choice.get("logprobs") or {}
-        offsets = lp.get("text_offset")
-        if not lp.get("token_logprobs") or not offsets or not (choice.get("text") or "").startswith(prompt):
+        offsets, text = lp.get("text_offset"), choice.get("text") or ""
+        if not lp.get("token_logprobs") or not offsets or not text.startswith(prompt):
             raise UnsupportedCapabilityError(
                 f"openai backend ({self.base_url}, model {self.model!r}): the server does not "
                 f"return {_ECHO}, needed for loglikelihood and perplexity. Use a server that "
                 "does (llama.cpp's server, vLLM) or the hf/vllm backend.")
-        return lp
+        start = self.start_text or ""
+        lead = len(start) if start and not "".join(lp.get("tokens") or []).startswith(start) else 0
+        if len(text) > len(prompt) and offsets[-1] < len(prompt) - lead:
+            # the generated token has no entry: the values are those of the next token (the
+            # distribution after each prompt token), as llama-cpp-python 0.3.36 gives them for
+            # a prompt without a BOS token
+            raise UnsupportedCapabilityError(
+                f"openai backend ({self.base_url}, model {self.model!r}): the server's {_ECHO} "
+                "are shifted by one token (each value belongs to the next token; "
+                "llama-cpp-python's server on a model without a BOS token). "
+                "scripts/patch_llama_cpp.py corrects an installed llama-cpp-python.")
+        return {**lp, "lead": lead}
 
     def _score(self, context: str, continuation: str, greedy: bool):
         head = (self.start_text or "") + context
         lp = self._echo(head + continuation)
         total, n, is_greedy = 0.0, 0, True
-        end = len(head) + len(continuation)
+        begin = len(head) - lp["lead"]
+        end = begin + len(continuation)
         for i, off in enumerate(lp["text_offset"]):
-            if off < len(head) or off >= end:
+            if off < begin or off >= end:
                 continue
             val = lp["token_logprobs"][i]
             if val is None:  # the first token of the prompt is never scored

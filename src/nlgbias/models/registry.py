@@ -176,12 +176,14 @@ def model_slug(name: str) -> str:
     name = split_kind(name.removeprefix("hf:"))[1]
     if name in MODELS and "/" not in name:
         return name
-    if name.startswith(SERVED_PREFIXES):  # openai:<url>#<model>, vllm:<model>
+    if name.startswith(SERVED_PREFIXES):  # openai:<url>#<model>; vllm:<model>, ct2:<model>
         backend, _, rest = name.partition(":")
-        url, _, served = rest.rpartition("#") if "#" in rest else ("", "", rest)
-        digest = hashlib.sha256(url.encode()).hexdigest()[:6] if url else ""
+        if "#" not in rest:
+            return f"{backend}-{model_slug(rest)}"
+        url, _, served = rest.rpartition("#")
+        digest = hashlib.sha256(url.encode()).hexdigest()[:6]
         base = _SLUG_BAD.sub("-", served.replace("/", "--")).strip("-") or "model"
-        return "-".join(x for x in (backend, base, digest) if x)
+        return f"{backend}-{base}-{digest}"
     if os.path.isdir(name):
         path = Path(name).resolve()
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:6]
@@ -199,6 +201,8 @@ def display_name(name: str) -> str:
     name = split_kind(name.removeprefix("hf:"))[1]
     if name.startswith(SERVED_PREFIXES):  # never the server's URL: "openai:<model>"
         backend, _, rest = name.partition(":")
+        if "#" not in rest:
+            return f"{backend}:{display_name(rest)}"
         return f"{backend}:{rest.rpartition('#')[2] or 'model'}"
     if name not in MODELS and os.path.isdir(name):
         return Path(name).resolve().name
@@ -218,7 +222,7 @@ KIND_PREFIXES = tuple(f"{k}:" for k in KINDS)
 
 _CAUSAL_ARCH = ("ForCausalLM", "LMHeadModel")
 #: spec prefixes of models that nlgbias.lm reaches outside this process
-SERVED_PREFIXES = ("openai:", "vllm:")
+SERVED_PREFIXES = ("openai:", "vllm:", "ct2:")
 
 
 def split_kind(name: str) -> tuple[str | None, str]:
@@ -349,7 +353,7 @@ def _get_spec(name: str) -> ModelSpec:
         return get_spec(name[3:])
     if name.startswith(SERVED_PREFIXES) and not os.path.isdir(name):
         backend = name.split(":", 1)[0]
-        return ModelSpec(name, "causal", description=f"served by the {backend!r} backend of nlgbias.lm",
+        return ModelSpec(name, "causal", description=f"run by the {backend!r} backend of nlgbias.lm",
                          backend=backend)
     stated, target = split_kind(name)
     if stated is not None and target in MODELS and MODELS[target].kind != stated:
