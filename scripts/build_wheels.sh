@@ -62,4 +62,6 @@ if [[ -z "$wheel" ]]; then
 fi
 echo "[wheels] installing $wheel with the project's llamacpp extra"
 "$PY" -m pip install -q "$wheel" -e "$ROOT[llamacpp]" 2> >(grep -v "is ignored" >&2)
+# its echo log-probabilities are off by one token for a model without a BOS token (SmolLM2)
+"$PY" scripts/patch_llama_cpp.py
 "$PY" -c "import llama_cpp, llama_cpp.server; print('[wheels] llama_cpp', llama_cpp.__version__)"
