@@ -395,3 +395,21 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
     np.testing.assert_allclose(got[["sent_more_score", "sent_less_score"]],
                                ref[["sent_more_score", "sent_less_score"]], rtol=1e-5)
     assert got["sent_more_shared"].isna().all() and set(got["scoring_shared"]) == {""}
+
+
+def test_holistic_perplexity_of_a_served_model(monkeypatch, tmp_path):
+    """HolisticBias perplexities of a spec naming a server come through the interface and equal
+    the in-process ones on the same weights."""
+    import numpy as np
+    import pandas as pd
+
+    from nlgbias.holistic.responses import score_perplexity
+    from nlgbias.lm import hf_backend
+
+    loaded = tiny_lm()
+    monkeypatch.setattr("nlgbias.lm.get_lm", lambda spec, **kw: hf_backend.HFLM(loaded=loaded))
+    sents = pd.DataFrame({"text": ["I am a nurse.", "I love being a doctor."]})
+    served = score_perplexity(sents, "openai:http://127.0.0.1:9/v1#tiny", tmp_path / "a", progress=False)
+    local = score_perplexity(sents, "tiny", tmp_path / "b", lm=loaded, dtype=None, progress=False)
+    np.testing.assert_allclose(served["perplexity"], local["perplexity"], rtol=1e-5)
+    assert set(served["model"]) == {"openai:tiny"}

@@ -119,15 +119,16 @@ def score_perplexity(sentences: pd.DataFrame, model: str, cache_dir: str | Path,
 
     from nlgbias.hardware import resolve_dtype  # noqa: PLC0415
     from nlgbias.likelihood import load_lm, sentence_logprobs  # noqa: PLC0415
-    from nlgbias.models import display_name  # noqa: PLC0415
+    from nlgbias.lm import get_lm  # noqa: PLC0415
+    from nlgbias.models import display_name, get_spec  # noqa: PLC0415
     from nlgbias.scoring import score_texts  # noqa: PLC0415
 
     dt = resolve_dtype(dtype, "cpu") if dtype is not None else "float32"
     state = {"lm": lm}
 
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
-        if state["lm"] is None:
-            state["lm"] = load_lm(model, dtype=dt)
+        if state["lm"] is None:  # a served model (openai:, vllm:, ct2:) through nlgbias.lm
+            state["lm"] = get_lm(model) if get_spec(model).backend != "hf" else load_lm(model, dtype=dt)
         df = sentence_logprobs(state["lm"], chunk["text"].tolist(), batch_size=batch_size,
                                shared_prefix=True)
         return df[["logprob", "n_tokens"]].reset_index(drop=True)
