@@ -425,3 +425,19 @@ def test_experiment_runs_tag_by_beta_and_set_the_config():
     assert "bias" not in lm.tokenizer.decode(plain[0][0]).split()
     conf = TRN.config(max_steps=16, batch_size=8, lr=1e-3, eval_every=8, patience=2, seed=3)
     assert (conf.warmup_steps, conf.save_every, conf.seed) == (1, 8, 3)
+
+
+def test_a_change_against_a_zero_gen_bias_is_undefined_not_an_error():
+    """An original with no Gen Bias at all (every response alike, as with a tiny random model)
+    has no relative change: NaN with a NaN interval, the absolute change as usual."""
+    import numpy as np
+
+    from nlgbias.holistic import tuning_report as TR
+
+    res = {"original": 0.0, "boot_original": np.zeros(50), "descriptors": 4,
+           "groups": {"t": {"mean": 0.5}}, "boot": {"t": np.full(50, 0.5)}}
+    rel = TR.change_interval(res, "t")
+    assert np.isnan(rel["estimate"]) or np.isinf(rel["estimate"])
+    assert np.isnan(rel["lo"]) or np.isinf(rel["lo"])
+    ab = TR.change_interval(res, "t", relative=False)
+    assert (ab["estimate"], ab["lo"], ab["hi"]) == (0.5, 0.5, 0.5)

@@ -136,13 +136,15 @@ def change_interval(res: Mapping, name: str, versus: str | None = None, *, relat
         return res["groups"][k]["mean"], res["boot"][k]
     a, ab = pick(name)
     b, bb = pick(versus)
+    a, b = np.float64(a), np.float64(b)  # a zero base gives an undefined (NaN) change, not an error
     with np.errstate(invalid="ignore", divide="ignore"):
         if per_original:
             est, dist = (a - b) / res["original"], (ab - bb) / res["boot_original"]
         else:
             est = a / b - 1 if relative else a - b
             dist = ab / bb - 1 if relative else ab - bb
-    lo, hi = np.nanquantile(dist, [(1 - level) / 2, 1 - (1 - level) / 2])
+    lo, hi = (np.nanquantile(dist, [(1 - level) / 2, 1 - (1 - level) / 2])
+              if not np.isnan(dist).all() else (np.nan, np.nan))
     return {"estimate": float(est), "lo": float(lo), "hi": float(hi), "base": float(b), "value": float(a),
             "descriptors": res["descriptors"], "pvalue": float(min(1.0, 2 * min(np.nanmean(dist <= 0),
                                                                           np.nanmean(dist >= 0))))}
