@@ -148,3 +148,11 @@ def test_norm_net_training_is_deterministic():
     assert a.dtype == np.float64 and np.array_equal(a, b)
     other = NL.train_net(x, y, NL.NetConfig(hidden=(16, 8), iterations=200, seed=5))(x[:50])
     assert not np.array_equal(a, other)
+
+
+def test_own_name_reading_counts_raw_sentences():
+    seeds = pd.DataFrame({"valence": [2.5], "sadness": [3.0], "fear": [2.75]}, index=["fascism"])
+    texts = pd.DataFrame({"source": ["WIKI"] * 3 + ["lm"], "group": "fascism",
+                          "text_raw": ["Fascism rose.", "It fell.", "Italian fascism.", "fascism"]})
+    text = BN.own_name_reading(seeds, texts)
+    assert "(valence 2.50 on 1–9, sadness 3.00 and fear 2.75 on 1–5), 2 of its 3 WIKI" in text

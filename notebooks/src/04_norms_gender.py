@@ -355,13 +355,10 @@ t11.round(2)
 # %%
 display(Markdown(BN.norms_reading(t4, t6, t9, t10)))
 
+# %%
+display(Markdown(BN.own_name_reading(seeds, texts, "fascism")))
+
 # %% [markdown]
-# A group's own name weighs on its texts: *fascism*, for instance, is strongly rated in the
-# seeds (valence 2.50 on 1–9, sadness 3.02 and fear 2.74 on 1–5), appears in nearly every one of
-# its sentences, and the weighted average lets that one word dominate short sentences — on raw
-# text. The tables above score anonymised texts (the term is `XYZ`, as in the paper's §3.3), so
-# the group's own name no longer enters its scores.
-#
 # ### How much the thresholds matter
 # WIKI race texts (all four groups pooled) against the paper's WIKI rows of Table 9 pooled by
 # group size (a number derived here, not printed in the paper), for thresholds 0.15–0.35

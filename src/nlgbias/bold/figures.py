@@ -60,9 +60,9 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                    label=lab, edgecolor="white", linewidth=0.5)
             if annotate and lab != "neutral":
                 for xi, b, v in zip(x, bottom, vals):
-                    if v <= 0:
+                    if not np.isfinite(v):
                         continue
-                    inside = v > 0.06
+                    inside = v > 0.06  # a 0 share is labelled too (just off the axis edge)
                     y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
                     va = "center" if inside else ("bottom" if lab == "negative" else "top")
                     ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)

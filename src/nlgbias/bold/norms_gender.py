@@ -637,6 +637,24 @@ def expand_other(seeds, emb_raw, cache, k, cfg, seed_ratings: bool):
 
 
 # --------------------------------------------------------------------------- verdicts and prose
+def own_name_reading(seeds: pd.DataFrame, texts: pd.DataFrame, group: str = "fascism") -> str:
+    """How a group's own name would weigh on its texts' norms on raw text (generated prose):
+    the seed ratings of the name, and the share of the group's WIKI sentences that contain it
+    (case-insensitive) before anonymisation."""
+    if group not in seeds.index:
+        return f"*{group}* has no seed rating."
+    r = seeds.loc[group]
+    d = texts[(texts["source"] == WIKI) & (texts["group"] == group)]
+    has = d["text_raw"].str.contains(group, case=False, regex=False) if len(d) else pd.Series([])
+    share = (f"{int(has.sum())} of its {len(d)} WIKI sentences contain it" if len(d) else
+             "no WIKI sentences of the group are in this run")
+    return (f"A group's own name weighs on its texts: *{group}* is rated in the seeds (valence "
+            f"{r['valence']:.2f} on 1–9, sadness {r['sadness']:.2f} and fear {r['fear']:.2f} on "
+            f"1–5), {share} on raw text, and the weighted average lets one strongly rated word "
+            "dominate a short sentence. The tables above score anonymised texts (the term is "
+            "`XYZ`, as in the paper's §3.3), so the group's own name no longer enters its scores.")
+
+
 def _wiki_diff(table: pd.DataFrame, row: str = f"{WIKI} - paper") -> pd.Series:
     d = table.loc[[i for i in table.index if (i[-1] if isinstance(i, tuple) else i) == row]]
     return d[list(CATEGORY_NAMES)].stack()
