@@ -173,3 +173,20 @@ def test_an_interval_over_too_few_units_cannot_decide():
     few = claims.direction(**kw, units=3)
     assert few.verdict is Verdict.INCONCLUSIVE and "resamples 3 units" in few.reason
     assert claims.direction(**kw, units=claims.MIN_UNITS).verdict is Verdict.REPRODUCED
+
+
+def test_an_undefined_estimate_is_inconclusive_and_says_why():
+    """A rule given no finite estimate (a change relative to a zero base) cannot decide: the
+    claim is inconclusive, keeps its n, and its reason says the estimate is undefined."""
+    nan = float("nan")
+    for c in (claims.direction(id="x", section="s", claim="c", paper="+22%", sign=1, estimate=nan,
+                          interval=(nan, nan), n=4, statistic="relative change"),
+              claims.value_in_interval(id="y", section="s", claim="c", paper_value=2.0, estimate=float("inf"),
+                                  interval=(1.0, float("inf")), n=4, statistic="ratio", null=1.0),
+              claims.ranking(id="z", section="s", claim="c", paper="order", estimate=nan,
+                        interval=(nan, nan), n=6, statistic="rho")):
+        assert c.verdict is Verdict.INCONCLUSIVE and "no finite estimate" in c.reason and c.n
+    claims.validate(claims.frame([c]))
+    with pytest.raises(ValueError, match="lo > hi"):
+        claims.direction(id="x", section="s", claim="c", paper="p", sign=1, estimate=0.1,
+                    interval=(0.2, 0.1), n=4, statistic="d")

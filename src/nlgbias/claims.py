@@ -44,6 +44,7 @@ and, as ``se`` scales with ``1 / sqrt(n)``, the n that detects an effect ``d`` i
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,8 @@ from pathlib import Path
 import pandas as pd
 
 from nlgbias import stats
+
+log = logging.getLogger(__name__)
 
 
 class Verdict(str, Enum):
@@ -185,11 +188,29 @@ def _comparability(comparability: Comparability | str, stand_in: str) -> Compara
     return c
 
 
-def _check_interval(estimate: float, lo: float, hi: float) -> None:
+def _check_interval(estimate: float, lo: float, hi: float) -> bool:
+    """Whether the estimate and its interval are defined (finite); raise on ``lo > hi``."""
     if not all(map(math.isfinite, (estimate, lo, hi))):
-        raise ValueError(f"estimate and interval must be finite, got {estimate} [{lo}, {hi}]")
+        return False
     if lo > hi:
         raise ValueError(f"interval [{lo}, {hi}] has lo > hi")
+    return True
+
+
+def _undefined(*, id: str, section: str, claim: str, paper: str, statistic: str, estimate: float,
+               lo: float, hi: float, n: int | str, comparability: Comparability, stand_in: str,
+               rule: str, grades: str) -> Claim:
+    """A claim this run gives no finite estimate for (e.g. a change relative to a zero base):
+    it cannot decide, and says why."""
+    log.warning("claim %s: no finite estimate (%s [%s, %s]): inconclusive", id, estimate, lo, hi)
+    return Claim(id=id, section=section, claim=claim, paper=paper,
+                 this_run=f"undefined: {estimate} [{lo}, {hi}]", statistic=statistic,
+                 estimate=float(estimate), estimate_lo=float(lo), estimate_hi=float(hi),
+                 n=_n_text(n), comparability=comparability, stand_in=stand_in, rule=rule,
+                 grades=grades, verdict=Verdict.INCONCLUSIVE,
+                 reason=(f"this run gives no finite estimate ({estimate} [{lo}, {hi}]; e.g. a "
+                         "change relative to a zero base), so it cannot decide"),
+                 mde=_NAN, n_needed=_NAN)
 
 
 def _inside(x: float, lo: float, hi: float) -> bool:
@@ -246,8 +267,13 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     ('inconclusive', 6)
     """
     lo, hi = map(float, interval)
-    _check_interval(estimate, lo, hi)
     comp = _comparability(comparability, stand_in)
+    if not _check_interval(estimate, lo, hi):
+        return _undefined(id=id, section=section, claim=claim,
+                          paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+                          statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
+                          comparability=comp, stand_in=stand_in, rule="value in interval",
+                          grades="value")
     n_num = _as_number(n) if n_effective is None else n_effective
     mde = n_needed = _NAN
     p_in = _inside(paper_value, lo, hi)
@@ -306,10 +332,13 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     if sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign}")
     lo, hi = map(float, interval)
-    _check_interval(estimate, lo, hi)
     comp = _comparability(comparability, stand_in)
     if grades not in ("direction", "direction within run"):
         raise ValueError(f"direction grades 'direction' or 'direction within run', not {grades!r}")
+    if not _check_interval(estimate, lo, hi):
+        return _undefined(id=id, section=section, claim=claim, paper=paper, statistic=statistic,
+                          estimate=estimate, lo=lo, hi=hi, n=n, comparability=comp,
+                          stand_in=stand_in, rule="direction", grades=grades)
     n_num = _as_number(n) if n_effective is None else n_effective
     alpha = paper_alpha if paper_alpha is not None else 0.05
     mde, n_needed, power = _power(lo, hi, n_num, paper_effect, alpha)
@@ -372,8 +401,11 @@ def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,
     'inconclusive'
     """
     lo, hi = map(float, interval)
-    _check_interval(estimate, lo, hi)
     comp = _comparability(comparability, stand_in)
+    if not _check_interval(estimate, lo, hi):
+        return _undefined(id=id, section=section, claim=claim, paper=paper, statistic=statistic,
+                          estimate=estimate, lo=lo, hi=hi, n=n, comparability=comp,
+                          stand_in=stand_in, rule="ranking", grades="ranking")
     iv = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
     if lo > bound:
         verdict, reason = Verdict.REPRODUCED, f"{statistic} {estimate:.{digits}f} {iv} is above {bound:g}"
