@@ -225,15 +225,19 @@ def build(engine, name, lm, threads, vllm_python):
 
 # ---------------------------------------------------------------- the run
 def table(rows, meta) -> str:
+    """Markdown: per model, threads, workload and engine the median tok/s, each repetition's,
+    and the ratio to the hf engine: the median over repetitions of (engine / hf in the same
+    repetition), which the load shares more than the two medians do."""
     cells = {}
     for r in rows:
         cells.setdefault((r["model"], r["threads"], r["workload"], r["engine"]), []).append(r)
-    lines = ["| model | threads | workload | engine | tok/s (median) | reps: tok/s | x hf | load avg |",
+    lines = ["| model | threads | workload | engine | tok/s (median) | each rep | x hf (median of per-rep ratios) | load avg |",
              "|---|---:|---|---|---:|---|---:|---|"]
     for (model, th, w, eng), rs in cells.items():
         med = statistics.median(r["tok_s"] for r in rs)
-        hf = cells.get((model, th, w, "hf"))
-        ratio = f"{med / statistics.median(r['tok_s'] for r in hf):.2f}" if hf else ""
+        hf = {r["rep"]: r["tok_s"] for r in cells.get((model, th, w, "hf"), [])}
+        ratios = [r["tok_s"] / hf[r["rep"]] for r in rs if hf.get(r["rep"])]
+        ratio = f"{statistics.median(ratios):.2f}" if ratios else ""
         loads = "-".join(f"{x:.1f}" for x in (min(r["load"] for r in rs), max(r["load"] for r in rs)))
         reps = ", ".join(f"{r['tok_s']:.0f}" for r in rs)
         lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {loads} |")
@@ -251,7 +255,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--vllm-python", default=VLLM_PYTHON)
     ap.add_argument("--out", default=None, help="write the table (markdown) and rows (JSON) here")
+    ap.add_argument("--table", default=None, help="only print the table of a JSON file --out wrote")
     args = ap.parse_args()
+    if args.table:
+        saved = json.loads(Path(args.table).read_text())
+        print(table(saved["rows"], saved["meta"]))
+        return
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("NLGBIAS_PROGRESS", "off")
     rows, skipped, meta = [], {}, {}
