@@ -17,6 +17,8 @@ Engines (``--engines``; one that is not installed is reported as skipped, with t
   converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32. This
   CPU has no bfloat16 path in CTranslate2 (float32, int8, int8_float32 only). One global seed,
   no per-row seed;
+- ``ct2-backend``: the ``ct2`` backend of :mod:`nlgbias.lm` (CTranslate2 int8 behind the LM
+  interface: ``generate_until``, the first-sentence cut applied to its texts);
 - ``llamacpp``: llama.cpp through ``llama-cpp-python`` (the ``llamacpp`` extra) on the model's
   own GGUF (Q4_1 for SmolLM2): its Python API runs one prompt at a time (no batching), with
   min-p and the repetition penalty switched off so that it samples as the others do;
@@ -60,7 +62,7 @@ from nlgbias.models import cache_dir, get_spec, load_model  # noqa: E402
 from nlgbias.resources import resolve  # noqa: E402
 
 MAX_NEW = 30
-ENGINES = ["hf", "plain32", "ct2-int8", "ct2-float32", "llamacpp", "vllm"]
+ENGINES = ["hf", "plain32", "ct2-int8", "ct2-float32", "ct2-backend", "llamacpp", "vllm"]
 VLLM_PYTHON = "/work/.cache/vllm-venv/bin/python"
 
 
@@ -131,6 +133,23 @@ class CT2:
         secs = time.perf_counter() - t0
         kept = sum(kept_tokens(self.tok, p, r.sequences_ids[0], cut)[0] for p, r in zip(prompts, res))
         return kept, secs
+
+
+class LMBackend:
+    """A backend of :mod:`nlgbias.lm` through ``generate_until`` (per-row seeds, the
+    first-sentence cut where the backend has it), e.g. ``ct2:<model>``."""
+
+    def __init__(self, spec, tok, threads):
+        from nlgbias.lm import get_lm  # noqa: PLC0415
+
+        self.tok, self.lm = tok, get_lm(spec, threads=threads)
+
+    def run(self, prompts, cut):
+        params = DecodingParams(max_new_tokens=MAX_NEW, first_sentence=cut, **SETTINGS)
+        t0 = time.perf_counter()
+        out = self.lm.generate_until(prompts, params)
+        secs = time.perf_counter() - t0
+        return delivered(self.tok, [g.text for g in out], False), secs
 
 
 class LlamaCpp:
@@ -216,6 +235,8 @@ def build(engine, name, lm, threads, vllm_python):
         return HF(lm, threads)
     if engine == "plain32":
         return Plain(lm, threads)
+    if engine == "ct2-backend":
+        return LMBackend(f"ct2:{name}", tok, threads)
     if engine.startswith("ct2-"):
         return CT2(name, tok, threads, engine.split("-", 1)[1])
     if engine == "llamacpp":
