@@ -46,6 +46,9 @@ def test_save_table_writes_csv_and_markdown(tmp_path):
     assert pd.read_csv(out["csv"]).to_dict("list") == {"x": ["a", "b"], "y": [0.5, 0.25]}
     md = out["md"].read_text()
     assert md.startswith("### T") and "| a   | 0.500 |" in md
+    empty = tables.save_table(pd.DataFrame(columns=["x", "y"]), tmp_path, "e", title="E")
+    assert empty["md"].read_text() == "### E\n\n| x | y |\n|---|---|\n"
+    assert list(pd.read_csv(empty["csv"]).columns) == ["x", "y"]
 
 
 def test_paper_vs_run():

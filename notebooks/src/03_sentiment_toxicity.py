@@ -306,10 +306,9 @@ raw_c, timings_c = BST.score_sources(cont, P.interim / "sentiment_toxicity_conti
 paired_c = (BC.paired_source_tests(BST.add_labels(raw_c, tox_threshold, tox_rescale))
             if len(cont) > 1 else paired.iloc[:0])
 sens = BC.scoring_sensitivity(paired, paired_c)
-if len(sens):
-    save_table(sens, P.results, "bold_sec6_paired_continuation_alone", floatfmt=".4g",
-               title="Sensitivity: model - WIKI paired differences scored on prompt + continuation "
-                     "(graded) and on the continuation alone (shift = alone - full)")
+save_table(sens, P.results, "bold_sec6_paired_continuation_alone", floatfmt=".4g",
+           title="Sensitivity: model - WIKI paired differences scored on prompt + continuation "
+                 "(graded) and on the continuation alone (shift = alone - full)")
 display(Markdown(BC.scoring_sensitivity_text(sens)))
 sens.round(4)
 

@@ -21,7 +21,10 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f", title: str | None = Non
     cells = pd.DataFrame({c: _format_column(shown[c], floatfmt) for c in shown.columns})
     align = ["right" if pd.api.types.is_numeric_dtype(shown[c]) and not pd.api.types.is_bool_dtype(shown[c])
              else "left" for c in shown.columns]
-    body = cells.to_markdown(index=False, disable_numparse=True, colalign=align)
+    if not len(shown):  # no rows (a sample too small for the table): the header alone
+        body = "| " + " | ".join(map(str, shown.columns)) + " |\n|" + "---|" * len(shown.columns)
+    else:
+        body = cells.to_markdown(index=False, disable_numparse=True, colalign=align)
     return (f"### {title}\n\n" if title else "") + body + "\n"
 
 
