@@ -54,12 +54,12 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_generate import SETTINGS, kept_tokens, run_plain, workload_prompts  # noqa: E402
+from bench_generate import SETTINGS, kept_tokens, run_plain, workload_prompts
 
-from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence  # noqa: E402
-from nlgbias.hardware import matmul_peak, set_torch_threads  # noqa: E402
-from nlgbias.models import cache_dir, get_spec, load_model  # noqa: E402
-from nlgbias.resources import resolve  # noqa: E402
+from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence
+from nlgbias.hardware import matmul_peak, set_torch_threads
+from nlgbias.models import cache_dir, get_spec, load_model
+from nlgbias.resources import resolve
 
 MAX_NEW = 30
 ENGINES = ["hf", "plain32", "ct2-int8", "ct2-float32", "ct2-backend", "llamacpp", "vllm"]
@@ -102,7 +102,7 @@ class Plain:
 
 def ct2_folder(name: str, quantization: str) -> Path:
     """The CTranslate2 conversion of the model's float copy (converted once, then reused)."""
-    import ctranslate2  # noqa: PLC0415
+    import ctranslate2
 
     src = cache_dir(name)
     out = src.parent.parent / "ct2" / f"{src.name}-{quantization}"
@@ -116,7 +116,7 @@ def ct2_folder(name: str, quantization: str) -> Path:
 
 class CT2:
     def __init__(self, name, tok, threads, quantization):
-        import ctranslate2  # noqa: PLC0415
+        import ctranslate2
 
         self.ct2, self.tok = ctranslate2, tok
         self.gen = ctranslate2.Generator(str(ct2_folder(name, quantization)), device="cpu",
@@ -140,7 +140,7 @@ class LMBackend:
     first-sentence cut where the backend has it), e.g. ``ct2:<model>``."""
 
     def __init__(self, spec, tok, threads):
-        from nlgbias.lm import get_lm  # noqa: PLC0415
+        from nlgbias.lm import get_lm
 
         self.tok, self.lm = tok, get_lm(spec, threads=threads)
 
@@ -154,7 +154,7 @@ class LMBackend:
 
 class LlamaCpp:
     def __init__(self, name, tok, threads):
-        from llama_cpp import Llama  # noqa: PLC0415
+        from llama_cpp import Llama
 
         spec = get_spec(name)
         gguf = Path(resolve(spec.resource)) / spec.gguf_file

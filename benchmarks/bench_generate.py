@@ -84,7 +84,7 @@ def kept_tokens(tok, prompt: str, cont_ids: list[int], cut: bool) -> tuple[int, 
 
 
 def run_naive(lm, prompts, max_new, cut):
-    from transformers import pipeline  # noqa: PLC0415
+    from transformers import pipeline
 
     tok = lm.tokenizer
     pipe = pipeline("text-generation", model=lm.model, tokenizer=tok, device="cpu")
@@ -199,7 +199,7 @@ def main() -> None:
         print(f"| {r['model']} | {r['workload']} | {r['method']} | {r['prompts']} | {r['tok_s']:.1f} | "
               f"{r['gflop_per_token']:.3f} | {r['pct_bf16_peak']:.1f} | {' | '.join(ratios)} |")
     if args.json:
-        from pathlib import Path  # noqa: PLC0415
+        from pathlib import Path
 
         Path(args.json).write_text(json.dumps({"peak": peak, "threads": threads, "rows": rows}, indent=1))
 

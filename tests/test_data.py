@@ -87,7 +87,7 @@ def test_holistic_bias_noun_phrases_equal_reference_generator():
     sys.path.insert(0, str(folder))
     try:
         sys.modules.pop("src", None)
-        from src.sentences import HolisticBiasSentenceGenerator as Ref  # noqa: PLC0415
+        from src.sentences import HolisticBiasSentenceGenerator as Ref
         ref = Ref.get_compiled_noun_phrases("v1.0").reset_index(drop=True)
     finally:
         sys.path.remove(str(folder))

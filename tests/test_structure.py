@@ -214,8 +214,6 @@ def test_torch_threads_are_set_in_one_place():
 #: the most non-comment lines a notebook code cell may hold (the parameters cell apart): more
 #: is logic that belongs in src/, with a test
 MAX_CELL_LINES = 25
-#: notebooks already under the limit; the others are being brought under it (xfail until then)
-CELLS_UNDER_LIMIT = {"02", "05", "06"}
 
 
 def long_cells(path) -> list[str]:
@@ -245,10 +243,7 @@ def test_long_cells_counts_code_lines_only(tmp_path):
 _NOTEBOOK_SOURCES = sorted((project_root() / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 
 
-@pytest.mark.parametrize("path", [
-    p if p.name[:2] in CELLS_UNDER_LIMIT else
-    pytest.param(p, marks=pytest.mark.xfail(strict=False, reason="notebooks being brought under the limit"))
-    for p in _NOTEBOOK_SOURCES], ids=[p.stem for p in _NOTEBOOK_SOURCES])
+@pytest.mark.parametrize("path", _NOTEBOOK_SOURCES, ids=[p.stem for p in _NOTEBOOK_SOURCES])
 def test_notebook_code_cells_are_short(path):
     """A notebook is parameters -> calls into src/ -> tables, figures, prose: no code cell over
     MAX_CELL_LINES non-comment lines (loops and merges live in the paper packages, tested)."""

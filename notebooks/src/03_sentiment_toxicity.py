@@ -321,8 +321,8 @@ sens.round(4)
 # and atheism 29 in all of BOLD: no profile can decide a few-point difference for them.
 
 # %%
-from nlgbias.datasets.bold import load_bold  # noqa: E402
-from nlgbias.profiles import defaults  # noqa: E402
+from nlgbias.datasets.bold import load_bold
+from nlgbias.profiles import defaults
 
 sizes = {}
 for prof in ("smoke", "quick", "paper"):

@@ -552,7 +552,7 @@ def save(claims: Sequence[Claim], name: str, *, checks: Sequence[Check] = (),
     if "_claims" not in name:
         raise ValueError(f"a claims table's name contains '_claims', got {name!r}")
     if save_table is None:
-        from nlgbias.tables import save_table as _save  # noqa: PLC0415
+        from nlgbias.tables import save_table as _save
 
         save_table = _save
     df = validate(frame(claims), name)

@@ -44,7 +44,7 @@ def set_torch_threads(threads: int | None = None) -> int:
     The only place in the project that sets torch's threads (a structure test holds it to that):
     a model load, an engine or a trainer calls this, a scoped block uses :func:`torch_threads`.
     """
-    import torch  # noqa: PLC0415
+    import torch
 
     before = torch.get_num_threads()
     n = threads or default_threads()
@@ -117,7 +117,7 @@ def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
         if dtype not in ("float32", "bfloat16", "float16"):
             raise ValueError(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
         return dtype
-    import torch  # noqa: PLC0415
+    import torch
 
     if device.startswith("cuda"):
         return "bfloat16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "float32"
@@ -135,9 +135,9 @@ def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = Non
     ``n x n @ n x n`` products (``2 n^3`` FLOPs each) in ``dtype`` (``"float32"`` or
     ``"bfloat16"``) with ``threads`` torch threads (default: the current setting, restored
     afterwards). The reference against which the benchmarks state their share of peak."""
-    import time  # noqa: PLC0415
+    import time
 
-    import torch  # noqa: PLC0415
+    import torch
 
     if dtype not in ("float32", "bfloat16"):
         raise ValueError(f"matmul_peak dtype must be 'float32' or 'bfloat16', got {dtype!r}")

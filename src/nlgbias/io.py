@@ -89,7 +89,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
         return pd.read_csv(path)
-    except Exception as exc:  # noqa: BLE001 - re-raised with the file named
+    except Exception as exc:
         raise ValueError(f"{path} is malformed or truncated: {exc}") from exc
 
 
@@ -120,7 +120,7 @@ class ShardCache:
         for p in shards:
             try:
                 parts.append(pd.read_parquet(p))
-            except Exception as exc:  # noqa: BLE001 - re-raised naming the shard and the fix
+            except Exception as exc:
                 raise CorruptCacheError(
                     f"cache shard {p} is corrupted ({type(exc).__name__}: {exc}). Delete that file "
                     "and rerun: only its rows are recomputed") from exc

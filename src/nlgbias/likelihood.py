@@ -54,7 +54,7 @@ __all__ = ["causal_items", "causal_logprobs", "load_lm", "lm_kind", "masked_posi
 
 
 def _torch():
-    import torch  # noqa: PLC0415
+    import torch
 
     return torch
 
@@ -63,10 +63,10 @@ def _torch():
 def load_lm(name: str, device: str = "cpu", dtype: str | None = "auto"):
     """Load ``name`` through :func:`nlgbias.models.load_model` for scoring, in ``dtype``
     (``"auto"``: :func:`nlgbias.hardware.resolve_dtype`; ``None``/``"float32"``: float32)."""
-    import torch  # noqa: PLC0415
+    import torch
 
-    from nlgbias.hardware import resolve_dtype  # noqa: PLC0415
-    from nlgbias.models import load_model  # noqa: PLC0415
+    from nlgbias.hardware import resolve_dtype
+    from nlgbias.models import load_model
 
     dt = resolve_dtype(dtype, device) if dtype is not None else "float32"
     return load_model(name, device=device, dtype=getattr(torch, dt))
@@ -97,7 +97,7 @@ def lm_kind(model, kind: str | None = None) -> str:
     else the model's class (``...ForCausalLM`` / ``...LMHeadModel`` or a decoder config:
     causal; ``...ForMaskedLM`` / ``...ForPreTraining``: masked)."""
     if kind is not None:
-        from nlgbias.models import KINDS  # noqa: PLC0415
+        from nlgbias.models import KINDS
 
         if kind not in KINDS:
             raise ValueError(f"unknown model kind {kind!r}; known: {', '.join(KINDS)}")

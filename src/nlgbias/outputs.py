@@ -234,7 +234,7 @@ def expected_files(out: Outputs, paths: ProjectPaths) -> list[Path]:
 def check(out: Outputs, paths: ProjectPaths) -> list[str]:
     """Problems with ``out``'s files under ``paths``: missing or empty files, tables or data
     files without a declared column. An empty list means every declared output is there."""
-    import pandas as pd  # noqa: PLC0415
+    import pandas as pd
 
     problems = []
     for f in expected_files(out, paths):

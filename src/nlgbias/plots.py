@@ -56,7 +56,7 @@ def spell_emoji(text: str) -> str:
     >>> spell_emoji("C3 🤖 🤓")
     'C3 robot face, nerd face'
     """
-    import unicodedata  # noqa: PLC0415
+    import unicodedata
 
     def is_emoji(ch: str) -> bool:
         return ord(ch) in (0xFE0F, 0x200D) or (ord(ch) >= 0x2190 and unicodedata.category(ch) == "So")

@@ -21,7 +21,7 @@ def _mode() -> str:
     return os.environ.get("NLGBIAS_PROGRESS", "auto")
 
 
-class tqdm(_text_tqdm):  # noqa: N801 - a drop-in for tqdm.tqdm
+class tqdm(_text_tqdm):
     """``tqdm`` with the project's placement (see the module docstring)."""
 
     def __new__(cls, *args, **kwargs):

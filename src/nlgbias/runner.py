@@ -59,7 +59,7 @@ def select(nbs: list[Path], only: list[str] | None = None, start: str | None = N
 def _kernel_manager_class():
     """An async kernel manager on IPC sockets (a local kernel needs no TCP; ipykernel warns
     about unencrypted TCP on every start)."""
-    from jupyter_client.manager import AsyncKernelManager  # noqa: PLC0415
+    from jupyter_client.manager import AsyncKernelManager
 
     class IPCKernelManager(AsyncKernelManager):
         transport = "ipc"
@@ -76,7 +76,7 @@ def clean_executed(path: Path, root: Path) -> None:
     """Make an executed notebook stable and readable on the web: drop papermill/cell timestamps
     and durations, write machine paths relative to the project (the venv as ``.venv``), and
     drop widget outputs (keeping their text fallback only if it is not a progress bar)."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     nb = nbformat.read(path, as_version=4)
     pm_meta = nb.metadata.get("papermill", {})
@@ -194,7 +194,7 @@ def committed_differences(root: Path, wrote: list[Path]) -> tuple[int, list[str]
     that differ, other files that differ); ``None`` outside a git checkout. ``wrote`` is what
     :func:`run` watches (data, figures, results): executed notebooks, whose logs carry
     wall-clock times, are not among them."""
-    import subprocess  # noqa: PLC0415
+    import subprocess
 
     rels = [str(p.relative_to(root)) for p in wrote if p.is_relative_to(root)]
     if not rels or not (root / ".git").exists():
@@ -221,7 +221,7 @@ def _show(path: Path, root: Path) -> str:
 
 def notebook_parameters(nb: Path) -> set[str]:
     """The names a notebook's tagged ``parameters`` cell defines."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     src = nbformat.read(nb, as_version=4)
     cell = next((c for c in src.cells if "parameters" in c.metadata.get("tags", [])), None)
@@ -267,14 +267,14 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     selected = select(notebooks(root), only, start)
     if not selected:
         raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
-    from nlgbias.hardware import REFERENCE_THREADS, default_threads  # noqa: PLC0415
+    from nlgbias.hardware import REFERENCE_THREADS, default_threads
 
     if default_threads() != REFERENCE_THREADS and profile == "quick" and out_root == root:
         print(f"[run_all] WARNING: NLGBIAS_THREADS={default_threads()}, not the reference "
               f"{REFERENCE_THREADS}: the bfloat16 numbers of 05-08 will differ from the committed "
               f"quick outputs (do not commit them); unset NLGBIAS_THREADS to reproduce them",
               file=sys.stderr, flush=True)
-    from nlgbias import provenance  # noqa: PLC0415
+    from nlgbias import provenance
 
     cpu = provenance.machine()
     print(f"[run_all] machine: {provenance.describe(cpu)}, {default_threads()} torch threads",
@@ -307,7 +307,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         summary.append((nb.name, secs, executed, wrote))
         print(f"[run_all] {nb.name} done in {secs / 60:.1f} min (total {(time.time() - t_all) / 60:.1f} min), "
               f"wrote {len(wrote)} files", flush=True)
-    from nlgbias import scorecard  # noqa: PLC0415
+    from nlgbias import scorecard
 
     card = scorecard.write(paths.results, models=(parameters or {}).get("models"))
     print(f"\n[run_all] scorecard: {_show(card, root)}")
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     params = None
     if args.parameter:
-        import yaml  # noqa: PLC0415
+        import yaml
 
         try:
             params = {k: yaml.safe_load(v) for k, v in args.parameter}

@@ -158,7 +158,7 @@ def write(results: str | Path, models: list[str] | None = None) -> Path:
 
 
 def main() -> int:
-    from nlgbias.paths import paths_for  # noqa: PLC0415
+    from nlgbias.paths import paths_for
 
     path = write(paths_for("quick").results)
     print(f"wrote {path}")

@@ -73,7 +73,7 @@ def two_proportion_ztest(count1: int, n1: int, count2: int, n2: int,
     >>> round(t.statistic, 6), round(t.pvalue, 6)
     (1.632993, 0.10247)
     """
-    from statsmodels.stats.proportion import proportions_ztest  # noqa: PLC0415
+    from statsmodels.stats.proportion import proportions_ztest
 
     _check_count(count1, n1, "sample 1")
     _check_count(count2, n2, "sample 2")
@@ -170,7 +170,7 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str = "holm") 
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    from statsmodels.stats.multitest import multipletests  # noqa: PLC0415
+    from statsmodels.stats.multitest import multipletests
 
     if method not in CORRECTIONS:
         raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
@@ -474,8 +474,8 @@ def n_two_proportions(p1: float, p2: float, alpha: float = 0.05, power: float = 
     >>> n_two_proportions(0.069, 0.047)
     1757
     """
-    from statsmodels.stats.power import NormalIndPower  # noqa: PLC0415
-    from statsmodels.stats.proportion import proportion_effectsize  # noqa: PLC0415
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
 
     h = abs(proportion_effectsize(p1, p2))
     if h == 0:
@@ -498,7 +498,7 @@ def n_two_means(diff: float, sd: float, alpha: float = 0.05, power: float = 0.8)
     >>> n_two_means(0.5, 1.0)
     64
     """
-    from statsmodels.stats.power import TTestIndPower  # noqa: PLC0415
+    from statsmodels.stats.power import TTestIndPower
 
     if diff == 0:
         return 0
@@ -517,7 +517,7 @@ def diff_proportions_interval(count1: int, n1: int, count2: int, n2: int,
     """
     _check_count(count1, n1, "sample 1")
     _check_count(count2, n2, "sample 2")
-    from statsmodels.stats.proportion import confint_proportions_2indep  # noqa: PLC0415
+    from statsmodels.stats.proportion import confint_proportions_2indep
 
     lo, hi = confint_proportions_2indep(count1, n1, count2, n2, method="newcomb",
                                         compare="diff", alpha=1 - level)

@@ -194,7 +194,7 @@ def build_prompts(sentences: pd.DataFrame, rule: str = "bold", nlp=None,
 @lru_cache(maxsize=2)
 def load_ner(path: str | None = None):
     """The spaCy ``en_core_web_sm`` 3.8 pipeline with only what NER needs."""
-    from nlgbias.extras import require  # noqa: PLC0415
+    from nlgbias.extras import require
 
     spacy = require("spacy")
     folder = resolve("spacy_en_core_web_sm", path)

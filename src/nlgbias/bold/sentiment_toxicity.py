@@ -601,7 +601,7 @@ def appendix_a3_agreement(tox_threshold: float = toxicity_metric.THRESHOLD,
     """The paper's Appendix A.3 labelled sentiment and toxicity examples scored by this run's
     metrics (VADER at +-0.5; tox-block at ``tox_threshold``): ``metric, text, paper label,
     this run, agrees``."""
-    from nlgbias.bold.paper import PAPER_A3_EXAMPLES  # noqa: PLC0415
+    from nlgbias.bold.paper import PAPER_A3_EXAMPLES
 
     ex = PAPER_A3_EXAMPLES[PAPER_A3_EXAMPLES["metric"].isin(["sentiment", "toxicity"])]
     sent = ex[ex["metric"] == "sentiment"]
@@ -621,7 +621,7 @@ def identity_false_positives(tox_threshold: float = toxicity_metric.THRESHOLD,
     (:data:`nlgbias.bold.paper.IDENTITY_NEUTRAL_SENTENCES`): ``text, toxicity`` (largest label
     probability), ``label`` (the label giving it) and ``is_toxic`` at ``tox_threshold``. Every
     flagged sentence is a false positive."""
-    from nlgbias.bold.paper import IDENTITY_NEUTRAL_SENTENCES  # noqa: PLC0415
+    from nlgbias.bold.paper import IDENTITY_NEUTRAL_SENTENCES
 
     texts = list(IDENTITY_NEUTRAL_SENTENCES)
     probs = np.asarray(toxicity_metric.load_toxblock(None, device).predict(texts, rescale=False))

@@ -184,7 +184,7 @@ def sample_sentences(sentences: pd.DataFrame, *, descriptors_per_axis: int | Non
     the sentence's axis, text, template and noun phrase; a descriptor listed on two axes keeps
     a row on each), sorted by axis, descriptor, template.
     """
-    import hashlib  # noqa: PLC0415
+    import hashlib
 
     rng = np.random.default_rng(seed)
     df = sentences if keep_control else sentences[sentences["axis"] != "null"]

@@ -192,7 +192,7 @@ def mask_demographic(text: str, terms: str | list[str], placeholder: str = "XYZ"
     >>> mask_demographic("The woman had a job as a nurse.", "The woman")
     'XYZ had a job as a nurse.'
     """
-    import re  # noqa: PLC0415
+    import re
 
     terms = [terms] if isinstance(terms, str) else list(terms)
     out = text

@@ -125,7 +125,7 @@ class CausalGenerator(BatchedGenerator):
     def __init__(self, lm: LoadedModel, params: DecodingParams, batch_size: int = 32,
                  num_threads: int | None = None, prompt_format: str = "plain",
                  continuous: bool = True, refill: int | None = None, packed: bool | None = None):
-        import torch  # noqa: PLC0415
+        import torch
 
         if lm.model is None:
             raise ValueError(f"model {lm.name!r} has no weights to generate with")
@@ -175,7 +175,7 @@ class CausalGenerator(BatchedGenerator):
         """Bool vectors over the vocabulary for the first-sentence stop rule: ``end`` (the token
         ends with . ! ? plus closing quotes/brackets), ``space`` (starts with white space),
         ``newline`` (holds a line break), ``blank`` (white space only)."""
-        import torch  # noqa: PLC0415
+        import torch
 
         if self._sent_end is None:
             vocab = self.model.get_output_embeddings().weight.shape[0]
@@ -233,7 +233,7 @@ class CausalGenerator(BatchedGenerator):
             return self._top_p(vals.float().softmax(-1)), idx
         logits = logits.float()
         if p.repetition_penalty != 1.0 and hist is not None:
-            import torch  # noqa: PLC0415
+            import torch
 
             score = logits.gather(1, hist)
             score = torch.where(score < 0, score * p.repetition_penalty, score / p.repetition_penalty)
@@ -258,7 +258,7 @@ class CausalGenerator(BatchedGenerator):
 
     def _choose(self, logits, hist, gens):
         """Next token of each row: greedy, or sampled with the row's own generator."""
-        import torch  # noqa: PLC0415
+        import torch
 
         probs, idx = self.filtered(logits, hist)
         if probs is None:
@@ -274,7 +274,7 @@ class CausalGenerator(BatchedGenerator):
         if not self.packed:
             yield
             return
-        import torch  # noqa: PLC0415
+        import torch
 
         if self._packs is None:
             with torch.inference_mode():
@@ -294,8 +294,8 @@ class CausalGenerator(BatchedGenerator):
         Returns ``(cache, attn, last, hist, logits)``: the KV cache, the attention mask, each
         row's last position, the repetition-penalty history (pads replaced by the row's last
         prompt token) and the next-token logits of the last position."""
-        import torch  # noqa: PLC0415
-        from transformers import DynamicCache  # noqa: PLC0415
+        import torch
+        from transformers import DynamicCache
 
         dev = self.device
         b, width = len(ids), max(len(x) for x in ids)
@@ -317,7 +317,7 @@ class CausalGenerator(BatchedGenerator):
         """``(is_eos, done, has_content, pending_end)`` after sampling ``nxt``: a sentence ends at
         . ! ? followed by white space, or at a line break after some text (a leading line break
         is skipped)."""
-        import torch  # noqa: PLC0415
+        import torch
 
         is_eos = torch.isin(nxt, self.eos)
         done = is_eos.clone()
@@ -331,7 +331,7 @@ class CausalGenerator(BatchedGenerator):
     # ---- the static path (one batch at a time)
     def _batch(self, ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
         """Generate for one batch; returns (new token ids, finish reason) per row."""
-        import torch  # noqa: PLC0415
+        import torch
 
         p, dev = self.params, self.device
         b = len(ids)
@@ -407,7 +407,7 @@ class CausalGenerator(BatchedGenerator):
         """The continuous-batching loop over the prompts ``enc`` in ``order``; yields lists of
         ``(index, new token ids, finish reason)`` as rows finish. ``self.seconds`` counts the
         time spent here (not the consumer's)."""
-        import torch  # noqa: PLC0415
+        import torch
 
         p, dev = self.params, self.device
         queue = list(reversed(order))  # pop() takes the next prompt
@@ -514,7 +514,7 @@ class CausalGenerator(BatchedGenerator):
 def _can_pack(model) -> bool:
     """Whether :meth:`CausalGenerator._packing` applies: bfloat16 weights on a CPU whose
     oneDNN has bf16 kernels."""
-    import torch  # noqa: PLC0415
+    import torch
 
     try:
         dev = next(model.parameters()).device
@@ -527,7 +527,7 @@ def _can_pack(model) -> bool:
 
 def _packed_linear(weight, bias, x):
     """``F.linear(x, W, b)`` with ``W`` prepacked by ``mkldnn._reorder_linear_weight``."""
-    import torch  # noqa: PLC0415
+    import torch
 
     return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
 
@@ -564,7 +564,7 @@ def _crop_cache_left(cache, n: int) -> None:
 
 def _pad_left(x, width: int, value=0):
     """Left-pad the second-to-last axis (cache tensors) to ``width``."""
-    import torch.nn.functional as F  # noqa: N812, PLC0415
+    import torch.nn.functional as F
 
     return x if x.shape[-2] == width else F.pad(x, (0, 0, width - x.shape[-2], 0), value=value)
 
@@ -572,8 +572,8 @@ def _pad_left(x, width: int, value=0):
 def _merge_cache(cache, attn, new_cache, new_attn):
     """Append the rows of ``new_cache`` (a prefill) to ``cache`` in place, both right-aligned
     and left-padded to the wider of the two; returns the joined attention mask."""
-    import torch  # noqa: PLC0415
-    import torch.nn.functional as F  # noqa: N812, PLC0415
+    import torch
+    import torch.nn.functional as F
 
     width = max(attn.shape[1], new_attn.shape[1])
     for la, lb in zip(cache.layers, new_cache.layers, strict=True):
@@ -589,7 +589,7 @@ def _merge_cache(cache, attn, new_cache, new_attn):
 def _cat_left(a, b):
     """Join two repetition-penalty histories of different widths (left-padded with each row's
     first entry, a token the row already holds, so the penalised set is unchanged)."""
-    import torch  # noqa: PLC0415
+    import torch
 
     w = max(a.shape[1], b.shape[1])
     a = torch.cat([a[:, :1].expand(-1, w - a.shape[1]), a], dim=1)

@@ -67,7 +67,7 @@ class GibbsGenerator(BatchedGenerator):
 
     def __init__(self, lm: LoadedModel, params: GibbsParams | None = None, batch_size: int = 16,
                  num_threads: int | None = None):
-        import torch  # noqa: PLC0415
+        import torch
 
         if lm.model is None:
             raise ValueError(f"model {lm.name!r} has no weights to generate with")
@@ -75,7 +75,7 @@ class GibbsGenerator(BatchedGenerator):
         self.model, self.tok = lm.model, lm.tokenizer
         self.device = torch.device(lm.device)
         if num_threads:
-            from nlgbias.hardware import set_torch_threads  # noqa: PLC0415
+            from nlgbias.hardware import set_torch_threads
 
             set_torch_threads(num_threads)
         for t in ("cls_token_id", "sep_token_id", "mask_token_id", "pad_token_id"):
@@ -94,7 +94,7 @@ class GibbsGenerator(BatchedGenerator):
         return [self.tok.cls_token_id, *self.tok(prompt, add_special_tokens=False)["input_ids"]]
 
     def _batch(self, seeds_ids: list[list[int]], seeds: list[int]) -> list[tuple[list[int], str]]:
-        import torch  # noqa: PLC0415
+        import torch
 
         p, dev, tok = self.params, self.device, self.tok
         b = len(seeds_ids)

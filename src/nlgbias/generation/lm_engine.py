@@ -56,7 +56,7 @@ class LMEngine:
     def iter_generate(self, prompts: Sequence[str], seeds: Sequence[int],
                       progress=None) -> Iterator[list[tuple[int, Completion]]]:
         """Yield, batch by batch, ``(index into prompts, Completion)`` pairs, in input order."""
-        from nlgbias.lm import GenerationRequest  # noqa: PLC0415
+        from nlgbias.lm import GenerationRequest
 
         if len(prompts) != len(seeds):
             raise ValueError(f"{len(prompts)} prompts but {len(seeds)} seeds")

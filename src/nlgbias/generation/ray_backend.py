@@ -35,7 +35,7 @@ class GenerationActor:
 
     def __init__(self, model: str, params: dict, device: str = "cpu", dtype: str = "float32",
                  batch_size: int = 32, num_threads: int | None = None, prompt_format: str = "plain"):
-        import torch  # noqa: PLC0415 - loaded in the actor's process
+        import torch  # loaded in the actor's process
 
         lm = load_model(model, device=device, dtype=getattr(torch, dtype))
         kw = {} if prompt_format == "plain" else {"prompt_format": prompt_format}
@@ -77,7 +77,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None, retries: i
             log.info("starting Ray (%s), attempt %d", address or "local", attempt)
             ray.init(**kw)
             return
-        except Exception:  # noqa: BLE001 - Ray raises a bare Exception on a start-up timeout
+        except Exception:
             ray.shutdown()
             if attempt == retries or address:
                 raise

@@ -279,7 +279,7 @@ class ChunkCache:
                 continue
             try:
                 parts.append(pd.read_parquet(p))
-            except Exception as exc:  # noqa: BLE001 - re-raised naming the file and the fix
+            except Exception as exc:
                 raise CorruptCacheError(f"cache file {p} is corrupted ({type(exc).__name__}: {exc}). "
                                         "Delete it and rerun: only its chunk is generated again") from exc
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -420,17 +420,17 @@ def make_engine(plan: RunPlan, *, loaded: LoadedModel | None = None, device: str
     model or a served one. Loads the model (in this process) or connects (served)."""
     threads = threads or default_threads()
     if plan.generator == "served":
-        from nlgbias.lm import get_lm  # noqa: PLC0415
+        from nlgbias.lm import get_lm
 
         return LMEngine(get_lm(plan.spec.name), plan.params, prompt_format=plan.prompt_format,
                         batch_size=batch_size)
-    import torch  # noqa: PLC0415 - torch loads only when something is generated
+    import torch  # torch loads only when something is generated
 
     lm = loaded or load_model(plan.spec.name, device=device, dtype=getattr(torch, plan.dtype))
     if plan.generator == "gibbs":
         return GibbsGenerator(lm, plan.gibbs, batch_size=batch_size, num_threads=threads)
     if plan.generator == "dialogue":
-        from nlgbias.lm.hf_backend import HFLM  # noqa: PLC0415
+        from nlgbias.lm.hf_backend import HFLM
 
         set_torch_threads(threads)
         return LMEngine(HFLM(loaded=lm, batch_size=batch_size), plan.params,
@@ -533,7 +533,7 @@ def _up_to_date(target: Path, rows_all: pd.DataFrame, want: dict) -> bool:
     """Whether ``target`` holds exactly the rows of ``rows_all`` made with the settings ``want``."""
     try:
         old = pd.read_parquet(target, columns=["prompt_id", "sample", *want])
-    except Exception:  # noqa: BLE001 - an unreadable or older file is simply rewritten
+    except Exception:
         return False
     keys = {row_key(p, int(k)) for p, k in zip(old["prompt_id"], old["sample"])}
     meta = old[list(want)].drop_duplicates()

@@ -198,8 +198,8 @@ def figure4_projection(probs, descriptors: Sequence[str], templates: Sequence[st
 def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = ""):
     """Figure 4 from real data: responses of two descriptors in the plane of their m_d - m̄,
     coloured by tag at threshold β, with m_d, m̄ and each descriptor's direction of bias."""
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-    import seaborn as sns  # noqa: PLC0415
+    import matplotlib.pyplot as plt
+    import seaborn as sns
 
     resp = projection["responses"].assign(
         tag=lambda f: np.where(f["bias_value"] > beta, BIAS_TAG, NO_BIAS_TAG))

@@ -25,7 +25,7 @@ FREQ_SOURCE = "wordfreq 'en' (general English), stand-in for BlenderBot 2.0 pre-
 def descriptor_frequency(descriptors: Sequence[str]) -> pd.Series:
     """Frequency per occurrence of each one-word descriptor in general English (wordfreq "en");
     multi-word descriptors get NaN (the paper shows one-word descriptors only)."""
-    from wordfreq import word_frequency  # noqa: PLC0415
+    from wordfreq import word_frequency
 
     out = {}
     for d in descriptors:

@@ -94,7 +94,7 @@ def resample_counts(n: int, *, n_boot: int = 1000, seed: int = 0,
     >>> w.shape, bool((w.sum(axis=1) == 5).all())
     ((3, 5), True)
     """
-    from nlgbias import stats  # noqa: PLC0415
+    from nlgbias import stats
 
     if n < 1:
         raise ValueError(f"need at least one unit to resample, got {n}")
@@ -123,7 +123,7 @@ def permutation_null(frame: pd.DataFrame, styles: Sequence[str],
     Rows: permutations (``observed=True``: one row, the unshuffled labels, i.e. the statistics
     themselves); population variance as :func:`full_gen_bias`.
     """
-    from scipy import sparse  # noqa: PLC0415
+    from scipy import sparse
 
     clusters = dict(clusters or {})
     styles = list(styles)
@@ -231,7 +231,7 @@ def style_linkage(frame: pd.DataFrame, styles: Sequence[str], *, method: str = "
     """Agglomerative clustering of the styles (App. A.4): each style is a point whose
     coordinates are its probabilities in the per-response style vectors; distance 1 - Pearson
     correlation, ``method`` linkage. Returns the SciPy linkage matrix."""
-    from scipy.cluster.hierarchy import linkage  # noqa: PLC0415
+    from scipy.cluster.hierarchy import linkage
 
     x = frame[list(styles)].to_numpy(dtype=np.float64)
     if max_rows is not None and len(x) > max_rows:
@@ -257,7 +257,7 @@ def style_clusters(frame: pd.DataFrame, styles: Sequence[str], *, top: int = 20,
     4. clusters that share a style are merged; ranked by Partial Gen Bias, the first
        ``n_report`` returned (each as a list of style columns, highest-PGB style first).
     """
-    from scipy.cluster.hierarchy import to_tree  # noqa: PLC0415
+    from scipy.cluster.hierarchy import to_tree
 
     styles = list(styles)
     per = style_variance(frame, styles, ddof=ddof, **cols)

@@ -36,7 +36,7 @@ def generation_sample(sentences: pd.DataFrame, *, descriptors_per_axis: int | No
     descriptors per axis drawn with ``seed``, ``nouns`` sentences per (template, descriptor)
     cell; with ``nouns`` set, only descriptors that have that many sentences under every chosen
     template are drawn (a standalone phrase takes no noun), so every cell is complete."""
-    from nlgbias.datasets.holisticbias import sample_sentences  # noqa: PLC0415
+    from nlgbias.datasets.holisticbias import sample_sentences
 
     return sample_sentences(sentences, descriptors_per_axis=descriptors_per_axis, templates=templates,
                             nouns=nouns, seed=seed, complete_cells=nouns is not None)
@@ -53,11 +53,11 @@ def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations:
     throughput per model: prompts, rows generated in this run, seconds of this run including the
     model load, and the generation throughput over every run that filled the cache, so a rerun
     from the cache still reports what generating cost)."""
-    from nlgbias.generation import generate_dataset  # noqa: PLC0415
-    from nlgbias.holistic import refusal as RF  # noqa: PLC0415
-    from nlgbias.holistic import responses as H  # noqa: PLC0415
-    from nlgbias.io import write_parquet  # noqa: PLC0415
-    from nlgbias.models import display_name  # noqa: PLC0415
+    from nlgbias.generation import generate_dataset
+    from nlgbias.holistic import refusal as RF
+    from nlgbias.holistic import responses as H
+    from nlgbias.io import write_parquet
+    from nlgbias.models import display_name
 
     prompts = H.prompts_frame(sample)
     frames, rows = [], []
@@ -90,7 +90,7 @@ def sample_sizes(resp: pd.DataFrame) -> dict[str, str]:
 
 def sample_text(resp: pd.DataFrame, throughput: pd.DataFrame, params, *, seed: int, nouns: int | None) -> str:
     """The response sample, the decoding, the masked share and the engine's throughput."""
-    from nlgbias.holistic.responses import masked_share  # noqa: PLC0415
+    from nlgbias.holistic.responses import masked_share
 
     sizes = sample_sizes(resp)
     templates = sorted(resp["template"].unique())
@@ -115,8 +115,8 @@ def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, 
     (``top_descriptors``), and per model ``stats`` (flagged, responses, p-value that the share
     differs between axes, its test) and ``gen_bias`` (Full Gen Bias with and without the flagged
     responses; NaN where a template keeps fewer than two descriptors)."""
-    from nlgbias.holistic import refusal as RF  # noqa: PLC0415
-    from nlgbias.stats import k_proportions_test  # noqa: PLC0415
+    from nlgbias.holistic import refusal as RF
+    from nlgbias.stats import k_proportions_test
 
     by_model = list(resp.groupby("model", sort=False))
     by_axis = pd.concat([RF.shares(g, "axis").assign(model=m) for m, g in by_model], ignore_index=True)
@@ -141,7 +141,7 @@ def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, 
 
 def refusal_text(tables: Mapping) -> str:
     """Each model's refusal share, its test between axes and Full Gen Bias with and without."""
-    from nlgbias.stats import format_p  # noqa: PLC0415
+    from nlgbias.stats import format_p
 
     return "\n".join(
         f"- {m}: {k}/{n} responses ({k / n:.1%}) refuse or answer with boilerplate; the share differs between "
@@ -163,7 +163,7 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
     about the descriptor's style, and near-identical refusals would make every style's
     correlation that of one text). Returns (``{name: styles}``, the cluster table: content, top
     classes and Partial Gen Bias on the fitting responses, the fitting responses)."""
-    from nlgbias.metrics import style  # noqa: PLC0415
+    from nlgbias.metrics import style
 
     fit = resp[(resp["model"] == model) & ~resp["refusal_or_boilerplate"]]
     if fit.groupby("template")["descriptor"].nunique().min() < 2:
@@ -182,8 +182,8 @@ def validate_clusters(named: Mapping[str, Sequence[str]], reference: pd.DataFram
     """The paper's Table 1 responses through the style classifier, the cluster each lands in
     (:func:`nlgbias.holistic.genbias.cluster_assignments` against ``reference``, the fitting
     responses), and the cluster shown to capture sympathy (or None)."""
-    from nlgbias.holistic.claims import sympathy_cluster  # noqa: PLC0415
-    from nlgbias.metrics import style  # noqa: PLC0415
+    from nlgbias.holistic.claims import sympathy_cluster
+    from nlgbias.metrics import style
 
     t1 = paper.table1()
     lands = G.cluster_assignments(style.compute(t1["response"].tolist()), named, reference)
@@ -218,8 +218,8 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
     (``t9``: Full Gen Bias per axis beside its null; ``p_adjusted``: the axes' permutation
     p-values adjusted with ``correction`` over the axes of a model, one family), plus per model
     the null summaries (``nulls``) and bootstrap draws (``boots``) the claims use."""
-    from nlgbias.metrics import style  # noqa: PLC0415
-    from nlgbias.stats import adjust_pvalues  # noqa: PLC0415
+    from nlgbias.metrics import style
+    from nlgbias.stats import adjust_pvalues
 
     rows, srows, null_rows, axis_rows, nulls, boots = [], [], [], [], {}, {}
     for m, g in resp.groupby("model", sort=False):
@@ -254,7 +254,7 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
 def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "holm") -> str:
     """Full Gen Bias against its null per model, the paper's values as context, and the axes
     whose excess is significant after the correction over axes."""
-    from nlgbias.stats import format_p  # noqa: PLC0415
+    from nlgbias.stats import format_p
 
     nf = tables["null"][tables["null"]["statistic"] == "full"].set_index("model")
     t9 = tables["t9"]
@@ -285,8 +285,8 @@ def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster
                  ) -> tuple[pd.DataFrame, str]:
     """Figure 3's points (cluster probability per descriptor with its wordfreq frequency) and a
     sentence with the Spearman correlations over the one-word descriptors."""
-    from nlgbias.holistic import figures as F  # noqa: PLC0415
-    from nlgbias.holistic.report import spearman  # noqa: PLC0415
+    from nlgbias.holistic import figures as F
+    from nlgbias.holistic.report import spearman
 
     by_desc = F.cluster_probability_by_descriptor(resp, named)
     by_desc["frequency"] = F.descriptor_frequency(by_desc["descriptor"]).to_numpy()

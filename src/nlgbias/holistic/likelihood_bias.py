@@ -48,7 +48,7 @@ def pair_significance(frame: pd.DataFrame, *, alpha: float = 0.05, correction: s
     Benjamini-Hochberg within the axis (``sig_share_bh``). The family is each axis's descriptor
     pairs (``family``).
     Descriptors with fewer than ``min_n`` values are left out."""
-    from scipy.stats import mannwhitneyu  # noqa: PLC0415
+    from scipy.stats import mannwhitneyu
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")

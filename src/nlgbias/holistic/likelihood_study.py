@@ -24,7 +24,7 @@ from nlgbias.holistic import paper
 
 def dataset_table(version: str = "v1.0") -> tuple[pd.DataFrame, str]:
     """Table 2 of v1.0 and v1.1 beside the paper's row, and a sentence on ``version``."""
-    from nlgbias.datasets.holisticbias import holistic_bias_counts  # noqa: PLC0415
+    from nlgbias.datasets.holisticbias import holistic_bias_counts
 
     counts = pd.DataFrame([holistic_bias_counts(v) for v in ("v1.0", "v1.1")])
     t2 = counts.assign(**{"paper terms": paper.TABLE2["terms"], "paper axes": paper.TABLE2["axes"],
@@ -45,7 +45,7 @@ def perplexity_samples(sentences: pd.DataFrame, cfg: Mapping, seed: int = 0
                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(Figure 2 sample, Table 3 sample) of ``sentences`` with the sizes of ``cfg`` (notebook
     07's resolved parameters ``ppl_*`` and ``table3_*``; None = all)."""
-    from nlgbias.datasets.holisticbias import sample_sentences  # noqa: PLC0415
+    from nlgbias.datasets.holisticbias import sample_sentences
 
     fig2 = sample_sentences(sentences, descriptors_per_axis=cfg["ppl_descriptors_per_axis"],
                             templates=cfg["ppl_templates"], nouns=cfg["ppl_nouns"], seed=seed,
@@ -62,9 +62,9 @@ def score_models(samples: Sequence[pd.DataFrame], models: Sequence[str], process
     (:func:`nlgbias.holistic.responses.score_perplexity`), written per model to
     ``<processed>/holistic/perplexity__<slug>.parquet``; the frames concatenated. ``timings``
     gets one entry per model (seconds)."""
-    from nlgbias.holistic import responses as H  # noqa: PLC0415
-    from nlgbias.io import write_parquet  # noqa: PLC0415
-    from nlgbias.models import display_name  # noqa: PLC0415
+    from nlgbias.holistic import responses as H
+    from nlgbias.io import write_parquet
+    from nlgbias.models import display_name
 
     to_score = pd.concat(list(samples)).drop_duplicates("prompt_id").reset_index(drop=True)
     frames = []
@@ -104,7 +104,7 @@ def table3_all(ppl: pd.DataFrame, *, alpha: float = 0.05, correction: str = "hol
                ) -> tuple[pd.DataFrame, list]:
     """Table 3 of every model (:func:`nlgbias.holistic.likelihood_bias.table3` on the sentences
     of the Table 3 template) beside the paper's GPT-2 row, and the claims on it."""
-    from nlgbias.holistic.claims import table3_claims  # noqa: PLC0415
+    from nlgbias.holistic.claims import table3_claims
 
     rows, claims = [], []
     for m in ppl["model"].unique():

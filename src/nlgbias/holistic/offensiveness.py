@@ -28,7 +28,7 @@ STANDIN = "tox-block BiLSTM (Jigsaw), stand-in for B.A.D."
 
 def score_offensiveness(texts: Sequence[str], batch_size: int = 512) -> np.ndarray:
     """Offensiveness of each text: tox-block's ``toxicity`` (max of its six probabilities)."""
-    from nlgbias.metrics import toxicity  # noqa: PLC0415
+    from nlgbias.metrics import toxicity
 
     return toxicity.compute(list(texts), batch_size=batch_size)["toxicity"].to_numpy(dtype=float)
 
@@ -45,7 +45,7 @@ def table12(frame: pd.DataFrame, value: str = "offensiveness", *, n_boot: int = 
     per-descriptor mean offensiveness; sorted by std descending (the paper's order rule).
     ``mean_lo``/``mean_hi``, ``std_lo``/``std_hi``: seeded 95 % percentile bootstrap intervals
     (descriptors resampled within the template, ``nlgbias.stats.bootstrap_interval``, seed 0)."""
-    from nlgbias.stats import bootstrap_interval  # noqa: PLC0415
+    from nlgbias.stats import bootstrap_interval
 
     dm = descriptor_means(frame, value)
     out = dm.groupby("template")[value].agg(["mean", "std", "size"]).reset_index()
@@ -113,7 +113,7 @@ def identity_artefact(frame: pd.DataFrame, paper_means: dict[str, tuple[float, f
     sentences near the paper's few percent on every axis; the Jigsaw classifiers flag identity
     terms themselves ("gay", "Muslim", "Black").
     """
-    from nlgbias.stats import proportion_interval  # noqa: PLC0415
+    from nlgbias.stats import proportion_interval
 
     d = frame[frame["template"].isin(templates)].assign(flag=lambda x: x[value] >= threshold)
     out = []
@@ -145,9 +145,9 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
     paper's), Table 11 (``t11``), the identity-term artefact on the neutral templates
     (``artefact_template``, ``artefact_axis``), the claims and checks, and prose (``text``,
     ``extremes_text``)."""
-    from nlgbias.datasets.holisticbias import sample_sentences  # noqa: PLC0415
-    from nlgbias.holistic import paper  # noqa: PLC0415
-    from nlgbias.holistic.claims import offensiveness_claims  # noqa: PLC0415
+    from nlgbias.datasets.holisticbias import sample_sentences
+    from nlgbias.holistic import paper
+    from nlgbias.holistic.claims import offensiveness_claims
 
     off = sample_sentences(sentences, nouns=nouns, descriptors_per_axis=descriptors_per_axis, seed=seed)
     off["offensiveness"] = score_offensiveness(off["text"].tolist())

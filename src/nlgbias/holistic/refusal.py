@@ -69,7 +69,7 @@ def shares(frame: pd.DataFrame, by: str | Sequence[str], flag: str = "refusal_or
            ) -> pd.DataFrame:
     """Share of flagged responses per group, with its 95 % interval
     (:func:`nlgbias.stats.proportion_interval`: exact for rare counts, never zero-width)."""
-    from nlgbias.stats import proportion_interval  # noqa: PLC0415
+    from nlgbias.stats import proportion_interval
 
     by = [by] if isinstance(by, str) else list(by)
     g = frame.groupby(by, sort=True)[flag].agg(["sum", "size"]).reset_index()

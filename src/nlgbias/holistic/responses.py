@@ -41,7 +41,7 @@ SENTENCE_COLUMNS = ["prompt_id", "axis", "bucket", "descriptor", "noun", "noun_g
 
 
 def _slug(model: str) -> str:
-    from nlgbias.models import model_slug  # noqa: PLC0415
+    from nlgbias.models import model_slug
 
     return model_slug(model)
 
@@ -82,7 +82,7 @@ def prompts_frame(sample: pd.DataFrame) -> pd.DataFrame:
 def masked_share(frame: pd.DataFrame) -> float:
     """Share of responses in which the descriptor was masked (``response_masked`` differs from
     the response with only the unsafe marker removed)."""
-    from nlgbias.holistic.masking import UNSAFE  # noqa: PLC0415
+    from nlgbias.holistic.masking import UNSAFE
 
     plain = frame["generation"].fillna("").str.replace(UNSAFE, "", regex=False).str.strip()
     return float((frame["response_masked"] != plain).mean()) if len(frame) else float("nan")
@@ -92,9 +92,9 @@ def style_responses(gens: pd.DataFrame, cache_dir: str | Path, *, chunk_size: in
                     progress: bool | None = False) -> pd.DataFrame:
     """Mask the descriptor in each ``generation`` and add the style vector + emotions of the
     masked response (cached by masked text)."""
-    from nlgbias.holistic.masking import mask_responses  # noqa: PLC0415
-    from nlgbias.metrics import style  # noqa: PLC0415
-    from nlgbias.scoring import score_texts  # noqa: PLC0415
+    from nlgbias.holistic.masking import mask_responses
+    from nlgbias.metrics import style
+    from nlgbias.scoring import score_texts
 
     out = gens.copy()
     out["response_masked"] = mask_responses(out["generation"].tolist(), out["descriptor"].tolist())
@@ -115,13 +115,13 @@ def score_perplexity(sentences: pd.DataFrame, model: str, cache_dir: str | Path,
     """Perplexity of each sentence (column ``text``) under the causal LM ``model``
     (``nlgbias.likelihood``: shared-prefix batches, start token, ``dtype`` "auto" = bf16 where
     it pays), cached per (model, version, dtype) and resumable. ``lm``: an already loaded model."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from nlgbias.hardware import resolve_dtype  # noqa: PLC0415
-    from nlgbias.likelihood import load_lm, sentence_logprobs  # noqa: PLC0415
-    from nlgbias.lm import get_lm  # noqa: PLC0415
-    from nlgbias.models import display_name, get_spec  # noqa: PLC0415
-    from nlgbias.scoring import score_texts  # noqa: PLC0415
+    from nlgbias.hardware import resolve_dtype
+    from nlgbias.likelihood import load_lm, sentence_logprobs
+    from nlgbias.lm import get_lm
+    from nlgbias.models import display_name, get_spec
+    from nlgbias.scoring import score_texts
 
     dt = resolve_dtype(dtype, "cpu") if dtype is not None else "float32"
     state = {"lm": lm}

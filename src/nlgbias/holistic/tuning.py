@@ -176,7 +176,7 @@ def encode_pairs(tokenizer, contexts: Sequence[str], responses: Sequence[str], *
 
 
 def _collate(examples: Sequence[tuple[list[int], list[int]]], pad_id: int):
-    import torch  # noqa: PLC0415
+    import torch
 
     n = max(len(ids) for ids, _ in examples)
     ids = torch.full((len(examples), n), pad_id, dtype=torch.long)
@@ -198,7 +198,7 @@ def _pad_id(tokenizer) -> int:
 
 def _example_nll(model, ids, att, labels):
     """Per-example (sum of token NLL, number of scored tokens)."""
-    import torch  # noqa: PLC0415
+    import torch
 
     logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
     target = labels[:, 1:]
@@ -211,7 +211,7 @@ def _example_nll(model, ids, att, labels):
 def response_nll(model, tokenizer, encoded: Sequence[tuple[list[int], list[int]]], *,
                  batch_size: int = 16, progress: bool = False, desc: str = "scoring") -> pd.DataFrame:
     """Sum of the NLL of each example's labelled tokens (``nll``) and their number (``n_tokens``)."""
-    import torch  # noqa: PLC0415
+    import torch
 
     pad = _pad_id(tokenizer)
     order = np.argsort([len(x) for x, _ in encoded], kind="stable")
@@ -331,7 +331,7 @@ def _trainable_state(model) -> dict:
 
 
 def _load_trainable(model, state: dict) -> None:
-    import torch  # noqa: PLC0415
+    import torch
 
     params = dict(model.named_parameters())
     missing = [k for k in state if k not in params]
@@ -343,13 +343,13 @@ def _load_trainable(model, state: dict) -> None:
 
 
 def _prepare(base_model, config: TuningConfig):
-    import torch  # noqa: PLC0415
+    import torch
 
     torch.manual_seed(config.seed)
     model = copy.deepcopy(base_model)
     model.float()
     if config.method == "lora":
-        from nlgbias.extras import require  # noqa: PLC0415
+        from nlgbias.extras import require
 
         peft = require("peft")  # an optional extra: a missing one names its pip command
         lora = peft.LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
@@ -367,7 +367,7 @@ def _prepare(base_model, config: TuningConfig):
 
 
 def _save_checkpoint(path: Path, state: dict) -> None:
-    import torch  # noqa: PLC0415
+    import torch
 
     with atomic_path(path) as tmp:
         torch.save(state, tmp)
@@ -387,7 +387,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     NLL per response token) is measured; after ``patience`` evaluations without a new best the
     run stops early; the best weights are merged and saved.
     """
-    import torch  # noqa: PLC0415
+    import torch
 
     config = config or TuningConfig()
     if not train_examples or not val_examples:
@@ -507,7 +507,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
 
 def load_tuned(folder: str | Path):
     """The merged model :func:`train` saved in ``folder`` (float32, eval mode)."""
-    from transformers import AutoModelForCausalLM  # noqa: PLC0415
+    from transformers import AutoModelForCausalLM
 
     folder = Path(folder)
     if not (folder / "tuning.json").is_file():

@@ -155,7 +155,7 @@ def select_beta(scores: pd.DataFrame, metric: str = "full_gen_bias", split: str 
     applied to the **validation** descriptors only (rows with ``split == "val"``), so the test
     descriptors that judge the chosen model play no part in choosing it. ``scores``: columns
     ``beta``, ``split``, ``metric``."""
-    from nlgbias.holistic.bias_labels import choose_beta  # noqa: PLC0415
+    from nlgbias.holistic.bias_labels import choose_beta
 
     if "split" not in scores.columns:
         raise KeyError("select_beta needs a 'split' column: choose β on validation scores only")

@@ -56,7 +56,7 @@ def answer(folder: str | Path, beta: float | None, frame: pd.DataFrame, out_dir:
            batch_size: int = 32, columns: Sequence[str] = HR.SENTENCE_COLUMNS) -> pd.DataFrame:
     """Style-scored responses of the tuned model in ``folder`` to the sentences of ``frame``
     (its ``prompt`` column; "no_bias" appended when ``beta`` is not None)."""
-    from nlgbias.generation import generate_dataset  # noqa: PLC0415
+    from nlgbias.generation import generate_dataset
 
     prompts = (frame[[*columns, "prompt"]].drop_duplicates("prompt_id").reset_index(drop=True)
                .rename(columns={"prompt": "sentence"}))

@@ -31,7 +31,7 @@ def split(resp: pd.DataFrame, *, val_per_axis: int, test_per_axis: int, seed: in
     ``resp`` (with ``split``), ``test``, ``val``, ``tv`` (train + val), the ``table`` of the
     split, and 07's decoding (``params``), samples per prompt and generation seed. Raises if a
     test descriptor is in the tuning or validation data."""
-    from nlgbias.generation import DecodingParams  # noqa: PLC0415
+    from nlgbias.generation import DecodingParams
 
     resp = resp.copy()
     resp["split"] = TU.split_descriptors(resp, val_per_axis=val_per_axis, test_per_axis=test_per_axis,
@@ -156,8 +156,8 @@ def held_out_responses(runs: Mapping, s: Mapping, *, generations: str | Path, ca
     ``offensiveness`` (tox-block on the unmasked response) and ``offensive`` (>= 0.5) and is
     written to ``<processed>/holistic/tuning_responses__<slug>__<tag>.parquet``.
     Returns (frames, labels), keyed ("original", None) and (kind, seed)."""
-    from nlgbias.holistic.offensiveness import score_offensiveness  # noqa: PLC0415
-    from nlgbias.io import write_parquet  # noqa: PLC0415
+    from nlgbias.holistic.offensiveness import score_offensiveness
+    from nlgbias.io import write_parquet
 
     frames = {("original", None): s["test"].copy()}
     for key, (_label, beta, r) in runs.items():
@@ -234,7 +234,7 @@ def axis_changes(frames: Mapping, seeds: Sequence[int], styles: Sequence[str], *
     that share a template (two for a variance, three for a bootstrap that brackets anything).
     Returns ``axes`` (measured axes: axis, descriptors, original, tuned, estimate, lo, hi,
     p, p_adjusted), ``unmeasurable`` (axis -> why), ``family`` (its size)."""
-    from nlgbias.stats import adjust_pvalues  # noqa: PLC0415
+    from nlgbias.stats import adjust_pvalues
 
     orig = frames[("original", None)]
     tagged = [frames[("tagged", sd)] for sd in seeds]
@@ -295,7 +295,7 @@ def perplexity_cost(lm, runs: Mapping, test: pd.DataFrame, labels: Mapping, keys
     """Perplexity of (a) the original model's responses to ``texts`` test sentences given the
     sentence ("no_bias" appended for a tagged model, as it is prompted) and (b) ``texts`` BOLD
     Wikipedia sentences (plain text), under each model of ``keys``."""
-    from nlgbias.datasets.bold import load_bold  # noqa: PLC0415
+    from nlgbias.datasets.bold import load_bold
 
     rng = np.random.default_rng(seed)
     held = test.drop_duplicates("prompt_id")

@@ -69,7 +69,7 @@ class NetConfig:
 
 
 def _make_net(d_in: int, d_out: int, cfg: NetConfig):
-    import torch.nn as nn  # noqa: PLC0415
+    import torch.nn as nn
 
     h1, h2 = cfg.hidden
     return nn.Sequential(nn.Dropout(cfg.dropout_in), nn.Linear(d_in, h1), nn.LeakyReLU(0.01),
@@ -86,9 +86,9 @@ def train_net(x: np.ndarray, y: np.ndarray, cfg: NetConfig = NetConfig(), desc: 
     ``torch.manual_seed(cfg.seed)``, so two trainings on the same data give identical
     predictions. float64 costs about 3x float32's time here (6.7 vs 2.1 s per 1,000 steps on
     this 2-core CPU) and keeps kernel rounding differences 9 digits below float32's."""
-    import torch  # noqa: PLC0415
+    import torch
 
-    from nlgbias.hardware import torch_threads  # noqa: PLC0415
+    from nlgbias.hardware import torch_threads
 
     with torch_threads(1):  # a 300-256-128-8 net on batches of 128: threads only add overhead
         return _train(torch, x, y, cfg, desc)

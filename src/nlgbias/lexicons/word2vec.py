@@ -70,7 +70,7 @@ class Embedding:
 
 def load_word2vec(path: str | Path) -> Embedding:
     """Read a word2vec binary file with gensim (e.g. the Bolukbasi GoogleNews subset)."""
-    from gensim.models import KeyedVectors  # noqa: PLC0415
+    from gensim.models import KeyedVectors
 
     kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
     return Embedding(list(kv.index_to_key), np.asarray(kv.vectors, dtype=np.float32).copy())
@@ -82,7 +82,7 @@ def load_bolukbasi(folder: str | Path | None = None) -> tuple[Embedding, dict]:
     The lists are ``definitional_pairs`` (10), ``equalize_pairs`` (52), ``specific_full``
     (1,441), ``specific_seed`` (218) and ``professions`` (320).
     """
-    from nlgbias.resources import resolve  # noqa: PLC0415
+    from nlgbias.resources import resolve
 
     folder = Path(folder) if folder else resolve("bolukbasi_w2v")
     emb = load_word2vec(folder / W2V_FILE).normalize()

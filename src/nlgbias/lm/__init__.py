@@ -34,17 +34,17 @@ def get_lm(spec: str, **options) -> LM:
     (:class:`~nlgbias.lm.ct2_backend.CT2LM`: ``compute_type``, ``threads``, ``batch_size``)."""
     parsed = parse_model_spec(spec)
     if parsed.backend == "hf":
-        from nlgbias.lm.hf_backend import HFLM  # noqa: PLC0415
+        from nlgbias.lm.hf_backend import HFLM
 
         return HFLM(parsed.target, **options)
     if parsed.backend == "openai":
-        from nlgbias.lm.openai_backend import OpenAILM  # noqa: PLC0415
+        from nlgbias.lm.openai_backend import OpenAILM
 
         return OpenAILM(parsed.target, parsed.model, **options)
     if parsed.backend == "ct2":
-        from nlgbias.lm.ct2_backend import CT2LM  # noqa: PLC0415
+        from nlgbias.lm.ct2_backend import CT2LM
 
         return CT2LM(parsed.target, **options)
-    from nlgbias.lm.vllm_backend import VLLMLM  # noqa: PLC0415
+    from nlgbias.lm.vllm_backend import VLLMLM
 
     return VLLMLM(parsed.target, **options)

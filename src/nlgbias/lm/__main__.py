@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         result = probe(args.spec, args.prompt, args.max_new_tokens)
-    except Exception as exc:  # noqa: BLE001 - one line, no traceback, for a command-line check
+    except Exception as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for name, answer in result.items():

@@ -43,7 +43,7 @@ INSTALL = "the ct2 backend needs CTranslate2: pip install ctranslate2 (or 'nlgbi
 
 def _ct2():
     try:
-        import ctranslate2  # noqa: PLC0415
+        import ctranslate2
     except ImportError as exc:
         raise BackendUnavailableError(f"{INSTALL} ({exc})") from None
     return ctranslate2
@@ -52,8 +52,8 @@ def _ct2():
 def _source_folder(name: str) -> tuple[str, object]:
     """A folder ``transformers`` loads for ``name`` (the float copy of an offline GGUF model,
     made by loading it once with the hf backend) and its registry spec."""
-    from nlgbias.models import get_spec, load_model  # noqa: PLC0415
-    from nlgbias.models.registry import cache_dir  # noqa: PLC0415
+    from nlgbias.models import get_spec, load_model
+    from nlgbias.models.registry import cache_dir
 
     spec = get_spec(name)
     if spec.kind != "causal" or spec.backend != "hf":
@@ -71,12 +71,12 @@ def convert(name: str, cache: str | Path | None = None) -> Path:
     """The CTranslate2 model of ``name`` (float32 weights; the compute type is chosen at load),
     converted once into ``<cache>/ct2/<model slug>`` (atomically: a folder that exists is
     complete)."""
-    import os  # noqa: PLC0415
-    import shutil  # noqa: PLC0415
-    import tempfile  # noqa: PLC0415
+    import os
+    import shutil
+    import tempfile
 
-    from nlgbias.models import model_slug  # noqa: PLC0415
-    from nlgbias.paths import cache_root  # noqa: PLC0415
+    from nlgbias.models import model_slug
+    from nlgbias.paths import cache_root
 
     ct2 = _ct2()
     source, spec = _source_folder(name)
@@ -102,9 +102,9 @@ class CT2LM(LM):
 
     def __init__(self, name: str, *, compute_type: str = "int8", threads: int | None = None,
                  batch_size: int = 32, cache: str | Path | None = None):
-        from transformers import AutoTokenizer  # noqa: PLC0415
+        from transformers import AutoTokenizer
 
-        from nlgbias.hardware import default_threads  # noqa: PLC0415
+        from nlgbias.hardware import default_threads
 
         if compute_type not in COMPUTE_TYPES:
             raise ValueError(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}, got {compute_type!r}")

@@ -117,7 +117,7 @@ class HFLM(LM):
 
     def _causal_greedy(self, prefixes, conts) -> list[bool]:
         """Whether each continuation is the argmax path (one forward per item)."""
-        import torch  # noqa: PLC0415
+        import torch
 
         out = []
         with torch.inference_mode():
@@ -161,7 +161,7 @@ class HFLM(LM):
         for m, idx in self._by_length(reqs, params).items():
             p = replace(params, max_new_tokens=m)
             if self.kind == "masked":
-                from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams  # noqa: PLC0415
+                from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
 
                 engine = GibbsGenerator(self.lm, self.gibbs or GibbsParams(), batch_size=16)
             else:
@@ -212,7 +212,7 @@ class HFLM(LM):
     def _gen_config(self, params: DecodingParams, max_new: int):
         """The decoding of :class:`DecodingParams` on top of the model's special tokens (one
         beam; the model's own beam-search defaults are not used)."""
-        import copy  # noqa: PLC0415
+        import copy
 
         gc = copy.deepcopy(self.model.generation_config)
         gc.update(num_beams=1, do_sample=params.do_sample, max_new_tokens=max_new,
@@ -225,7 +225,7 @@ class HFLM(LM):
 
     def _seq2seq_generate(self, reqs: list[GenerationRequest], params: DecodingParams,
                           conversations) -> list[Generation]:
-        import torch  # noqa: PLC0415
+        import torch
 
         tok, model, dev = self.tokenizer, self.model, self.lm.device
         eos = tok.eos_token_id
@@ -246,7 +246,7 @@ class HFLM(LM):
         return out
 
     def _seq2seq_loglikelihood(self, requests):
-        import torch  # noqa: PLC0415
+        import torch
 
         tok, model, dev = self.tokenizer, self.model, self.lm.device
         out = []

@@ -230,7 +230,7 @@ class LM:
         ``n_tokens``, ``mean_logprob`` per text, in input order), from this interface: each
         text after its context (joined by a space) or, without one, as a whole; the ``hf``
         backend gives the same numbers."""
-        import pandas as pd  # noqa: PLC0415
+        import pandas as pd
 
         texts = list(texts)
         if contexts is not None and len(contexts) != len(texts):

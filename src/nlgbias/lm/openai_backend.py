@@ -109,7 +109,7 @@ class OpenAILM(LM):
         for attempt in range(self.retries + 1):
             req = urllib.request.Request(url, data=data, method=method, headers=headers)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                     return json.loads(resp.read().decode("utf-8"))
             except urllib.error.HTTPError as exc:
                 detail = self._redact(exc.read().decode("utf-8", "replace")[:500])
@@ -208,7 +208,7 @@ class OpenAILM(LM):
         batches concurrent requests; the first error stops the run)."""
         if self.concurrency <= 1 or len(items) <= 1:
             return [fn(x) for x in items]
-        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
             return list(pool.map(fn, items))

@@ -38,7 +38,7 @@ INSTALL = ("the vllm backend needs vLLM: pip install 'nlgbias[vllm]' (GPU; on a 
 def import_vllm():
     """The ``vllm`` module, or :class:`BackendUnavailableError` naming the pip extra."""
     try:
-        import vllm  # noqa: PLC0415
+        import vllm
     except ImportError as exc:
         raise BackendUnavailableError(f"{INSTALL} ({exc})") from None
     return vllm
@@ -117,7 +117,7 @@ class VLLMLM(LM):
         return self._results(outs, reqs, params)
 
     def _prompt_logprobs(self, prefixes, conts, greedy: bool):
-        from vllm.inputs import TokensPrompt  # noqa: PLC0415
+        from vllm.inputs import TokensPrompt
 
         sp = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=1)
         outs = self.llm.generate([TokensPrompt(prompt_token_ids=p + c) for p, c in zip(prefixes, conts)],

@@ -86,7 +86,7 @@ def content_words(text: str) -> list[str]:
     NLTK ``word_tokenize`` + ``pos_tag(tagset="universal")``; call
     :func:`nlgbias.resources.nltk_setup` first.
     """
-    import nltk  # noqa: PLC0415
+    import nltk
 
     tagged = nltk.pos_tag(nltk.word_tokenize(str(text)), tagset="universal")
     return [w.lower() for w, t in tagged if t not in SKIP_POS]
@@ -98,7 +98,7 @@ def compute(texts: Iterable[str], lexicon: pd.DataFrame, *, scaled: bool = False
     ``n_words`` (content words found in the lexicon). ``lexicon`` holds raw-scale values (as from
     :func:`expand_lexicon`) unless ``scaled=True``.
     """
-    from nlgbias.resources import nltk_setup  # noqa: PLC0415
+    from nlgbias.resources import nltk_setup
 
     nltk_setup()
     lex = lexicon[list(VARIABLES)]

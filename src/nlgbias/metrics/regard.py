@@ -77,9 +77,9 @@ class Encoder:
     """A frozen ``transformers`` encoder giving mean-pooled last-layer features (cached per text)."""
 
     def __init__(self, name: str = DEFAULT_ENCODER, max_length: int = 128, batch_size: int = 64):
-        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+        from transformers import AutoModel, AutoTokenizer
 
-        from nlgbias.hardware import set_torch_threads  # noqa: PLC0415
+        from nlgbias.hardware import set_torch_threads
 
         set_torch_threads()
         self.name, self.max_length, self.batch_size = name, max_length, batch_size
@@ -92,16 +92,16 @@ class Encoder:
     def folder(name: str) -> str:
         """``minilm`` -> the offline package folder; anything else is a hub id or folder."""
         if name == DEFAULT_ENCODER:
-            from nlgbias.resources import resolve  # noqa: PLC0415
+            from nlgbias.resources import resolve
 
             return str(resolve("minilm") / "model")
         return name
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Mean-pooled last hidden layer of each text (rows in input order)."""
-        import torch  # noqa: PLC0415
+        import torch
 
-        from nlgbias.progress import tqdm  # noqa: PLC0415
+        from nlgbias.progress import tqdm
 
         texts = [str(t) for t in texts]
         todo = sorted({t for t in texts if t not in self._cache}, key=len)
@@ -160,7 +160,7 @@ class RegardClassifier:
 
     def save(self, folder: str | Path | None = None) -> Path:
         """Write ``head.pkl`` and ``model_card.json`` (atomically) to ``folder``."""
-        from nlgbias.io import atomic_path, write_json, write_text  # noqa: PLC0415
+        from nlgbias.io import atomic_path, write_json, write_text
 
         folder = Path(folder) if folder else default_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -194,10 +194,10 @@ def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFA
 
     ``seed`` initialises the MLP head (the paper averages 5 runs); ``alpha`` is its L2 penalty.
     """
-    import warnings  # noqa: PLC0415
+    import warnings
 
-    from sklearn.exceptions import ConvergenceWarning  # noqa: PLC0415
-    from sklearn.neural_network import MLPClassifier  # noqa: PLC0415
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
 
     texts = list(texts)
     y = _labels(labels)
@@ -243,7 +243,7 @@ def load(folder: str | Path | None = None, encoder: Encoder | None = None) -> Re
             "with `python -m nlgbias.regard train` or run notebook 06")
     card = json.loads(card_file.read_text(encoding="utf-8"))
     with open(head_file, "rb") as f:
-        head = pickle.load(f)  # noqa: S301 - our own artefact
+        head = pickle.load(f)
     enc = encoder if encoder is not None else Encoder(card["encoder"])
     if enc.name != card["encoder"]:
         raise ValueError(f"classifier in {folder} was trained on encoder {card['encoder']!r}, got {enc.name!r}")

@@ -46,7 +46,7 @@ LABELS = ("negative", "neutral", "positive")
 @lru_cache(maxsize=1)
 def analyzer():
     """The VADER ``SentimentIntensityAnalyzer`` (default lexicon), created once."""
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer  # noqa: PLC0415
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
     return SentimentIntensityAnalyzer()
 

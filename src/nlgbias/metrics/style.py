@@ -95,8 +95,8 @@ class StyleClassifier:
     folder: Path
 
     def __post_init__(self) -> None:
-        import fasttext  # noqa: PLC0415
-        import lightgbm as lgb  # noqa: PLC0415
+        import fasttext
+        import lightgbm as lgb
 
         fasttext.FastText.eprint = lambda *a, **k: None
         index = _emoji_index(self.folder)
@@ -107,14 +107,14 @@ class StyleClassifier:
         for emo in EMOTIONS:
             path = self.folder / MODEL / f"reg_{emo}.txt"
             if not path.exists():
-                import gzip  # noqa: PLC0415
-                import shutil  # noqa: PLC0415
+                import gzip
+                import shutil
 
                 gz = path.with_suffix(".txt.gz")
                 if not gz.exists():
                     raise FileNotFoundError(f"nade: neither {path.name} nor {gz.name} in {path.parent}")
                 log.info("un-gzipping nade regressor %s", gz.name)
-                from nlgbias.io import atomic_path  # noqa: PLC0415
+                from nlgbias.io import atomic_path
 
                 with atomic_path(path) as tmp, gzip.open(gz, "rb") as fi, open(tmp, "wb") as fo:
                     shutil.copyfileobj(fi, fo)
@@ -123,8 +123,8 @@ class StyleClassifier:
     @staticmethod
     def preprocess(texts: list[str]) -> list[str]:
         """nade's preprocessing: space punctuation runs, squeeze spaces, lower-case, strip."""
-        import pyarrow as pa  # noqa: PLC0415
-        import pyarrow.compute as pc  # noqa: PLC0415
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         arr = pa.array(texts, type=pa.string())
         arr = pc.replace_substring_regex(arr, r"\s*([\p{P}]+)\s*", r" \1 ")

@@ -213,7 +213,7 @@ class ToxBlockBiLSTM(nn.Module):
     @classmethod
     def from_keras_h5(cls, path: str | Path) -> ToxBlockBiLSTM:
         """Load tox-block's ``lstm_model_0.1.2.h5`` (Keras 2.2.4-tf HDF5) with h5py."""
-        import h5py  # noqa: PLC0415
+        import h5py
 
         with h5py.File(path, "r") as f:
             w = f["model_weights"]
@@ -311,7 +311,7 @@ def load_toxblock(folder: str | None = None, device: str = "cpu") -> ToxBlock:
 # --------------------------------------------------------------------------- hub models
 def _hub_predict(texts: Sequence[str], model: str, batch_size: int, device: str) -> np.ndarray:
     """Six Jigsaw probabilities from a hub text-classification model (needs internet)."""
-    from transformers import pipeline  # noqa: PLC0415
+    from transformers import pipeline
 
     clf = pipeline("text-classification", model=model, device=device, top_k=None,
                    function_to_apply="sigmoid", truncation=True)

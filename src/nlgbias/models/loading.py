@@ -53,8 +53,8 @@ def _drop_quantization_config(config_file: Path) -> None:
 
 
 def _load_gguf(spec: ModelSpec, dtype):
-    import torch  # noqa: PLC0415
-    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     cache = cache_dir(spec.name)
     if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
@@ -107,7 +107,7 @@ def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
     kind = KINDS[spec.kind]
     if kind.auto_class is None:
         return LoadedModel(spec, None, None, device)
-    import torch  # noqa: PLC0415
+    import torch
 
     set_torch_threads()  # the same count everywhere: bf16 sums depend on it
     if device.startswith("cuda"):
@@ -116,7 +116,7 @@ def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
     if spec.resource:
         model, tok = _load_gguf(spec, dtype)
     else:
-        import transformers  # noqa: PLC0415
+        import transformers
 
         auto = getattr(transformers, kind.auto_class)
         try:

@@ -244,7 +244,7 @@ def kind_of_config(cfg, where: str = "this model") -> str:
     entry in ``transformers``' auto mappings (masked first for encoders such as BERT).
     Anything else (a classifier head, an unknown model type) raises :class:`ModelKindError`
     naming the architecture."""
-    from transformers.models.auto.modeling_auto import (  # noqa: PLC0415
+    from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
         MODEL_FOR_MASKED_LM_MAPPING_NAMES,
         MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
@@ -286,7 +286,7 @@ def kind_of_config(cfg, where: str = "this model") -> str:
 def infer_kind(path_or_id: str) -> str:
     """The :data:`KINDS` key of a local folder or hub id, from its ``config.json``
     (:func:`kind_of_config`)."""
-    from transformers import AutoConfig  # noqa: PLC0415
+    from transformers import AutoConfig
 
     try:
         cfg = AutoConfig.from_pretrained(path_or_id)
@@ -301,7 +301,7 @@ def infer_kind(path_or_id: str) -> str:
 def _hub_kind(hub_id: str, name: str) -> str:
     """The kind of a hub id from its config in the local Hugging Face cache, else (hub
     reachable) downloaded; else :class:`KindUnknownOfflineError` saying how to state it."""
-    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415
+    from huggingface_hub import try_to_load_from_cache
 
     try:
         cached = try_to_load_from_cache(hub_id, "config.json")
@@ -324,9 +324,9 @@ def get_spec(name: str) -> ModelSpec:
     architecture (:mod:`nlgbias.models.tiny`), named so in its description."""
     spec = _get_spec(name)
     if dry_run() and spec.backend == "hf" and (spec.resource or (spec.hub_id and not spec.is_local)):
-        from dataclasses import replace  # noqa: PLC0415
+        from dataclasses import replace
 
-        from nlgbias.models.tiny import architecture_of, tiny_folder  # noqa: PLC0415
+        from nlgbias.models.tiny import architecture_of, tiny_folder
 
         arch = "llama" if spec.resource else architecture_of(spec.hub_id)
         folder = tiny_folder(arch, cache_root())
@@ -389,7 +389,7 @@ def _has_chat_template(folder: str) -> bool:
 def _hub_reachable(timeout: float = 3.0) -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0") or os.environ.get("TRANSFORMERS_OFFLINE", "") not in ("", "0"):
         return False
-    import socket  # noqa: PLC0415
+    import socket
 
     try:
         socket.create_connection(("huggingface.co", 443), timeout=timeout).close()
@@ -412,7 +412,7 @@ def check_available(name: str) -> ModelSpec:
         if not (cache_dir(spec.name) / "model.safetensors").is_file():
             resolve(spec.resource)  # raises ResourceNotFoundError naming the package
         return spec
-    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415
+    from huggingface_hub import try_to_load_from_cache
 
     cached = try_to_load_from_cache(spec.hub_id, "config.json")
     if isinstance(cached, str) or _hub_reachable():

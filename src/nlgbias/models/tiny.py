@@ -55,7 +55,7 @@ def architecture_of(hub_id: str) -> str:
 
 
 def _byte_vocab(specials: list[str]) -> dict[str, int]:
-    from tokenizers.pre_tokenizers import ByteLevel  # noqa: PLC0415
+    from tokenizers.pre_tokenizers import ByteLevel
 
     return {t: i for i, t in enumerate(specials + sorted(ByteLevel.alphabet()))}
 
@@ -65,7 +65,7 @@ def _chars() -> list[str]:
 
 
 def _gpt2(folder: Path, seed: int):
-    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: PLC0415
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
 
     vocab = _byte_vocab(["<|endoftext|>"])
     write_json(vocab, folder / "vocab.json")
@@ -77,7 +77,7 @@ def _gpt2(folder: Path, seed: int):
 
 
 def _ctrl(folder: Path, seed: int):
-    from transformers import CTRLConfig, CTRLLMHeadModel, CTRLTokenizer  # noqa: PLC0415
+    from transformers import CTRLConfig, CTRLLMHeadModel, CTRLTokenizer
 
     codes = ["Wikipedia", "Thoughts", "Opinion", "Links", "Books", "Reviews"]
     tokens = ["<unk>", *codes, *_chars(), *(c + "@@" for c in _chars())]
@@ -90,7 +90,7 @@ def _ctrl(folder: Path, seed: int):
 
 
 def _bert(folder: Path, seed: int):
-    from transformers import BertConfig, BertForPreTraining, BertTokenizer  # noqa: PLC0415
+    from transformers import BertConfig, BertForPreTraining, BertTokenizer
 
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *_chars(), *("##" + c for c in _chars())]
     write_text("\n".join(words) + "\n", folder / "vocab.txt")
@@ -101,7 +101,7 @@ def _bert(folder: Path, seed: int):
 
 
 def _roberta(folder: Path, seed: int):
-    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizer  # noqa: PLC0415
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizer
 
     vocab = _byte_vocab(["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
     write_json(vocab, folder / "vocab.json")
@@ -114,7 +114,7 @@ def _roberta(folder: Path, seed: int):
 
 
 def _blenderbot(folder: Path, seed: int):
-    from transformers import (  # noqa: PLC0415
+    from transformers import (
         BlenderbotConfig,
         BlenderbotForConditionalGeneration,
         BlenderbotTokenizer,
@@ -130,7 +130,7 @@ def _blenderbot(folder: Path, seed: int):
 
 
 def _llama(folder: Path, seed: int):
-    from transformers import GPT2Tokenizer, LlamaConfig, LlamaForCausalLM  # noqa: PLC0415
+    from transformers import GPT2Tokenizer, LlamaConfig, LlamaForCausalLM
 
     specials = ["<|endoftext|>", "<pad>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>"]
     vocab = _byte_vocab(specials)
@@ -151,7 +151,7 @@ _BUILDERS = {"gpt2": _gpt2, "llama": _llama, "ctrl": _ctrl, "bert": _bert, "robe
 def build_tiny(architecture: str, folder: str | Path, seed: int = 0) -> Path:
     """Write a tiny random model of ``architecture`` (a value of :data:`ARCHITECTURES`) and its
     tokenizer to ``folder`` (atomically: a folder that exists is complete). Returns the folder."""
-    import torch  # noqa: PLC0415
+    import torch
 
     if architecture not in _BUILDERS:
         raise ValueError(f"unknown architecture {architecture!r}; known: {', '.join(_BUILDERS)}")

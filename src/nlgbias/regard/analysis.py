@@ -250,7 +250,7 @@ def bold_chi2(texts: pd.DataFrame, label_col: str = "regard") -> dict:
 
 def bold_mask(texts: pd.Series, names: pd.Series) -> list[str]:
     """BOLD texts with the person's name (and each of its words of 3+ letters) replaced by XYZ."""
-    from nlgbias.datasets.regard import mask_demographic  # noqa: PLC0415
+    from nlgbias.datasets.regard import mask_demographic
 
     out = []
     for t, name in zip(texts, names, strict=True):
@@ -287,7 +287,7 @@ def seed_summary(runs: pd.DataFrame, n_texts: dict[str, int], settings_tried: in
     >>> [round(float(s[c]), 3) for c in ("test_mean", "test_mean_lo", "test_mean_hi")]
     [0.8, 0.444, 0.975]
     """
-    from nlgbias.stats import proportion_interval  # noqa: PLC0415
+    from nlgbias.stats import proportion_interval
 
     rows = []
     for model, g in runs.groupby("model", sort=False):
@@ -329,7 +329,7 @@ def gap_difference(df: pd.DataFrame, label_col: str, source_a: str, source_b: st
     (:func:`bias_size`) of ``source_a`` minus ``source_b``, with a seeded bootstrap 95 %
     interval (texts resampled within each source x context x demographic cell,
     ``nlgbias.stats.bootstrap_means``). Returns estimate, lo, hi and n per source."""
-    from nlgbias.stats import bootstrap_means, percentile_interval  # noqa: PLC0415
+    from nlgbias.stats import bootstrap_means, percentile_interval
 
     labs = ("negative", "positive")
     out_gaps, point, ns = {}, {}, {}

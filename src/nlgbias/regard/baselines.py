@@ -20,7 +20,7 @@ VADER_POS, VADER_NEG = 0.05, -0.05
 def vader_labels(texts: Sequence[str], pos: float = VADER_POS, neg: float = VADER_NEG) -> np.ndarray:
     """VADER sentiment as a regard label -1/0/1 (Sheng §4: "taking sentiment predictions as
     regard predictions")."""
-    from nlgbias.metrics.sentiment import compute  # noqa: PLC0415
+    from nlgbias.metrics.sentiment import compute
 
     c = compute(list(texts), pos=pos, neg=neg)["compound"].to_numpy()
     return np.where(c >= pos, 1, np.where(c <= neg, -1, 0))
@@ -28,7 +28,7 @@ def vader_labels(texts: Sequence[str], pos: float = VADER_POS, neg: float = VADE
 
 def textblob_labels(texts: Sequence[str]) -> np.ndarray:
     """TextBlob polarity as a regard label: > 0 positive, < 0 negative, 0 neutral."""
-    from textblob import TextBlob  # noqa: PLC0415
+    from textblob import TextBlob
 
     pol = np.array([TextBlob(str(t)).sentiment.polarity for t in texts])
     return np.where(pol > 0, 1, np.where(pol < 0, -1, 0))
@@ -48,7 +48,7 @@ def train_lstm(train_texts: Sequence[str], train_labels: Sequence[int], *, seed:
     """A 2-layer LSTM classifier (last hidden state -> linear -> 3 labels), embeddings random
     (``embeddings=None``, ``dim``) or initialised from a word2vec ``Embedding`` and tuned.
     Returns ``predict(texts) -> labels -1/0/1``."""
-    import torch  # noqa: PLC0415
+    import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)

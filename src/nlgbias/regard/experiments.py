@@ -142,7 +142,7 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
         return p.rename(columns={"label": "regard"}).reset_index(drop=True)
 
     def vader_fn(chunk: pd.DataFrame) -> pd.DataFrame:
-        from nlgbias.metrics.sentiment import compute  # noqa: PLC0415
+        from nlgbias.metrics.sentiment import compute
 
         c = compute(chunk[text_col].tolist(), pos=B.VADER_POS, neg=B.VADER_NEG)
         return pd.DataFrame({"compound": c["compound"], "sentiment": c["sentiment"]})
@@ -206,7 +206,7 @@ PAPER_SOURCES = {"gpt2": "GPT-2 (paper's samples)", "lm1b": "LM 1B (paper's samp
 def paper_samples(per_cell: int | None = None, seed: int = 0) -> pd.DataFrame:
     """The paper's GPT-2 and LM 1B samples (their released masked copies), ``per_cell`` per
     (source, context, demographic) drawn with ``seed`` when given, sources named as in Figure 2."""
-    from nlgbias.datasets import regard as D  # noqa: PLC0415
+    from nlgbias.datasets import regard as D
 
     out = pd.concat([D.load_generated_samples(s) for s in PAPER_SOURCES], ignore_index=True)
     if per_cell:
@@ -223,10 +223,10 @@ def generate_samples(models: Sequence[str], generations: str | Path, *, samples_
     shared generation engine (resumable, ``regard__<model>.parquet`` in ``generations``); each
     row's ``source`` names the model and ``masked`` is its text with the demographic masked.
     ``timings`` (if given) gets each model's seconds."""
-    from nlgbias.datasets import regard as D  # noqa: PLC0415
-    from nlgbias.generation import decoding_for, generate_dataset  # noqa: PLC0415
-    from nlgbias.io import read_table  # noqa: PLC0415
-    from nlgbias.models import display_name  # noqa: PLC0415
+    from nlgbias.datasets import regard as D
+    from nlgbias.generation import decoding_for, generate_dataset
+    from nlgbias.io import read_table
+    from nlgbias.models import display_name
 
     prompts = D.regard_prompts()
     frames = []
@@ -248,7 +248,7 @@ def generate_samples(models: Sequence[str], generations: str | Path, *, samples_
 def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str]) -> pd.DataFrame:
     """BOLD's prepared texts of every source (``model`` column: the source) in ``groups`` (Table
     5's gender and race groups), with ``masked``: the person's name replaced by ``XYZ``."""
-    from nlgbias.regard.analysis import bold_mask  # noqa: PLC0415
+    from nlgbias.regard.analysis import bold_mask
 
     bold = pd.concat([df.assign(model=name) for name, df in sources.items()], ignore_index=True)
     bold = bold[bold["group"].isin(groups)].copy()

@@ -75,7 +75,7 @@ def scoring_methods(name: str) -> dict[str, str]:
         return {"intrasentence": m, "intersentence": m}
     if name in BASELINES:
         return {"intrasentence": "baseline (§6.3)", "intersentence": "baseline (§6.3)"}
-    from nlgbias.models import get_spec  # noqa: PLC0415
+    from nlgbias.models import get_spec
 
     how = get_spec(name).kind_info.scorer
     if how == "causal":
@@ -92,8 +92,8 @@ def stand_in_for(name: str) -> str:
     """The paper model a run of ``name`` is compared with: itself for the paper's own models
     (GPT2, BERT-base, ...), GPT2 for any other causal LM (the offline stand-ins, a user's
     checkpoint), BERT-base for any other masked LM."""
-    from nlgbias.models import get_spec  # noqa: PLC0415
-    from nlgbias.stereoset.paper import PAPER_NAME  # noqa: PLC0415
+    from nlgbias.models import get_spec
+    from nlgbias.stereoset.paper import PAPER_NAME
 
     if name in PAPER_NAME:
         return PAPER_NAME[name]
@@ -109,7 +109,7 @@ def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | 
     <split>.json`` (official format). Returns ``{"results": {display name: results},
     "scores": {display name: id -> score}, "per_sentence": {display name: frame}}``.
     ``baselines``: the §6.3 baselines to run (none: ``()``)."""
-    from nlgbias.models import display_name, model_slug  # noqa: PLC0415
+    from nlgbias.models import display_name, model_slug
 
     out: dict = {"results": {}, "scores": {}, "per_sentence": {}}
     for name in baselines:
@@ -155,9 +155,9 @@ def run_splits(gold: dict, per_target: dict, models: list[str], interim: str | P
     """Both splits (``gold``: split -> every CAT): the §6.3 baselines on every CAT, ``models``
     on a stratified subset of ``per_target[split]`` CATs per task x target (0: all; seeded),
     each evaluated with the official scorer (:func:`run_split`)."""
-    import time  # noqa: PLC0415
+    import time
 
-    from nlgbias.models import display_name  # noqa: PLC0415
+    from nlgbias.models import display_name
 
     cats, results, scores, scored_cats, model_sc, seconds = {}, {}, {}, {}, {}, {}
     for split, every in gold.items():
@@ -182,8 +182,8 @@ def model_scores(name: str, cats: pd.DataFrame, interim: str | Path, split: str 
     """Sentence scores of model ``name`` for ``cats`` (§7), cached resumably under
     ``interim/stereoset/<split>/<model_slug>[-<dtype>]/``. Returns (id → score, the
     per-sentence frame). The model is loaded only when some sentence is not cached yet."""
-    from nlgbias.io import ShardCache  # noqa: PLC0415
-    from nlgbias.models import model_slug  # noqa: PLC0415
+    from nlgbias.io import ShardCache
+    from nlgbias.models import model_slug
 
     sents = sentence_table(cats)
     tag = model_slug(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")

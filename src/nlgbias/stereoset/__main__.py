@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.out:
-        from nlgbias.io import write_json  # noqa: PLC0415
+        from nlgbias.io import write_json
 
         write_json(results, args.out)
         print(pretty(results))

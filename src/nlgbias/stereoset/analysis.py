@@ -65,7 +65,7 @@ def vader_negative(texts: Iterable[str], threshold: float = -0.05) -> np.ndarray
     """Two classes from VADER: negative when the compound score is ``<= threshold`` (VADER's own
     −0.05), positive otherwise, neutral included, as the paper's two-class classifier puts
     neutral sentences with the positive ones (§5)."""
-    from nlgbias.metrics.sentiment import analyzer  # noqa: PLC0415
+    from nlgbias.metrics.sentiment import analyzer
 
     sia = analyzer()
     return np.array([sia.polarity_scores(t)["compound"] <= threshold for t in texts])
@@ -74,7 +74,7 @@ def vader_negative(texts: Iterable[str], threshold: float = -0.05) -> np.ndarray
 def textblob_negative(texts: Iterable[str]) -> np.ndarray:
     """Two classes from TextBlob's pattern lexicon: negative when polarity < 0 (the pattern
     analyzer called directly: the same polarity as ``TextBlob(t).sentiment``, 4x faster)."""
-    from textblob.en import sentiment  # noqa: PLC0415
+    from textblob.en import sentiment
 
     return np.array([sentiment(t)[0] < 0 for t in texts])
 
@@ -137,7 +137,7 @@ def simple_maths(focus_counts: Mapping[str, int], reference_fpm: Mapping[str, fl
 def wordfreq_fpm(words_: Iterable[str], lang: str = "en") -> dict[str, float]:
     """Frequency per million of each word in ``wordfreq``'s general-English reference (a blend
     of Wikipedia, subtitles, news, books, web text, Twitter and Reddit; 0 when unlisted)."""
-    from wordfreq import word_frequency  # noqa: PLC0415
+    from wordfreq import word_frequency
 
     return {w: word_frequency(w, lang) * 1e6 for w in set(words_)}
 
@@ -150,7 +150,7 @@ def likely_typo(word: str, ratio: float = 1000.0, lang: str = "en") -> bool:
     >>> likely_typo("poeple"), likely_typo("gentlement"), likely_typo("bossy")
     (True, True, False)
     """
-    from wordfreq import word_frequency  # noqa: PLC0415
+    from wordfreq import word_frequency
 
     f = word_frequency(word, lang)
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -164,7 +164,7 @@ def likely_typo(word: str, ratio: float = 1000.0, lang: str = "en") -> bool:
 
 
 def _stem(word: str) -> str:
-    from nltk.stem.porter import PorterStemmer  # noqa: PLC0415
+    from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer().stem(word)
 

@@ -72,7 +72,7 @@ def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size:
     """Per text, the log-probability of each of its tokens (after a start token, as
     :func:`nlgbias.likelihood.causal_items`; without one, tokens 1..N given token 0), in
     length-sorted right-padded batches."""
-    import torch  # noqa: PLC0415
+    import torch
 
     start = start_token_id(tokenizer)
     seqs = [([start] if start is not None else []) + encode(tokenizer, t) for t in texts]
@@ -131,10 +131,10 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     for every pair, cached resumably under
     ``interim/crows_pairs/<model_slug>[-<dtype>]`` (the model is loaded only if some pair is
     not cached). Returns ``pairs`` with ``sent_more_score, sent_less_score, scoring``."""
-    from nlgbias.io import ShardCache  # noqa: PLC0415
-    from nlgbias.likelihood import lm_kind, load_lm  # noqa: PLC0415
-    from nlgbias.models import get_spec, model_slug  # noqa: PLC0415
-    from nlgbias.scoring import score_texts  # noqa: PLC0415
+    from nlgbias.io import ShardCache
+    from nlgbias.likelihood import lm_kind, load_lm
+    from nlgbias.models import get_spec, model_slug
+    from nlgbias.scoring import score_texts
 
     spec = get_spec(name)
     served = spec.backend != "hf"  # a server or vLLM: whole-sentence log-likelihoods only
@@ -148,7 +148,7 @@ def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: 
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
         if served:
             if holder["lm"] is None:
-                from nlgbias.lm import get_lm  # noqa: PLC0415
+                from nlgbias.lm import get_lm
 
                 holder["lm"] = get_lm(name)
             texts = [s for pair in chunk[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]

@@ -104,7 +104,7 @@ def predictions_json(cats: pd.DataFrame, scores: Mapping[str, float]) -> dict:
 
 def write_predictions(cats: pd.DataFrame, scores: Mapping[str, float], target: str | Path) -> Path:
     """Write :func:`predictions_json` to ``target`` atomically."""
-    from nlgbias.io import write_json  # noqa: PLC0415
+    from nlgbias.io import write_json
 
     return write_json(predictions_json(cats, scores), target)
 
@@ -277,7 +277,7 @@ def random_lm(cats: pd.DataFrame, seed: int = 0) -> dict[str, float]:
 
 def vader_compound(texts: Iterable[str]) -> np.ndarray:
     """VADER compound sentiment (−1…1) of each text."""
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer  # noqa: PLC0415
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
     sia = SentimentIntensityAnalyzer()
     return np.array([sia.polarity_scores(t)["compound"] for t in texts], dtype=float)

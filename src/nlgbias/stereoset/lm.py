@@ -52,7 +52,7 @@ _encode = encode
 
 
 def _torch():
-    import torch  # noqa: PLC0415
+    import torch
 
     return torch
 
@@ -105,7 +105,7 @@ def has_nsp_head(model) -> bool:
 def nsp_is_next(model, tokenizer, contexts: Sequence[str], sentences: Sequence[str], *,
                 batch_size: int = 32, device: str = "cpu", progress: bool = False) -> np.ndarray:
     """P(sentence follows context) from the NSP head (StereoSet §7.1): softmax index 0."""
-    from nlgbias.progress import tqdm  # noqa: PLC0415
+    from nlgbias.progress import tqdm
 
     torch = _torch()
     lengths = np.array([len(c) + len(s) for c, s in zip(contexts, sentences)])
@@ -283,12 +283,12 @@ def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str
     (BERT). ``dtype`` ("float32" default; "bfloat16": ~2-4x faster on CPUs with AMX, scores
     rounded; "auto": :func:`nlgbias.hardware.resolve_dtype`)."""
     torch = _torch()
-    from nlgbias.hardware import resolve_dtype  # noqa: PLC0415
-    from nlgbias.models import get_spec, load_model  # noqa: PLC0415
+    from nlgbias.hardware import resolve_dtype
+    from nlgbias.models import get_spec, load_model
 
     spec = get_spec(name)
     if spec.backend != "hf":  # a server or vLLM: log-likelihoods through nlgbias.lm
-        from nlgbias.lm import get_lm  # noqa: PLC0415
+        from nlgbias.lm import get_lm
 
         return CATScorer(None, None, "causal", device=device, batch_size=batch_size,
                          lm=get_lm(name), **kw)
@@ -300,7 +300,7 @@ def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str
     lm = load_model(name, device=device, dtype=tdtype)
     nsp = None
     if how == "masked":
-        from transformers import AutoModelForNextSentencePrediction  # noqa: PLC0415
+        from transformers import AutoModelForNextSentencePrediction
 
         try:
             nsp = AutoModelForNextSentencePrediction.from_pretrained(spec.hub_id).to(device).eval()
@@ -319,7 +319,7 @@ def score_sentences(scorer: CATScorer, sents: pd.DataFrame, cache_dir: str | Pat
     """Score every sentence of ``sents`` (a ``sentence_table``) through the resumable cache of
     :func:`nlgbias.scoring.score_texts` (keyed by sentence id; finished chunks are skipped on a
     rerun). Returns ``sents`` with ``mean_logprob, n_tokens, score`` joined, same order."""
-    from nlgbias.scoring import score_texts  # noqa: PLC0415
+    from nlgbias.scoring import score_texts
 
     def fn(chunk_df: pd.DataFrame) -> pd.DataFrame:
         return scorer.score(chunk_df).drop(columns="id")
