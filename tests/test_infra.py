@@ -352,3 +352,20 @@ def test_run_summary_compares_by_value_and_names_changed_verdicts(tmp_path):
     assert "results/bold_claims_x.csv" not in [f for f, _ in skip.differs] and not skip.verdicts
     m = provenance.machine()
     assert m["cores"] >= 1 and "torch" in m and provenance.describe(m)
+
+
+def test_atomic_dir_renames_a_complete_folder_and_keeps_a_finished_one(tmp_path):
+    from nlgbias.io import atomic_dir
+
+    target = tmp_path / "sub" / "model"
+    with atomic_dir(target) as tmp:
+        (tmp / "a.txt").write_text("1")
+    assert (target / "a.txt").read_text() == "1"
+    with atomic_dir(target) as tmp:  # another copy finished first: it is kept
+        (tmp / "a.txt").write_text("2")
+    assert (target / "a.txt").read_text() == "1"
+    with pytest.raises(RuntimeError), atomic_dir(tmp_path / "failed") as tmp:
+        (tmp / "half.txt").write_text("x")
+        raise RuntimeError("killed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]  # nothing half-written left
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["model"]

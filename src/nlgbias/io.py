@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,28 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+@contextmanager
+def atomic_dir(target: str | Path) -> Iterator[Path]:
+    """Yield a new temporary folder beside ``target``; on success rename it to ``target``, so a
+    folder that exists is complete. If another process renamed its own copy into place first,
+    that copy is kept (both were built the same way); the temporary folder never stays."""
+    target = Path(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    except OSError as exc:
+        raise WriteError(target, exc) from exc
+    try:
+        yield tmp
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def write_parquet(df: pd.DataFrame, target: str | Path) -> Path:

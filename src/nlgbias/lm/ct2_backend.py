@@ -71,10 +71,7 @@ def convert(name: str, cache: str | Path | None = None) -> Path:
     """The CTranslate2 model of ``name`` (float32 weights; the compute type is chosen at load),
     converted once into ``<cache>/ct2/<model slug>`` (atomically: a folder that exists is
     complete)."""
-    import os
-    import shutil
-    import tempfile
-
+    from nlgbias.io import atomic_dir
     from nlgbias.models import model_slug
     from nlgbias.paths import cache_root
 
@@ -83,13 +80,8 @@ def convert(name: str, cache: str | Path | None = None) -> Path:
     out = Path(cache or cache_root()) / "ct2" / model_slug(spec.name)
     if (out / "model.bin").is_file():
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
-    try:
+    with atomic_dir(out) as tmp:
         ct2.converters.TransformersConverter(source).convert(str(tmp), force=True)
-        os.replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 

@@ -18,13 +18,10 @@ notebook 08's tuning of a 0.5B model would take it from minutes to a quarter of 
 
 from __future__ import annotations
 
-import os
-import shutil
 import string
-import tempfile
 from pathlib import Path
 
-from nlgbias.io import write_json, write_text
+from nlgbias.io import atomic_dir, write_json, write_text
 
 __all__ = ["ARCHITECTURES", "architecture_of", "build_tiny", "tiny_folder"]
 
@@ -158,20 +155,11 @@ def build_tiny(architecture: str, folder: str | Path, seed: int = 0) -> Path:
     folder = Path(folder)
     if (folder / "config.json").is_file():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    try:  # built in a temporary folder, then renamed: a folder that exists is complete
+    with atomic_dir(folder) as tmp:  # a folder that exists is complete
         torch.manual_seed(seed)
         model, tok = _BUILDERS[architecture](tmp, seed)
         model.eval().save_pretrained(tmp)
         tok.save_pretrained(tmp)
-        try:
-            os.replace(tmp, folder)
-        except OSError:  # another process finished the same folder first
-            if not (folder / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
