@@ -23,7 +23,8 @@ def _diff_claim(p1: float, p2: float, n: int, paper_effect: float = 0.022, seed:
     p, _ = stats.two_proportion_test(c1, n, c2, n)
     return claims.direction(id="d", paper="0.069 vs 0.047, p < 0.01", sign=1,
                             estimate=c1 / n - c2 / n, interval=(lo, hi), pvalue=p,
-                            paper_alpha=alpha, paper_effect=paper_effect, n=n, **BASE)
+                            paper_alpha=alpha, paper_effect=paper_effect, n=n,
+                            population=10**6, unit="texts", **BASE)
 
 
 def test_direction_small_n_is_inconclusive_and_large_n_decides():
@@ -48,7 +49,8 @@ def test_direction_needs_the_papers_level_where_it_claims_one():
 
 
 def test_value_in_interval_both_sides_of_the_inconclusive_boundary():
-    kw = dict(id="v", paper_value=2.29, n=4, null=1.0, statistic="ratio", section="s", claim="c")
+    kw = dict(id="v", paper_value=2.29, n=4, null=1.0, statistic="ratio", section="s", claim="c",
+              population=17, unit="professions")
     assert claims.value_in_interval(**kw, estimate=1.9, interval=(1.3, 3.7)).verdict is Verdict.REPRODUCED
     wide = claims.value_in_interval(**kw, estimate=1.5, interval=(0.9, 3.0))
     assert wide.verdict is Verdict.INCONCLUSIVE and wide.n_needed > 4
@@ -64,15 +66,91 @@ def test_paper_value_outside_is_differs_even_when_the_run_prefers_the_same_side(
     assert c.verdict is Verdict.DIFFERS and "above" in c.reason
 
 
-def test_stand_in_magnitude_is_not_comparable_but_within_run_direction_is_graded():
+def test_stand_ins_are_replications_in_their_own_words_never_reproductions():
     kw = dict(id="t", section="s", claim="c", paper="lower", sign=-1, estimate=-0.3,
               interval=(-0.5, -0.1), n=20, statistic="change", comparability=Comparability.STAND_IN,
               stand_in="tox-block")
-    nc = claims.direction(**kw)
-    assert nc.verdict is Verdict.NOT_COMPARABLE and "would say reproduced" in nc.reason
-    assert claims.direction(**kw, grades="direction within run").verdict is Verdict.REPRODUCED
+    d = claims.direction(**kw)
+    assert (d.tally, d.verdict) == (claims.Tally.REPLICATION, Verdict.HOLDS)
+    opposite = claims.direction(**{**kw, "estimate": 0.3, "interval": (0.1, 0.5)})
+    assert opposite.verdict is Verdict.DOES_NOT_HOLD
+    undecided = claims.direction(**{**kw, "interval": (-0.5, 0.1)})
+    assert undecided.verdict is Verdict.UNDECIDED
+    # a contrast of two arms of our own experiment is a replication even when like-for-like
+    arms = claims.direction(**{**kw, "comparability": "like-for-like", "stand_in": ""},
+                            grades="direction within run")
+    assert (arms.tally, arms.verdict) == (claims.Tally.REPLICATION, Verdict.HOLDS)
+    # a magnitude on a stand-in, and a different method, are not graded
+    mag = claims.value_in_interval(id="m", section="s", claim="c", paper_value=60.0, estimate=61.0,
+                                   interval=(59.0, 63.0), n=4229, null=50.0, statistic="ss",
+                                   comparability="stand-in", stand_in="SmolLM2 for GPT-2")
+    assert mag.verdict is Verdict.NOT_COMPARABLE and "would say reproduced" in mag.reason
+    other = claims.direction(**{**kw, "comparability": "different method",
+                                "stand_in": "likelihood, not the NSP head"})
+    assert other.verdict is Verdict.NOT_COMPARABLE and "different method" in other.reason
     with pytest.raises(ValueError, match="name its stand-in"):
         claims.direction(**{**kw, "stand_in": ""})
+    with pytest.raises(ValueError, match="not like-for-like"):
+        claims.direction(**{**kw, "comparability": "like-for-like", "stand_in": ""}, scorer="x")
+    rows = [d, opposite, undecided, arms, mag, other]
+    df = claims.frame([claims.Claim(**{**c.__dict__, "id": f"t{i}"}) for i, c in enumerate(rows)])
+    claims.validate(df)
+    with pytest.raises(ValueError, match="tally"):
+        claims.validate(df.assign(verdict="reproduced"))
+    with pytest.raises(ValueError, match="only like-for-like"):
+        claims.validate(df.assign(tally="reproduction", verdict="reproduced"))
+
+
+def test_calibration_rows_grade_a_stand_in_scorer_on_the_papers_texts():
+    # regard on BOLD's WIKI (BOLD Table 5): the stand-in's .526 [.49, .56] vs the paper's .378
+    kw = dict(section="T5", claim="positive regard, male WIKI", paper_value=0.378,
+              statistic="positive share", n=500, comparability="stand-in",
+              stand_in="MiniLM regard classifier", calibrates="regard-minilm")
+    off = claims.value_in_interval(id="c1", estimate=0.526, interval=(0.49, 0.56), **kw)
+    on = claims.value_in_interval(id="c2", estimate=0.39, interval=(0.35, 0.43), **kw)
+    assert (off.tally, off.verdict, off.scorer) == (claims.Tally.CALIBRATION, Verdict.DISAGREES,
+                                                    "regard-minilm")
+    assert on.verdict is Verdict.AGREES
+    none = claims.not_tested(id="c3", section="T7", claim="tox-block on WIKI", paper="none printed",
+                             why="the paper prints no toxicity of its classifier on WIKI alone",
+                             tally="calibration", scorer="tox-block")
+    assert none.verdict is Verdict.NOT_TESTED
+    claims.validate(claims.frame([off, on, none]))
+
+
+def test_a_family_is_holm_adjusted_before_a_direction_is_graded():
+    # four directions at p = 0.015-0.021: each significant alone, none after Holm over four
+    ps = {"anger": 0.015, "sad": 0.021, "fear": 0.02, "disgust": 0.017}
+    fam = claims.Family("BOLD Table 4 (4 emotions)", ps)
+    assert fam.p("anger") == pytest.approx(0.06)
+    kw = dict(section="T4", claim="c", paper="women > men", sign=1, estimate=1.5,
+              interval=(0.3, 2.7), n=2048, statistic="points")
+    alone = claims.direction(id="anger", pvalue=0.015, **kw)
+    assert alone.verdict is Verdict.REPRODUCED
+    held = claims.direction(id="anger", family=fam, population=2048, unit="texts", **kw)
+    assert held.verdict is Verdict.INCONCLUSIVE and "Holm over 4" in held.reason
+    assert held.family == "BOLD Table 4 (4 emotions): 4 rows, Holm"
+    with pytest.raises(ValueError, match="raw p-value"):
+        claims.direction(id="anger", family=fam, pvalue=0.06, **kw)
+    with pytest.raises(KeyError):
+        claims.direction(id="joy", family=fam, **kw)
+
+
+def test_n_needed_is_never_above_the_population():
+    kw = dict(id="s", section="T6", claim="christianity > islam, sadness", paper="p < 0.05",
+              sign=1, estimate=0.2, interval=(-1.8, 2.2), n=171, statistic="points",
+              paper_effect=0.5)
+    with pytest.raises(ValueError, match="population"):
+        claims.direction(**kw)
+    small = claims.direction(**kw, population=171, unit="WIKI texts")
+    assert small.verdict is Verdict.INCONCLUSIVE and math.isnan(small.n_needed)
+    assert "more than the 171 that exist: this dataset cannot decide it" in small.reason
+    big = claims.direction(**{**kw, "id": "b"}, population=10**7, unit="texts")
+    assert big.n_needed > 171 and big.unit == "texts"
+    claims.validate(claims.frame([small, big]))
+    bad = claims.frame([big]).assign(population=100)
+    with pytest.raises(ValueError, match="above"):
+        claims.validate(bad)
 
 
 def test_ranking_and_tolerance():
@@ -168,7 +246,7 @@ def test_newcombe_difference_interval_matches_the_published_example():
 def test_an_interval_over_too_few_units_cannot_decide():
     kw = dict(id="a", section="T9", claim="c", paper="-26%", sign=-1, estimate=-0.77,
               interval=(-0.96, -0.21), n="3 descriptors", statistic="relative change",
-              paper_effect=-0.26)
+              paper_effect=-0.26, population=619, unit="descriptors")
     assert claims.direction(**kw).verdict is Verdict.REPRODUCED
     few = claims.direction(**kw, units=3)
     assert few.verdict is Verdict.INCONCLUSIVE and "resamples 3 units" in few.reason

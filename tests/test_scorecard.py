@@ -17,10 +17,18 @@ def _claims():
         claims.direction(id="bold.neg", section="6.1.2", claim="negative: male > female",
                          paper="p < 0.01", sign=1, estimate=0.017, interval=(0.003, 0.031),
                          pvalue=0.022, paper_alpha=0.01, paper_effect=0.022, n=2000,
-                         statistic="share difference"),
+                         statistic="share difference", population=10034, unit="texts"),
         claims.tolerance(id="bold.tox", section="6.2", claim="toxicity rank", paper_value=1,
                          estimate=3, tol=0, n=50, statistic="rank",
                          comparability=Comparability.STAND_IN, stand_in="tox-block"),
+        claims.direction(id="bold.tox_race", section="6.1.3", claim="toxic: race differs",
+                         paper="p < 0.05", sign=1, estimate=0.01, interval=(0.004, 0.016), n=500,
+                         statistic="share difference", comparability=Comparability.STAND_IN,
+                         stand_in="tox-block", scorer="tox-block"),
+        claims.value_in_interval(id="bold.regard_cal", section="T5", claim="positive regard, WIKI",
+                                 paper_value=0.378, estimate=0.526, interval=(0.49, 0.56), n=500,
+                                 statistic="share", comparability=Comparability.STAND_IN,
+                                 stand_in="MiniLM regard", calibrates="regard-minilm"),
     ]
 
 
@@ -34,18 +42,25 @@ def test_scorecard_counts_the_computed_verdicts_and_lists_checks_apart(tmp_path)
                 "stereoset_claims", results=tmp_path)
     pd.DataFrame({"model": ["a"], "lms": [1.0]}).to_csv(tmp_path / "stereoset_table4.csv", index=False)
     card = scorecard.collect(tmp_path)
-    assert card["verdict"].tolist() == ["reproduced", "inconclusive", "not comparable",
-                                        "paper inconsistent"]
-    c = scorecard.counts(card)
-    assert c.loc["bold"].tolist() == [1, 0, 1, 1, 0, 3]
-    assert c.loc["all", "claims"] == 4
+    assert card["verdict"].tolist() == ["reproduced", "inconclusive", "not comparable", "holds",
+                                        "disagrees", "paper inconsistent"]
+    rep = scorecard.counts(card, "reproduction")
+    assert rep.loc["bold"].tolist() == [1, 0, 1, 0, 0, 2]
+    assert rep.loc["all"].tolist() == [1, 0, 1, 0, 1, 3]
+    assert scorecard.counts(card, "replication").loc["bold"].tolist() == [1, 0, 0, 1, 0, 2]
+    assert scorecard.counts(card, "calibration").loc["all"].tolist() == [0, 1, 0, 0, 1]
     text = scorecard.write(tmp_path).read_text()
-    assert "| BOLD (Dhamala et al. 2021) | 3 | 1 | 0 | 1 | 1 | 0 |" in text
-    assert "Checks (not claims): 1, 1 passed." in text
-    assert "| 2,463 |" in text  # the n the inconclusive row needs
-    assert scorecard.summary_line(card).startswith(
-        "**4 claims graded: 1 reproduced, 0 differs, 1 inconclusive, 1 not comparable, "
-        "1 paper inconsistent**")
+    assert "| BOLD (Dhamala et al. 2021) | 2 | 1 | 0 | 1 | 0 | 0 |" in text
+    assert "### Checks (not claims): 1, 1 passed" in text
+    assert "| 2,463 texts |" in text  # the n the inconclusive row needs, in its unit
+    # the replication row scored by tox-block shows that its scorer has no calibration row
+    assert "| tox-block: no calibration row |" in text
+    assert scorecard.calibration_outcomes(card) == {"regard-minilm": "disagrees on 1 of 1",
+                                                    "tox-block": "no calibration row"}
+    line = scorecard.summary_line(card)
+    assert line.startswith("**Reproduction (like-for-like): 3 rows, 1 reproduced, 0 differs, "
+                           "1 inconclusive, 1 paper inconsistent**")
+    assert "**Replication on a stand-in: 2 rows, 1 holds, 0 does not hold, 1 not comparable**" in line
 
 
 def test_every_scorecard_row_has_n_comparability_rule_and_an_enum_verdict(tmp_path):
@@ -60,7 +75,7 @@ def test_a_free_text_verdict_is_refused_not_mapped(tmp_path):
     df = claims.frame(_claims())
     df.loc[0, "verdict"] = "replicates"
     df.to_csv(tmp_path / "bold_claims_bad.csv", index=False)
-    with pytest.raises(ValueError, match="verdicts not in"):
+    with pytest.raises(ValueError, match="verdicts (not in|outside)"):
         scorecard.collect(tmp_path)
 
 

@@ -6,35 +6,55 @@ module, which computes the verdict from the paper's value, this run's estimate, 
 interval and n. The scorecard (:mod:`nlgbias.scorecard`) reads the resulting tables and
 counts :class:`Verdict` values; nothing maps free text to a verdict.
 
-The five verdicts (:class:`Verdict`):
+Three tallies, never mixed (:data:`TALLIES`); a claim's tally follows from what it compares:
 
-- ``reproduced``: like-for-like, and the paper's value lies inside this run's interval; for a
-  directional claim the same direction, significant at the paper's level where the paper
-  claims significance (else: an interval that excludes no effect); for a ranking, agreement
-  whose interval clears a stated bound;
-- ``differs``: like-for-like, and the interval excludes the paper's value, or the effect is
-  significant in the opposite direction, or the test had >= 80 % power to detect the paper's
-  effect and found none;
-- ``inconclusive``: like-for-like, but the interval holds both the paper's value (or effect)
-  and no effect: underpowered. The row gives the minimum detectable effect at this n
-  (``mde``) and the n that 80 % power to detect the paper's effect needs (``n_needed``);
-- ``not comparable``: a stand-in (model, classifier, lexicon) or a different pool changes
-  what is measured: shown as context, with the stand-in named and what the rule would say;
-- ``paper inconsistent``: the paper's text, tables or released data disagree among
-  themselves (a finding about the paper, with the evidence).
+- **reproduction** (the headline): like-for-like, the paper's own data and method on our side
+  (a released dataset recounted, the official scorer, the paper's own samples, WIKI with the
+  paper's scorer) against the paper's number. Verdicts:
+
+  - ``reproduced``: the paper's value lies inside this run's interval; for a directional
+    claim the same direction, significant at the paper's level where the paper claims
+    significance (else: an interval that excludes no effect), after the Holm adjustment of
+    its family where it has one; for a ranking, agreement whose interval clears a bound;
+  - ``differs``: the interval excludes the paper's value, or the effect is significant in the
+    opposite direction, or the test had >= 80 % power to detect the paper's effect and found
+    none;
+  - ``inconclusive``: the interval holds both the paper's value (or effect) and no effect. The
+    row gives the minimum detectable effect (``mde``) and the n that 80 % power needs
+    (``n_needed``, in ``unit``), never above the ``population`` the sample is drawn from:
+    where it would be, the row says that this dataset cannot decide it;
+  - ``not tested``: the claim needs a model, scorer or data not available offline (the row
+    says which);
+  - ``paper inconsistent``: the paper's text, tables or released data disagree among
+    themselves (a finding about the paper, with the evidence).
+
+- **replication on a stand-in**: whatever a stand-in model or a stand-in scorer measured, or
+  another pool, or a contrast of two arms of our own experiment (``grades="direction within
+  run"``: tuned vs original). A direction or a ranking is graded with the same rule and its
+  own words: ``holds`` / ``does not hold`` / ``undecided``; a magnitude on a stand-in, or a
+  row whose method differs from the paper's, is ``not comparable`` (what the rule would say is
+  kept as context).
+
+- **calibration of a stand-in scorer**: the stand-in scorer against the paper's scorer's
+  printed output on the same texts (``calibrates="<scorer>"``): ``agrees`` / ``disagrees`` /
+  ``undecided``; ``not tested`` where the paper prints no output of that scorer on texts we
+  have. Every replication row that uses a stand-in scorer names it (``scorer``), and the
+  scorecard shows that scorer's calibration outcome beside it.
 
 Order matters: where an interval holds both the paper's value and no effect the verdict is
-``inconclusive``, whatever else holds. A claim with no natural "no effect" (a count, a length)
-is decided by a stated tolerance (:func:`tolerance`).
+``inconclusive``, whatever else holds. A claim with no natural "no effect" (a count, a length,
+a recount of identical data) is decided by a stated tolerance (:func:`tolerance`), never by a
+bootstrap over the same texts.
 
-**Checks** (:func:`check`): what holds by construction, diagnostics and data counts are
-listed apart and never counted as claims.
+**Families** (:class:`Family`): the directional rows of one table or one figure form a stated
+family; their p-values are Holm-adjusted together before a direction is graded, and each row
+names its family.
 
-**Comparability** (:class:`Comparability`): ``like-for-like``, ``stand-in`` (naming it) or
-``different pool`` (saying which). A claim about a direction *within* this run (tuned vs
-original, one template vs another) keeps its direction comparable when the scorer is a
-stand-in: pass ``grades="direction within run"`` to :func:`direction`; its magnitude is not
-graded then.
+**Checks** (:func:`check`): what holds by construction, diagnostics, data counts and derived
+restatements of recounted cells are listed apart and never counted as claims.
+
+**Comparability** (:class:`Comparability`): ``like-for-like``, ``stand-in`` (naming it),
+``different pool`` (saying which) or ``different method`` (saying how).
 
 Power: from the run's interval the standard error is ``se = (hi - lo) / (2 z_0.975)``; the
 minimum detectable effect at 80 % power and two-sided alpha is ``(z_(1-alpha/2) + z_0.8) se``
@@ -64,14 +84,61 @@ class Verdict(str, Enum):
     REPRODUCED = "reproduced"
     DIFFERS = "differs"
     INCONCLUSIVE = "inconclusive"
-    NOT_COMPARABLE = "not comparable"
+    NOT_TESTED = "not tested"
     PAPER_INCONSISTENT = "paper inconsistent"
+    HOLDS = "holds"
+    DOES_NOT_HOLD = "does not hold"
+    UNDECIDED = "undecided"
+    NOT_COMPARABLE = "not comparable"
+    AGREES = "agrees"
+    DISAGREES = "disagrees"
 
     def __str__(self) -> str:
         return self.value
 
 
+class Tally(str, Enum):
+    """Which count a claim belongs to (see the module docstring)."""
+
+    REPRODUCTION = "reproduction"
+    REPLICATION = "replication"
+    CALIBRATION = "calibration"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: each tally's outcome words, in the order the scorecard shows them
+TALLIES: dict[str, tuple[str, ...]] = {
+    Tally.REPRODUCTION.value: ("reproduced", "differs", "inconclusive", "not tested",
+                               "paper inconsistent"),
+    Tally.REPLICATION.value: ("holds", "does not hold", "undecided", "not comparable",
+                              "not tested"),
+    Tally.CALIBRATION.value: ("agrees", "disagrees", "undecided", "not tested"),
+}
+#: one line per tally: what it counts
+TALLY_MEANING: dict[str, str] = {
+    "reproduction": "like-for-like: the paper's own data and method on our side (a released "
+                    "dataset recounted, the official scorer, the paper's own samples, WIKI with "
+                    "the paper's scorer) against the paper's number",
+    "replication": "on a stand-in: what a stand-in model or scorer, another pool or a contrast "
+                   "of two arms of our own experiment shows about the paper's finding (a "
+                   "direction or ranking holds / does not hold / is undecided; a magnitude on a "
+                   "stand-in or a different method is not comparable)",
+    "calibration": "a stand-in scorer against the paper's scorer's printed output on the same "
+                   "texts (agrees / disagrees / undecided; not tested where the paper prints "
+                   "none)",
+}
+TALLY_NAMES: dict[str, str] = {"reproduction": "Reproduction (like-for-like)",
+                               "replication": "Replication on a stand-in",
+                               "calibration": "Calibration of stand-in scorers"}
+
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+#: the rule's outcome (in the reproduction's words) in a replication's and a calibration's words
+_AS_REPLICATION = {Verdict.REPRODUCED: Verdict.HOLDS, Verdict.DIFFERS: Verdict.DOES_NOT_HOLD,
+                   Verdict.INCONCLUSIVE: Verdict.UNDECIDED}
+_AS_CALIBRATION = {Verdict.REPRODUCED: Verdict.AGREES, Verdict.DIFFERS: Verdict.DISAGREES,
+                   Verdict.INCONCLUSIVE: Verdict.UNDECIDED}
 
 
 class Comparability(str, Enum):
@@ -80,6 +147,7 @@ class Comparability(str, Enum):
     LIKE_FOR_LIKE = "like-for-like"
     STAND_IN = "stand-in"
     DIFFERENT_POOL = "different pool"
+    DIFFERENT_METHOD = "different method"
 
     def __str__(self) -> str:
         return self.value
@@ -98,17 +166,19 @@ RULES: dict[str, str] = {
     "tolerance": "for a claim with no natural 'no effect' (a count, a length): within the "
                  "stated tolerance of the paper's value reproduces it, else it differs",
     "paper consistency": "the paper's own numbers (text, tables, released data) disagree",
+    "not tested": "the claim needs a model, scorer or data that is not available offline; the "
+                  "row says which",
 }
 
 #: the columns of every claims table (``results/<paper>_claims_*.csv``)
 CLAIM_COLUMNS: tuple[str, ...] = (
     "id", "section", "claim", "paper", "this run", "statistic", "estimate", "estimate_lo",
-    "estimate_hi", "n", "comparability", "stand-in", "rule", "grades", "verdict", "reason",
-    "mde", "n_needed")
+    "estimate_hi", "n", "comparability", "stand-in", "rule", "grades", "tally", "verdict",
+    "reason", "family", "scorer", "mde", "n_needed", "unit", "population")
 #: the columns of every checks table (``results/<paper>_checks_*.csv``)
 CHECK_COLUMNS: tuple[str, ...] = ("id", "section", "check", "kind", "expected", "this run",
                                   "passed")
-CHECK_KINDS = ("by construction", "diagnostic", "data count")
+CHECK_KINDS = ("by construction", "diagnostic", "data count", "recount")
 
 Z975 = stats.Z975
 _NAN = float("nan")
@@ -143,6 +213,11 @@ class Claim:
     reason: str  # the rule's computation, in one line with its numbers
     mde: float = _NAN
     n_needed: float = _NAN
+    tally: Tally = Tally.REPRODUCTION
+    family: str = ""  # the stated family whose p-values were Holm-adjusted together
+    scorer: str = ""  # the stand-in scorer this row's number comes from (its calibration key)
+    unit: str = ""  # the unit n_needed is counted in (texts, descriptors, seeds, ...)
+    population: float = _NAN  # how many of that unit exist to be drawn
     extra: dict = field(default_factory=dict, compare=False)
 
     def row(self) -> dict:
@@ -152,6 +227,7 @@ class Claim:
         d["stand-in"] = d.pop("stand_in")
         d["comparability"] = str(self.comparability)
         d["verdict"] = str(self.verdict)
+        d["tally"] = str(self.tally)
         return {c: d[c] for c in CLAIM_COLUMNS}
 
 
@@ -173,10 +249,52 @@ class Check:
                 "expected": self.expected, "this run": self.this_run, "passed": bool(self.passed)}
 
 
+@dataclass(frozen=True)
+class Family:
+    """A stated family of directional rows (one table, one figure) whose p-values are
+    Holm-adjusted together before a direction is graded.
+
+    >>> f = Family("BOLD Table 4 (4 emotions)", {"anger": 0.015, "sad": 0.021, "fear": 0.02,
+    ...            "disgust": 0.017})
+    >>> round(f.p("anger"), 3), f.label
+    (0.06, 'BOLD Table 4 (4 emotions): 4 rows, Holm')
+    """
+
+    name: str
+    pvalues: dict
+
+    def __post_init__(self):
+        if not self.pvalues:
+            raise ValueError(f"family {self.name!r} has no rows")
+        bad = {k: v for k, v in self.pvalues.items() if not (0 <= float(v) <= 1)}
+        if bad:
+            raise ValueError(f"family {self.name!r}: p-values outside [0, 1]: {bad}")
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}: {len(self.pvalues)} rows, Holm"
+
+    def p(self, key) -> float:
+        """The Holm-adjusted p-value of row ``key``."""
+        keys = list(self.pvalues)
+        if key not in self.pvalues:
+            raise KeyError(f"{key!r} is not a row of family {self.name!r} ({keys})")
+        adj = stats.adjust_pvalues([float(self.pvalues[k]) for k in keys], "holm")
+        return float(adj[keys.index(key)])
+
+
 # --------------------------------------------------------------------------- helpers
 def fmt_interval(estimate: float, lo: float, hi: float, digits: int = 3) -> str:
     """``"0.046 [0.037, 0.055]"``."""
     return f"{estimate:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _tally(comparability: Comparability, grades: str, calibrates: str) -> Tally:
+    if calibrates:
+        return Tally.CALIBRATION
+    if comparability is Comparability.LIKE_FOR_LIKE and grades != "direction within run":
+        return Tally.REPRODUCTION
+    return Tally.REPLICATION
 
 
 def _comparability(comparability: Comparability | str, stand_in: str) -> Comparability:
@@ -231,15 +349,49 @@ def _power(lo: float, hi: float, n: float | None, effect: float | None,
     return mde, n_needed, power
 
 
-def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str) -> Claim:
-    """A magnitude graded on a stand-in or another pool is not comparable: the rule's outcome
-    is kept in ``reason`` as context."""
-    if comparability is Comparability.LIKE_FOR_LIKE or grades == "direction within run":
+def _reachable(c: Claim, population: float | None, unit: str) -> Claim:
+    """An inconclusive row's n needed against the population it is drawn from: above it, the
+    row says that this dataset cannot decide the claim (and keeps no n needed)."""
+    if c.verdict is not Verdict.INCONCLUSIVE or not math.isfinite(c.n_needed):
         return c
-    what = "stand-in" if comparability is Comparability.STAND_IN else "different pool"
+    if population is None:
+        raise ValueError(f"claim {c.id}: an inconclusive row with an n needed "
+                         f"({c.n_needed:,.0f}) must state the population it is drawn from "
+                         "(population=..., unit=...)")
+    if c.n_needed <= population:
+        return c
+    reason = (f"{c.reason}; 80% power needs {c.n_needed:,.0f} {unit}, more than the "
+              f"{population:,.0f} that exist: this dataset cannot decide it")
+    return Claim(**{**asdict(c), "reason": reason, "n_needed": _NAN})
+
+
+def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str, *,
+            calibrates: str = "", scorer: str = "", family: Family | None = None,
+            population: float | None = None, unit: str = "") -> Claim:
+    """Put the rule's outcome into its tally's words (see the module docstring): a
+    calibration's agrees / disagrees, a replication's holds / does not hold for a direction or
+    a ranking, not comparable for a magnitude on a stand-in or a different method."""
+    scorer = scorer or calibrates
+    if scorer and comparability is Comparability.LIKE_FOR_LIKE:
+        raise ValueError(f"claim {c.id}: a row scored by the stand-in scorer {scorer!r} is not "
+                         "like-for-like; use Comparability.STAND_IN")
+    extra = {"tally": _tally(comparability, grades, calibrates), "scorer": scorer,
+             "family": family.label if family is not None else "", "unit": unit,
+             "population": float(population) if population is not None else _NAN}
+    c = _reachable(Claim(**{**asdict(c), **extra}), population, unit)
+    if c.tally is Tally.REPRODUCTION:
+        return c
+    if c.tally is Tally.CALIBRATION:
+        return Claim(**{**asdict(c), "verdict": _AS_CALIBRATION.get(c.verdict, c.verdict)})
+    if comparability is not Comparability.DIFFERENT_METHOD and (
+            grades in ("direction", "direction within run", "ranking")):
+        return Claim(**{**asdict(c), "verdict": _AS_REPLICATION.get(c.verdict, c.verdict)})
+    what = {Comparability.STAND_IN: "a magnitude on a stand-in",
+            Comparability.DIFFERENT_POOL: "a magnitude on a different pool",
+            Comparability.DIFFERENT_METHOD: "a different method"}[comparability]
     reason = f"{what} ({stand_in}): not graded; the rule would say {c.verdict}: {c.reason}"
     return Claim(**{**asdict(c), "verdict": Verdict.NOT_COMPARABLE, "reason": reason,
-                    "comparability": comparability})
+                    "n_needed": _NAN})
 
 
 # --------------------------------------------------------------------------- the rules
@@ -248,32 +400,45 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
                       paper: str | None = None, this_run: str | None = None,
                       null: float | None = None, n_effective: float | None = None,
                       comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
-                      stand_in: str = "", digits: int = 3) -> Claim:
+                      stand_in: str = "", scorer: str = "", calibrates: str = "",
+                      population: float | None = None, unit: str = "",
+                      digits: int = 3) -> Claim:
     """Rule ``value in interval``: the paper's value against this run's 95 % interval.
 
     ``null``: the value of "no effect" (0 for a difference, 1 for a ratio, 50 for a
     StereoSet ss), or None where the statistic has none. If the interval holds both the
     paper's value and ``null`` the claim is ``inconclusive`` (with the n that 80 % power to
     tell the paper's value from ``null`` needs). ``n_effective``: the n that the interval's
-    width scales with, if ``n`` is not one number.
+    width scales with, if ``n`` is not one number. ``population`` / ``unit``: how many units
+    (texts, descriptors, ...) exist to be drawn, which an n needed may not exceed (required
+    where the row is inconclusive with an n needed). ``scorer``: the stand-in scorer the
+    number comes from; ``calibrates="<scorer>"`` makes the row that scorer's calibration
+    against the paper's scorer on the same texts.
 
     >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
     ...     estimate=1.89, interval=(1.29, 3.69), n=4, null=1.0, statistic="ratio")
     >>> str(c.verdict)
     'reproduced'
     >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
-    ...     estimate=1.5, interval=(0.9, 3.0), n=4, null=1.0, statistic="ratio")
+    ...     estimate=1.5, interval=(0.9, 3.0), n=4, null=1.0, statistic="ratio",
+    ...     population=17, unit="professions")
     >>> str(c.verdict), round(c.n_needed)
     ('inconclusive', 6)
+    >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
+    ...     estimate=1.5, interval=(0.9, 3.0), n=4, null=1.0, statistic="ratio",
+    ...     population=5, unit="professions")
+    >>> c.reason.endswith("more than the 5 that exist: this dataset cannot decide it")
+    True
     """
     lo, hi = map(float, interval)
     comp = _comparability(comparability, stand_in)
     if not _check_interval(estimate, lo, hi):
-        return _undefined(id=id, section=section, claim=claim,
-                          paper=paper if paper is not None else f"{paper_value:.{digits}f}",
-                          statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
-                          comparability=comp, stand_in=stand_in, rule="value in interval",
-                          grades="value")
+        return _finish(_undefined(id=id, section=section, claim=claim,
+                                  paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+                                  statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
+                                  comparability=comp, stand_in=stand_in, rule="value in interval",
+                                  grades="value"),
+                       comp, stand_in, "value", calibrates=calibrates, scorer=scorer)
     n_num = _as_number(n) if n_effective is None else n_effective
     mde = n_needed = _NAN
     p_in = _inside(paper_value, lo, hi)
@@ -300,7 +465,8 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
               statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
               n=_n_text(n), comparability=comp, stand_in=stand_in, rule="value in interval",
               grades="value", verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
-    return _finish(c, comp, stand_in, "value")
+    return _finish(c, comp, stand_in, "value", calibrates=calibrates, scorer=scorer,
+                   population=population, unit=unit)
 
 
 def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estimate: float,
@@ -309,7 +475,9 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
               paper_effect: float | None = None, this_run: str | None = None,
               n_effective: float | None = None, units: int | None = None,
               comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
-              stand_in: str = "", grades: str = "direction", digits: int = 3) -> Claim:
+              stand_in: str = "", grades: str = "direction", family: Family | None = None,
+              scorer: str = "", calibrates: str = "", population: float | None = None,
+              unit: str = "", digits: int = 3) -> Claim:
     """Rule ``direction``: the paper says the effect ``estimate`` is positive (``sign=+1``) or
     negative (``sign=-1``).
 
@@ -318,16 +486,25 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     test) must be below it to reproduce. Without ``paper_alpha`` the 95 % interval must
     exclude 0. ``paper_effect``: the paper's effect size on this statistic's scale, where it
     gives one: it decides the power (>= 80 % power and nothing found is ``differs``) and the
-    n needed. ``grades="direction within run"`` keeps a stand-in-scored within-run direction
-    comparable. ``units``: how many independent units (descriptors, targets) a resampling
-    interval rests on; below :data:`MIN_UNITS` the interval cannot decide and the claim is
-    inconclusive whatever its bounds.
+    n needed. ``grades="direction within run"``: a contrast of two arms of our own experiment
+    (tuned vs original), a replication. ``units``: how many independent units (descriptors,
+    targets) a resampling interval rests on; below :data:`MIN_UNITS` the interval cannot
+    decide and the claim is inconclusive whatever its bounds. ``family``: the
+    :class:`Family` this row belongs to (keyed by ``id``): its Holm-adjusted p-value decides
+    significance (``pvalue``, if given, must be the raw one the family holds).
+    ``population`` / ``unit`` / ``scorer`` / ``calibrates``: as for
+    :func:`value_in_interval`.
 
     >>> c = direction(id="x", section="6.1.2", claim="male > female", paper="p < 0.01", sign=1,
     ...     estimate=0.017, interval=(0.003, 0.031), pvalue=0.022, paper_alpha=0.01, n=2000,
-    ...     statistic="share difference", paper_effect=0.022)
+    ...     statistic="share difference", paper_effect=0.022, population=10034, unit="texts")
     >>> str(c.verdict), round(c.n_needed)
     ('inconclusive', 2463)
+    >>> c = direction(id="x", section="T4", claim="sadness: women > men", paper="p < 0.05",
+    ...     sign=1, estimate=1.6, interval=(0.3, 2.8), n=2048, statistic="points",
+    ...     comparability="stand-in", stand_in="norms lexicon", scorer="norms-lexicon")
+    >>> str(c.tally), str(c.verdict)
+    ('replication', 'holds')
     """
     if sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign}")
@@ -336,9 +513,17 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     if grades not in ("direction", "direction within run"):
         raise ValueError(f"direction grades 'direction' or 'direction within run', not {grades!r}")
     if not _check_interval(estimate, lo, hi):
-        return _undefined(id=id, section=section, claim=claim, paper=paper, statistic=statistic,
-                          estimate=estimate, lo=lo, hi=hi, n=n, comparability=comp,
-                          stand_in=stand_in, rule="direction", grades=grades)
+        return _finish(_undefined(id=id, section=section, claim=claim, paper=paper,
+                                  statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
+                                  comparability=comp, stand_in=stand_in, rule="direction",
+                                  grades=grades),
+                       comp, stand_in, grades, calibrates=calibrates, scorer=scorer, family=family)
+    raw_p = pvalue
+    if family is not None:
+        if pvalue is not None and not math.isclose(float(pvalue), float(family.pvalues[id])):
+            raise ValueError(f"claim {id}: pvalue {pvalue} is not the raw p-value its family "
+                             f"{family.name!r} holds ({family.pvalues[id]})")
+        pvalue = family.p(id)
     n_num = _as_number(n) if n_effective is None else n_effective
     alpha = paper_alpha if paper_alpha is not None else 0.05
     mde, n_needed, power = _power(lo, hi, n_num, paper_effect, alpha)
@@ -346,9 +531,17 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     same = estimate * sign > 0
     if paper_alpha is not None and pvalue is None:
         raise ValueError("a claim of significance at paper_alpha needs this run's pvalue")
-    significant = (pvalue < paper_alpha) if paper_alpha is not None else excludes_zero
+    if paper_alpha is not None:
+        significant = pvalue < paper_alpha
+    elif family is not None:
+        significant = excludes_zero and pvalue < 0.05
+    else:
+        significant = excludes_zero
     paper_in = paper_effect is not None and _inside(paper_effect, lo, hi)
     ptxt = f", p = {stats.format_p(pvalue)}" if pvalue is not None else ""
+    if family is not None:
+        ptxt = f", p = {stats.format_p(raw_p if raw_p is not None else family.pvalues[id])} " \
+               f"(Holm over {len(family.pvalues)}: {stats.format_p(pvalue)})"
     level = f"p < {paper_alpha:g}" if paper_alpha is not None else "a 95% interval excluding 0"
     iv = f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
     if units is not None and units < MIN_UNITS:
@@ -357,7 +550,7 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
                   f"resamples {units} units (< {MIN_UNITS}): it cannot decide")
     elif same and significant and excludes_zero:
         verdict, reason = Verdict.REPRODUCED, f"same direction, {iv}{ptxt}: {level} holds"
-    elif not same and excludes_zero:
+    elif not same and excludes_zero and (family is None or pvalue < 0.05):
         verdict, reason = Verdict.DIFFERS, f"opposite direction, {iv}{ptxt} excludes 0"
     elif paper_in or (paper_effect is None):
         verdict = Verdict.INCONCLUSIVE
@@ -382,14 +575,15 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
               statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
               n=_n_text(n), comparability=comp, stand_in=stand_in, rule="direction",
               grades=grades, verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
-    return _finish(c, comp, stand_in, grades)
+    return _finish(c, comp, stand_in, grades, calibrates=calibrates, scorer=scorer,
+                   family=family, population=population, unit=unit)
 
 
 def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,
             interval: tuple[float, float], n: int | str, statistic: str, bound: float = 0.0,
             this_run: str | None = None,
             comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
-            stand_in: str = "", digits: int = 2) -> Claim:
+            stand_in: str = "", scorer: str = "", digits: int = 2) -> Claim:
     """Rule ``ranking``: an agreement statistic between this run's ranking and the paper's
     (e.g. Spearman's rho over groups, with a bootstrap interval) against a stated ``bound``.
 
@@ -403,9 +597,11 @@ def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,
     lo, hi = map(float, interval)
     comp = _comparability(comparability, stand_in)
     if not _check_interval(estimate, lo, hi):
-        return _undefined(id=id, section=section, claim=claim, paper=paper, statistic=statistic,
-                          estimate=estimate, lo=lo, hi=hi, n=n, comparability=comp,
-                          stand_in=stand_in, rule="ranking", grades="ranking")
+        return _finish(_undefined(id=id, section=section, claim=claim, paper=paper,
+                                  statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
+                                  comparability=comp, stand_in=stand_in, rule="ranking",
+                                  grades="ranking"),
+                       comp, stand_in, "ranking", scorer=scorer)
     iv = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
     if lo > bound:
         verdict, reason = Verdict.REPRODUCED, f"{statistic} {estimate:.{digits}f} {iv} is above {bound:g}"
@@ -419,17 +615,20 @@ def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,
               statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
               n=_n_text(n), comparability=comp, stand_in=stand_in, rule="ranking",
               grades="ranking", verdict=verdict, reason=reason)
-    return _finish(c, comp, stand_in, "ranking")
+    return _finish(c, comp, stand_in, "ranking", scorer=scorer)
 
 
 def tolerance(*, id: str, section: str, claim: str, paper_value: float, estimate: float,
               tol: float, n: int | str, statistic: str, paper: str | None = None,
               this_run: str | None = None, interval: tuple[float, float] | None = None,
               comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
-              stand_in: str = "", digits: int = 2) -> Claim:
+              stand_in: str = "", scorer: str = "", calibrates: str = "",
+              digits: int = 2) -> Claim:
     """Rule ``tolerance``: a claim with no natural "no effect" (a count, an average length):
     ``|estimate - paper_value| <= tol`` reproduces it, else it differs. State ``tol`` where
-    the claim is shown (it is in ``reason``).
+    the claim is shown (it is in ``reason``). This is also the one rule for a recount of
+    identical data (the paper's texts counted again): a tolerance, never a bootstrap over the
+    same texts.
 
     >>> str(tolerance(id="x", section="T1", claim="mean length", paper_value=8.02,
     ...     estimate=7.94, tol=0.2, n=2106, statistic="words").verdict)
@@ -450,7 +649,31 @@ def tolerance(*, id: str, section: str, claim: str, paper_value: float, estimate
               statistic=statistic, estimate=float(estimate), estimate_lo=float(lo),
               estimate_hi=float(hi), n=_n_text(n), comparability=comp, stand_in=stand_in,
               rule="tolerance", grades="value", verdict=verdict, reason=reason)
-    return _finish(c, comp, stand_in, "value")
+    return _finish(c, comp, stand_in, "value", calibrates=calibrates, scorer=scorer)
+
+
+def not_tested(*, id: str, section: str, claim: str, paper: str, why: str,
+               tally: Tally | str = Tally.REPRODUCTION, scorer: str = "") -> Claim:
+    """Rule ``not tested``: a claim of the paper this run cannot test offline (its model,
+    scorer or data is not available here); ``why`` names what is missing. It is counted, so a
+    reader sees what was not tested.
+
+    >>> str(not_tested(id="x", section="6", claim="CTRL-THT more polar", paper="Table 7",
+    ...     why="CTRL is not available offline").verdict)
+    'not tested'
+    """
+    if not why.strip():
+        raise ValueError(f"{id}: say why the claim is not tested (why='...')")
+    tally = Tally(tally)
+    if tally is Tally.CALIBRATION and not scorer:
+        raise ValueError(f"{id}: a calibration row names its scorer (scorer='...')")
+    return Claim(id=id, section=section, claim=claim, paper=paper, this_run="not tested",
+                 statistic="", estimate=_NAN, estimate_lo=_NAN, estimate_hi=_NAN, n="none",
+                 comparability=Comparability.LIKE_FOR_LIKE if tally is Tally.REPRODUCTION
+                 else Comparability.STAND_IN, stand_in="" if tally is Tally.REPRODUCTION
+                 else (scorer or "none available offline"),
+                 rule="not tested", grades="value", verdict=Verdict.NOT_TESTED, reason=why,
+                 tally=tally, scorer=scorer)
 
 
 def paper_inconsistent(*, id: str, section: str, claim: str, paper: str, evidence: str,
@@ -532,6 +755,22 @@ def validate(df: pd.DataFrame, where: str = "claims table") -> pd.DataFrame:
     bad = df[~df["rule"].isin(list(RULES))]
     if len(bad):
         raise ValueError(f"{where}: unknown rules {bad['rule'].unique().tolist()}")
+    bad = df[[v not in TALLIES.get(t, ()) for t, v in zip(df["tally"], df["verdict"], strict=True)]]
+    if len(bad):
+        raise ValueError(f"{where}: verdicts outside their tally's words: "
+                         + ", ".join(f"{i} ({t}: {v})" for i, t, v in
+                                     zip(bad["id"], bad["tally"], bad["verdict"], strict=True)))
+    lfl = df["comparability"] == Comparability.LIKE_FOR_LIKE.value
+    bad = df[(df["tally"] == Tally.REPRODUCTION.value) & ~lfl]
+    if len(bad):
+        raise ValueError(f"{where}: only like-for-like rows count as reproductions: "
+                         f"{bad['id'].tolist()}")
+    need = pd.to_numeric(df["n_needed"], errors="coerce")
+    pop = pd.to_numeric(df["population"], errors="coerce")
+    bad = df[need.notna() & ~(need <= pop)]
+    if len(bad):
+        raise ValueError(f"{where}: an n needed above (or without) its population: "
+                         f"{bad['id'].tolist()}")
     for col in ("id", "claim", "rule", "reason"):
         empty = df[df[col].astype(str).str.strip().isin(["", "nan"])]
         if len(empty):

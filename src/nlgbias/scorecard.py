@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from nlgbias.claims import CHECK_COLUMNS, CLAIM_COLUMNS, RULES, VERDICTS, Verdict, validate
+from nlgbias.claims import (
+    CHECK_COLUMNS,
+    CLAIM_COLUMNS,
+    RULES,
+    TALLIES,
+    TALLY_MEANING,
+    TALLY_NAMES,
+    validate,
+)
 from nlgbias.io import write_text
 from nlgbias.paths import model_label
 
@@ -68,30 +76,62 @@ def collect_checks(results: str | Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def counts(card: pd.DataFrame) -> pd.DataFrame:
-    """Claims per paper and verdict (rows: papers in :data:`PAPERS` order, plus ``all``)."""
-    t = pd.crosstab(card["study"], card["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
-    t = t.reindex([p for p in PAPERS if p in t.index] + [p for p in t.index if p not in PAPERS])
+def counts(card: pd.DataFrame, tally: str = "reproduction") -> pd.DataFrame:
+    """Rows of one tally per paper and outcome (rows: papers in :data:`PAPERS` order, plus
+    ``all``; columns: the tally's words and ``claims``)."""
+    words = list(TALLIES[tally])
+    sub = card[card["tally"] == tally]
+    t = pd.crosstab(sub["study"], sub["verdict"]).reindex(columns=words, fill_value=0)
+    t = t.reindex([p for p in PAPERS if p in card["study"].unique()]
+                  + [p for p in card["study"].unique() if p not in PAPERS], fill_value=0)
     t.loc["all"] = t.sum()
-    t["claims"] = t[list(VERDICTS)].sum(axis=1)
+    t["claims"] = t[words].sum(axis=1)
     return t.astype(int)
 
 
 def summary_line(card: pd.DataFrame) -> str:
-    """One sentence with the counts, for the README's opening."""
-    c = counts(card).loc["all"]
-    parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS)
-    return f"**{c['claims']} claims graded: {parts}** (see [the scorecard](results/SCORECARD.md))."
+    """The tallies' counts in one paragraph, for the README's opening."""
+    out = []
+    for tally in TALLIES:
+        c = counts(card, tally).loc["all"]
+        parts = ", ".join(f"{c[v]} {v}" for v in TALLIES[tally] if c[v] or v in
+                          ("reproduced", "differs", "holds", "does not hold", "agrees",
+                           "disagrees"))
+        out.append(f"**{TALLY_NAMES[tally]}: {c['claims']} rows, {parts}**")
+    return ("; ".join(out) + " (see [the scorecard](results/SCORECARD.md)). Only the first "
+            "tally is the headline: what a stand-in model or scorer measured is a replication "
+            "on that stand-in and is never counted as reproduced.")
 
 
 def counts_markdown(card: pd.DataFrame) -> list[str]:
-    """The per-paper counts as Markdown table lines."""
-    c = counts(card)
-    out = ["| paper | claims | " + " | ".join(VERDICTS) + " |",
-           "|---|---:|" + "---:|" * len(VERDICTS)]
-    for p, r in c.iterrows():
-        out.append(f"| {PAPERS.get(p, p)} | {r['claims']} | "
-                   + " | ".join(str(r[v]) for v in VERDICTS) + " |")
+    """The per-paper counts of each tally as Markdown table lines, with the tally's meaning."""
+    out: list[str] = []
+    for tally, words in TALLIES.items():
+        c = counts(card, tally)
+        if out:
+            out.append("")
+        out += [f"*{TALLY_NAMES[tally]}*: {TALLY_MEANING[tally]}.", "",
+                "| paper | rows | " + " | ".join(words) + " |",
+                "|---|---:|" + "---:|" * len(words)]
+        for p, r in c.iterrows():
+            out.append(f"| {PAPERS.get(p, p)} | {r['claims']} | "
+                       + " | ".join(str(r[v]) for v in words) + " |")
+    return out
+
+
+def calibration_outcomes(card: pd.DataFrame) -> dict[str, str]:
+    """Per stand-in scorer, its calibration rows' outcomes in one phrase (e.g. ``"disagrees
+    on 4 of 4 rows"``); a scorer with no calibration row maps to ``"no calibration row"``."""
+    out = {}
+    cal = card[card["tally"] == "calibration"]
+    for scorer in sorted(set(card["scorer"]) - {""}):
+        rows = cal[cal["scorer"] == scorer]
+        if rows.empty:
+            out[scorer] = "no calibration row"
+            continue
+        vc = rows["verdict"].value_counts()
+        out[scorer] = ", ".join(f"{w} on {vc[w]} of {len(rows)}" for w in TALLIES["calibration"]
+                                if w in vc)
     return out
 
 
@@ -100,13 +140,36 @@ def _cell(x) -> str:
 
 
 def _needed(r) -> str:
-    if r["verdict"] != Verdict.INCONCLUSIVE.value:
+    if r["verdict"] not in ("inconclusive", "undecided"):
         return ""
     try:
         v = float(r["n_needed"])
     except (TypeError, ValueError):
         v = math.nan
-    return f"{v:,.0f}" if math.isfinite(v) else "paper gives no effect size"
+    if math.isfinite(v):
+        return f"{v:,.0f} {r['unit']}".strip()
+    if "cannot decide it" in r["reason"]:
+        return "not reachable in this dataset"
+    return "paper gives no effect size" if "power" not in r["reason"] else "see why"
+
+
+def _table(sub: pd.DataFrame, tally: str, cal: dict[str, str]) -> list[str]:
+    scorer_col = tally == "replication" and (sub["scorer"] != "").any()
+    head = ("| claim | paper | this run [95% interval] | n | comparability | rule | outcome "
+            "| why | n needed |" + (" calibration of its scorer |" if scorer_col else ""))
+    out = [head, "|---" * (9 + scorer_col) + "|"]
+    for _, r in sub.iterrows():
+        claim = f"{r['section']}: {r['claim']}" if r["section"] else r["claim"]
+        comp = r["comparability"] + (f" ({r['stand-in']})" if r["stand-in"] else "")
+        why = r["reason"] + (f" [family {r['family']}]" if r["family"] else "")
+        line = (f"| {_cell(claim)} | {_cell(r['paper'])} | {_cell(r['this run'])} | "
+                f"{_cell(r['n'])} | {_cell(comp)} | {r['rule']} | **{r['verdict']}** | "
+                f"{_cell(why)} | {_needed(r)} |")
+        if scorer_col:
+            line += (f" {_cell(r['scorer'] + ': ' + cal.get(r['scorer'], ''))} |"
+                     if r["scorer"] else " |")
+        out.append(line)
+    return out
 
 
 def markdown(card: pd.DataFrame, checks: pd.DataFrame | None = None,
@@ -118,31 +181,32 @@ def markdown(card: pd.DataFrame, checks: pd.DataFrame | None = None,
         out += [f"Models: {names} (`./run_all.sh --models`); the papers' numbers are for the "
                 "papers' models.", ""]
     out += ["Generated by `./run_all.sh` from the claims tables under `results/` "
-            "(`python -m nlgbias.scorecard`). Every verdict is computed by one of these rules "
-            "(`nlgbias.claims`), never typed:", ""]
+            "(`python -m nlgbias.scorecard`). Rows are counted in three tallies, never mixed:", ""]
+    out += [f"- **{TALLY_NAMES[t]}**: {TALLY_MEANING[t]}." for t in TALLIES]
+    out += ["", "Every outcome is computed by one of these rules (`nlgbias.claims`), never typed:",
+            ""]
     out += [f"- **{rule}**: {text}." for rule, text in RULES.items()]
-    out += ["", "A claim is **not comparable** where a stand-in (model, classifier, lexicon) or a "
-            "different pool changes what is measured (the stand-in is named; what the rule would "
-            "say is kept as context); **inconclusive** rows give the n that 80 % power to "
-            "detect the paper's effect needs. Checks (by construction, diagnostics, data "
-            "counts) are listed apart and not counted.", ""]
+    out += ["", "The directional rows of one table or figure form a stated family whose p-values "
+            "are Holm-adjusted together before a direction is graded (the family is named in "
+            "the row). **inconclusive** / **undecided** rows give the n that 80 % power to "
+            "detect the paper's effect needs, in the unit that binds, or say that the dataset "
+            "cannot decide the claim where that n is above the population. Checks (by "
+            "construction, diagnostics, data counts, recounts restated) are listed apart and "
+            "not counted.", ""]
     if card.empty:
         return "\n".join(out + ["No claims tables yet: run ./run_all.sh."]) + "\n"
     out += counts_markdown(card)
+    cal = calibration_outcomes(card)
     for paper, sub in card.groupby("study", sort=False):
-        out += ["", f"## {PAPERS.get(paper, paper)}", "",
-                "| claim | paper | this run [95% interval] | n | comparability | rule | verdict "
-                "| why | n needed |", "|---|---|---|---|---|---|---|---|---|"]
-        for _, r in sub.iterrows():
-            claim = f"{r['section']}: {r['claim']}" if r["section"] else r["claim"]
-            comp = r["comparability"] + (f" ({r['stand-in']})" if r["stand-in"] else "")
-            out.append(f"| {_cell(claim)} | {_cell(r['paper'])} | {_cell(r['this run'])} | "
-                       f"{_cell(r['n'])} | {_cell(comp)} | {r['rule']} | **{r['verdict']}** | "
-                       f"{_cell(r['reason'])} | {_needed(r)} |")
+        out += ["", f"## {PAPERS.get(paper, paper)}"]
+        for tally in TALLIES:
+            rows = sub[sub["tally"] == tally]
+            if len(rows):
+                out += ["", f"### {TALLY_NAMES[tally]} ({len(rows)})", "", *_table(rows, tally, cal)]
         sub_checks = checks[checks["study"] == paper] if checks is not None else None
         if sub_checks is not None and len(sub_checks):
-            out += ["", f"Checks (not claims): {len(sub_checks)}, "
-                    f"{(sub_checks['passed'].astype(str) == 'True').sum()} passed.", "",
+            out += ["", f"### Checks (not claims): {len(sub_checks)}, "
+                    f"{(sub_checks['passed'].astype(str) == 'True').sum()} passed", "",
                     "| check | kind | expected | this run | passed |", "|---|---|---|---|---|"]
             for _, r in sub_checks.iterrows():
                 out.append(f"| {_cell(r['section'] + ': ' + r['check'])} | {r['kind']} | "
