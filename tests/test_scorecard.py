@@ -111,3 +111,18 @@ def test_scorecard_names_the_models_of_a_models_run(tmp_path):
     text = scorecard.write(tmp_path, models=["gpt2", str(folder)]).read_text()
     assert "Models: gpt2, my model (`./run_all.sh --models`)" in text
     assert str(tmp_path) not in text
+
+
+def test_the_committed_headline_counts_only_like_for_like_and_every_stand_in_scorer_is_calibrated():
+    from nlgbias.paths import project_root
+
+    card = scorecard.collect(project_root() / "results")
+    rep = card[card["tally"] == "reproduction"]
+    assert (rep["comparability"] == "like-for-like").all()
+    assert not card.loc[card["tally"] != "reproduction", "verdict"].isin(
+        ["reproduced", "differs", "inconclusive"]).any()
+    uncalibrated = {k: v for k, v in scorecard.calibration_outcomes(card).items()
+                    if v == "no calibration row"}
+    assert not uncalibrated, f"stand-in scorers without a calibration row: {sorted(uncalibrated)}"
+    need = pd.to_numeric(card["n_needed"], errors="coerce")
+    assert (need.isna() | (need <= pd.to_numeric(card["population"], errors="coerce"))).all()
