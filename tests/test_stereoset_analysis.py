@@ -119,9 +119,9 @@ def test_method_matched_comparator_and_summary():
     assert set(t6["task"]) == {"intrasentence", "intersentence"}
 
 
-def test_claims_table1_total_and_paper_rows():
+def test_claims_table1_counts_are_checks_and_paper_rows_are_claims():
     """The paper's Table 1 domain rows do not add up to its own task totals: paper inconsistent,
-    with the sums shown; the CAT total matches the released data."""
+    with the sums shown; the CAT total and lengths of the released data are data-count checks."""
     from nlgbias.stereoset import claims as SC
 
     rows = [("intrasentence", d, c) for d, c in (("gender", 1026), ("profession", 3208),
@@ -130,17 +130,20 @@ def test_claims_table1_total_and_paper_rows():
         [(t, d, 1, c, 8.0) for t, d, c in rows]
         + [("intrasentence", "total", 321, 8498, 7.94), ("overall", "total", 321, 16995, 11.7)],
         columns=["task", "domain", "targets", "CATs", "avg words"])
-    cl, _ = SC.table1_claims(R.table1(stats))
-    by = {c.id: c for c in cl}
-    assert str(by["stereoset.t1.total_cats"].verdict) == "reproduced"
-    inc = by["stereoset.t1.rows_vs_total_intra"]
-    assert str(inc.verdict) == "paper inconsistent"
+    cl, ck = SC.table1_claims(R.table1(stats))
+    checks = {k.id: k for k in ck}
+    assert checks["stereoset.t1.total_cats"].kind == "data count" and checks["stereoset.t1.total_cats"].passed
+    assert checks["stereoset.t1.avg_words_intra"].passed  # 7.94 vs 8.02, within 0.2
+    assert [c.id for c in cl] == ["stereoset.t1.rows_vs_total_intra"]
+    inc = cl[0]
+    assert str(inc.verdict) == "paper inconsistent" and str(inc.tally) == "reproduction"
     assert "sum to 8,853" in inc.reason and "8,498" in inc.reason
 
 
-def test_claims_sentimentlm_ss_by_the_interval_rule_and_baselines_are_checks():
-    """SentimentLM's ss (VADER stands in): graded by value in interval, so the paper's 60.8
-    inside [54.0, 64.0] is never 'differs'; IdealLM / StereotypedLM / RandomLM are checks."""
+def test_claims_sentimentlm_rows_calibrate_vader_and_baselines_are_checks():
+    """SentimentLM's ss is the paper's sentiment classifier's output on every CAT: VADER's is
+    its calibration row (the paper's 60.8 inside [54.0, 64.0] agrees); IdealLM / StereotypedLM
+    / RandomLM are checks."""
     from nlgbias.stereoset import claims as SC
 
     row = {"split": "test", "CATs": 968, "paper model": "SentimentLM", "paper lms": 65.1,
@@ -151,8 +154,10 @@ def test_claims_sentimentlm_ss_by_the_interval_rule_and_baselines_are_checks():
         {**row, "model": "IdealLM", "lms": 100.0, "ss": 50.0, "icat": 100.0, "lms_lo": 100.0,
          "lms_hi": 100.0, "ss_lo": 46.0, "ss_hi": 54.0, "icat_lo": 92.0, "icat_hi": 100.0}])
     cl, ck = SC.table4_claims(t4, {}, {})
-    ss = {c.id: c for c in cl}["stereoset.t4.sentimentlm_ss_test"]
-    assert str(ss.verdict) == "not comparable" and "would say reproduced" in ss.reason
+    by = {c.id: c for c in cl}
+    ss, lms = by["stereoset.t4.sentimentlm_ss_test"], by["stereoset.t4.sentimentlm_lms_test"]
+    assert (str(ss.tally), str(ss.verdict), ss.scorer) == ("calibration", "agrees", SC.VADER)
+    assert str(lms.verdict) == "disagrees"  # the paper's 65.1 above [47, 53]
     assert [k.id for k in ck] == ["stereoset.t4.ideallm_test"] and ck[0].passed
 
 

@@ -33,8 +33,14 @@
 #
 # **Claims.** Every claim checked here is built in `nlgbias.stereoset.claims` by a rule of
 # `nlgbias.claims` (the verdict is computed from the paper's value, this run's 95% interval and
-# n) and written to `results/stereoset_claims_cat.csv`; what holds by construction (IdealLM,
-# StereotypedLM, RandomLM) and diagnostics are checks, in `results/stereoset_checks_cat.csv`.
+# n) and written to `results/stereoset_claims_cat.csv`, in three tallies never mixed:
+# **reproduction** (like-for-like: the paper's own numbers, e.g. its Table 1 rows against its
+# totals, its Table 6 against its §8 text, the lms-ss relation of its Table 4), **replication on
+# a stand-in** (the stand-in models and VADER: a direction holds / does not hold / is undecided,
+# a magnitude or a different method is not comparable) and **calibration** of VADER against the
+# paper's sentiment classifier on the same texts. Data counts (Table 1), what holds by
+# construction (IdealLM, StereotypedLM, RandomLM, a trained LM above RandomLM) and diagnostics
+# are checks, in `results/stereoset_checks_cat.csv`.
 
 # %% tags=["parameters"]
 profile = "quick"      # quick | smoke | paper
@@ -313,10 +319,13 @@ save_figure(fig, P.figures, "stereoset_fig_lms_vs_ss")
 # stereotyping sentence scores higher (50 = no preference), with a Wilson 95% interval and n per
 # bias type. The CrowS-Pairs paper is not among `../shared/papers`, so its per-model
 # numbers are not transcribed here; its claim in words (every MLM favours the stereotyping
-# sentence in every category) is checked for direction.
+# sentence in every category) is graded for direction, overall and per bias type (the bias
+# types of the shared-tokens variant are one Holm family); the total variant is shown, not
+# graded.
 
 # %%
-pairs = load_crows_pairs()
+all_pairs = load_crows_pairs()
+pairs = all_pairs
 if cfg["crows_pairs"]:
     pairs = pairs.sample(n=min(cfg["crows_pairs"], len(pairs)), random_state=seed).sort_index()
 crows_scored = {label: C.pair_scores(name, pairs, P.interim, device=device,
@@ -330,22 +339,29 @@ if shared:
         {m: C.crows_metric(d, more="sent_more_shared", less="sent_less_shared") for m, d in shared.items()},
         {m: d["scoring_shared"].iloc[0] for m, d in shared.items()}).assign(variant="shared tokens"))
 crows = pd.concat(crows_parts, ignore_index=True)
+
+# %%
 save_table(crows, P.results, "crows_pairs_metric",
            title="CrowS-Pairs metric per bias type with Wilson 95% intervals (offline causal LMs: total sentence log-probability and the shared-tokens variant; the paper scored masked LMs)")
-display(Markdown(T.crows_text(crows)))
+crows_pop = all_pairs["bias_type"].value_counts().to_dict() | {"overall": len(all_pairs)}
+crows_cl = SC.crows_claims(crows, SC.CROWS_GRADED_VARIANT if shared else "total", population=crows_pop)
+display(Markdown(T.crows_text(crows, SC.crows_summary(claims.frame(crows_cl[0])))))
 crows
 
 # %% [markdown]
 # ## Claims and checks
 # Each claim with the paper's value, this run's value and 95% interval, n, comparability (the
-# stand-in named), the rule and the verdict it computes (`nlgbias.stereoset.claims`). The
-# CrowS-Pairs claim is graded on the shared-tokens variant (the paper's kind of score).
+# stand-in named), the rule, its tally and the verdict it computes (`nlgbias.stereoset.claims`).
+# The CrowS-Pairs bias types are graded on the shared-tokens variant (the paper's kind of score),
+# one Holm family over the table's model × bias-type rows; Table 4's "ss above 50" rows are
+# another family.
 
 # %%
 names_in = {label: f"{label} for {stands_in[label]}" for label in models_only}
+split_cats = {split: len(gold[split]) for split in R.SPLITS}
 parts = [SC.table1_claims(t1), SC.table2_claims(t2), SC.table3_claims(overlap),
-         SC.table4_claims(t4, dists, names_in, random_lms), SC.task_claims(t6, dists, names_in),
-         SC.crows_claims(crows, "shared tokens" if shared else "total")]
+         SC.table4_claims(t4, dists, names_in, random_lms, population=split_cats),
+         (SC.lms_ss_relation_claims(seed=seed), []), SC.task_claims(t6, dists, names_in), crows_cl]
 claim_list = [c for cl, _ in parts for c in cl]
 check_list = [k for _, ck in parts for k in ck] + SC.ties_checks(ties) + SC.table6_check(R.paper_table6_check())
 claims_df = claims.save(claim_list, "stereoset_claims_cat", checks=check_list, results=P.results)

@@ -2,14 +2,28 @@
 it) that notebook 05 grades, each built with a rule of :mod:`nlgbias.claims` from the
 notebook's tables; the paper's numbers come from :mod:`nlgbias.stereoset.paper`.
 
-What holds by construction (IdealLM, StereotypedLM, RandomLM: §6.3 defines them by their
-scores) and the SentimentLM tie diagnostics are checks, not claims.
+Tallies (:mod:`nlgbias.claims`):
 
-Comparability: no GPT-2 or BERT weights exist offline, so every model number is a stand-in's
-(named); SentimentLM uses VADER for the paper's BERT sentiment classifier; Table 3 uses
-``wordfreq`` (no lemmatiser) for the TenTen corpus. A direction *within* this run (a model
-against RandomLM scored on the same CATs; intersentence against intrasentence) keeps its
-direction graded (``grades="direction within run"``).
+- **reproduction** (like-for-like): the paper's own numbers graded against themselves (the
+  Table 1 domain rows against its totals, the §8 "intersentence is harder except BERT" against
+  its Table 6: ``paper inconsistent`` where they disagree) and the §8 lms-ss relation, graded
+  on the paper's own Table 4 (a Spearman correlation over its pretrained models with a
+  bootstrap interval over the models: a claim, since it generalises from nine models and can
+  fail, not a restatement of a printed number).
+- **replication on a stand-in**: no GPT-2 or BERT weights exist offline, so every model number
+  is a stand-in's (named); its ss / lms magnitudes are ``not comparable`` and its directions
+  (ss above 50, one Holm family over Table 4's rows; CrowS-Pairs) hold or not. Intersentence
+  scored by likelihood where the paper used NSP heads is a ``different method`` (footnote 3:
+  GPT2's intersentence lms falls from 76.3 to 61.5 that way): ``not comparable``. Table 2's
+  direction is VADER's (``scorer="vader-stereoset"``), as are SentimentLM's rows.
+- **calibration** of ``vader-stereoset``: the paper prints its BERT sentiment classifier's
+  output on the released texts twice, as Table 2's negative shares and as SentimentLM's
+  lms / ss (Table 4, every CAT of each split): VADER on the same texts is graded against both.
+
+Checks, not claims: the Table 1 counts of the released data (``data count``), what holds by
+construction (IdealLM, StereotypedLM, RandomLM; a trained LM's lms above RandomLM's), the
+SentimentLM tie diagnostics and the second sentiment classifier. Table 3 uses ``wordfreq``
+(no lemmatiser) for the TenTen corpus: ``not comparable``.
 """
 
 from __future__ import annotations
@@ -25,10 +39,17 @@ from nlgbias.claims import Comparability
 from nlgbias.stereoset import paper as PP
 
 SENTIMENT_STAND_IN = "VADER compound for the paper's two-class BERT sentiment classifier (App. A.5)"
+#: the calibration key of VADER as the stand-in for the paper's sentiment classifier
+VADER = "vader-stereoset"
 KEYWORD_STAND_IN = "wordfreq general English, Porter stems (the paper: TenTen, lemmas)"
 BASELINES = ("IdealLM", "StereotypedLM", "RandomLM", "SentimentLM")
 #: the key of RandomLM's bootstrap distributions on the models' CATs (paired with the models')
 RANDOM_ON_MODEL_CATS = "RandomLM (models' CATs)"
+#: how this run's intersentence scoring differs from the paper's (§7, footnote 3)
+INTER_METHOD = ("intersentence scored by likelihood; the paper used NSP heads (footnote 3: "
+                "GPT2's intersentence lms falls from 76.3 to 61.5 by likelihood)")
+#: the CrowS-Pairs variant whose per-bias-type directions are graded (the paper's kind of score)
+CROWS_GRADED_VARIANT = "shared tokens"
 
 
 def _pct_interval(dist: np.ndarray) -> tuple[float, float]:
@@ -36,28 +57,45 @@ def _pct_interval(dist: np.ndarray) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def bootstrap_p(dist: np.ndarray, null: float = 0.0) -> float:
+    """The two-sided bootstrap p-value of "the statistic equals ``null``": twice the smaller
+    share of replicates on either side of it, at least 1 / (replicates + 1).
+
+    >>> bootstrap_p(np.array([1.0, 2.0, 3.0, -1.0]))
+    0.5
+    """
+    d = np.asarray(dist, dtype=float)
+    d = d[np.isfinite(d)]
+    if not len(d):
+        return float("nan")
+    side = min(np.mean(d <= null), np.mean(d >= null))
+    return float(min(1.0, max(2 * side, 1 / (len(d) + 1))))
+
+
 # --------------------------------------------------------------------------- Table 1
 def table1_claims(t1: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
-    """Table 1 (§4): the CAT total and average lengths against the released data (tolerance),
-    and the paper's own domain rows against its task totals (``paper inconsistent``)."""
+    """Table 1 (§4): the CAT total and the average lengths are counts of the released data
+    (checks, within a stated tolerance); the paper's own domain rows against its task totals are
+    claims about the paper (``paper inconsistent`` where they disagree)."""
     out: list[C.Claim] = []
     checks: list[C.Check] = []
     tot = t1[t1["task"] == "overall"].iloc[0]
-    out.append(C.tolerance(id="stereoset.t1.total_cats", section="§4 Table 1",
-                           claim="StereoSet has 16,995 CATs (dev + test)",
-                           paper_value=float(tot["CATs (paper)"]), estimate=float(tot["CATs"]),
-                           tol=0, n=int(tot["CATs"]), statistic="CATs in the released data",
-                           paper=f"{int(tot['CATs (paper)']):,}", this_run=f"{int(tot['CATs']):,}",
-                           digits=0))
+    checks.append(C.check(id="stereoset.t1.total_cats", section="§4 Table 1",
+                          check="StereoSet has 16,995 CATs (dev + test)", kind="data count",
+                          expected=f"{int(tot['CATs (paper)']):,}", this_run=f"{int(tot['CATs']):,}",
+                          passed=int(tot["CATs"]) == int(tot["CATs (paper)"])))
     for task in ("intrasentence", "intersentence"):
         sel = t1[(t1["task"] == task) & (t1["domain"] == "total")]
         if not len(sel):
             continue
         r = sel.iloc[0]
-        out.append(C.tolerance(id=f"stereoset.t1.avg_words_{task[:5]}", section="§4 Table 1",
-                               claim=f"average {task} instance length (words)",
-                               paper_value=float(r["avg words (paper)"]), estimate=float(r["avg words"]),
-                               tol=0.2, n=int(r["CATs"]), statistic="mean words per instance"))
+        gap = abs(float(r["avg words"]) - float(r["avg words (paper)"]))
+        checks.append(C.check(id=f"stereoset.t1.avg_words_{task[:5]}", section="§4 Table 1",
+                              check=f"average {task} instance length (words), within 0.2",
+                              kind="data count", expected=f"{float(r['avg words (paper)']):.2f}",
+                              this_run=f"{float(r['avg words']):.2f} (|diff| {gap:.2f}; "
+                                       f"{int(r['CATs']):,} CATs)",
+                              passed=gap <= 0.2 + 1e-12))
         dom = t1[(t1["task"] == task) & (t1["domain"] != "total")]
         rows_sum = int(dom["CATs (paper)"].sum())
         total = int(r["CATs (paper)"])
@@ -79,9 +117,11 @@ def table1_claims(t1: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
 
 # --------------------------------------------------------------------------- Table 2
 def table2_claims(t2: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
-    """§5 / Table 2: stereotypes are negative more often than anti-stereotypes. Graded on VADER
-    (the first classifier of ``t2``) as a direction within the data scored by one stand-in;
-    the other classifiers are checks of the same direction."""
+    """§5 / Table 2: stereotypes are negative more often than anti-stereotypes. The direction is
+    graded on VADER (the first classifier of ``t2``), a stand-in scorer (a replication,
+    ``scorer="vader-stereoset"``); VADER's negative shares are graded against the paper's
+    classifier's printed shares on the same associations (calibration rows); the other
+    classifiers are checks of the same direction."""
     claims_, checks = [], []
     p2 = PP.TABLE2.set_index("label")["% negative"]
     for i, (clf, g) in enumerate(t2.groupby("classifier", sort=False)):
@@ -101,8 +141,20 @@ def table2_claims(t2: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
                 n_effective=min(n1, n2), statistic="negative share, stereotype - anti-stereotype",
                 paper_effect=(p2["stereotype"] - p2["anti-stereotype"]) / 100,
                 comparability=Comparability.STAND_IN, stand_in=f"{clf} for the paper's BERT classifier",
-                grades="direction within run",
+                scorer=VADER, population=min(n1, n2), unit="associations of each label",
                 this_run=f"{c1 / n1:.1%} vs {c2 / n2:.1%}: {est:+.3f} [{lo:+.3f}, {hi:+.3f}] ({test})"))
+            for label, k, n in (("stereotype", c1, n1), ("anti-stereotype", c2, n2)):
+                klo, khi = stats.proportion_interval(k, n)
+                claims_.append(C.value_in_interval(
+                    id=f"stereoset.cal.vader_negative_{label.replace('-', '_')}",
+                    section="§5 Table 2 (calibration)",
+                    claim=f"the sentiment classifier's negative share of the {label} associations",
+                    paper_value=float(p2[label]) / 100, paper=f"{p2[label]:.0f}% (BERT classifier)",
+                    estimate=k / n, interval=(klo, khi), n=n, digits=3,
+                    statistic=f"negative share of the {label} associations (dev + test)",
+                    this_run=f"{k / n:.1%} [{klo:.1%}, {khi:.1%}] ({k:,} of {n:,})",
+                    comparability=Comparability.STAND_IN, stand_in=f"{clf} for the paper's BERT classifier",
+                    calibrates=VADER))
         else:
             checks.append(C.check(id=f"stereoset.t2.second_classifier_{i}", section="§5 Table 2",
                                   check=f"{clf} finds the same direction", kind="diagnostic",
@@ -160,8 +212,25 @@ def baseline_checks(t4: pd.DataFrame) -> list[C.Check]:
     return out
 
 
+#: the name of the family of Table 4's "ss above 50" rows (one per stand-in model and split)
+SS_FAMILY = "StereoSet Table 4 (stand-ins' ss above 50, per model and split)"
+
+
+def ss_family(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[str, np.ndarray]]
+              ) -> C.Family | None:
+    """The stated family of Table 4's directional rows: each stand-in's ss against 50 (the
+    paper: every pretrained model is stereotyped, ss > 50), raw bootstrap p-values."""
+    ps = {}
+    for r in t4[~t4["model"].isin(BASELINES)].to_dict("records"):
+        d = dists.get((r["split"], r["model"], "overall"))
+        if d is not None:
+            ps[f"stereoset.t4.{r['model']}_ss_above_50_{r['split']}"] = bootstrap_p(d["ss"], 50.0)
+    return C.Family(SS_FAMILY, ps) if ps else None
+
+
 def table4_claims(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[str, np.ndarray]],
                   stand_in_names: Mapping[str, str], random_lms: Mapping[str, float] | None = None,
+                  population: Mapping[str, int] | None = None,
                   ) -> tuple[list[C.Claim], list[C.Check]]:
     """Table 4 and §8 on the combined scores of each split.
 
@@ -170,20 +239,33 @@ def table4_claims(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping
     model, so two models on the same CATs give paired replicates). ``stand_in_names``: a
     model's display name -> the stand-in named in the claim (e.g. "SmolLM2-135M for GPT2").
     ``random_lms``: split -> RandomLM's lms on the models' CATs (the paired comparison's point
-    estimate; its distributions are under :data:`RANDOM_ON_MODEL_CATS`)."""
+    estimate; its distributions are under :data:`RANDOM_ON_MODEL_CATS`). ``population``:
+    split -> the CATs of the split (what a sampled split is drawn from).
+
+    SentimentLM's lms and ss are the paper's sentiment classifier's output on every CAT of the
+    split: VADER's are its calibration rows. A stand-in's ss is a magnitude (``not
+    comparable``); whether it lies above 50 is a direction (a replication, Holm-adjusted over
+    :data:`SS_FAMILY`). A trained LM's lms above RandomLM's holds for any trained LM: a check.
+    """
     out: list[C.Claim] = []
+    checks: list[C.Check] = []
+    fam = ss_family(t4, dists)
     for r in t4.to_dict("records"):
         split, m, n = r["split"], r["model"], int(r["CATs"])
         sec = "§8 Table 4"
         if m == "SentimentLM":
-            for k, null in (("ss", 50.0), ("lms", 50.0)):
+            for k in ("ss", "lms"):
                 out.append(C.value_in_interval(
-                    id=f"stereoset.t4.sentimentlm_{k}_{split}", section=sec,
-                    claim=f"SentimentLM {k} ({split})" + (": it prefers the stereotype" if k == "ss" else ""),
+                    id=f"stereoset.t4.sentimentlm_{k}_{split}", section=f"{sec} (calibration)",
+                    claim=f"SentimentLM {k} ({split}): the sentiment classifier's "
+                          + ("preference for the more negative of stereotype and anti-stereotype"
+                             if k == "ss" else "preference for the more negative of meaningful "
+                             "and unrelated associations"),
                     paper_value=float(r[f"paper {k}"]), estimate=float(r[k]),
-                    interval=(float(r[f"{k}_lo"]), float(r[f"{k}_hi"])), n=n, null=null,
+                    interval=(float(r[f"{k}_lo"]), float(r[f"{k}_hi"])), n=n,
                     statistic=f"{k} (CATs resampled within target terms)", digits=1,
-                    comparability=Comparability.STAND_IN, stand_in=SENTIMENT_STAND_IN))
+                    comparability=Comparability.STAND_IN, stand_in=SENTIMENT_STAND_IN,
+                    calibrates=VADER))
             ds, dr = dists.get((split, "SentimentLM", "overall")), dists.get((split, "RandomLM", "overall"))
             pr = _row(t4, split, "RandomLM")
             if ds is not None and dr is not None and pr is not None:
@@ -196,12 +278,14 @@ def table4_claims(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping
                     paper_value=paper_d, estimate=float(r["icat"] - pr["icat"]), interval=(lo, hi),
                     n=n, null=0.0, statistic="icat, SentimentLM - RandomLM (paired bootstrap)",
                     paper=f"{r['paper icat']:.1f} vs {pr['paper icat']:.1f} ({paper_d:+.1f})",
-                    digits=1, comparability=Comparability.STAND_IN, stand_in=SENTIMENT_STAND_IN))
+                    digits=1, comparability=Comparability.STAND_IN, stand_in=SENTIMENT_STAND_IN,
+                    scorer=VADER, population=(population or {}).get(split, n), unit="CATs"))
             continue
         if m in BASELINES:
             continue
         ref = r["paper model"]
         who = stand_in_names.get(m, f"{m} for {ref}")
+        pop = (population or {}).get(split, n)
         out.append(C.value_in_interval(
             id=f"stereoset.t4.{m}_ss_{split}", section=sec,
             claim=f"{ref}'s ss ({split}; lms / ss / icat {r['paper lms']:.1f} / {r['paper ss']:.1f} / "
@@ -211,26 +295,73 @@ def table4_claims(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping
             this_run=f"ss {r['ss']:.1f} [{r['ss_lo']:.1f}, {r['ss_hi']:.1f}]; lms {r['lms']:.1f} "
                      f"[{r['lms_lo']:.1f}, {r['lms_hi']:.1f}]; icat {r['icat']:.1f} "
                      f"[{r['icat_lo']:.1f}, {r['icat_hi']:.1f}]",
-            comparability=Comparability.STAND_IN, stand_in=who))
+            comparability=Comparability.STAND_IN, stand_in=who, population=pop, unit="CATs"))
+        cid = f"stereoset.t4.{m}_ss_above_50_{split}"
+        if fam is not None and cid in fam.pvalues:
+            out.append(C.direction(
+                id=cid, section=sec,
+                claim=f"a pretrained LM is stereotyped: ss above 50 ({m}, {split})",
+                paper=f"{ref}: ss {r['paper ss']:.1f} > 50 (§9: pretrained LMs 'exhibit strong "
+                      "stereotypical biases')", sign=1,
+                estimate=float(r["ss"]) - 50, interval=(float(r["ss_lo"]) - 50, float(r["ss_hi"]) - 50),
+                n=n, statistic="ss - 50 (CATs resampled within target terms)", digits=1,
+                paper_effect=float(r["paper ss"]) - 50, family=fam, population=pop, unit="CATs",
+                comparability=Comparability.STAND_IN, stand_in=who))
         dm = dists.get((split, m, "overall"))
         dr = dists.get((split, RANDOM_ON_MODEL_CATS, "overall"))
         if dm is not None and dr is not None:
             lo, hi = _pct_interval(dm["lms"] - dr["lms"])
             est = float(r["lms"] - random_lms[split]) if random_lms else float(np.mean(dm["lms"] - dr["lms"]))
-            out.append(C.direction(
+            checks.append(C.check(
                 id=f"stereoset.s8.{m}_lms_above_random_{split}", section="§8",
-                claim=f"a pretrained LM has a higher lms than RandomLM ({m}, {split})",
-                paper="every pretrained model > 50", sign=1, estimate=est, interval=(lo, hi), n=n,
-                statistic="lms, model - RandomLM (paired bootstrap)", digits=1,
-                comparability=Comparability.STAND_IN, stand_in=who, grades="direction within run"))
-    return out, baseline_checks(t4)
+                check=f"a trained LM has a higher lms than RandomLM ({m}, {split}; any trained LM does)",
+                kind="by construction", expected="lms - RandomLM's > 0 (paired bootstrap interval above 0)",
+                this_run=f"{est:+.1f} [{lo:+.1f}, {hi:+.1f}] ({n:,} CATs)", passed=lo > 0))
+    return out, baseline_checks(t4) + checks
+
+
+def lms_ss_relation_claims(tables: Mapping[str, pd.DataFrame] | None = None, *, n_boot: int = 10_000,
+                           seed: int = 0) -> list[C.Claim]:
+    """§8 "Relation between lms and ss": "All models exhibit a strong correlation between lms
+    and ss scores. As the language model becomes stronger, so its stereotypical bias (ss) too."
+    Graded on the paper's own Table 4 (like-for-like: its data, nothing of ours but the
+    statistic): Spearman's rho between lms and ss over its pretrained models (ENSEMBLE, a
+    weighted combination of three of them, and the §6.3 baselines left out), with a bootstrap
+    interval over the models, against 0 (the rule ``ranking``). ``tables``: split -> the
+    paper's Table 4 (default: dev and test)."""
+    from scipy.stats import spearmanr
+
+    tables = tables or {"dev": PP.TABLE4_DEV, "test": PP.TABLE4_TEST}
+    out = []
+    for split, t in tables.items():
+        m = t[~t["model"].isin((*BASELINES, "Ensemble"))].dropna(subset=["lms", "ss"])
+        x, y = m["lms"].to_numpy(float), m["ss"].to_numpy(float)
+        rho = float(spearmanr(x, y)[0])
+        rng = np.random.default_rng(seed)
+        reps = []
+        for _ in range(n_boot):
+            i = rng.integers(0, len(x), len(x))
+            if len(np.unique(x[i])) > 1 and len(np.unique(y[i])) > 1:
+                reps.append(spearmanr(x[i], y[i])[0])
+        lo, hi = _pct_interval(np.array(reps))
+        out.append(C.ranking(
+            id=f"stereoset.s8.lms_ss_relation_{split}", section="§8 Table 4",
+            claim=f"ss rises with lms across the pretrained models ({split}; 'a strong "
+                  "correlation between lms and ss')",
+            paper=f"Table 4 ({split}): {len(m)} pretrained models",
+            estimate=rho, interval=(lo, hi), n=f"{len(m)} models", bound=0.0,
+            statistic="Spearman rho (lms, ss) over the paper's models, bootstrap over models",
+            this_run=f"rho {rho:.2f} [{lo:.2f}, {hi:.2f}] over {len(m)} models "
+                     f"({', '.join(m['model'])})"))
+    return out
 
 
 def task_claims(t6: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[str, np.ndarray]],
                 stand_in_names: Mapping[str, str]) -> tuple[list[C.Claim], list[C.Check]]:
     """§7.4 footnote 3 (GPT2's intersentence lms by likelihood, 61.5) and §8 (intersentence is
-    harder: a lower lms than intrasentence), per model and split."""
-    out = []
+    harder: a lower lms than intrasentence), per model and split; and the paper's own Table 6
+    against its §8 sentence ("except BERT")."""
+    out = [inter_harder_consistency()]
     models = t6[~t6["model"].isin(BASELINES)]
     for r in models[models["task"] == "intersentence"].to_dict("records"):
         m = r["paper lms, same scoring"]
@@ -257,8 +388,29 @@ def task_claims(t6: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping[s
             paper="lower for most models (not BERT)", sign=-1, estimate=est, interval=(lo, hi),
             n=f"{int(g.loc['intersentence', 'count']):,} / {int(g.loc['intrasentence', 'count']):,} CATs",
             statistic="lms, intersentence - intrasentence", digits=1,
-            comparability=Comparability.STAND_IN, stand_in=who, grades="direction within run"))
+            comparability=Comparability.DIFFERENT_METHOD, stand_in=f"{who}; {INTER_METHOD}"))
     return out, []
+
+
+def inter_harder_consistency(t6: pd.DataFrame | None = None) -> C.Claim:
+    """§8 "Intrasentence vs Intersentence CATs": "we expect intersentence language modeling
+    task to be harder than intrasentence. This is the case with most models (except BERT)",
+    against the paper's own Table 6 (test): the models whose intersentence lms is not lower."""
+    t6 = PP.TABLE6_TEST if t6 is None else t6
+    w = t6.pivot(index="model", columns="task", values="lms")
+    higher = [m for m in w.index if w.loc[m, "intersentence"] >= w.loc[m, "intrasentence"]]
+    said = sorted(m for m in w.index if m.startswith("BERT"))
+    others = [m for m in higher if m not in said]
+    detail = "; ".join(f"{m} {w.loc[m, 'intersentence']:.1f} vs {w.loc[m, 'intrasentence']:.1f}"
+                       for m in higher)
+    evidence = (f"Table 6 (test), intersentence vs intrasentence lms: {len(higher)} of {len(w)} "
+                f"models are not lower on intersentence ({detail}); the text names "
+                f"BERT only, {', '.join(others) or 'no other'} also")
+    kw = dict(id="stereoset.s8.inter_harder_except_bert", section="§8 Table 6",
+              claim="intersentence is harder (lower lms) for most models, except BERT",
+              paper="§8: 'the case with most models (except BERT)'", n=f"{len(w)} models")
+    return C.paper_inconsistent(evidence=evidence, consistent=sorted(higher) == said,
+                                this_run=evidence, **kw)
 
 
 def ties_checks(ties: pd.DataFrame) -> list[C.Check]:
@@ -286,39 +438,91 @@ def table6_check(t6_vs_t8: pd.DataFrame) -> list[C.Check]:
 
 
 # --------------------------------------------------------------------------- CrowS-Pairs
-def crows_claims(crows: pd.DataFrame, variant: str | None = None) -> tuple[list[C.Claim], list[C.Check]]:
+def _crows_wins(r) -> tuple[int, int]:
+    n = int(r["pairs"])
+    return int(round(r["metric"] * n / 100)), n
+
+
+def crows_family(crows: pd.DataFrame, variant: str | None = None) -> C.Family | None:
+    """The stated family of the CrowS-Pairs table's per-bias-type rows of ``variant`` (every
+    model x bias type): raw two-sided binomial p-values against 50 %."""
+    rows = _crows_rows(crows, variant)
+    ps = {f"stereoset.crows.{r['model']}_{r['bias_type']}": stats.binomial_test(*_crows_wins(r), 0.5)
+          for r in rows[rows["bias_type"] != "overall"].to_dict("records")}
+    if not ps:
+        return None
+    return C.Family(f"CrowS-Pairs per bias type ({variant or 'all variants'} variant, "
+                    f"{rows['model'].nunique()} models)", ps)
+
+
+def _crows_rows(crows: pd.DataFrame, variant: str | None) -> pd.DataFrame:
+    return crows if variant is None or "variant" not in crows else crows[crows["variant"] == variant]
+
+
+def crows_claims(crows: pd.DataFrame, variant: str | None = None,
+                 population: Mapping[str, int] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
     """Nangia et al. 2020 (abstract): the models favour the more stereotyping sentence, in every
-    bias type. Per model: the overall metric against 50 (a Wilson interval over all pairs); the
-    bias types whose interval lies above 50 are listed. The causal stand-ins are not the
-    paper's masked LMs: ``not comparable``. ``variant``: the scoring variant graded (the
-    ``variant`` column), None for every row."""
+    bias type. Per model: the overall metric against 50 (a Wilson interval over all pairs), and
+    each bias type against 50, those rows one Holm family (:func:`crows_family`). The causal
+    stand-ins scored by log-probability are not the paper's masked LMs: a replication.
+    ``variant``: the scoring variant graded (the ``variant`` column), None for every row.
+    ``population``: bias type (and "overall") -> the pairs CrowS-Pairs has (default: the
+    table's own counts, i.e. every pair scored)."""
     out = []
-    rows = crows if variant is None or "variant" not in crows else crows[crows["variant"] == variant]
+    rows = _crows_rows(crows, variant)
+    fam = crows_family(crows, variant)
+    vname = f"{variant} variant" if variant else "every variant"
     for model, g in rows.groupby("model", sort=False):
         o = g[g["bias_type"] == "overall"].iloc[0]
-        n, wins = int(o["pairs"]), int(round(o["metric"] * o["pairs"] / 100))
-        lo, hi = stats.proportion_interval(wins, n)
-        types = g[g["bias_type"] != "overall"]
-        above = int((types["metric_lo"] > 50).sum()) if "metric_lo" in types else int((types["metric"] > 50).sum())
-        out.append(C.direction(
-            id=f"stereoset.crows.{model}_favours_stereotype", section="CrowS-Pairs (Nangia et al. 2020)",
-            claim=f"the LM favours the more stereotyping sentence ({model}; every bias type)",
-            paper="every MLM > 50 in every bias type", sign=1, estimate=wins / n - 0.5,
-            interval=(lo - 0.5, hi - 0.5), pvalue=stats.binomial_test(wins, n, 0.5), n=n,
-            statistic="share of pairs with the stereotyping sentence higher - 0.5",
-            this_run=f"{100 * wins / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]; {above} of {len(types)} "
-                     f"bias types with an interval above 50",
-            comparability=Comparability.STAND_IN,
-            stand_in=f"causal LM scored by {o['scoring']} (the paper: masked LMs)"))
+        who = f"causal LM scored by {o['scoring']} (the paper: masked LMs)"
+        for r in g.to_dict("records"):
+            wins, n = _crows_wins(r)
+            lo, hi = stats.proportion_interval(wins, n)
+            bias = r["bias_type"]
+            overall = bias == "overall"
+            cid = f"stereoset.crows.{model}_" + ("favours_stereotype" if overall else bias)
+            pop = (population or {}).get(bias, n)
+            out.append(C.direction(
+                id=cid, section="CrowS-Pairs (Nangia et al. 2020)",
+                claim=(f"the LM favours the more stereotyping sentence ({model}, "
+                       + ("all pairs" if overall else f"bias type {bias}") + f"; {vname})"),
+                paper=("every MLM > 50 overall" if overall else "every MLM > 50 in every bias type"),
+                sign=1, estimate=wins / n - 0.5, interval=(lo - 0.5, hi - 0.5),
+                pvalue=None if not overall else stats.binomial_test(wins, n, 0.5), n=n,
+                statistic="share of pairs with the stereotyping sentence higher - 0.5",
+                this_run=f"{100 * wins / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {n:,} pairs",
+                family=None if overall else fam, population=pop, unit="pairs",
+                comparability=Comparability.STAND_IN, stand_in=who))
     return out, []
 
 
+def crows_summary(claims_df: pd.DataFrame) -> pd.DataFrame:
+    """Per model, from the claims table: the graded CrowS-Pairs bias types and how many hold
+    (after their family's Holm adjustment), with the variant and family named."""
+    c = claims_df[claims_df["id"].str.startswith("stereoset.crows.")
+                  & ~claims_df["id"].str.endswith("_favours_stereotype")]
+    rows = []
+    for model, g in c.groupby(c["id"].str.extract(r"stereoset\.crows\.(.+?)_[^_]+$")[0], sort=False):
+        variant = g["claim"].iloc[0].rsplit("; ", 1)[-1].rstrip(")")
+        rows.append({"model": model, "variant": variant, "bias types": len(g),
+                     **{v: int((g["verdict"] == v).sum()) for v in C.TALLIES["replication"][:3]},
+                     "family": g["family"].iloc[0]})
+    return pd.DataFrame(rows)
+
+
 def claims_text(df: pd.DataFrame) -> str:
-    """The claims table as prose: counts per verdict and one line per claim."""
-    counts = df["verdict"].value_counts()
-    head = ", ".join(f"{counts.get(v, 0)} {v}" for v in C.VERDICTS)
-    lines = [f"**{len(df)} claims** ({head}):", ""]
-    for r in df.itertuples(index=False):
-        lines.append(f"- **{r.verdict}** · {r.claim} ({r.section}): paper {r.paper}; this run "
-                     f"{r._4} (n {r.n}) — {r.reason}")
+    """The claims table as prose: counts per tally and verdict, then one line per claim."""
+    parts = []
+    for tally, words in C.TALLIES.items():
+        d = df[df["tally"] == tally]
+        if not len(d):
+            continue
+        counts = d["verdict"].value_counts()
+        head = ", ".join(f"{counts.get(v, 0)} {v}" for v in words if counts.get(v, 0))
+        parts.append(f"{C.TALLY_NAMES[tally]}: {len(d)} ({head})")
+    lines = [f"**{len(df)} claims** — " + "; ".join(parts) + ".", ""]
+    for r in df.to_dict("records"):
+        extra = "".join(f"; {k} {r[k]}" for k in ("family", "scorer") if str(r[k]).strip() not in ("", "nan"))
+        lines.append(f"- **{r['verdict']}** ({r['tally']}) · {r['claim']} ({r['section']}): paper "
+                     f"{r['paper']}; this run {r['this run']} (n {r['n']}{extra}) — {r['reason']}")
     return "\n".join(lines)

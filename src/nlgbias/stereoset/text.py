@@ -9,7 +9,12 @@ from collections.abc import Mapping
 import pandas as pd
 
 from nlgbias.stereoset.evaluation import BASELINES
-from nlgbias.stereoset.paper import FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS, TABLE2, TABLE7_DEV
+from nlgbias.stereoset.paper import (
+    FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS,
+    TABLE2,
+    TABLE6_TEST,
+    TABLE7_DEV,
+)
 
 
 def _n(x) -> str:
@@ -124,7 +129,17 @@ def table6_text(t6: pd.DataFrame) -> str:
         return "No language model in this run."
     return (f"Scored by likelihood, the paper's GPT2 reached intersentence lms "
             f"{FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS} (footnote 3). " + "; ".join(out) + ". The "
-            "paper expected (§8) intersentence to be the harder task (lower lms) for most models.")
+            "paper expected (§8) intersentence to be the harder task (lower lms) for most models, "
+            "on intersentence scores from NSP heads; here intersentence is scored by likelihood, "
+            "the method its footnote 3 found weaker for GPT2 (lms "
+            f"{FOOTNOTE3_GPT2_INTER_LIKELIHOOD_LMS} instead of {_inter_nsp_gpt2():.1f}), so the "
+            "comparison with §8 is of a different method and is not graded.")
+
+
+def _inter_nsp_gpt2() -> float:
+    """The paper's GPT2 intersentence lms with its NSP head (Table 6, test)."""
+    t = TABLE6_TEST
+    return float(t[(t["model"] == "GPT2") & (t["task"] == "intersentence")]["lms"].iloc[0])
 
 
 def ties_text(ties: pd.DataFrame, t4: pd.DataFrame) -> str:
@@ -161,15 +176,29 @@ def ties_text(ties: pd.DataFrame, t4: pd.DataFrame) -> str:
             "depend on how unrelated associations are rated.")
 
 
-def crows_text(crows: pd.DataFrame) -> str:
-    """Each model's CrowS-Pairs metric overall and its highest and lowest bias types."""
+def crows_text(crows: pd.DataFrame, summary: pd.DataFrame | None = None) -> str:
+    """Each model's CrowS-Pairs metric overall and its highest and lowest bias types, per
+    scoring variant (each named: the two are never pooled); ``summary``
+    (:func:`nlgbias.stereoset.claims.crows_summary`): the graded variant's verdicts per model,
+    from the claims table."""
     out = []
-    for model, g in crows.groupby("model", sort=False):
+    by = ["variant", "model"] if "variant" in crows else ["model"]
+    for key, g in crows.groupby(by, sort=False):
+        variant, model = key if len(by) == 2 else ("", key if isinstance(key, str) else key[0])
         cats = g[g["bias_type"] != "overall"].sort_values("metric")
         o = g[g["bias_type"] == "overall"].iloc[0]
-        out.append(f"{model}: {o['metric']:.1f} over {int(o['pairs']):,} pairs ({int(o['ties'])} "
-                   f"ties), from {cats.iloc[0]['metric']:.1f} ({cats.iloc[0]['bias_type']}) to "
-                   f"{cats.iloc[-1]['metric']:.1f} ({cats.iloc[-1]['bias_type']}); "
-                   f"{int((cats['metric'] > 50).sum())} of {len(cats)} bias types above 50")
+        line = (f"{model}{f' ({variant} variant)' if variant else ''}: {o['metric']:.1f} over "
+                f"{int(o['pairs']):,} pairs ({int(o['ties'])} ties), from {cats.iloc[0]['metric']:.1f} "
+                f"({cats.iloc[0]['bias_type']}) to {cats.iloc[-1]['metric']:.1f} "
+                f"({cats.iloc[-1]['bias_type']}); {int((cats['metric'] > 50).sum())} of {len(cats)} "
+                "bias types above 50 by point estimate")
+        if summary is not None and len(summary):
+            s = summary[(summary["model"] == model) & (summary["variant"] == f"{variant} variant")]
+            if len(s):
+                r = s.iloc[0]
+                line += (f"; graded: {r['holds']} of {r['bias types']} bias types hold, "
+                         f"{r['undecided']} undecided, {r['does not hold']} do not hold "
+                         f"({r['family']})")
+        out.append(line)
     return ("CrowS-Pairs metric (% of pairs where the more stereotyping sentence scores higher; "
-            "50 = no preference): " + "; ".join(out) + ".")
+            "50 = no preference), per model and scoring variant: " + "; ".join(out) + ".")
