@@ -158,6 +158,8 @@ def test_section3_claims(data):
     assert {str(c.verdict) for c in cl} == {"paper inconsistent"}
     assert "5 empty released prompts" == v["bold.3.empty-prompts"].this_run
     assert v["bold.3.filters"].this_run.startswith("1,457 released sentences")
+    # of the 306 without the term in the first 8 words, 228 have no exact match at all
+    assert "78 found after word 8, 228 not found" in v["bold.3.filters"].this_run
     assert "7 of 10" in v["bold.3.table2-examples"].this_run
     assert v["bold.3.table2-examples"].reason.count("word(s) longer") == 2
     checks = {c.id: c for c in ch}

@@ -13,6 +13,7 @@ from nlgbias import stats
 from nlgbias.bold import claims as BC
 from nlgbias.bold import paper
 from nlgbias.bold import texts as BT
+from nlgbias.metrics.norms import CATEGORY_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,49 +146,179 @@ def _table3_wiki(shift: int = 0):
     return pd.DataFrame(rows)
 
 
-def test_gender_claims_like_for_like_wiki_share():
+_EMPTY_T3CI = ["group", "source", "metric", "n", "male:female", "male:female_lo", "male:female_hi"]
+_EMPTY_F2 = ["group", "source", "male - female", "n", "se", "male - female_lo", "male - female_hi"]
+_EMPTY_GPR = ["section", "source", "this run", "this run_lo", "this run_hi"]
+
+
+def _gender_norms(t3=None, f2=None, cats=None, keys=None, **kw):
+    cats = pd.DataFrame(columns=["anger"]) if cats is None else cats
+    keys = pd.DataFrame(columns=["group", "source"]) if keys is None else keys
+    return BC.section6_gender_norms(
+        _table3_wiki() if t3 is None else t3, pd.DataFrame(columns=_EMPTY_T3CI),
+        pd.DataFrame(columns=_EMPTY_GPR), pd.DataFrame(columns=_EMPTY_F2) if f2 is None else f2,
+        cats, keys, **kw)
+
+
+def test_table3_recount_is_three_claims_and_its_restatements_are_checks():
     t3 = _table3_wiki()
     gm = t3[t3["metric"] == "Gender-Max"]
     # the paper's WIKI row: 429 of 10,034 texts gender-polar (4.28%), not the pooled 6.57%
     assert int(gm["male paper"].sum() + gm["female paper"].sum()) == 429
     assert int(gm["total"].sum()) == 10034
-    empty = pd.DataFrame(columns=["group", "source", "metric", "n", "male:female",
-                                  "male:female_lo", "male:female_hi"])
-    f2 = pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
-                               "male - female_hi"])
-    cats = pd.DataFrame({"anger": [1, 0, 0, 0], "sad": 0, "fear": 0, "disgust": 0, "joy": 0})
-    keys = pd.DataFrame({"group": ["x"] * 4, "source": "WIKI"})
-    gpr = pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"])
-    cl, ch = BC.section6_gender_norms(t3, empty, gpr, f2, cats, keys)
+    cl, ch = _gender_norms(t3)
     v = {c.id: c for c in cl}
-    assert str(v["bold.6.1.1.polar-share"].verdict) == "reproduced"
-    assert v["bold.6.1.1.polar-share"].paper.startswith("429 / 10,034 = 4.28%")
     assert all(str(v[f"bold.6.1.1.table3-{m.lower()}"].verdict) == "reproduced"
                for m in paper.GENDER_METRICS)
+    assert all(str(v[f"bold.6.1.1.table3-{m.lower()}"].tally) == "reproduction"
+               for m in paper.GENDER_METRICS)
+    # the polar share restates the same cells: a recount check, not a claim
+    checks = {c.id: c for c in ch}
+    assert "bold.6.1.1.polar-share" not in v
+    assert checks["bold.6.1.1.polar-share"].kind == "recount"
+    assert checks["bold.6.1.1.polar-share"].expected.startswith("429 / 10,034 = 4.28%")
     # 12 texts off in each of the 8 cells: 96 of 429 = 22% > the 10% tolerance
-    cl, _ = BC.section6_gender_norms(_table3_wiki(12), empty, gpr, f2, cats, keys)
+    cl, _ = _gender_norms(_table3_wiki(12))
     assert str({c.id: c for c in cl}["bold.6.1.1.table3-gender-max"].verdict) == "differs"
 
 
-def test_table4_claims_grade_the_direction_within_run():
+def _counts_frame(spec):
+    """cats / keys from ``{group: (n, {category: count})}`` (WIKI)."""
+    cats, keys = [], []
+    for g, (n, counts) in spec.items():
+        block = pd.DataFrame(False, index=range(n), columns=list(CATEGORY_NAMES))
+        for c, k in counts.items():
+            block.loc[: k - 1, c] = True
+        cats.append(block)
+        keys.append(pd.DataFrame({"group": [g] * n, "source": "WIKI"}))
+    return pd.concat(cats, ignore_index=True), pd.concat(keys, ignore_index=True)
+
+
+#: this run's WIKI counts (quick profile, the expanded Warriner lexicon at 0.25)
+WIKI_T4 = {paper.MALE: (2048, {"anger": 65, "sad": 82, "fear": 92, "disgust": 39, "joy": 2048}),
+           paper.FEMALE: (1156, {"anger": 20, "sad": 28, "fear": 32, "disgust": 10, "joy": 1156})}
+WIKI_T6 = {"christianity": (171, {"anger": 6, "sad": 5, "fear": 9, "disgust": 3, "joy": 165}),
+           "islam": (109, {"anger": 5, "sad": 4, "fear": 6, "disgust": 2, "joy": 103})}
+
+
+def test_table4_and_6_are_replications_on_the_lexicon_holm_adjusted():
+    cats, keys = _counts_frame(WIKI_T4 | WIKI_T6)
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    v = {c.id: c for c in cl}
+    t4 = [v[f"bold.6.1.2.table4-{e}"] for e in ("anger", "sad", "fear", "disgust")]
+    for c in t4:
+        assert str(c.tally) == "replication" and c.scorer == "norms-lexicon"
+        assert c.family.startswith("BOLD Table 4")
+    # raw p 0.015-0.021 each, but Holm over the table's rows puts them above 0.05: undecided
+    raw = [stats.two_proportion_test(65, 2048, 20, 1156)[0], stats.two_proportion_test(39, 2048, 10, 1156)[0]]
+    assert all(0.01 < p < 0.025 for p in raw)
+    assert all(str(c.verdict) == "undecided" for c in t4)
+    assert "Holm over 7" in t4[0].reason  # anger, sad, fear, disgust, joy, dominance, valence
+    # joy: the lexicon puts every text of both groups in it; by the same rule, with >= 80%
+    # power to see the paper's -0.51 points and none found, it does not hold
+    assert str(v["bold.6.1.2.table4-joy"].verdict) == "does not hold"
+    # Table 6: sadness needs 235,050 texts per group, more than the 133 (harmonic mean of
+    # 171 and 109) that exist: the dataset cannot decide it
+    sad = v["bold.6.1.4.table6-sad"]
+    assert str(sad.verdict) == "undecided" and np.isnan(sad.n_needed)
+    assert sad.population == pytest.approx(2 / (1 / 171 + 1 / 109))
+    assert "235,050" in sad.reason and "this dataset cannot decide it" in sad.reason
+    C.validate(C.frame(cl))
+
+
+def test_table4_direction_holds_on_a_large_effect():
     n = 400
-    keys = pd.DataFrame({"group": [paper.MALE] * n + [paper.FEMALE] * n, "source": "WIKI"})
-    cats = pd.DataFrame(0, index=range(2 * n), columns=["anger", "sad", "fear", "disgust", "joy"])
-    cats.loc[: 59, "anger"] = 1          # 15% of male texts angry
-    cats.loc[n: n + 19, "anger"] = 1     # 5% of female texts
-    empty = pd.DataFrame(columns=["group", "source", "metric", "n", "male:female",
-                                  "male:female_lo", "male:female_hi"])
-    f2 = pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
-                               "male - female_hi"])
-    gpr = pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"])
-    cl, _ = BC.section6_gender_norms(_table3_wiki(), empty, gpr, f2, cats, keys)
-    anger = {c.id: c for c in cl}["bold.6.1.2.table4-anger"]
-    assert anger.grades == "direction within run" and str(anger.comparability) == "stand-in"
-    assert str(anger.verdict) == "reproduced"  # paper +1.17, here +10 points, p << 0.05
-    fear = {c.id: c for c in cl}["bold.6.1.2.table4-fear"]
-    # 0 of 400 vs 0 of 400: the stand-in lexicon puts no text in the category, which says
-    # nothing about the direction: not comparable (the rule's outcome kept as context)
-    assert str(fear.verdict) == "not comparable" and "every text (or none)" in fear.stand_in
+    cats, keys = _counts_frame({paper.MALE: (n, {"anger": 60}), paper.FEMALE: (n, {"anger": 20})})
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    v = {c.id: c for c in cl}
+    assert str(v["bold.6.1.2.table4-anger"].verdict) == "holds"  # +10 points, Holm p << 0.05
+    # 0 of 400 vs 0 of 400 fearful texts: the paper's +1.93 would have been seen
+    assert str(v["bold.6.1.2.table4-fear"].verdict) == "does not hold"
+
+
+def test_norms_lexicon_calibration_against_tables_9_to_11():
+    # the paper's Table 9 WIKI shares on the same texts, exactly: every category agrees
+    p9 = paper.paper_norms_table(9).xs("WIKI", level="source")
+    spec = {g: (int(p9.loc[g, "total"]), {c: int(round(p9.loc[g, c] * p9.loc[g, "total"] / 100))
+                                          for c in CATEGORY_NAMES}) for g in p9.index}
+    cats, keys = _counts_frame(spec)
+    cl, ch = _gender_norms(cats=cats, keys=keys)
+    cal = [c for c in cl if str(c.tally) == "calibration"]
+    assert cal and all(c.scorer == "norms-lexicon" for c in cal)
+    assert all(str(c.verdict) == "agrees" for c in cal), [c.reason for c in cal]
+    # valence (+ve) 20 points above the paper's on every group: disagrees
+    spec = {g: (n, d | {"valence (+ve)": d["valence (+ve)"] + n // 5}) for g, (n, d) in spec.items()}
+    cats, keys = _counts_frame(spec)
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    v = {c.id: c for c in cl}
+    assert str(v["bold.A4.table9-valence-+ve"].verdict) == "disagrees"
+    assert "agrees on 10 of 11" in BC.calibration_sentence(C.frame(cl))
+
+
+#: this run's WIKI rows of Figure 2 (Gender-Max): male - female, n, se, bootstrap interval
+WIKI_FIG2 = pd.DataFrame([
+    ("artistic_occupations", 0.0277136, 433, 0.0102420, 0.0092379, 0.0462471),
+    ("computer_occupations", 0.0, 209, 0.0, 0.0, 0.0),
+    ("corporate_titles", -0.0101010, 99, 0.0100499, -0.0303030, 0.0),
+    ("engineering_branches", 0.0141026, 3120, 0.0022523, 0.0099359, 0.0189103),
+    ("entertainer_occupations", -0.0271493, 442, 0.0188849, -0.0678733, 0.0067873),
+    ("healthcare_occupations", -0.0225989, 531, 0.0091737, -0.0414313, -0.0056497),
+    ("nursing_specialties", -0.0136519, 293, 0.0127452, -0.0375427, 0.0102389),
+    ("scientific_occupations", 0.0169903, 824, 0.0061598, 0.0048544, 0.0291262),
+    ("writing_occupations", 0.0213777, 421, 0.0131840, -0.0023753, 0.0475059),
+], columns=["group", "male - female", "n", "se", "male - female_lo", "male - female_hi"]
+).assign(source="WIKI")
+
+
+def test_figure2_one_holm_family_and_only_nursing_on_a_different_pool():
+    cl, _ = _gender_norms(f2=WIKI_FIG2)
+    v = {c.id: c for c in cl}
+    only = v["bold.6.1.1.fig2-only-nursing"]
+    # healthcare leans female with an interval below 0 and sign-test p 0.02, but Holm over the
+    # professions lifts it above 0.05; the claim is stated over six sources: a replication
+    assert str(only.comparability) == "different pool" and str(only.tally) == "replication"
+    assert str(only.verdict) == "undecided" and "healthcare" in only.claim
+    nurse = v["bold.6.1.1.fig2-nursing-female"]
+    assert str(nurse.tally) == "reproduction" and nurse.family == only.family
+    assert str(nurse.verdict) == "inconclusive"
+    # engineering (47 male / 3 female of 3,120) survives Holm: reproduced
+    assert str(v["bold.6.1.1.fig2-male-engineering"].verdict) == "reproduced"
+    assert BC.fig2_sign_test(WIKI_FIG2.set_index("group").loc["engineering_branches"])[:2] == (47, 3)
+
+
+def test_claims_tables_validate():
+    cl, ch = _gender_norms()
+    C.validate(C.frame(cl))
+    assert all(c.id.startswith("bold.") for c in cl)
+
+
+def test_section6_headline_religion_toxicity_and_not_tested_rows():
+    rows = []
+    pid = 0
+    for dom, groups in (("gender", (paper.MALE, paper.FEMALE)),
+                        ("religious_ideology", ("atheism", "islam", "christianity"))):
+        for g in groups:
+            for i in range(40):
+                neg = g == paper.MALE and i < 20  # the model: male 50% negative; WIKI 0%
+                rows.append(("WIKI", dom, g, "neutral", g == "atheism" and i < 2, pid))
+                rows.append(("lm", dom, g, "negative" if neg else "neutral", False, pid))
+                pid += 1
+    s = pd.DataFrame(rows, columns=["source", "domain", "group", "sentiment", "is_toxic",
+                                    "prompt_id"])
+    h = BC.lm_vs_wiki_bias(s, n_boot=200)
+    top = h[h["domain"] == "mean of domains"].iloc[0]
+    assert top["model - WIKI"] == pytest.approx((0.5 + 0.0) / 2)
+    cl, _ = BC.section6_sentiment_toxicity(s, BC.paired_source_tests(s), headline=h)
+    v = {c.id: c for c in cl}
+    head = v["bold.1.lms-more-biased-lm"]
+    assert str(head.tally) == "replication" and str(head.verdict) == "holds"
+    tox = v["bold.6.1.4.religion-toxic-atheism"]
+    assert tox.scorer == "tox-block" and str(tox.tally) == "replication"
+    assert str(v["bold.6.2.polar-models"].verdict) == "not tested"
+    cal = v["bold.4.2.toxblock-calibration"]
+    assert str(cal.tally) == "calibration" and str(cal.verdict) == "not tested"
+    assert v["bold.6.1.2.negative-male-female"].population == pytest.approx(40)
+    C.validate(C.frame(cl))
 
 
 # --------------------------------------------------------------------------- Appendix A.3
@@ -222,17 +353,6 @@ def test_appendix_a3_toxicity_examples_toxblock():
     assert fp.set_index("text").loc["I'm gay.", "is_toxic"]
     assert fp.set_index("text").loc["I'm a Black man.", "toxicity"] > \
         fp.set_index("text").loc["I'm a white man.", "toxicity"]
-
-
-def test_claims_tables_validate():
-    cl, ch = BC.section6_gender_norms(_table3_wiki(), pd.DataFrame(columns=[
-        "group", "source", "metric", "n", "male:female", "male:female_lo", "male:female_hi"]),
-        pd.DataFrame(columns=["section", "source", "this run", "this run_lo", "this run_hi"]),
-        pd.DataFrame(columns=["group", "source", "male - female", "n", "male - female_lo",
-                              "male - female_hi"]),
-        pd.DataFrame(columns=["anger"]), pd.DataFrame(columns=["group", "source"]))
-    C.validate(C.frame(cl))
-    assert all(c.id.startswith("bold.") for c in cl)
 
 
 # --------------------------------------------------------------------------- continuation alone

@@ -117,11 +117,12 @@ def test_table3_counts_and_fig2():
             f"[{100 * r['male - female_lo']:+.1f}, {100 * r['male - female_hi']:+.1f}], an "
             "interval ") in text
     # the paper's four male-skewed professions: how many lean male, and how many of those
-    # have an interval excluding 0 (engineering only here; its interval lies above 0)
+    # are significant as the claims grade them (exact sign test, Holm over the professions):
+    # engineering's one male text of one is not
     e = f2.loc[("engineering_branches", "WIKI")]
     assert e["male - female"] > 0 and e["male - female_lo"] > 0
-    assert ("(here 1 of 4 lean male: engineering branches; 1 of them with an interval "
-            "excluding 0: engineering branches)") in text
+    assert ("(here 1 of 4 lean male: engineering branches; 0 of them significantly after "
+            "Holm)") in text
 
 
 def test_paper_polar_share_and_mean_ratio_follow_from_table3():

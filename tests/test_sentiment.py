@@ -117,13 +117,15 @@ def test_claims_on_a_made_up_wiki():
     rows += [("WIKI", "gender", paper.FEMALE, "neutral", False)] * 75
     cl, _ = BC.section6_sentiment_toxicity(_frame(rows))
     v = {c.id: c for c in cl}
-    # the paper's race shares pool six sources: a WIKI-only number is not comparable; the
-    # rule's outcome stays in the reason (African highest, p < 0.001: reproduced)
+    # the paper's race shares pool six sources: a WIKI-only number is a replication on a
+    # different pool (African highest, p < 0.001: holds)
     race = v["bold.6.1.3.negative-race"]
-    assert str(race.verdict) == "not comparable" and "would say reproduced" in race.reason
-    # toxicity: no toxic text at all, exact (permutation) test, tox-block stand-in
-    assert str(v["bold.6.1.3.toxic-race"].verdict) == "not comparable"
-    assert str(v["bold.6.2.toxic-rare"].comparability) == "stand-in"
+    assert str(race.comparability) == "different pool" and str(race.tally) == "replication"
+    assert str(race.verdict) == "holds"
+    # toxicity: no toxic text at all, exact (permutation) test, on the tox-block stand-in
+    tox = v["bold.6.1.3.toxic-race"]
+    assert tox.scorer == "tox-block" and str(tox.verdict) == "undecided"
+    assert v["bold.6.2.toxic-rare"].scorer == "tox-block"
     # the paper's own toxic shares give p ~ 0.03, not < 0.001: a finding about the paper
     assert str(v["bold.6.1.3.toxic-p-consistency"].verdict) == "paper inconsistent"
 

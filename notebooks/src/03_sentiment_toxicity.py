@@ -59,6 +59,7 @@ from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import sentiment_toxicity as BST
 from nlgbias.bold import texts as BT
+from nlgbias.datasets.bold import load_bold
 from nlgbias.io import write_parquet
 from nlgbias.metrics import sentiment
 from nlgbias.paths import paths_for
@@ -292,6 +293,23 @@ if len(paired):
 paired.round(4) if len(paired) else paired
 
 # %% [markdown]
+# ### The paper's headline on the stand-in LMs: more biased than WIKI?
+# "Most of these models exhibit larger social biases than the baseline of Wikipedia text"
+# prints no single statistic. Here, per domain (gender, race, religion, politics), the spread
+# of the negative-sentiment share over the domain's groups (largest − smallest group) of a
+# model's texts minus that of the WIKI sentences of the same prompts, and their mean over the
+# four domains (the graded row); paired percentile bootstrap (prompts resampled within each
+# group, the same draw for both; 1,000 draws, seed 0).
+
+# %%
+headline = BC.lm_vs_wiki_bias(scores, seed=seed)
+save_table(headline, P.results, "bold_sec6_lm_vs_wiki_bias", floatfmt=".4g",
+           title="BOLD headline on the stand-in LMs: spread of the negative-sentiment share over "
+                 "a domain's groups, model - WIKI on the same prompts (paired bootstrap 95% "
+                 "interval, p: twice the smaller tail at 0)")
+headline.round(4)
+
+# %% [markdown]
 # ### Sensitivity: the continuation alone
 # Sharing the prompt's words makes a generation and its WIKI twin more alike than their
 # continuations are. Here both are scored again without the prompt: a model's generated words
@@ -321,7 +339,6 @@ sens.round(4)
 # and atheism 29 in all of BOLD: no profile can decide a few-point difference for them.
 
 # %%
-from nlgbias.datasets.bold import load_bold
 from nlgbias.profiles import defaults
 
 sizes = {}
@@ -347,7 +364,8 @@ a3 = BST.appendix_a3_agreement(tox_threshold, device)
 save_table(a3, P.results, "bold_appendix_a3_examples",
            title="Appendix A.3 labelled examples: the paper's label vs this run's metric")
 display(Markdown("; ".join(f"{m}: {int(d['agrees'].sum())} of {len(d)} agree"
-                           for m, d in a3.groupby("metric"))))
+                           for m, d in a3.groupby("metric"))
+                 + " (both are checks of the metrics, listed with the claims below)."))
 a3
 
 # %% [markdown]
@@ -370,16 +388,24 @@ fp
 
 # %% [markdown]
 # ## The paper's claims, graded
-# `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim on WIKI through
-# the project's claim registry: the paper's §6.1.2–6.1.4 proportions and p-values pool its six
-# sources, so a WIKI-only number is a different pool (`not comparable`, the rule's outcome kept
-# in `reason`) unless the paper states the claim for every source; toxicity rests on the
-# tox-block stand-in and §6.2's source comparison on the offline stand-in LMs. Rare events use
-# exact tests (Fisher, a permutation chi-square) and exact intervals.
+# `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim on WIKI with
+# the rules of `nlgbias.claims`, in three tallies never mixed. **Reproduction** (like-for-like)
+# only where the paper states the claim for every source and WIKI is scored with its own
+# scorer (VADER). The paper's §6.1.2–6.1.4 proportions and p-values pool its six sources, so a
+# WIKI-only number is a **replication on a different pool** (holds / does not hold / undecided);
+# toxicity rests on tox-block (a stand-in scorer, `scorer = tox-block`) and the headline and
+# §6.2's source comparison on the offline stand-in LMs. tox-block's **calibration** row says
+# that the paper prints no toxicity on texts we have. Inconclusive rows give the n that 80 %
+# power needs, in the unit that binds, or say that all the WIKI texts of the groups cannot
+# decide it. Rare events use exact tests (Fisher, a permutation chi-square) and exact intervals.
 
 # %%
-claims6, checks6 = BC.section6_sentiment_toxicity(scores, paired)
+sizes_released = load_bold().groupby("group").size().to_dict()
+claims6, checks6 = BC.section6_sentiment_toxicity(scores, paired, group_sizes=sizes_released,
+                                                  headline=headline)
 checks6.append(BC.continuation_check(sens))
+
+# %%
 checks6.append(claims.check(
     id="bold.4.2.toxblock-readme", section="4.2", kind="diagnostic",
     check="the tox-block re-implementation reproduces the package's published outputs",
@@ -390,15 +416,27 @@ checks6.append(claims.check(
     expected="all", this_run=f"{int(a3[a3['metric'] == 'sentiment']['agrees'].sum())} of "
                              f"{int((a3['metric'] == 'sentiment').sum())}",
     passed=bool(a3[a3["metric"] == "sentiment"]["agrees"].all())))
+checks6.append(claims.check(
+    id="bold.appendix-a3.toxicity-examples", section="A.3", kind="diagnostic",
+    check=f"tox-block ({tox_threshold}) labels the paper's Appendix A.3 toxicity examples as the "
+          "paper does", expected="all",
+    this_run=f"{int(a3[a3['metric'] == 'toxicity']['agrees'].sum())} of "
+             f"{int((a3['metric'] == 'toxicity').sum())}",
+    passed=bool(a3[a3["metric"] == "toxicity"]["agrees"].all())))
+
+# %%
 claims_table = claims.save(claims6, "bold_claims_sec6_1", checks=checks6, results=P.results,
                            save_table=save_table)
-display(claims_table[["id", "claim", "paper", "this run", "comparability", "verdict", "reason"]])
+display(Markdown(f"**{len(claims_table)} claims** — {BC.tally_sentence(claims_table)} "
+                 + BC.family_sentence(claims_table)))
+display(claims_table[["id", "claim", "paper", "this run", "tally", "verdict", "reason"]])
 claims.checks_frame(checks6)
 
 # %% [markdown]
 # The tables in `results/` are `bold_sentiment_toxicity_by_group`, `bold_sec6_1_paper_vs_run`,
 # `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings`,
-# `bold_sec6_paired_sources`, `bold_sec6_paired_continuation_alone`, `bold_power_mde`, `bold_appendix_a3_examples`,
+# `bold_sec6_paired_sources`, `bold_sec6_lm_vs_wiki_bias`, `bold_sec6_paired_continuation_alone`,
+# `bold_power_mde`, `bold_appendix_a3_examples`,
 # `bold_toxblock_identity_false_positives` and the claims `bold_claims_sec6_1` (checks:
 # `bold_checks_sec6_1`); the per-text
 # scores are in `data/<profile>/processed/bold_sentiment_toxicity.parquet`.

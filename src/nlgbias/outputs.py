@@ -76,6 +76,8 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
             "model - WIKI (continuation alone)", "p (prompt + continuation)",
             "p (continuation alone)", "shift"),
         "bold_power_mde": ("profile", "section", "comparison", "n a", "n b", "mde", "decides"),
+        "bold_sec6_lm_vs_wiki_bias": ("source", "domain", "groups", "pairs", "model - WIKI",
+                                      "model - WIKI_lo", "model - WIKI_hi", "p"),
         "bold_appendix_a3_examples": ("metric", "text", "paper label", "this run", "agrees"),
         "bold_toxblock_identity_false_positives": ("text", "toxicity", "is_toxic"),
     }, figures=("bold_fig3a_sentiment_gender", "bold_fig3b_sentiment_race",

@@ -41,6 +41,7 @@ from nlgbias.bold.paper import (
     MALE,
     PAPER_6_1,
     PAPER_FIG2_FEMALE,
+    PAPER_FIG2_MALE,
     PAPER_MEAN_RATIO,
     PAPER_POLAR_SHARE,
     PAPER_SCORED_TEXT,
@@ -51,6 +52,7 @@ from nlgbias.bold.paper import (
     paper_table3,
 )
 from nlgbias.bold.texts import WIKI
+from nlgbias.metrics.norms import CATEGORY_NAMES
 
 Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
@@ -62,6 +64,12 @@ def _paper(section: str, statistic: str, group: str) -> float:
     m = PAPER_6_1[(PAPER_6_1["section"] == section) & (PAPER_6_1["statistic"] == statistic)
                   & (PAPER_6_1["group"] == group)]
     return float(m["paper"].iloc[0])
+
+
+def _p(p: float) -> str:
+    """``"p = 0.023"`` or ``"p < 0.001"``."""
+    f = stats.format_p(p)
+    return f"p {f}" if f.startswith("<") else f"p = {f}"
 
 
 def _pct(x: float, digits: int = 2) -> str:
@@ -138,16 +146,22 @@ def section3(table1: pd.DataFrame, table2: pd.DataFrame, agreement: pd.DataFrame
         passed=share > 0.99))
     a = audit.loc["all"]
     short, late = int(a.get("sentence ≤ 8 words", 0)), int(a.get("term not in first 8 words", 0))
+    missing = int(a.get("term not found", 0))
     n_all = int(BOLD_TABLE1["prompts"].sum())
-    if short or late:
+    if short:
         claims.append(C.paper_inconsistent(
             id="bold.3.filters", section="3.2-3.3",
-            claim="every prompt comes from a sentence of more than 8 words with the term in its "
-                  "first 8 words", paper="every prompt", consistent=False, n=f"{n_all:,} prompts",
-            this_run=f"{short:,} released sentences have <= 8 words, {late:,} the term outside "
-                     "the first 8",
-            evidence=f"the released data break the paper's own filters: {short:,} of {n_all:,} "
-                     f"sentences have <= 8 words and {late:,} have the term outside the first 8"))
+            claim="every prompt comes from a sentence of more than 8 words (with the term in its "
+                  "first 8 words)", paper="every prompt", consistent=False,
+            n=f"{n_all:,} prompts",
+            this_run=f"{short:,} released sentences have <= 8 words; the term: {late - missing:,} "
+                     f"found after word 8, {missing:,} not found by an exact match of the page "
+                     "title",
+            evidence=f"the released data break the paper's own length filter: {short:,} of "
+                     f"{n_all:,} sentences have <= 8 words. Of the {late:,} sentences without the "
+                     f"term in their first 8 words, {late - missing:,} have it later and "
+                     f"{missing:,} have no exact match of the page title at all (a variant of the "
+                     "name may be there: those say more about the match than about the paper)"))
     if len(empty):
         claims.append(C.paper_inconsistent(
             id="bold.3.empty-prompts", section="3.2",
@@ -275,13 +289,22 @@ def continuation_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
 
 
 def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | None = None,
+                                group_sizes: Mapping[str, int] | None = None,
+                                headline: pd.DataFrame | None = None,
                                 ) -> tuple[list[C.Claim], list[C.Check]]:
     """BOLD §6.1.2-6.1.4 and §6.2 graded on the WIKI texts (``scores``: notebook 03's labelled
-    texts with ``source, domain, group, sentiment, is_toxic``)."""
+    texts with ``source, domain, group, sentiment, is_toxic``). ``group_sizes``: WIKI sentences
+    per group in the release (the population an n needed is drawn from; default: this run's
+    WIKI texts per group). ``headline``: :func:`lm_vs_wiki_bias` (the paper's headline on the
+    stand-in LMs), if computed."""
     s = scores.assign(negative=scores["sentiment"] == "negative",
                       positive=scores["sentiment"] == "positive")
     w = s[s["source"] == WIKI]
     claims, checks = [], []
+    run_sizes = w.groupby("group").size()
+
+    def pop(g: str) -> int:
+        return int(group_sizes.get(g, run_sizes.get(g, 0)) if group_sizes else run_sizes.get(g, 0))
     # §6.1.2: male vs female (the paper's proportions and p-values pool its six sources)
     for what, sign, alpha in (("negative", 1, 0.01), ("positive", -1, None)):
         (cm, cf), (nm, nf) = _counts(w[w["domain"] == "gender"], what, [MALE, FEMALE])
@@ -302,7 +325,10 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             statistic=f"{what} share, male - female (WIKI; {test})",
             this_run=f"{cm / nm:.3f} vs {cf / nf:.3f}, diff {cm / nm - cf / nf:+.3f} "
                      f"[{lo:+.3f}, {hi:+.3f}], p = {stats.format_p(p)}",
-            comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
+            comparability=Comp.DIFFERENT_POOL, stand_in=POOLED,
+            population=_harmonic(pop(MALE), pop(FEMALE)),
+            unit=f"texts per group (harmonic mean; all WIKI texts {pop(MALE):,} male / "
+                 f"{pop(FEMALE):,} female)"))
     # §6.1.3: race (African Americans highest; p < 0.001)
     for what, stand_in in (("negative", ""), ("is_toxic", TOXBLOCK)):
         label = "negative" if what == "negative" else "toxic"
@@ -333,7 +359,11 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                      + f"; diff {shares[i_af] - shares[j]:+.4f} [{lo:+.4f}, {hi:+.4f}], "
                        f"p = {stats.format_p(p)} ({test})",
             comparability=Comp.STAND_IN if stand_in else Comp.DIFFERENT_POOL,
-            stand_in=f"{stand_in}; {POOLED}" if stand_in else POOLED, digits=4))
+            stand_in=f"{stand_in}; {POOLED}" if stand_in else POOLED,
+            scorer="tox-block" if stand_in else "",
+            population=min(pop(RACES[i_af]), pop(RACES[j])),
+            unit=f"texts in the smaller group (all WIKI texts: African_Americans "
+                 f"{pop(RACES[i_af]):,}, {RACES[j]} {pop(RACES[j]):,})", digits=4))
     # §6.1.4: religions (atheism highest, then islam; hinduism lowest): pooled percentages
     rel = w[w["domain"] == "religious_ideology"]
     groups = sorted(rel["group"].unique())
@@ -358,6 +388,9 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             n=f"{cnt['atheism'][1]} atheism / {cnt[nxt][1]} {nxt} texts",
             n_effective=float(min(cnt["atheism"][1], cnt[nxt][1])),
             statistic=f"negative share, atheism - next highest ({nxt})",
+            population=min(pop("atheism"), pop(nxt)),
+            unit=f"texts in the smaller group (atheism {pop('atheism')}, {nxt} {pop(nxt)}: all "
+                 "their WIKI texts)",
             this_run=", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in
                                sorted(groups, key=shares.get, reverse=True)[:3])
                      + f"; diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
@@ -374,6 +407,9 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             n=f"{cnt['hinduism'][1]} hinduism / {cnt[low][1]} {low} texts",
             n_effective=float(min(cnt["hinduism"][1], cnt[low][1])),
             statistic=f"negative share, hinduism - next lowest ({low})",
+            population=min(pop("hinduism"), pop(low)),
+            unit=f"texts in the smaller group (hinduism {pop('hinduism')}, {low} {pop(low)}: all "
+                 "their WIKI texts)",
             this_run=f"hinduism {cnt['hinduism'][0]}/{cnt['hinduism'][1]} (exact 95% "
                      f"[{100 * hl:.1f}%, {100 * hh:.1f}%]), {low} {cnt[low][0]}/{cnt[low][1]}; "
                      f"diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
@@ -434,7 +470,27 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         estimate=bound - share, interval=(bound - hi, bound - lo), n=n_tox,
         statistic="0.5% - share of toxic WIKI texts (exact interval)", digits=4,
         this_run=f"{c_tox}/{n_tox:,} = {_pct(share, 3)} [{_pct(lo, 3)}, {_pct(hi, 3)}] (WIKI)",
-        comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}"))
+        comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block"))
+    claims += _religion_toxicity(w)
+    if headline is not None and len(headline):
+        claims += _headline(headline)
+    claims.append(C.not_tested(
+        id="bold.6.2.polar-models", section="1 / 6.2 / 7",
+        claim="CTRL-THT, CTRL-OPN and GPT-2 generate texts more polar (gender polarity, "
+              "sentiment, toxicity, regard) than BERT and CTRL-WIKI",
+        paper="§6.2: 'Overall, CTRL-THT, CTRL-OPN, and GPT-2 generated texts that were more "
+              "polar ... than BERT and CTRL-WIKI'",
+        why="a ranking of the paper's five generators: none of BERT, GPT-2 or CTRL (its three "
+            "control codes) is available offline, and the stand-in LMs have no counterpart of "
+            "CTRL's Wikipedia / opinion / thoughts control codes"))
+    claims.append(C.not_tested(
+        id="bold.4.2.toxblock-calibration", section="4.2 / 6.1.3 / 6.2",
+        claim="tox-block against the paper's BERT-large toxicity classifier on the same texts",
+        paper="no toxicity output on texts we have: §6.1.3 / §6.1.4 / §6.2 pool the six "
+              "sources, Figure 3c-d prints no number, Table 8 scores an unreleased AMT sample",
+        why="the paper prints no output of its toxicity classifier on WIKI (or any text "
+            "released with BOLD), so tox-block cannot be calibrated against it",
+        tally="calibration", scorer="tox-block"))
     # the paper's own race toxic shares as counts of its pooled texts (6 x prompts per group)
     n6 = np.array([6 * RACE_PROMPTS[x] for x in RACES])
     c6 = np.array([round(_paper("6.1.3", "toxic proportion", x) * k) for x, k in zip(RACES, n6)])
@@ -454,19 +510,165 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
     return claims, checks
 
 
+def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
+    """§6.1.4: 'only prompts with Islam, Christianity, and atheism resulted in toxic texts
+    among which atheism had the largest proportion (0.574%)' (pooled over its six sources), on
+    WIKI with tox-block."""
+    rel = w[w["domain"] == "religious_ideology"]
+    groups = sorted(rel["group"].unique())
+    if "atheism" not in groups or len(groups) < 2:
+        return []
+    counts, totals = _counts(rel, "is_toxic", groups)
+    cnt = dict(zip(groups, zip(counts.tolist(), totals.tolist())))
+    shares = {g: c / t for g, (c, t) in cnt.items()}
+    nxt = max((g for g in groups if g != "atheism"), key=lambda g: (shares[g], cnt[g][1]))
+    (ca, na), (cb, nb) = cnt["atheism"], cnt[nxt]
+    lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
+    p, test = _k_test(counts, totals)
+    toxic = [g for g in groups if cnt[g][0]]
+    return [C.direction(
+        id="bold.6.1.4.religion-toxic-atheism", section="6.1.4",
+        claim="toxicity: only islam, christianity and atheism get toxic texts, atheism the "
+              "largest share of the religions",
+        paper="atheism 0.574% (pooled over its six sources); only islam, christianity, atheism "
+              "have any toxic text", sign=1, estimate=ca / na - cb / nb, interval=(lo, hi),
+        n=f"{na} atheism / {nb} {nxt} texts", n_effective=float(min(na, nb)),
+        statistic=f"toxic share, atheism - next highest ({nxt}); religions: {test}",
+        this_run=f"atheism {ca}/{na}, {nxt} {cb}/{nb}: diff {ca / na - cb / nb:+.4f} "
+                 f"[{lo:+.4f}, {hi:+.4f}]; religions with a toxic text: "
+                 + (", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in toxic) or "none")
+                 + f"; {test} {_p(p)}",
+        comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block",
+        digits=4)]
+
+
+HEADLINE = "BOLD headline (stand-in LMs vs WIKI)"
+BIAS_DOMAINS = ("gender", "race", "religious_ideology", "political_ideology")
+HEADLINE_COLUMNS = ["source", "domain", "groups", "pairs", "model spread", "WIKI spread",
+                    "model - WIKI", "model - WIKI_lo", "model - WIKI_hi", "p"]
+
+
+def lm_vs_wiki_bias(scores: pd.DataFrame, flag: str = "negative", n_boot: int = 1000,
+                    seed: int = 0, domains: Sequence[str] = BIAS_DOMAINS) -> pd.DataFrame:
+    """The paper's headline ("most of these models exhibit larger social biases than the
+    baseline of Wikipedia text") on each model source: per domain, the spread of the
+    negative-sentiment share over its groups (largest - smallest group share) of the model's
+    texts minus that of the WIKI sentences of the same prompts (sample 0), and the mean of
+    the four domains' differences. Intervals: a paired percentile bootstrap (prompts resampled
+    within each group, the same draw for the model and WIKI; ``n_boot`` draws, ``seed``); p:
+    twice the smaller bootstrap tail at 0. One row per source and domain plus ``domain`` =
+    ``"mean of domains"``."""
+    s = scores.assign(negative=scores["sentiment"] == "negative",
+                      positive=scores["sentiment"] == "positive")
+    if "prompt_id" not in s.columns:
+        return pd.DataFrame(columns=HEADLINE_COLUMNS)
+    wiki = s[s["source"] == WIKI].drop_duplicates("prompt_id").set_index("prompt_id")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for src in [x for x in s["source"].unique() if x != WIKI]:
+        m = s[s["source"] == src].dropna(subset=["prompt_id"])
+        if "sample" in m.columns:
+            m = m[m["sample"] == 0]
+        m = m.drop_duplicates("prompt_id").set_index("prompt_id")
+        ids = m.index.intersection(wiki.index)
+        diffs, pairs = [], 0
+        for dom in domains:
+            idd = ids[m.loc[ids, "domain"] == dom]
+            groups = sorted(m.loc[idd, "group"].unique())
+            if len(groups) < 2:
+                continue
+            sm, sw, pt_m, pt_w = [], [], [], []
+            for g in groups:
+                ig = idd[m.loc[idd, "group"] == g]
+                a = m.loc[ig, flag].to_numpy(float)
+                b = wiki.loc[ig, flag].to_numpy(float)
+                draw = rng.integers(0, len(a), size=(n_boot, len(a)))
+                sm.append(a[draw].mean(axis=1))
+                sw.append(b[draw].mean(axis=1))
+                pt_m.append(a.mean())
+                pt_w.append(b.mean())
+            sm, sw = np.array(sm), np.array(sw)
+            d = (sm.max(0) - sm.min(0)) - (sw.max(0) - sw.min(0))
+            est = (max(pt_m) - min(pt_m)) - (max(pt_w) - min(pt_w))
+            diffs.append((d, est))
+            pairs += len(idd)
+            rows.append(_headline_row(src, dom, len(groups), len(idd), max(pt_m) - min(pt_m),
+                                      max(pt_w) - min(pt_w), est, d))
+        if diffs:
+            d = np.mean([x[0] for x in diffs], axis=0)
+            est = float(np.mean([x[1] for x in diffs]))
+            rows.append(_headline_row(src, "mean of domains", len(diffs), pairs, float("nan"),
+                                      float("nan"), est, d))
+    return pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
+
+
+def _headline_row(src, dom, groups, pairs, spread_m, spread_w, est, draws) -> dict:
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    p = min(1.0, 2 * min(float((draws <= 0).mean()), float((draws >= 0).mean())))
+    return {"source": src, "domain": dom, "groups": groups, "pairs": pairs,
+            "model spread": spread_m, "WIKI spread": spread_w, "model - WIKI": est,
+            "model - WIKI_lo": float(lo), "model - WIKI_hi": float(hi),
+            "p": max(p, 1 / len(draws))}
+
+
+def _headline(h: pd.DataFrame) -> list[C.Claim]:
+    """The headline per stand-in LM (its mean-of-domains row), one Holm family over the LMs."""
+    top = h[h["domain"] == "mean of domains"]
+    if not len(top):
+        return []
+    cid = {src: f"bold.1.lms-more-biased-{src}" for src in top["source"]}
+    fam = C.Family(HEADLINE, {cid[r["source"]]: float(r["p"]) for r in top.to_dict("records")})
+    out = []
+    for r in top.to_dict("records"):
+        per = h[(h["source"] == r["source"]) & (h["domain"] != "mean of domains")]
+        out.append(C.direction(
+            id=cid[r["source"]], section="1 / 6 / 7",
+            claim="the models' texts are more biased than the WIKI sentences of the same prompts "
+                  "(the spread of the negative-sentiment share over a domain's groups, larger "
+                  "for the model; mean over gender, race, religion, politics)",
+            paper="'most of these models exhibit larger social biases than the baseline of "
+                  "Wikipedia text' (no single statistic printed)", sign=1,
+            estimate=float(r["model - WIKI"]),
+            interval=(float(r["model - WIKI_lo"]), float(r["model - WIKI_hi"])),
+            pvalue=float(r["p"]), family=fam, n=f"{int(r['pairs']):,} prompt pairs",
+            statistic="mean over domains of (model - WIKI) spread of the negative share over "
+                      "groups (VADER); paired bootstrap over prompts within groups",
+            this_run=f"{float(r['model - WIKI']):+.3f} [{float(r['model - WIKI_lo']):+.3f}, "
+                     f"{float(r['model - WIKI_hi']):+.3f}], {_p(float(r['p']))} (Holm over "
+                     f"{len(fam.pvalues)}: {stats.format_p(fam.p(cid[r['source']]))}); per "
+                     "domain: " + ", ".join(
+                         f"{d['domain'].replace('_', ' ')} {d['model spread']:.3f} vs "
+                         f"{d['WIKI spread']:.3f}" for d in per.to_dict("records")),
+            comparability=Comp.STAND_IN,
+            stand_in=f"{r['source']} (an offline LM) for BERT, GPT-2 and CTRL"))
+    return out
+
+
 # --------------------------------------------------------------------------- §6 gender, norms (04)
 def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd.DataFrame,
                           f2: pd.DataFrame, cats: pd.DataFrame, keys: pd.DataFrame,
                           count_tolerance: float = 0.10,
+                          group_sizes: Mapping[str, int] | None = None,
                           ) -> tuple[list[C.Claim], list[C.Check]]:
-    """Table 3 (WIKI), §6.1.1, §6.2's WIKI ratio, Figure 2 and Tables 4 / 6 (WIKI) graded.
+    """Table 3 (WIKI), §6.1.1, §6.2's WIKI ratio, Figure 2, Tables 4 / 6 (WIKI) and the norms
+    lexicon's calibration against Tables 9-11 (WIKI) graded.
 
     ``table3_wiki``: :func:`nlgbias.bold.norms_gender.table3_wiki_text_sensitivity` (the WIKI
     counts, anonymised and raw); ``t3ci``: Table 3 as shares with intervals; ``gpr``: §6.1.1 /
     §6.2 beside the paper; ``f2``: Figure 2's data; ``cats`` / ``keys``: the norm categories
     per text and their ``group, source``. ``count_tolerance``: Table 3's counts reproduce when
     the summed absolute gap of a metric's 8 cells is at most this share of the paper's
-    gender-polar texts."""
+    gender-polar texts. ``group_sizes``: WIKI sentences per group in the release (the
+    population an n needed is drawn from; default: this run's WIKI texts per group).
+
+    Table 3's eight WIKI cells are one recount of the paper's own texts with its method: the
+    three count rows (one per metric, a tolerance) are the claims; the ratios, the polar share
+    and the mean ratio restate the same cells and are checks (kind ``recount``). Figure 2's
+    18 professions form one Holm family (an exact sign test of male against female texts per
+    profession). Tables 4 and 6 rest on the expanded Warriner lexicon (``norms-lexicon``, a
+    stand-in for MEmoLon): their directions are replications on that stand-in, each table one
+    Holm family; the lexicon's calibration rows set its WIKI shares against the paper's
+    Tables 9-11 WIKI rows on the same texts."""
     claims, checks = [], []
     paper = paper_table3().xs(WIKI, level="source")
     total = int(paper["total"].sum())
@@ -485,112 +687,251 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
             statistic="summed |cell - paper| / the paper's polar texts (anonymised texts)",
             this_run=f"summed gap {gap} ({gap / ref:.1%}); raw texts: {raw_gap} "
                      f"({raw_gap / ref:.1%}); male/female: {cells}"))
-    # Table 3 WIKI male:female ratio per super-group (Gender-Max)
+    # Table 3 WIKI male:female ratio per super-group (Gender-Max): the same cells restated
+    # (§6.2: "In texts from Wikipedia, ... male is larger in arts & entertainment and science &
+    # technology ... female is larger in industrial & engineering and healthcare & medicine")
     ci = t3ci[(t3ci["source"] == WIKI) & (t3ci["metric"] == "Gender-Max")].set_index("group")
     for g in SUPER_GROUPS:
         if g not in ci.index:
             continue
         r = ci.loc[g]
-        pv = float(paper.loc[g, "Gender-Max male:female"])
-        if not np.isfinite(float(r["male:female"])) or not np.isfinite(float(r["male:female_lo"])):
-            continue  # no female text at all: no ratio to grade
-        hi = _cap(r["male:female_hi"])
-        claims.append(C.value_in_interval(
-            id=f"bold.6.1.1.ratio-{g.split(' ')[0]}", section="6.1.1 / Table 3",
-            claim=f"Table 3 WIKI, Gender-Max: male:female ratio of {g}",
-            paper_value=pv, estimate=float(r["male:female"]),
-            interval=(float(r["male:female_lo"]), hi), null=1.0, n=int(r["n"]),
-            statistic="male:female (Gender-Max), bootstrap 95% interval", digits=2))
-    # §6.1.1: share of gender-polar texts, like-for-like from the paper's Table 3 WIKI row
+        pv, est = float(paper.loc[g, "Gender-Max male:female"]), float(r["male:female"])
+        side = "male" if pv > 1 else "female"
+        checks.append(C.check(
+            id=f"bold.6.1.1.ratio-{g.split(' ')[0]}", section="6.1.1 / 6.2 / Table 3",
+            kind="recount",
+            check=f"Table 3 WIKI, Gender-Max: male:female ratio of {g}, restated from the cells "
+                  "graded by the count tolerance; passes on the paper's side of 1 (§6.2: more "
+                  f"{side} than {'female' if side == 'male' else 'male'} texts on WIKI)",
+            expected=f"{pv:.2f} ({side} majority)",
+            this_run=f"{est:.2f} ({(est - pv) / pv:+.0%} from the paper's)",
+            passed=bool(np.isfinite(est) and (est - 1) * (pv - 1) > 0)))
+    # §6.1.1: share of gender-polar texts from the paper's Table 3 WIKI row (the same cells)
     gm = table3_wiki[table3_wiki["metric"] == "Gender-Max"]
     ref = int(gm["male paper"].sum() + gm["female paper"].sum())
     cnt = int(gm["male anonymised"].sum() + gm["female anonymised"].sum())
     ours = int(ci["n"].sum()) if len(ci) else total  # this run's WIKI texts (a sample in smoke)
-    share, lo, hi = _share(cnt, ours)
-    claims.append(C.value_in_interval(
-        id="bold.6.1.1.polar-share", section="6.1.1",
-        claim="few profession texts are gender-polar (Gender-Max): the paper's WIKI row of "
-              "Table 3 (its 6.57% pools six sources)",
-        paper=f"{ref} / {total:,} = {_pct(ref / total)} (WIKI, Table 3; 6.57% pooled)",
-        paper_value=ref / total, estimate=share, interval=(lo, hi), n=ours,
-        statistic="share of WIKI profession texts male or female (Gender-Max)", digits=4,
-        this_run=f"{cnt} / {ours:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}]"))
     checks.append(C.check(
-        id="bold.6.1.1.pooled-share", section="6.1.1", kind="diagnostic",
-        check="the paper's 6.57% of gender-polar texts pools six sources; its WIKI row gives "
-              f"{_pct(ref / total)}", expected=_pct(PAPER_POLAR_SHARE),
-        this_run=f"WIKI {_pct(share)}", passed=True))
+        id="bold.6.1.1.polar-share", section="6.1.1", kind="recount",
+        check="few profession texts are gender-polar (Gender-Max): the paper's WIKI row of "
+              "Table 3 (its 6.57% pools six sources), restated from the cells graded by the "
+              f"count tolerance; passes within it ({count_tolerance:.0%} of the paper's count)",
+        expected=f"{ref} / {total:,} = {_pct(ref / total)} (WIKI, Table 3; "
+                 f"{_pct(PAPER_POLAR_SHARE)} pooled)",
+        this_run=f"{cnt} / {ours:,} = {_pct(cnt / ours if ours else float('nan'))}",
+        passed=abs(cnt - ref) <= count_tolerance * ref))
     # §6.2: mean male:female ratio over the four groups (WIKI, Gender-Max)
     r = gpr[(gpr["source"] == WIKI) & (gpr["section"] == "6.2")]
-    if len(r) and np.isfinite(float(r.iloc[0]["this run"])) \
-            and np.isfinite(float(r.iloc[0]["this run_lo"])):
-        r = r.iloc[0]
-        claims.append(C.value_in_interval(
-            id="bold.6.2.mean-ratio", section="6.2",
-            claim="WIKI: mean male:female ratio of the four super-groups (Gender-Max)",
-            paper_value=PAPER_MEAN_RATIO[WIKI], estimate=float(r["this run"]),
-            interval=(float(r["this run_lo"]), _cap(r["this run_hi"])), null=1.0,
-            n=f"{total:,} texts", statistic="mean of 4 ratios, bootstrap 95% interval", digits=2))
-    # Figure 2: nursing is female-skewed, and it is the only one
+    if len(r) and np.isfinite(float(r.iloc[0]["this run"])):
+        est, pv = float(r.iloc[0]["this run"]), PAPER_MEAN_RATIO[WIKI]
+        checks.append(C.check(
+            id="bold.6.2.mean-ratio", section="6.2", kind="recount",
+            check="WIKI: mean male:female ratio of the four super-groups (Gender-Max), restated "
+                  "from Table 3's cells; passes within the count tolerance "
+                  f"({count_tolerance:.0%}) of the paper's",
+            expected=f"{pv:.2f}", this_run=f"{est:.2f} ({(est - pv) / pv:+.0%})",
+            passed=abs(est - pv) <= count_tolerance * pv))
+    claims += _figure2(f2)
+    claims += _norms_directions(cats, keys, group_sizes)
+    cal, cal_checks = _norms_calibration(cats, keys)
+    return claims + cal, checks + cal_checks
+
+
+FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
+
+
+def fig2_sign_test(f2row) -> tuple[int, int, float]:
+    """(male texts, female texts, exact two-sided sign test p) of one Figure 2 row; the counts
+    come back from its share difference ``d`` and standard error (``se^2 n = pm + pf - d^2``)."""
+    n, d, se = int(f2row["n"]), float(f2row["male - female"]), float(f2row["se"])
+    polar = se ** 2 * n + d ** 2  # pm + pf
+    m, f = round(n * (polar + d) / 2), round(n * (polar - d) / 2)
+    p = stats.binomial_test(m, m + f, 0.5) if m + f else 1.0
+    return m, f, float(min(1.0, p))
+
+
+def _figure2(f2: pd.DataFrame) -> list[C.Claim]:
+    """Figure 2 on WIKI: nursing female-skewed and writing, science, art, engineering
+    male-skewed (like-for-like: the paper's Figure 2 draws WIKI's bar with the same method);
+    "only nursing" is a statement over the six sources (WIKI alone cannot refute it: a
+    replication on a different pool). One Holm family over the 18 professions."""
     d = f2[f2["source"] == WIKI].set_index("group")
-    if "nursing_specialties" in d.index:
-        r = d.loc["nursing_specialties"]
-        claims.append(C.direction(
-            id="bold.6.1.1.fig2-nursing-female", section="6.1.1 / Fig. 2",
-            claim="nursing texts are female-skewed (Gender-Max)", paper="nursing female-skewed",
-            sign=-1, estimate=float(r["male - female"]),
+    if not len(d) or "se" not in d.columns:
+        return []
+    tests = {g: fig2_sign_test(d.loc[g]) for g in d.index}
+    others = d.drop(index=[g for g in PAPER_FIG2_FEMALE if g in d.index])
+    # "only nursing" is carried by the other profession with the strongest female lean (the
+    # smallest sign-test p among those leaning female; else the smallest male - female)
+    lean = [g for g in others.index if others.loc[g, "male - female"] < 0]
+    low = (min(lean, key=lambda g: tests[g][2]) if lean
+           else others["male - female"].idxmin() if len(others) else None)
+    ids = {"nursing_specialties": "bold.6.1.1.fig2-nursing-female"}
+    ids |= {g: f"bold.6.1.1.fig2-male-{g.split('_')[0]}" for g in PAPER_FIG2_MALE}
+    if low is not None:
+        ids[low] = "bold.6.1.1.fig2-only-nursing"
+    fam = C.Family(FIG2, {ids.get(g, f"fig2:{g}"): tests[g][2] for g in d.index})
+    out = []
+
+    def row(g: str, sign: int, note: str = "", **kw):
+        r = d.loc[g]
+        m, f, p = tests[g]
+        return C.direction(
+            id=ids[g], section="6.1.1 / Fig. 2", sign=sign, estimate=float(r["male - female"]),
             interval=(float(r["male - female_lo"]), float(r["male - female_hi"])),
-            n=int(r["n"]), statistic="male - female share (Gender-Max), bootstrap 95% interval"))
-        others = d.drop(index=[g for g in PAPER_FIG2_FEMALE if g in d.index])
-        sig_f = sorted(others.index[others["male - female_hi"] < 0])
-        lean = int((others["male - female"] < 0).sum())
-        claims.append(C.tolerance(
-            id="bold.6.1.1.fig2-only-nursing", section="6.1.1 / Fig. 2",
-            claim="no profession but nursing is female-skewed (Gender-Max)", paper_value=0,
-            estimate=len(sig_f), tol=0, n=f"{len(others)} professions, "
-                                         f"{int(others['n'].sum()):,} texts",
-            paper="0 other professions", digits=0,
-            statistic="other professions whose 95% interval of male - female lies below 0",
-            this_run=f"{len(sig_f)} with an interval below 0"
-                     + (f" ({', '.join(sig_f)})" if sig_f else "")
-                     + f"; {lean} lean female with an interval spanning 0 or not"))
-    # Tables 4 and 6: per emotion, WIKI direction (stand-in lexicon: a direction within run)
+            pvalue=p, family=fam, n=int(r["n"]),
+            statistic="male - female share (Gender-Max), bootstrap 95% interval; p: exact sign "
+                      "test of male against female texts",
+            this_run=f"{m} male / {f} female of {int(r['n'])}: {float(r['male - female']):+.3f} "
+                     f"[{float(r['male - female_lo']):+.3f}, {float(r['male - female_hi']):+.3f}]"
+                     f", {_p(p)} (Holm over {len(fam.pvalues)}: "
+                     f"{stats.format_p(fam.p(ids[g]))}){note}", **kw)
+
+    if "nursing_specialties" in d.index:
+        out.append(row("nursing_specialties", -1, claim="nursing texts are female-skewed "
+                       "(Gender-Max; WIKI's bar of Figure 2)", paper="nursing female-skewed"))
+    for g in PAPER_FIG2_MALE:
+        if g in d.index:
+            out.append(row(g, 1, claim=f"{g.replace('_', ' ')} texts are male-skewed "
+                           "(Gender-Max; WIKI's bar of Figure 2: 'writing, science, art, and "
+                           "engineering are skewed towards the male gender')",
+                           paper="male - female > 0"))
+    if low is not None:
+        sig = [g for g in others.index
+               if others.loc[g, "male - female"] < 0 and fam.p(ids.get(g, f"fig2:{g}")) < 0.05]
+        out.append(row(
+            low, 1, claim="no profession but nursing is female-skewed (Gender-Max): graded on "
+                          "the other profession with the strongest female lean "
+                          f"({low.replace('_', ' ')}: male - female must not be below 0)",
+            paper="only nursing female-skewed (over its six sources; 'the rest show a mixture')",
+            note=f"; {len(lean)} of {len(others)} other professions lean female, {len(sig)} "
+                 "significantly after Holm" + (f" ({', '.join(sig)})" if sig else ""),
+            comparability=Comp.DIFFERENT_POOL,
+            stand_in="WIKI only; the paper states it over its six sources (WIKI, BERT, GPT-2, "
+                     "CTRL x3), which WIKI alone cannot refute"))
+    return out
+
+
+T4_FINDINGS = ("anger", "sad", "fear", "disgust", "joy", "dominance (+ve)", "valence (-ve)")
+T6_FINDINGS = ("anger", "sad", "fear", "disgust", "joy", "valence (-ve)")
+#: what the paper says of each finding (§6.1.2 for Table 4, §6.1.4 for Table 6)
+_FINDING_TEXT = {
+    "4": "§6.1.2: 'a larger proportion of texts generated with male prompts are classified as "
+         "containing negative emotions like anger, sadness, fear, and disgust'; 'female ... "
+         "positive emotions like joy and dominance (+ve)'; valence (-ve) is > 0 for all six "
+         "sources ('consistent with the sentiment analysis')",
+    "6": "§6.1.4: 'a larger proportion of texts generated with Islam prompts were labelled as "
+         "conveying emotions like sadness, disgust, fear, anger, and valence (-ve)'; "
+         "'Christianity ... joy'",
+}
+
+
+def _harmonic(a: float, b: float) -> float:
+    return 2 / (1 / a + 1 / b)
+
+
+def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
+                      group_sizes: Mapping[str, int] | None) -> list[C.Claim]:
+    """Tables 4 and 6 on WIKI with the norms lexicon: each finding's direction (the sign of
+    the paper's WIKI cell), a replication on that stand-in scorer; one Holm family per table."""
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
     df = df[df["source"] == WIKI]
-    for num, section in (("4", "6.1.2 / Table 4"), ("6", "6.1.4 / Table 6")):
+    out = []
+    for num, section, findings in (("4", "6.1.2 / Table 4", T4_FINDINGS),
+                                   ("6", "6.1.4 / Table 6", T6_FINDINGS)):
         a, b = DIFF_GROUPS[num]
         pt = paper_norms_table(num).loc[WIKI]
         da, db = df[df["group"] == a], df[df["group"] == b]
-        if not len(da) or not len(db):
+        findings = [e for e in findings if e in df.columns and float(pt[e]) != 0]
+        if not len(da) or not len(db) or not findings:
             continue
-        for emo in ("anger", "sad", "fear", "disgust", "joy"):
-            pv = float(pt[emo])
-            if pv == 0:
-                continue
+        na, nb = len(da), len(db)
+        pa = group_sizes.get(a, na) if group_sizes else na
+        pb = group_sizes.get(b, nb) if group_sizes else nb
+        rows = {}
+        for emo in findings:
             ca, cb = int(da[emo].sum()), int(db[emo].sum())
-            na, nb = len(da), len(db)
-            lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
             p, test = stats.two_proportion_test(ca, na, cb, nb)
+            rows[emo] = (ca, cb, float(p) if np.isfinite(p) else 1.0, test)
+        cid = {e: f"bold.{section.split(' ')[0]}.table{num}-{e.split(' ')[0]}"
+                  + ("-pos" if "(+ve)" in e else "-neg" if "(-ve)" in e else "")
+               for e in findings}
+        fam = C.Family(f"BOLD Table {num} (WIKI, norms lexicon)",
+                       {cid[e]: rows[e][2] for e in findings})
+        for emo in findings:
+            ca, cb, p, test = rows[emo]
+            pv = float(pt[emo])
+            lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
             more = a if pv > 0 else b
-            # a category that holds every text (or none) of both groups carries no information
-            # about the direction: the stand-in lexicon saturates at its threshold there
-            saturated = (ca == na and cb == nb) or (ca == 0 and cb == 0)
-            claims.append(C.direction(
-                id=f"bold.{section.split(' ')[0]}.table{num}-{emo}", section=section,
+            sat = " (the lexicon puts every text of both groups in it)" if ca == na and cb == nb \
+                else " (the lexicon puts no text of either group in it)" if ca == cb == 0 else ""
+            out.append(C.direction(
+                id=cid[emo], section=section,
                 claim=f"Table {num} WIKI: {more.replace('_', ' ')} texts more often {emo}",
-                paper=f"{pv:+.2f} points", sign=1 if pv > 0 else -1,
-                estimate=100 * (ca / na - cb / nb), interval=(100 * lo, 100 * hi),
-                paper_effect=pv, n=f"{na:,} {a} / {nb:,} {b} texts",
-                n_effective=2 / (1 / na + 1 / nb), pvalue=p,
-                statistic=f"% {a} - % {b} texts with {emo} (points; {test})",
+                paper=f"{pv:+.2f} points (WIKI cell); {_FINDING_TEXT[num]}",
+                sign=1 if pv > 0 else -1, estimate=100 * (ca / na - cb / nb),
+                interval=(100 * lo, 100 * hi), paper_effect=pv, pvalue=p, family=fam,
+                n=f"{na:,} {a} / {nb:,} {b} texts", n_effective=_harmonic(na, nb),
+                statistic=f"% {a} - % {b} texts with {emo} (points; Newcombe interval; {test})",
                 this_run=f"{ca}/{na} vs {cb}/{nb}: {100 * (ca / na - cb / nb):+.2f} "
-                         f"[{100 * lo:+.2f}, {100 * hi:+.2f}], p = {stats.format_p(p)}",
-                comparability=Comp.STAND_IN,
-                stand_in=LEXICON + ("; it puts every text (or none) of both groups in this "
-                                    "category" if saturated else ""),
-                grades="direction" if saturated else "direction within run", digits=2))
-    return claims, checks
+                         f"[{100 * lo:+.2f}, {100 * hi:+.2f}], {_p(p)} (Holm "
+                         f"over {len(fam.pvalues)}: {stats.format_p(fam.p(cid[emo]))}){sat}",
+                comparability=Comp.STAND_IN, stand_in=LEXICON, scorer="norms-lexicon",
+                population=_harmonic(pa, pb),
+                unit=f"texts per group (harmonic mean of {a} and {b}; all WIKI texts "
+                     f"{pa:,} / {pb:,})", digits=2))
+    return out
+
+
+#: Tables 9-11 (Appendix A.4): the paper's MEmoLon shares per group on WIKI
+CALIBRATION_TABLES = {"9": "race", "10": "political ideologies", "11": "left-wing / right-wing"}
+
+
+def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
+                       ) -> tuple[list[C.Claim], list[C.Check]]:
+    """The norms lexicon against the paper's scorer on the same WIKI texts: per Table 9-11 and
+    category, the share of the table's WIKI texts in the category (its groups pooled; the
+    paper's pooled share is its group shares weighted by the same texts per group) against
+    this run's exact 95% interval. A category that both put at 0 is a check (no information)."""
+    df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
+                    cats.reset_index(drop=True)], axis=1)
+    df = df[df["source"] == WIKI]
+    out, checks = [], []
+    for num, what in CALIBRATION_TABLES.items():
+        pt = paper_norms_table(num).xs(WIKI, level="source")
+        groups = [g for g in pt.index if (df["group"] == g).any()]
+        if not groups:
+            continue
+        d = df[df["group"].isin(groups)]
+        n_g = d.groupby("group").size().reindex(groups)
+        n = int(n_g.sum())
+        for cat in CATEGORY_NAMES:
+            if cat not in d.columns:
+                continue
+            c = int(d[cat].sum())
+            pv = float((pt.loc[groups, cat] * n_g).sum() / n / 100)
+            share, lo, hi = _share(c, n)
+            cid = f"bold.A4.table{num}-{cat.replace(' ', '').replace('(', '-').replace(')', '')}"
+            if pv == 0 and c == 0:
+                checks.append(C.check(
+                    id=cid, section=f"A.4 / Table {num}", kind="diagnostic",
+                    check=f"Table {num} WIKI ({what}): {cat} holds no text for the paper's "
+                          "scorer nor for the norms lexicon (no calibration information)",
+                    expected="0%", this_run=f"0 / {n:,}", passed=True))
+                continue
+            out.append(C.value_in_interval(
+                id=cid, section=f"A.4 / Table {num}",
+                claim=f"norms lexicon vs the paper's MEmoLon on the same WIKI texts, Table {num} "
+                      f"({what}): share of texts with {cat}",
+                paper=f"{_pct(pv)} (Table {num} WIKI rows of {len(groups)} groups, weighted by "
+                      "their texts)",
+                paper_value=pv, estimate=share, interval=(lo, hi), n=n,
+                statistic=f"share of the {len(groups)} groups' WIKI texts (exact 95% interval)",
+                this_run=f"{c} / {n:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}] "
+                         f"({100 * (share - pv):+.1f} points)",
+                comparability=Comp.STAND_IN, stand_in=LEXICON, calibrates="norms-lexicon",
+                digits=4))
+    return out, checks
 
 
 # --------------------------------------------------------------------------- power
@@ -655,6 +996,58 @@ def profile_group_sizes(bold: pd.DataFrame, per_group: Mapping[str, int | None])
             for p, k in per_group.items()}
 
 
-__all__ = ["continuation_check", "default_comparisons", "mde_table", "paired_source_tests",
-           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
-           "section3", "section6_gender_norms", "section6_sentiment_toxicity"]
+
+
+# --------------------------------------------------------------------------- prose
+def tally_sentence(df: pd.DataFrame) -> str:
+    """A claims table's outcomes per tally in one sentence (for the notebooks' prose: every
+    count of verdicts is generated from the claims table)."""
+    parts = []
+    for tally, words in C.TALLIES.items():
+        sub = df[df["tally"] == tally]
+        if not len(sub):
+            continue
+        vc = sub["verdict"].value_counts()
+        parts.append(f"{C.TALLY_NAMES[tally].lower()}: {len(sub)} row"
+                     f"{'s' if len(sub) != 1 else ''} ("
+                     + ", ".join(f"{vc[w]} {w}" for w in words if w in vc) + ")")
+    return "; ".join(parts) + "." if parts else "No claims graded."
+
+
+def family_sentence(df: pd.DataFrame) -> str:
+    """Per stated family of the claims table: its rows and how many pass the level after Holm
+    (the family's directional rows that hold or are reproduced)."""
+    out = []
+    for fam, sub in df[df["family"].astype(str).str.strip() != ""].groupby("family", sort=False):
+        ok = sub["verdict"].isin(["reproduced", "holds"]).sum()
+        out.append(f"{fam}: {len(sub)} graded row{'s' if len(sub) != 1 else ''}, {ok} "
+                   "significant in the paper's direction after Holm ("
+                   + ", ".join(f"{i.rsplit('.', 1)[-1]} {v}" for i, v in
+                               zip(sub["id"], sub["verdict"], strict=True)) + ")")
+    return "; ".join(out) + "." if out else ""
+
+
+def calibration_sentence(df: pd.DataFrame) -> str:
+    """The calibration rows per table: agrees on k of n, and the categories that disagree with
+    their gap (generated from the claims table)."""
+    cal = df[df["tally"] == "calibration"]
+    if not len(cal):
+        return "No calibration rows."
+    out = []
+    for sec, sub in cal.groupby("section", sort=False):
+        agree = int((sub["verdict"] == "agrees").sum())
+        dis = sub[sub["verdict"] == "disagrees"]
+        gaps = ", ".join(f"{r['claim'].rsplit('with ', 1)[-1]} "
+                         f"{r['this run'].rsplit('(', 1)[-1].rstrip(')')}"
+                         for r in dis.to_dict("records"))
+        not_tested = int((sub["verdict"] == "not tested").sum())
+        out.append(f"{sec}: " + (f"not tested ({sub['reason'].iloc[0]})" if not_tested else
+                                  f"agrees on {agree} of {len(sub)}"
+                                  + (f"; disagrees on {gaps}" if gaps else "")))
+    return "; ".join(out) + "."
+
+
+__all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
+           "fig2_sign_test", "lm_vs_wiki_bias", "mde_table", "paired_source_tests",
+           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text", "section3",
+           "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence"]

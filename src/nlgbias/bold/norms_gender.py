@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from nlgbias import tables
+from nlgbias.bold.claims import fig2_sign_test
 from nlgbias.bold.paper import (
     DIFF_GROUPS,
     GENDER_METRICS,
@@ -44,7 +45,7 @@ from nlgbias.lexicons.word2vec import CACHE_NAME, Embedding, load_bolukbasi
 from nlgbias.metrics import gender as gender_metric
 from nlgbias.metrics import norms as norm_metric
 from nlgbias.metrics.norms import CATEGORY_NAMES, VARIABLES
-from nlgbias.stats import bootstrap_means, percentile_interval
+from nlgbias.stats import adjust_pvalues, bootstrap_means, percentile_interval
 
 #: bootstrap draws and seed of every interval (a rerun writes the same bytes)
 N_BOOT = 1000
@@ -438,7 +439,9 @@ def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
     d = f2[f2["source"] == source].set_index("group")
     if not len(d):
         return f"No {source} rows in Figure 2."
-    sig = (d["male - female_hi"] < 0) | (d["male - female_lo"] > 0)
+    # significance as the claims grade it: exact sign test, Holm over the professions
+    p = pd.Series({g: fig2_sign_test(d.loc[g])[2] for g in d.index})
+    sig = pd.Series(adjust_pvalues(p.to_numpy(), "holm") < 0.05, index=p.index)
     fem = d[d["male - female"] < 0].sort_values("male - female")
     male = d[d["male - female"] > 0].sort_values("male - female", ascending=False)
 
@@ -457,13 +460,13 @@ def fig2_reading(f2: pd.DataFrame, source: str = WIKI) -> str:
                      f"[{100 * r['male - female_lo']:+.1f}, {100 * r['male - female_hi']:+.1f}], "
                      f"an interval {where}")
     return (f"On {source}, {len(fem)} of {len(d)} professions lean female (male − female < 0): "
-            f"{names(fem.index)}; {int(sig[fem.index].sum())} of them with a bootstrap 95% "
-            f"interval excluding 0. {len(male)} lean male: {names(male.index)}; "
-            f"{int(sig[male.index].sum())} of them with an interval excluding 0. The paper says "
+            f"{names(fem.index)}; {int(sig[fem.index].sum())} of them significantly (exact sign "
+            f"test, Holm over the {len(d)} professions). {len(male)} lean male: "
+            f"{names(male.index)}; {int(sig[male.index].sum())} of them significantly. The paper says "
             f"only nursing is female-skewed ({nurse or 'nursing: no texts'}) and that writing, "
             f"science, art and engineering are male-skewed (here {len(paper_male_ok)} of "
             f"{len(PAPER_FIG2_MALE)} lean male: {names(paper_male_ok)}; "
-            f"{len(paper_male_sig)} of them with an interval excluding 0"
+            f"{len(paper_male_sig)} of them significantly after Holm"
             + (f": {names(paper_male_sig)}" if paper_male_sig else "") + ").")
 
 
@@ -668,16 +671,10 @@ def norms_reading(t4: pd.DataFrame, t6: pd.DataFrame, t9: pd.DataFrame, t10: pd.
                     ("Table 6 (Christianity − Islam, points)", t6),
                     ("Table 9 (race, % of texts)", t9), ("Table 10 (political, % of texts)", t10)):
         d = _wiki_diff(t)
-        p = _wiki_diff(t, f"{WIKI} (paper)")
         if not len(d):
             continue
-        # a gap is small relative to the paper's cell: within a quarter of it, or 1 point for
-        # cells under 4 (a fixed +-5 points would pass every cell of a 2% base rate)
-        tol = np.maximum(0.25 * p.abs().to_numpy(), 1.0) if len(p) == len(d) else np.full(len(d), 1.0)
-        close = int((d.abs().to_numpy() <= tol).sum())
         worst = d.abs().sort_values(ascending=False).head(3)
         w = "; ".join(f"{' / '.join(str(x) for x in (k if isinstance(k, tuple) else (k,)) if x != f'{WIKI} - paper')}"
                       f" {d[k]:+.1f}" for k in worst.index)
-        lines.append(f"- **{name}**: {close} of {len(d)} WIKI cells within a quarter of the "
-                     f"paper's value (at least 1 point); largest gaps: {w}.")
+        lines.append(f"- **{name}**: largest WIKI − paper gaps of the {len(d)} cells: {w}.")
     return "\n".join(lines)

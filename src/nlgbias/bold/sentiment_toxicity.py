@@ -586,8 +586,11 @@ def counts_sentence(scores: pd.DataFrame) -> str:
         other = n[n != mode].sort_values()
         exc = (" except " + ", ".join(f"{g.replace('_', ' ')} {int(k)}" for g, k in other.items())
                if len(other) else "")
-        out.append(f"**{src}**: {len(d):,} texts, {mode} per group{exc} (one text moves a "
-                   f"group's proportion by {100 / mode:.1f} points)")
+        small = n.idxmin()
+        move = (f"one text moves a group's proportion by {100 / mode:.1f} points at {mode} texts"
+                + (f", up to {100 / int(n[small]):.1f} for {small.replace('_', ' ')} "
+                   f"({int(n[small])} texts)" if int(n[small]) < mode else ""))
+        out.append(f"**{src}**: {len(d):,} texts, {mode} per group{exc} ({move})")
     if not out:
         return "Only the WIKI source is scored (notebook 02 wrote no model generations)."
     wiki = scores[scores["source"] == WIKI]
