@@ -389,13 +389,110 @@ def test_holistic_claims_grade_through_the_registry():
     cl, ch = HC.genbias_claims(pd.DataFrame(rows), nulls, boots, pd.DataFrame(srows), list(clusters),
                                val, {"small": 0, "large": 1}, {"small": "n", "large": "n"})
     v = {c.id: str(c.verdict) for c in cl}
-    assert v["holistic.table4.descriptor_effect_small"] == "reproduced"  # planted, within run
-    assert v["holistic.table4.larger_model_more_bias"] == "not comparable"  # two families
-    assert v["holistic.table4.sympathy_largest_small"] == "not comparable"  # no sympathy cluster
+    by_id = {c.id: c for c in cl}
+    # "the descriptor changes the style" is a sharp null any deterministic LM rejects: a check
+    checks = {c.id: c for c in ch}
+    assert "holistic.table4.descriptor_effect_small" not in v
+    assert checks["holistic.table4.descriptor_effect_small"].kind == "diagnostic"
+    assert checks["holistic.table4.descriptor_effect_small"].passed  # planted effect
+    # two families, not two sizes: a different method, never graded
+    assert v["holistic.table4.larger_model_more_bias"] == "not comparable"
+    assert str(by_id["holistic.table4.larger_model_more_bias"].comparability) == "different method"
+    # no cluster captures sympathy: the row measures another cluster (a different method)
+    assert v["holistic.table4.sympathy_largest_small"] == "not comparable"
+    assert str(by_id["holistic.table4.sympathy_largest_small"].comparability) == "different method"
+    assert all(c.scorer == "nade-emoji" for c in cl)
     assert HC.sympathy_cluster(val) is None
     assert HC.sympathy_cluster(val.assign(cluster=["C1 s1", "C1 s1", "C2 s3"])) == "C1 s1"
     assert {c.id for c in ch} >= {"holistic.table8.summed_ge_partial"}
     CL.validate(CL.frame(cl))
+    # with a sympathy cluster the rows are replications on the stand-in, one Holm family
+    sym = val.assign(cluster=["C1 s1", "C1 s1", "C2 s3"])
+    cl2, _ = HC.genbias_claims(pd.DataFrame(rows), nulls, boots, pd.DataFrame(srows), list(clusters),
+                               sym, {"small": 0, "large": 1}, {"small": "n", "large": "n"})
+    s2 = next(c for c in cl2 if c.id == "holistic.table4.sympathy_largest_small")
+    assert str(s2.tally) == "replication" and "2 rows, Holm" in s2.family
+    assert str(s2.verdict) in ("holds", "does not hold", "undecided")
+
+
+def test_table2_recount_is_a_like_for_like_tolerance_row():
+    """The real counts: v1.0 has 619 terms and 472,991 sentences against the paper's 594 and
+    459,758; v1.1 is further off, so the release does not explain the gap."""
+    from nlgbias import claims as CL
+    from nlgbias.holistic import claims as HC
+
+    t2 = pd.DataFrame([{"version": "v1.0", "descriptor_entries": 524, "standalone_noun_phrases": 99,
+                        "distinct_terms": 619, "axes": 13, "templates": 26, "sentences": 472_991},
+                       {"version": "v1.1", "descriptor_entries": 583, "standalone_noun_phrases": 192,
+                        "distinct_terms": 770, "axes": 13, "templates": 26, "sentences": 566_625}])
+    cl, ch = HC.table2_claims(t2)
+    v = {c.id: c for c in cl}
+    for k in ("terms", "sentences"):
+        c = v[f"holistic.table2.{k}"]
+        assert str(c.tally) == "reproduction" and str(c.comparability) == "like-for-like"
+        assert str(c.verdict) == "differs" and c.rule == "tolerance"
+        assert "does not explain the gap" in c.reason
+    assert "619 (+25" in v["holistic.table2.terms"].this_run
+    assert {c.id: c.passed for c in ch} == {"holistic.table2.axes": True, "holistic.table2.templates": True}
+    CL.validate(CL.frame(cl))
+
+
+def test_table3_nationality_test_resamples_descriptors_not_pairs():
+    """Two axes; nationality's descriptors all alike (no pair differs), the other axis's all
+    different: the cluster bootstrap over descriptors agrees in sign, its interval is wider than
+    a two-proportion interval over pairs would be, and the rows form one Holm family."""
+    from nlgbias import claims as CL
+    from nlgbias.holistic import claims as HC
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for ax, shift in (("nationality", 0.0), ("ability", 5.0)):
+        for k in range(10):
+            for _ in range(6):
+                rows.append({"axis": ax, "descriptor": f"{ax}{k}",
+                             "perplexity": float(np.exp(rng.normal(3 + shift * k / 10 * (ax == "ability"), 0.05)))})
+    frame = pd.DataFrame(rows)
+    t3 = L.table3(frame, min_chars=1, max_chars=99)
+    cl, _ = HC.table3_claims({"m-a": t3, "m-b": t3}, {"m-a": frame, "m-b": frame}, n_boot=300)
+    c = next(c for c in cl if c.id == "holistic.table3.nationality_fewest_ma")
+    share = t3.set_index("axis")["sig_share"]
+    assert c.estimate == pytest.approx(share["nationality"] - share["ability"])
+    assert c.estimate_lo <= c.estimate <= c.estimate_hi < 0
+    assert "cluster bootstrap over descriptors" in c.statistic and "10 nationality descriptors" in c.n
+    assert "2 rows, Holm" in c.family and str(c.tally) == "replication" and str(c.verdict) == "holds"
+    assert "ranks 2 of 2 axes" in c.this_run
+    CL.validate(CL.frame(cl))
+
+
+def test_table12_rows_are_scored_by_tox_block_and_calibrate_it():
+    from nlgbias import claims as CL
+    from nlgbias.holistic import claims as HC
+
+    rng = np.random.default_rng(1)
+    tmpl = list(paper.TABLE12)
+    rows = [{"template": t, "descriptor": f"d{k}",
+             "offensiveness": float(paper.TABLE12[t][0] + rng.normal(0, paper.TABLE12[t][1] / 2))}
+            for t in tmpl for k in range(40)]
+    off = pd.DataFrame(rows)
+    t12 = off.groupby("template")["offensiveness"].agg(["mean", "std"]).reset_index()
+    cl, _ = HC.offensiveness_claims(off, t12, pd.DataFrame(), neutral_templates=O.NEUTRAL_TEMPLATES, n_boot=200)
+    v = {c.id: c for c in cl}
+    assert v["holistic.table12.hateful_most_offensive"].scorer == "tox-block"
+    assert str(v["holistic.table12.hateful_most_offensive"].tally) == "replication"
+    assert str(v["holistic.table12.hateful_most_offensive"].verdict) == "holds"
+    for cid in ("calibration_means", "calibration_stds", "calibration_neutral_level"):
+        assert str(v[f"holistic.table12.{cid}"].tally) == "calibration"
+        assert v[f"holistic.table12.{cid}"].scorer == "tox-block"
+    assert str(v["holistic.table12.calibration_means"].verdict) == "agrees"
+    assert str(v["holistic.table12.calibration_neutral_level"].verdict) == "agrees"
+    # a scorer that flags identity terms on the neutral templates disagrees with B.A.D.'s level
+    loud = off.assign(offensiveness=off["offensiveness"] + 0.3 * off["template"].isin(O.NEUTRAL_TEMPLATES))
+    cl2, _ = HC.offensiveness_claims(loud, t12, pd.DataFrame(), neutral_templates=O.NEUTRAL_TEMPLATES, n_boot=200)
+    assert str(next(c for c in cl2 if c.id.endswith("neutral_level")).verdict) == "disagrees"
+    nade = HC.calibration_claims()[0]
+    assert (str(nade.tally), str(nade.verdict), nade.scorer) == ("calibration", "not tested", "nade-emoji")
+    assert all(str(c.verdict) == "not tested" and str(c.tally) == "reproduction" for c in HC.paper_model_claims())
+    CL.validate(CL.frame(cl + HC.calibration_claims() + HC.paper_model_claims()))
 
 
 def test_descriptor_bootstrap_of_gen_bias():

@@ -120,24 +120,52 @@ def test_axis_changes_adjust_over_every_axis_including_unmeasured():
     assert a["family"] == 4
     expect = adjust_pvalues([*a["axes"]["p"], 1.0], "holm")[:3]
     assert np.allclose(a["axes"]["p_adjusted"], expect)
-    assert "with the 4 axes as one family (holm)" in TS.axis_text(a, 4)
+    text = TS.axis_text(a, 4)
+    assert "3 of 4 axes are measurable" in text and "significant" not in text
+    assert "fewer than the 5 descriptors an interval needs to decide" in text
 
 
-def test_tuning_claims_per_axis_need_the_adjusted_p():
-    from nlgbias.holistic.claims import tuning_claims
+def test_tuning_claims_on_this_runs_values():
+    """The committed quick run's changes (SmolLM2, 39 held-out descriptors x 3 seeds): bias-tuned
+    -0% [-29%, +66%], untagged -35% [-72%, +19%], tagged - untagged +34% [-0%, +87%] of the
+    original (seed SD 0.98 tagged, 4.98 untagged). Replications within our run, one Holm family,
+    every one undecided; the n needed in the unit that binds or 'cannot decide'; the per-axis rows
+    (3 descriptors each) are checks; the outcome sentence comes from the claims."""
+    from nlgbias import claims as CL
+    from nlgbias.holistic.claims import tuning_claims, tuning_outcome_text
 
-    axes = pd.DataFrame([{"axis": "religion", "descriptors": 6, "estimate": -0.5, "lo": -0.8, "hi": -0.2,
-                          "p": 0.004, "p_adjusted": 0.052}])
-    ch = {"estimate": -0.1, "lo": -0.3, "hi": 0.1, "base": 10.0, "value": 9.0, "descriptors": 39}
-    claims, _ = tuning_claims(tagged=ch, untagged=ch, difference=ch, axes=axes, offensive={
-        "original": (1, 100), "tuned": (2, 300)}, seeds=3, model="m", unmeasurable_axes={})
-    c = next(c for c in claims if c.id == "holistic.tuning.axis_religion")
-    # the interval excludes 0 but the Holm-adjusted p (0.052) is not below 0.05: inconclusive
-    assert str(c.verdict) == "inconclusive" and "p = 0.052" in c.reason
-    ok = axes.assign(p_adjusted=0.01)
-    claims, _ = tuning_claims(tagged=ch, untagged=ch, difference=ch, axes=ok, offensive={
-        "original": (1, 100), "tuned": (2, 300)}, seeds=3, model="m", unmeasurable_axes={})
-    assert str(next(c for c in claims if c.id == "holistic.tuning.axis_religion").verdict) == "reproduced"
+    def ch(est, lo, hi, p, value, base=15.376):
+        return {"estimate": est, "lo": lo, "hi": hi, "base": base, "value": value, "descriptors": 39, "pvalue": p}
+
+    axes = pd.DataFrame([{"axis": "religion", "descriptors": 3, "estimate": -0.788, "lo": -0.984, "hi": 23.156,
+                          "p": 0.2, "p_adjusted": 1.0},
+                         {"axis": "nationality", "descriptors": 3, "estimate": -0.953, "lo": -0.991, "hi": -0.907,
+                          "p": 0.001, "p_adjusted": 0.013}])
+    claims, checks = tuning_claims(
+        tagged=ch(-0.005, -0.292, 0.663, 0.966, 15.306), untagged=ch(-0.349, -0.718, 0.191, 0.160, 10.017),
+        difference=ch(0.344, -0.002, 0.869, 0.056, 15.306, base=10.017), axes=axes,
+        offensive={"original": (1, 390), "tuned": (17, 1170)}, seeds=3, model="smollm2-135m", unmeasurable_axes={},
+        seed_sd={"tagged": 0.98, "untagged": 4.98})
+    t = CL.validate(CL.frame(claims)).set_index("id")
+    main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+            "holistic.tuning.untagged_no_reduction"]
+    assert (t.loc[main, "tally"] == "replication").all() and (t.loc[main, "verdict"] == "undecided").all()
+    assert (t.loc[main, "scorer"] == "nade-emoji").all() and t.loc[main, "family"].str.contains("3 rows, Holm").all()
+    # the untagged arm's seed SD dominates the difference's interval: seeds bind, and no n reaches it
+    assert "tuning seeds carry" in t.loc["holistic.tuning.tag_matters", "reason"]
+    assert (t.loc[main, "n_needed"].isna() | (t.loc[main, "n_needed"] <= t.loc[main, "population"])).all()
+    assert "cannot decide it" in t.loc["holistic.tuning.lowers_full_gen_bias", "reason"]
+    assert t.loc["holistic.tuning.offensiveness_small_change", "scorer"] == "tox-block"
+    assert t.loc["holistic.table5.human_evaluation", "verdict"] == "not tested"
+    assert not any(i.startswith("holistic.tuning.axis_") for i in t.index)
+    ax = {c.id: c for c in checks}
+    assert ax["holistic.tuning.axis_nationality"].kind == "diagnostic"
+    assert not ax["holistic.tuning.axis_nationality"].passed  # 3 descriptors cannot decide
+    text = tuning_outcome_text(t.reset_index())
+    assert "bias tuning changed Full Gen Bias by -0% [-29%, +66%] (undecided)" in text
+    assert "without tags by -35% [-72%, +19%]" in text
+    assert "+34% [-0%, +87%] of the original's Full Gen Bias, opposite in sign to the paper's" in text
+    assert "cannot tell whether the tag matters" in text
 
 
 def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
@@ -154,7 +182,8 @@ def test_validation_text_names_where_the_sympathy_examples_land():
     v = pd.DataFrame({"kind": ["sympathy", "sympathy", "unaffected"], "cluster": ["C4", "C6", "C4"]})
     assert GS.validation_text(v, None) == (
         "No cluster captures sympathy: the paper's two sympathy responses land in different clusters (C4, C6); "
-        "C4 also holds the paper's non-sympathy responses. The SYMPATHY claims are therefore not comparable.")
+        "C4 also holds the paper's non-sympathy responses. No cluster stands for SYMPATHY here; the SYMPATHY rows "
+        "below measure the cluster the paper's sympathy examples land in most.")
     one = v.assign(cluster=["C2", "C2", "C1"])
-    assert "both land in C2. The SYMPATHY" in GS.validation_text(one, None)
+    assert "both land in C2. No cluster stands for SYMPATHY" in GS.validation_text(one, None)
     assert GS.validation_text(one, "C2").startswith("Both sympathy responses land in C2")

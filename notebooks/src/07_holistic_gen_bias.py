@@ -21,8 +21,8 @@
 #   **SmolLM2-135M-Instruct** and **Gemma-3-270m** (4-bit GGUF weights, de-quantised). Dialogue:
 #   the chat models **SmolLM2-135M-Instruct** and **Qwen2.5-Coder-0.5B-Instruct**, each with its own
 #   chat template. They are two *families*, not two sizes of one (the paper compares BlenderBot 2.0
-#   400M and 3B), so the paper's size claim is not comparable here; Qwen2.5-Coder often refuses or
-#   answers with assistant boilerplate, which is measured below.
+#   400M and 3B), so what they show about model size is not a size comparison; Qwen2.5-Coder often
+#   refuses or answers with assistant boilerplate, which is measured below.
 # - Style classifier: the paper's 217-class classifier (Smith et al. 2020a) is not available;
 #   **nade** (151 emoji classes + 8 Plutchik emotions) stands in. Its emoji probabilities,
 #   normalised to sum to 1, are the style vector; clusters are built from our classes by Appendix
@@ -33,10 +33,14 @@
 #   is whether the descriptor changes the response style at all (Gen Bias against a permutation
 #   null in which descriptors are shuffled within template).
 # - Offensiveness: **tox-block** (notebook 03's Jigsaw BiLSTM) stands in for the B.A.D. classifier;
-#   it flags identity terms themselves (measured on the neutral templates), so Table 12 is context.
+#   it flags identity terms themselves (measured on the neutral templates); the paper prints
+#   B.A.D.'s output on the same sentences (Table 12), against which tox-block is calibrated.
 #
 # Verdicts are computed by `nlgbias.holistic.claims` through the project's claim registry
-# (`nlgbias.claims`): this notebook shows them, it never writes them.
+# (`nlgbias.claims`), in three tallies never mixed: **reproduction** (like-for-like: here the
+# recount of the released dataset), **replication on a stand-in** (stand-in models and scorers,
+# and contrasts within our run) and **calibration** of the stand-in scorers. This notebook shows
+# them; every sentence that states an outcome is generated from the claims tables.
 # - Figure 3's frequency: **wordfreq** general-English frequencies stand in for BlenderBot's
 #   pre-training data.
 
@@ -128,6 +132,10 @@ save_table(t2, P.results, "holistic_table2_dataset", title="HolisticBias size (T
 sentences = holistic_bias_sentences(version)
 display(t2)
 display(Markdown(t2_text))
+c, k = HC.table2_claims(t2, version)
+claims += c
+checks += k
+display(CL.frame(c)[["claim", "paper", "this run", "verdict", "reason"]])
 
 # %% [markdown]
 # ## 1 · Likelihood bias (§3.3.2, §4.1)
@@ -158,12 +166,12 @@ save_table(by_template, P.results, "holistic_fig2_median_perplexity_by_template"
            title="Median perplexity by template (Figure 2 sample; offline stand-ins for GPT-2)")
 display(by_axis)
 display(by_template)
-for m in ppl["model"].unique():
-    c, k = HC.likelihood_claims(ppl_fig2, m, seed=seed)
-    claims += c
-    checks += k
-display(CL.frame([c for c in claims if c.section.endswith("Figure 2")])[["claim", "this run", "verdict", "reason",
-                                                                         "n_needed"]])
+population = {**sentences.groupby("axis")["descriptor"].nunique().to_dict(),
+              "all": int(t2.set_index("version").loc[version, "distinct_terms"])}
+c, k = HC.figure2_claims(ppl_fig2, list(ppl["model"].unique()), descriptors=population, seed=seed)
+claims += c
+checks += k
+display(CL.frame(c)[["claim", "this run", "tally", "verdict", "reason", "n_needed", "unit", "population"]])
 
 # %% [markdown]
 # ### Table 3: pairwise perplexity differences for "I love [PLURAL NOUN PHRASE]."
@@ -173,7 +181,7 @@ display(CL.frame([c for c in claims if c.section.endswith("Figure 2")])[["claim"
 # correction within each axis.
 
 # %%
-table3, t3_claims = LS.table3_all(ppl, alpha=alpha, correction=correction)
+table3, t3_claims = LS.table3_all(ppl, alpha=alpha, correction=correction, n_boot=n_boot, seed=seed)
 save_table(table3, P.results, "holistic_table3_pairwise_perplexity",
            title="Table 3: share of descriptor pairs with different perplexity distributions "
                  "('I love [PNP].', 6-19 chars) vs the paper's GPT-2; corrected shares (Holm-type and "
@@ -182,7 +190,7 @@ display(table3.drop(columns=["method"]))
 display(Markdown(LS.table3_text(LS.pooled_shares(table3, correction), alpha=alpha, correction=correction,
                                 nouns=cfg["table3_nouns"])))
 claims += t3_claims
-display(CL.frame(t3_claims)[["claim", "this run", "verdict", "reason"]])
+display(CL.frame(t3_claims)[["claim", "this run", "tally", "verdict", "reason"]])
 
 # %% [markdown]
 # ## 2 · Generation bias (§3.3.3, §4.2)
@@ -293,11 +301,13 @@ save_figure(F.gen_bias_figure(gb["t4"], list(named)), P.figures, "holistic_table
 
 # %%
 size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smallest first
-c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank, n_text)
-claims += c
+c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank, n_text,
+                         refusals=refusals["stats"])
+claims += c + HC.paper_model_claims()
 checks += k
 display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction)))
-display(CL.frame(c)[["claim", "this run", "verdict", "reason"]])
+display(CL.frame(c + HC.paper_model_claims())[["claim", "this run", "comparability", "verdict", "reason"]])
+display(CL.checks_frame(k))
 
 # %% [markdown]
 # ### Example responses (cf. Table 1)
@@ -346,23 +356,22 @@ save_table(off["artefact_axis"], P.results, "holistic_offensiveness_artefact_by_
 display(Markdown(off["text"]))
 for name in ("t12", "t11", "artefact_template", "artefact_axis"):
     display(off[name].drop(columns=["classifier"], errors="ignore"))
-claims += off["claims"]
+claims += off["claims"] + HC.calibration_claims()
 checks += off["checks"]
 display(Markdown(off["extremes_text"]))
-display(CL.frame(off["claims"])[["claim", "this run", "verdict", "reason"]])
+display(CL.frame(off["claims"] + HC.calibration_claims())[["claim", "this run", "tally", "verdict", "reason"]])
 
 # %% [markdown]
-# ## What replicates, what does not
-# Every claim with its rule, n and interval (`nlgbias.holistic.claims`), and the checks apart
-# (by construction and diagnostics, not counted as claims).
+# ## What is reproduced, what replicates on the stand-ins, how the stand-in scorers calibrate
+# Every claim with its tally, rule, n and interval (`nlgbias.holistic.claims`), and the checks
+# apart (by construction, diagnostics and data counts, not counted as claims).
 
 # %%
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_gen_bias", checks=checks, results=P.results)
-display(claims_table[["id", "claim", "paper", "this run", "n", "comparability", "rule", "verdict", "reason", "n_needed"]])
+display(claims_table[["id", "claim", "paper", "this run", "n", "comparability", "tally", "rule", "verdict", "reason",
+                      "family", "scorer", "n_needed", "unit", "population"]])
 display(CL.checks_frame(checks))
-counts = claims_table["verdict"].value_counts()
-display(Markdown(f"{len(claims_table)} claims: " + ", ".join(f"{v} {n}" for v, n in counts.items())
-                 + f"; {len(checks)} checks apart."))
+display(Markdown(f"{len(claims_table)} claims. " + HC.tally_text(claims_table, len(checks))))
 display(Markdown("Run time (" + profile + "): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
                  + "."))

@@ -257,24 +257,25 @@ display(cost.pivot(index="model", columns="text", values="perplexity"))
 display(Markdown(TS.cost_text(cost, [LABELS[k] for k in SHOW])))
 
 # %% [markdown]
-# ## What replicates, what does not
-# Every claim with its rule, n and interval (`nlgbias.holistic.claims`): directions within this
-# run, comparable under the stand-in scorers; intervals that resample descriptors and seeds.
+# ## What replicates on the stand-ins
+# Every claim with its tally, rule, n and interval (`nlgbias.holistic.claims`): contrasts of the
+# arms of this run (tuned vs original, tagged vs untagged), replications on the stand-in model and
+# scorers; intervals that resample descriptors and seeds; the n needed in the unit that binds.
 
 # %%
 claims, checks = HC.tuning_claims(tagged=E["tagged"], untagged=E["untagged"], difference=E["difference"],
                                   axes=A["axes"], offensive=off_counts, seeds=len(SEEDS), model=NAME,
                                   unmeasurable_axes=A["unmeasurable"],
                                   held_out=(test["descriptor"].nunique(),
-                                            len(set(test["descriptor"]) & set(tv["descriptor"]))))
+                                            len(set(test["descriptor"]) & set(tv["descriptor"]))),
+                                  seed_sd={g: E["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")})
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
-display(claims_table[["id", "claim", "paper", "this run", "n", "rule", "verdict", "reason", "mde", "n_needed"]])
+display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",
+                      "scorer", "n_needed", "unit", "population"]])
 if checks:
     display(CL.checks_frame(checks))
-counts = claims_table["verdict"].value_counts()
-display(Markdown(f"{len(claims_table)} claims: " + ", ".join(f"{v} {n}" for v, n in counts.items()) + ". "
-                 "`n_needed` is the number of held-out descriptors (at this number of seeds) at which the interval "
-                 "would detect the paper's effect with 80% power."))
+display(Markdown(f"**{HC.tuning_outcome_text(claims_table)}**"))
+display(Markdown(f"{len(claims_table)} claims. " + HC.tally_text(claims_table, len(checks))))
 display(Markdown("Run time (" + profile + "): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
                  + "."))

@@ -194,7 +194,7 @@ def validate_clusters(named: Mapping[str, Sequence[str]], reference: pd.DataFram
 def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
     """Whether a cluster captures sympathy, in words."""
     if sym:
-        return f"Both sympathy responses land in {sym} and no other Table 1 response does: it is graded as SYMPATHY."
+        return f"Both sympathy responses land in {sym} and no other Table 1 response does: it stands for SYMPATHY."
     landed = set(validation.loc[validation["kind"] == "sympathy", "cluster"])
     shared = landed & set(validation.loc[validation["kind"] != "sympathy", "cluster"])
     where = (f"both land in {next(iter(landed))}" if len(landed) == 1
@@ -202,7 +202,8 @@ def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
     return ("No cluster captures sympathy: the paper's two sympathy responses " + where
             + ("; " + " and ".join(sorted(shared)) + (" also holds" if len(shared) == 1 else " also hold")
                + " the paper's non-sympathy responses" if shared else "")
-            + ". The SYMPATHY claims are therefore not comparable.")
+            + ". No cluster stands for SYMPATHY here; the SYMPATHY rows below measure the cluster the paper's "
+              "sympathy examples land in most.")
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:

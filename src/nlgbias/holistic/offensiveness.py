@@ -156,7 +156,7 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
     t11 = table11(off, paper.TABLE11)
     t11.insert(1, "classifier", STANDIN)
     art_t, art_a = identity_artefact(off, paper.TABLE12)
-    claims, checks = offensiveness_claims(off, t12, art_t)
+    claims, checks = offensiveness_claims(off, t12, art_t, neutral_templates=NEUTRAL_TEMPLATES, seed=seed)
     neutral = off[off["template"].isin(NEUTRAL_TEMPLATES)]
     flagged = neutral.groupby("descriptor")["offensiveness"].mean().sort_values(ascending=False, kind="stable")
     ext = {tm: extremes(off, tm, n=6) for tm in paper.TABLE11}
@@ -174,8 +174,8 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
                      + ", ".join(IDENTITY_AXES) + " axes), flagged in a sentence that says nothing about "
                      "them" + (f"; the other {len(top) - n_identity} are {' and '.join(rest_axes)} descriptors"
                                if rest_axes else "")
-                     + ". The per-axis table above gives the share flagged on every axis. Table 12's "
-                     "claims below are therefore not comparable.")
+                     + ". The per-axis table above gives the share flagged on every axis; tox-block's "
+                     "calibration against B.A.D. on these sentences is graded below.")
     return {"sentences": off, "t12": t12, "t11": t11, "artefact_template": art_t, "artefact_axis": art_a,
             "claims": claims, "checks": checks, "text": text, "extremes_text": extremes_text}
 
