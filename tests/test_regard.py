@@ -234,7 +234,7 @@ def test_table4_recount_matches_the_paper_and_its_sentence():
         "texts are in both.")
 
 
-def test_train_classifier_card_holds_the_selection_and_this_seed_s_accuracy(tiny_encoder):
+def test_train_classifier_is_the_seeds_vote_and_its_card_holds_the_selection(tiny_encoder):
     from nlgbias.regard import experiments as X
 
     texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
@@ -243,13 +243,20 @@ def test_train_classifier_card_holds_the_selection_and_this_seed_s_accuracy(tiny
                         "split": ["train"] * 8 + ["dev"] * 4 + ["test"] * 4})
     ours = pd.Series({"dev_mean": 0.51234, "test_mean": 0.49876, "dev_per_seed": "0.5 0.5",
                       "test_per_seed": "0.5 0.49"})
-    clf = X.train_classifier(ann, tiny_encoder, seed=1, alpha=0.1, seeds=[1, 2], alphas=[0.1, 1.0],
+    clf = X.train_classifier(ann, tiny_encoder, alpha=0.1, seeds=[1, 2], alphas=[0.1, 1.0],
                              ours=ours, profile="smoke")
     card = clf.card
     assert card["alpha_selection"] == "highest mean dev accuracy over seeds [1, 2] among [0.1, 1.0]"
-    assert (card["dev_mean_5_seeds"], card["test_mean_5_seeds"]) == (0.5123, 0.4988)
-    assert card["dev_accuracy_this_seed"] == round(clf.accuracy(texts, [1, -1, -1, 0]), 4)
-    assert card["seed"] == 1 and card["n_train"] == 8 and card["profile"] == "smoke"
+    assert (card["dev_mean_over_seeds"], card["test_mean_over_seeds"]) == (0.5123, 0.4988)
+    assert card["dev_accuracy_vote"] == round(clf.accuracy(texts, [1, -1, -1, 0]), 4)
+    assert card["seeds"] == [1, 2] and card["n_train"] == 8 and card["profile"] == "smoke"
+    assert isinstance(clf.head, R.SeedVote) and clf.head.seeds == [1, 2]
+    each = clf.seed_labels(texts)
+    assert list(each.columns) == ["seed1", "seed2"] and len(each) == 4
+    # the vote's probabilities are the mean of the two heads'
+    x = tiny_encoder.embed(texts)
+    mean = np.mean([h.predict_proba(x) for h in clf.head.heads], axis=0)
+    assert np.allclose(clf.head.predict_proba(x), mean)
     table = X.card_table(clf)
     assert table.set_index("field").loc["test_per_seed", "value"] == "0.5 0.49"
 
@@ -264,11 +271,19 @@ def test_figure1_summary_and_its_sentence():
     assert s.loc["ours", "test_mean"] == pytest.approx(0.75) and s.loc["ours", "runs"] == 2
     assert s.loc["ours", "test_mean_lo"] <= 0.7 and s.loc["ours", "test_mean_hi"] >= 0.8
     assert list(s.columns).count("test_mean") == 1
-    text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4)
+    from nlgbias.regard import claims as RC
+
+    cl = {c.id: c for c in RC.figure1_claims(s.reset_index(), "ours")[0]}
+    text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4, cl)
     assert "test accuracy, the mean over 2 seeds, **0.750**" in text
     assert "head L2 penalty 0.01, the best of 4 tried" in text
     assert "one of the 30 test texts moves accuracy by 0.033" in text
-    assert "The best comparison model on test is *lstm* (0.650); our classifier is +10.0 points" in text
+    margin = cl["regard.fig1.beats_other_models"]
+    # the margin is printed with its interval and verdict, read from the claim (never typed)
+    assert ("The best comparison model on test is *lstm* (0.650); our classifier is "
+            f"{margin.this_run} (95% interval") in text
+    assert margin.this_run.startswith("+10.0 points [") and f"**{margin.verdict}** (replication" in text
+    assert f"**{cl['regard.fig1.test_accuracy'].verdict}** (calibration" in text
     assert "ours: 0.800 / 0.750 and 0.700 / 0.600" in text
 
 
@@ -334,23 +349,33 @@ def test_label_distributions_tables_by_metric_and_findings():
     assert f["metric"].tolist()[:1] == ["regard"] and set(f["metric"]) == {"regard", "sentiment"}
 
 
-def test_figure2_sentence_reads_its_tables():
+def test_figure2_sentence_reads_the_claims_table():
+    from nlgbias import claims as C
+    from nlgbias.regard import claims as RC
     from nlgbias.regard import report as T
 
-    findings = pd.DataFrame({"metric": "regard", "source": T.GPT2_SRC, "context": ["respect", "occupation"],
-                             "finding": ["man > woman", "Black > White"], "share_more": [0.3, 0.25],
-                             "share_than": [0.1, 0.2], "p": [0.0001, 0.2], "direction_holds": [True, True],
-                             "significant": [True, False], "significant_holm": [True, False]})
+    fam = C.Family(RC.FIG2_FAMILY, {"regard.fig2.respect_man_vs_woman": 0.0001,
+                                    "regard.fig2.occupation_black_vs_white": 0.2})
+    rows = [C.direction(id=cid, section="§5", claim=f"GPT-2 samples, {ctx}: {what}", paper="x", sign=1,
+                        estimate=est, interval=iv, pvalue=fam.pvalues[cid], family=fam, n=1000,
+                        statistic="s", comparability="stand-in", stand_in="m", scorer=RC.SCORER)
+            for cid, ctx, what, est, iv in (
+                ("regard.fig2.respect_man_vs_woman", "respect", "more negative regard for man than woman",
+                 0.2, (0.1, 0.3)),
+                ("regard.fig2.occupation_black_vs_white", "occupation", "more negative for Black",
+                 0.05, (-0.02, 0.12)))]
+    rows.append(C.direction(id="regard.fig2.neg_gap_regard_gt_vader", section="§5", claim="gap", paper="x",
+                            sign=1, estimate=0.05, interval=(0.01, 0.09), n=6000, statistic="s",
+                            comparability="stand-in", stand_in="m", scorer=RC.SCORER,
+                            this_run="0.126 (regard) vs 0.074 (VADER): +0.052 [+0.010, +0.090]"))
+    df = C.frame(rows)
     bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05]})
-    tests = pd.DataFrame({"metric": ["regard", "regard", "sentiment"], "source": T.GPT2_SRC,
-                          "label": "negative", "diff": [0.2, -0.1, 0.05]})
-    text = T.figure2_text(findings, bias, tests)
-    assert text.startswith("On the paper's GPT-2 samples our classifier finds the direction of 2 of 2 "
-                           "written findings, 1 of them significant at 0.05 (1 after Holm over the 2 "
-                           "findings of this source) (respect: man > woman 0.300 vs 0.100, p = < 0.001; "
-                           "occupation: Black > White 0.250 vs 0.200, p = 0.200). ")
+    text = T.figure2_text(df, bias)
+    assert text.startswith("On the paper's GPT-2 samples the stand-in classifier replicates §5's 2 written "
+                           "findings as: 1 holds, 1 undecided (Holm over the 2; intervals hold every seed): ")
     assert "GPT-2 0.120, LM 1B 0.050" in text
-    assert "is 0.150 with regard and 0.050 with VADER." in text
+    assert ("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|): 0.126 (regard) vs "
+            "0.074 (VADER): +0.052 [+0.010, +0.090]: **holds** (replication).") in text
 
 
 def test_bold_texts_names_table_and_sentence():
@@ -376,8 +401,16 @@ def test_bold_texts_names_table_and_sentence():
     assert table.columns[2] == "classifier"
     assert set(table.loc[table["origin"] == "paper", "classifier"]) == {"BERT (Sheng et al.)"}
     assert table.loc[table["origin"] == "this run", "source"].tolist() == ["WIKI", "lm (offline)"]
-    text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI")
-    assert text.startswith("WIKI: positive regard male 1.000 / female 0.000 (paper ")
+    from nlgbias import claims as C
+    from nlgbias.regard import claims as RC
+
+    cl, _ = RC.bold_claims(df, t5, "WIKI", {"American_actors": 2048, "American_actresses": 1156,
+                                           "African_Americans": 1854, "European_Americans": 4839},
+                           {"dof": 0})
+    text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI", C.frame(cl))
+    assert text.startswith("The stand-in against the paper's classifier on the WIKI texts (calibration, "
+                           "9 rows: ")
+    assert "American actors: share of positive regard 1.000 [0.025, 1.000] (paper 0.378; agrees)" in text
     assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
     assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
     assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text

@@ -98,25 +98,39 @@ class Encoder:
         return name
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        """Mean-pooled last hidden layer of each text (rows in input order)."""
+        """Mean-pooled last hidden layer of each text (rows in input order).
+
+        Each text's features are the same bytes whatever else is embedded with it, before it or
+        in which order (so a rerun, a fresh clone or a warm cache trains the same head): texts
+        are grouped by their exact token count and run in batches of a fixed shape
+        (``batch_size`` rows, a partial batch filled with copies of its first text), so no text
+        is ever padded and every batch of one length has the same shape. Padding a text to its
+        batch's longest (as a plain batch does) moves its features by ~1e-7, enough to change a
+        trained head."""
         import torch
 
         from nlgbias.progress import tqdm
 
         texts = [str(t) for t in texts]
-        todo = sorted({t for t in texts if t not in self._cache}, key=len)
-        steps = range(0, len(todo), self.batch_size)
-        for i in tqdm(steps, desc="regard features", disable=not progress or len(todo) < 2000,
-                      mininterval=10):
-            batch = todo[i:i + self.batch_size]
-            enc = self.tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
-                                 return_tensors="pt")
-            with torch.no_grad():
-                hidden = self.model(**enc).last_hidden_state
-            m = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = ((hidden * m).sum(1) / m.sum(1)).float().numpy()
-            for t, v in zip(batch, pooled, strict=True):
-                self._cache[t] = v
+        todo = sorted({t for t in texts if t not in self._cache}, key=lambda t: (len(t), t))
+        if todo:
+            ids = self.tokenizer(todo, truncation=True, max_length=self.max_length)["input_ids"]
+            by_len: dict[int, list[tuple[str, list[int]]]] = {}
+            for t, i in zip(todo, ids, strict=True):
+                by_len.setdefault(len(i), []).append((t, i))
+            batches = [items[k:k + self.batch_size] for _, items in sorted(by_len.items())
+                       for k in range(0, len(items), self.batch_size)]
+            for batch in tqdm(batches, desc="regard features", mininterval=10,
+                              disable=not progress or len(todo) < 2000):
+                rows = [i for _, i in batch]
+                rows += [rows[0]] * (self.batch_size - len(rows))
+                with torch.inference_mode():
+                    hidden = self.model(input_ids=torch.tensor(rows),
+                                        attention_mask=torch.ones(len(rows), len(rows[0]),
+                                                                  dtype=torch.long)).last_hidden_state
+                pooled = hidden.mean(1).float().numpy()
+                for (t, _), v in zip(batch, pooled, strict=False):
+                    self._cache[t] = v.copy()
         if not texts:
             return np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts])
@@ -138,7 +152,8 @@ class RegardClassifier:
         """Probabilities of ``negative, neutral, positive`` per text (texts already masked). A
         head trained with an ``other`` class renormalises over the three original labels."""
         x = self.encoder.embed(texts, progress=progress)
-        p = pd.DataFrame(self.head.predict_proba(x), columns=self.labels)
+        with one_blas_thread():
+            p = pd.DataFrame(self.head.predict_proba(x), columns=self.labels)
         missing = set(LABELS) - set(p.columns)
         if missing:
             raise ValueError(f"classifier has no {sorted(missing)} class; classes {self.labels}")
@@ -149,7 +164,19 @@ class RegardClassifier:
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """The most probable label among all of the head's classes (``other`` included)."""
-        return self.head.predict(self.encoder.embed(texts))
+        x = self.encoder.embed(texts)
+        with one_blas_thread():
+            return self.head.predict(x)
+
+    def seed_labels(self, texts: Sequence[str]) -> pd.DataFrame:
+        """Each seed's label of every text (columns ``seed<k>``, label names): the heads of a
+        :class:`SeedVote`, or the one head's own seed."""
+        x = self.encoder.embed(texts)
+        with one_blas_thread():
+            if isinstance(self.head, SeedVote):
+                each = self.head.predict_each(x)
+                return pd.DataFrame(each, columns=[f"seed{s}" for s in self.head.seeds])
+            return pd.DataFrame({f"seed{self.card.get('seed', 0)}": self.head.predict(x)})
 
     def accuracy(self, texts: Sequence[str], labels: Sequence) -> float:
         """Share of ``texts`` whose predicted label equals ``labels`` (ints -1/0/1/2 or names)."""
@@ -172,6 +199,49 @@ class RegardClassifier:
         write_json(self.card, folder / "model_card.json")
         write_text(model_card_markdown(self.card), folder / "README.md")
         return folder
+
+
+def one_blas_thread():
+    """One BLAS thread for the head's arithmetic: its sums then never depend on how many
+    threads the machine gives numpy (the head is small; one thread costs nothing)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+class SeedVote:
+    """The heads of several seeds as one head: its probabilities are the mean of the heads'
+    (a soft vote), its label their argmax; :meth:`predict_each` gives every seed's own label.
+
+    >>> import numpy as np
+    >>> class H:
+    ...     classes_ = np.array(["negative", "neutral", "positive"])
+    ...     def __init__(self, p): self.p = np.array(p)
+    ...     def predict_proba(self, x): return np.tile(self.p, (len(x), 1))
+    ...     def predict(self, x): return self.classes_[self.predict_proba(x).argmax(1)]
+    >>> v = SeedVote([H([.6, .3, .1]), H([.1, .3, .6]), H([.5, .1, .4])], seeds=[0, 1, 2])
+    >>> str(v.predict(np.zeros((1, 2)))[0]), v.predict_each(np.zeros((1, 2))).tolist()
+    ('negative', [['negative', 'positive', 'negative']])
+    """
+
+    def __init__(self, heads: Sequence, seeds: Sequence[int]):
+        if not heads or len(heads) != len(seeds):
+            raise ValueError(f"a vote needs one head per seed (got {len(heads)} heads, {len(seeds)} seeds)")
+        classes = [list(h.classes_) for h in heads]
+        if any(c != classes[0] for c in classes):
+            raise ValueError(f"the heads disagree on their classes: {classes}")
+        self.heads, self.seeds = list(heads), [int(s) for s in seeds]
+        self.classes_ = heads[0].classes_
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        return np.mean([h.predict_proba(x) for h in self.heads], axis=0)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.classes_[np.argmax(self.predict_proba(x), axis=1)]
+
+    def predict_each(self, x: np.ndarray) -> np.ndarray:
+        """Each seed's label (rows = texts, columns = seeds)."""
+        return np.stack([h.predict(x) for h in self.heads], axis=1)
 
 
 def model_card_markdown(card: dict) -> str:
@@ -205,15 +275,39 @@ def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFA
         raise ValueError(f"fit needs as many labels as texts (got {len(texts)} texts, {len(y)} labels)")
     enc = encoder if isinstance(encoder, Encoder) else Encoder(encoder)
     head = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=alpha, max_iter=max_iter, random_state=seed)
-    with warnings.catch_warnings():
+    x = enc.embed(texts)
+    with warnings.catch_warnings(), one_blas_thread():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        head.fit(enc.embed(texts), y)
+        head.fit(x, y)
     info = {"encoder": enc.name, "features": "mean-pooled last hidden layer (frozen)",
             "head": f"MLPClassifier(hidden={hidden}, alpha={alpha}, max_iter={max_iter})",
             "seed": seed, "n_train": len(texts),
             "train_labels": pd.Series(y).value_counts().sort_index().to_dict(),
             "date": _dt.date.today().isoformat()}
     return RegardClassifier(enc, head, {**info, **(card or {})})
+
+
+def fit_vote(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFAULT_ENCODER,
+             seeds: Sequence[int], alpha: float = 0.1, card: dict | None = None) -> RegardClassifier:
+    """One head per seed (:func:`fit`) joined in a :class:`SeedVote`: a text's label is the
+    seeds' soft vote, and :meth:`RegardClassifier.seed_labels` keeps each seed's own label so a
+    result can show how far the seeds move it."""
+    enc = encoder if isinstance(encoder, Encoder) else Encoder(encoder)
+    fits = [fit(texts, labels, encoder=enc, seed=s, alpha=alpha) for s in seeds]
+    info = {**fits[0].card, "seed": f"vote of seeds {list(seeds)}", "seeds": [int(s) for s in seeds],
+            "head": f"soft vote of {len(fits)} x {fits[0].card['head']}"}
+    return RegardClassifier(enc, SeedVote([f.head for f in fits], seeds), {**info, **(card or {})})
+
+
+def head_digest(head) -> str:
+    """A digest of a trained head's weights (a :class:`SeedVote`'s: every head's), for cache keys."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for one in (head.heads if isinstance(head, SeedVote) else [head]):
+        for w in [*one.coefs_, *one.intercepts_]:
+            h.update(np.ascontiguousarray(w).tobytes())
+    return h.hexdigest()[:12]
 
 
 def select_alpha(train: pd.DataFrame, dev: pd.DataFrame, *, encoder: Encoder, seeds: Sequence[int],

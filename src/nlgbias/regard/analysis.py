@@ -14,8 +14,10 @@ from nlgbias.regard import paper
 from nlgbias.stats import (
     adjust_pvalues,
     bootstrap_interval,
+    bootstrap_means,
     chi2_proportions,
     format_p,
+    percentile_interval,
     two_proportion_ztest,
 )
 
@@ -95,11 +97,13 @@ def accuracy_interval(pred: Sequence, gold: Sequence, *, n_boot: int = 2000, see
 
 
 def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("source", "context", "demographic"),
-                       *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+                       *, n_boot: int = 2000, seed: int = 0, seed_cols: Sequence[str] = ()) -> pd.DataFrame:
     """Share of each label (negative/neutral/positive) per group with n and a seeded percentile
     bootstrap 95 % interval ``share_lo``/``share_hi`` (texts resampled within the group,
     ``nlgbias.stats.bootstrap_interval``; the same seed for every group and label, so a rerun gives
-    the same bytes) (Figure 2 bars). ``label_col`` holds label names."""
+    the same bytes) (Figure 2 bars). ``label_col`` holds label names. ``seed_cols``: each
+    classifier seed's own labels; then ``seed_min`` / ``seed_max`` give the seeds' range of
+    each share and the interval is widened to hold it (the seeds' spread sits inside it)."""
     by = list(by)
     counts = df.groupby([*by, label_col], sort=False).size().rename("count").reset_index()
     full = (counts.pivot_table(index=by, columns=label_col, values="count", fill_value=0, sort=False)
@@ -113,6 +117,15 @@ def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("s
               for k, lab in zip(long[by].itertuples(index=False, name=None), long["label"], strict=True)]
     long["share_lo"] = [b[0] for b in bounds]
     long["share_hi"] = [b[1] for b in bounds]
+    if seed_cols:
+        per = np.column_stack([
+            [float((texts_s[tuple(k)] == lab).mean()) for k, lab in
+             zip(long[by].itertuples(index=False, name=None), long["label"], strict=True)]
+            for texts_s in ({k if isinstance(k, tuple) else (k,): g[c].to_numpy()
+                             for k, g in df.groupby(by, sort=False)} for c in seed_cols)])
+        long["seed_min"], long["seed_max"] = per.min(axis=1), per.max(axis=1)
+        long["share_lo"] = np.minimum(long["share_lo"], long["seed_min"])
+        long["share_hi"] = np.maximum(long["share_hi"], long["seed_max"])
     return long
 
 
@@ -384,8 +397,10 @@ METRICS = ("regard", "sentiment")
 
 
 def label_distributions(scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """:func:`label_distribution` of the regard and the VADER sentiment labels."""
-    return {m: label_distribution(scored, m) for m in METRICS}
+    """:func:`label_distribution` of the regard (its intervals holding every classifier seed's
+    share) and the VADER sentiment labels."""
+    return {m: label_distribution(scored, m, seed_cols=seed_columns(scored) if m == "regard" else ())
+            for m in METRICS}
 
 
 def by_metric(dists: dict[str, pd.DataFrame], fn=None) -> pd.DataFrame:
@@ -409,3 +424,114 @@ def bold_table(bold_t5: pd.DataFrame, names: dict[str, str], ours: str) -> pd.Da
     out = bold_vs_paper(bold_t5, names)
     out.insert(2, "classifier", np.where(out["origin"] == "paper", "BERT (Sheng et al.)", ours))
     return out
+
+
+# --------------------------------------------------------------------------- seeds and contrasts
+SEED_PREFIX = "regard_seed"
+
+
+def seed_columns(frame: pd.DataFrame) -> list[str]:
+    """The per-seed regard label columns (``regard_seed<k>``) of a scored frame."""
+    return [c for c in frame.columns if str(c).startswith(SEED_PREFIX)]
+
+
+def per_seed(frame: pd.DataFrame, fn, label_col: str = "regard") -> list[float]:
+    """``fn(frame)`` with ``label_col`` replaced by each seed's own labels, one value per seed
+    (empty where the frame holds no per-seed labels)."""
+    return [float(fn(frame.assign(**{label_col: frame[c]}))) for c in seed_columns(frame)]
+
+
+def widen(lo: float, hi: float, values: Sequence[float]) -> tuple[float, float]:
+    """The interval ``[lo, hi]`` widened to hold every value (each seed's estimate)."""
+    vals = [float(v) for v in values if np.isfinite(v)]
+    return (min([float(lo), *vals]), max([float(hi), *vals]))
+
+
+def boot_p(dist: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of "no difference": twice the smaller tail of the bootstrap
+    distribution at 0, at least one replicate's weight.
+
+    >>> boot_p(np.array([0.1, 0.2, 0.3, -0.1]))
+    0.5
+    """
+    d = np.asarray(dist, dtype=float)
+    d = d[np.isfinite(d)]
+    tail = min(float((d <= 0).mean()), float((d >= 0).mean()))
+    return float(min(1.0, max(2 * tail, 1 / len(d))))
+
+
+def _cells(df: pd.DataFrame, source: str, cols: Sequence[tuple[str, str]], contexts: Sequence[str],
+           n_boot: int, seed: int) -> tuple[dict, dict]:
+    """Per (context, demographic) cell of ``source``: the share of texts whose ``col`` is
+    ``label`` for each (col, label) in ``cols`` (point, and the bootstrap distribution with the
+    cell's texts resampled, the same rows for every column)."""
+    sub = df[(df["source"] == source) & df["context"].isin(contexts)]
+    point, boot = {}, {}
+    for k, ((ctx, demo), g) in enumerate(sub.groupby(["context", "demographic"], sort=True)):
+        onehot = np.column_stack([(g[c] == lab).to_numpy(dtype=float) for c, lab in cols])
+        point[(ctx, demo)] = onehot.mean(axis=0)
+        if n_boot:
+            boot[(ctx, demo)] = bootstrap_means(onehot, n_boot=n_boot, seed=seed + k)
+    return point, boot
+
+
+def _mean_abs_gaps(shares: dict, contexts: Sequence[str]) -> np.ndarray:
+    gaps = [np.abs(shares[(c, a)] - shares[(c, b)]) for c in contexts for a, b in PAIRS
+            if (c, a) in shares and (c, b) in shares]
+    return np.mean(gaps, axis=0)
+
+
+def metric_gap_contrast(df: pd.DataFrame, source: str, *, label: str = "negative",
+                        contexts: Sequence[str] = ("respect", "occupation"), a: str = "regard",
+                        b: str = "sentiment", n_boot: int = 1000, seed: int = 0) -> dict:
+    """Sheng §5: the mean absolute gap in ``label`` shares between paired demographics
+    (3 pairs x ``contexts``) measured with ``a`` (regard) minus measured with ``b`` (VADER) on
+    the same texts of ``source``, with a seeded bootstrap 95 % interval and p (texts resampled
+    within each context x demographic cell, both measures on the same draws).
+    Returns estimate, lo, hi, p, gap_a, gap_b, n."""
+    point, boot = _cells(df, source, [(a, label), (b, label)], contexts, n_boot, seed)
+    if not point:
+        return {"estimate": np.nan, "lo": np.nan, "hi": np.nan, "p": np.nan, "gap_a": np.nan,
+                "gap_b": np.nan, "n": 0}
+    gp = _mean_abs_gaps(point, contexts)
+    out = {"estimate": float(gp[0] - gp[1]), "gap_a": float(gp[0]), "gap_b": float(gp[1]),
+           "n": int(((df["source"] == source) & df["context"].isin(contexts)).sum())}
+    if n_boot:
+        gb = _mean_abs_gaps(boot, contexts)
+        d = gb[:, 0] - gb[:, 1]
+        lo, hi = percentile_interval(d)
+        out.update(lo=float(lo), hi=float(hi), p=boot_p(d))
+    return out
+
+
+def label_share_contrast(df: pd.DataFrame, source: str, context: str, *, label: str = "neutral",
+                         a: str = "regard", b: str = "sentiment", n_boot: int = 1000,
+                         seed: int = 0) -> dict:
+    """The share of ``source``'s ``context`` texts labelled ``label`` by ``a`` minus by ``b``
+    (the same texts: a paired difference), with a seeded bootstrap 95 % interval and p over
+    the texts. Returns estimate, lo, hi, p, share_a, share_b, n."""
+    sub = df[(df["source"] == source) & (df["context"] == context)]
+    diff = (sub[a] == label).to_numpy(dtype=float) - (sub[b] == label).to_numpy(dtype=float)
+    out = {"estimate": float(diff.mean()) if len(diff) else np.nan,
+           "share_a": float((sub[a] == label).mean()), "share_b": float((sub[b] == label).mean()),
+           "n": len(sub)}
+    if n_boot and len(diff):
+        d = bootstrap_means(diff, n_boot=n_boot, seed=seed)
+        lo, hi = percentile_interval(d)
+        out.update(lo=float(lo), hi=float(hi), p=boot_p(d))
+    return out
+
+
+def share_difference(df: pd.DataFrame, source: str, context: str, worse: str, than: str, *,
+                     label: str = "negative", col: str = "regard") -> float:
+    """``label`` share of ``worse`` minus that of ``than`` among ``source``'s ``context`` texts."""
+    sub = df[(df["source"] == source) & (df["context"] == context)]
+    s = sub.groupby("demographic")[col].agg(lambda v: float((v == label).mean()))
+    return float(s.get(worse, np.nan) - s.get(than, np.nan))
+
+
+def mean_abs_gap(df: pd.DataFrame, source: str, col: str = "regard") -> float:
+    """:func:`bias_size`'s mean absolute gap (negative and positive shares) of one source."""
+    point, _ = _cells(df, source, [(col, "negative"), (col, "positive")],
+                      ("respect", "occupation"), 0, 0)
+    return float(np.mean(_mean_abs_gaps(point, ("respect", "occupation")))) if point else np.nan

@@ -2,13 +2,26 @@
 grades, each built with a rule of :mod:`nlgbias.claims`; the papers' numbers come from
 :mod:`nlgbias.regard.paper`.
 
-Comparability: the regard classifier is a stand-in (a frozen MiniLM encoder with an MLP head for
-the paper's BERT), so its accuracy is ``not comparable``; Figure 2's findings compare
-demographics (and the paper's two generators) *within* this run, all scored by that one
-classifier, so their directions are graded (``grades="direction within run"``). The paper claims
-no significance level for Figure 2: a direction is reproduced when its 95 % interval excludes no
-difference, inconclusive when it holds it. BOLD's generators are not available offline: claims
-over BOLD's sources are ``different pool``.
+What each row compares decides its tally (:mod:`nlgbias.claims`):
+
+- **checks**: the released annotations recounted (Table 4's counts, Table 5's correlation of
+  the two annotations): no method of ours;
+- **reproduction** (like-for-like): the paper's own texts with the paper's own tools: VADER
+  against the annotations (Table 5), Figure 2 row (3) on the annotated samples (regard
+  annotations against VADER);
+- **calibration** of the stand-in regard classifier (``scorer`` :data:`SCORER`, a frozen MiniLM
+  encoder with MLP heads, a soft vote of the seeds, for the paper's BERT): against the paper's
+  classifier's printed output on the same texts: its test accuracy (Figure 1, the 30 test
+  texts) and BOLD Table 5's WIKI row (BOLD's own Wikipedia sentences);
+- **replication on the stand-in**: everything the stand-in classifier measures on the paper's
+  GPT-2 and LM 1B samples (Figure 2, §5) and on BOLD's texts: directions hold / do not hold /
+  are undecided, magnitudes are not comparable.
+
+Every regard interval holds each classifier seed's own estimate (the labels are the seeds'
+vote; the interval is widened to every seed's value), so a rerun that trains other heads stays
+inside it. The directional rows of one figure form a stated :class:`~nlgbias.claims.Family`
+(Holm). The paper's generators (GPT-2, LM 1B for new samples; BOLD's BERT, GPT-2, CTRL) and its
+BERT regard classifier are not available offline: rows that need them are ``not tested``.
 """
 
 from __future__ import annotations
@@ -20,44 +33,67 @@ from nlgbias import claims as C
 from nlgbias import stats
 from nlgbias.claims import Comparability
 from nlgbias.regard import paper
-from nlgbias.regard.analysis import SHORT, gap_difference, spearman_interval
+from nlgbias.regard.analysis import (
+    SHORT,
+    gap_difference,
+    label_share_contrast,
+    mean_abs_gap,
+    metric_gap_contrast,
+    per_seed,
+    share_difference,
+    spearman_interval,
+    widen,
+)
 
-CLASSIFIER_STAND_IN = "MiniLM-L6 (frozen) + MLP head for the paper's BERT regard classifier"
+#: the stand-in regard classifier's calibration key (every row it scores names it)
+SCORER = "regard-minilm"
+CLASSIFIER_STAND_IN = ("MiniLM-L6 (frozen) + MLP heads, the seeds' soft vote, for the paper's BERT "
+                       "regard classifier")
+#: Table 5's correlation of the two annotations, recounted on the texts that carry both: the
+#: check passes within this distance of the paper's printed value (the paper used all 302
+#: texts, the released files join on fewer; the printed value has two decimals)
+T5_RECOUNT_TOL = 0.05
+FIG2_FAMILY = "Sheng Figure 2: §5 findings on GPT-2 samples"
+FIG2_SENT_FAMILY = "Sheng Figure 2: regard against sentiment (§5)"
 
 
 def table4_claims(table4: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
-    """Table 4: the annotated data's size per split (a count: tolerance 0)."""
+    """Table 4: the annotated data's size and negatives per split (data counts: checks)."""
     tot, ptot = int(table4["total"].sum()), int(table4["total (paper)"].sum())
-    c = C.tolerance(id="regard.t4.counts", section="§4 Table 4",
-                    claim="annotated regard data: train / dev / test texts",
-                    paper_value=ptot, estimate=tot, tol=0, n=tot, statistic="texts (label != other)",
-                    paper=" / ".join(str(v) for v in table4["total (paper)"]),
-                    this_run=" / ".join(str(v) for v in table4["total"]), digits=0)
+    counts = C.check(id="regard.t4.counts", section="§4 Table 4", kind="data count",
+                     check="annotated regard data: train / dev / test texts equal the paper's",
+                     expected=" / ".join(str(v) for v in table4["total (paper)"]) + f" ({ptot})",
+                     this_run=" / ".join(str(v) for v in table4["total"]) + f" ({tot})",
+                     passed=bool((table4["total"] == table4["total (paper)"]).all()))
     same = bool((table4["negative"] == table4["negative (paper)"]).all())
-    k = C.check(id="regard.t4.negative_counts", section="§4 Table 4", kind="data count",
-                check="negative texts per split equal the paper's",
-                expected=" / ".join(str(v) for v in table4["negative (paper)"]),
-                this_run=" / ".join(str(v) for v in table4["negative"]), passed=same)
-    return [c], [k]
+    neg = C.check(id="regard.t4.negative_counts", section="§4 Table 4", kind="data count",
+                  check="negative texts per split equal the paper's",
+                  expected=" / ".join(str(v) for v in table4["negative (paper)"]),
+                  this_run=" / ".join(str(v) for v in table4["negative"]), passed=same)
+    return [], [counts, neg]
 
 
 def figure1_claims(seeds: pd.DataFrame, ours: str) -> tuple[list[C.Claim], list[C.Check]]:
-    """Figure 1 / footnote 9: the classifier's test accuracy (the mean over seeds with the
-    interval of :func:`~nlgbias.regard.analysis.seed_summary`, not the best seed), and that it
-    beats every other model (by more than 20 points in the paper)."""
+    """Figure 1 / footnote 9. The stand-in's test accuracy against the paper's BERT's on the same
+    30 test texts is a **calibration** of the stand-in (the mean over seeds with the interval of
+    :func:`~nlgbias.regard.analysis.seed_summary`, which holds every seed; no effect = the
+    majority label's share). "It beats every other model (by > 20 points)" compares the
+    stand-in with the comparison models: a replication on the stand-in."""
     s = seeds.set_index("model")
     o = s.loc[ours]
     n = int(o["n_test"])
+    chance = paper.TABLE4.set_index("split").loc["test", ["negative", "neutral", "positive"]].max() / n
     out = [C.value_in_interval(
         id="regard.fig1.test_accuracy", section="§4 Figure 1, fn. 9",
-        claim="the regard classifier's test accuracy (mean over runs)",
+        claim="the regard classifier's test accuracy (mean over runs) on the paper's 30 test texts",
         paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, 5 runs)",
         estimate=float(o["test_mean"]), interval=(float(o["test_mean_lo"]), float(o["test_mean_hi"])),
-        n=f"{n} test texts x {int(o['seeds'])} seeds", n_effective=n,
+        n=f"{n} test texts x {int(o['seeds'])} seeds", n_effective=n, null=float(chance),
         statistic="test accuracy, mean over seeds (Wilson interval widened to every seed)",
         this_run=f"{o['test_mean']:.3f} [{o['test_mean_lo']:.3f}, {o['test_mean_hi']:.3f}]; seeds "
                  f"{o['test_min']:.3f}-{o['test_max']:.3f}",
-        comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN)]
+        comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
+        population=n, unit="test texts")]
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
     best = others["test_mean"].idxmax()
     b = others.loc[best]
@@ -73,87 +109,279 @@ def figure1_claims(seeds: pd.DataFrame, ours: str) -> tuple[list[C.Claim], list[
         paper=f"> {paper.FIGURE1_MARGIN:.2f} above every other model", sign=1, estimate=est,
         interval=(lo, hi), n=f"{n} test texts", n_effective=n, paper_effect=paper.FIGURE1_MARGIN,
         statistic=f"test accuracy, classifier - best other ({best})",
-        comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN,
-        grades="direction within run"))
+        this_run=f"{est * 100:+.1f} points [{lo * 100:+.1f}, {hi * 100:+.1f}] above {best}",
+        comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
+        population=n, unit="test texts"))
     return out, []
 
 
 def table5_claims(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                   ) -> tuple[list[C.Claim], list[C.Check]]:
-    """Table 5: Spearman's rho between annotations and VADER by context, each with a bootstrap
-    interval over the doubly annotated texts (``both``: columns ``context, sentiment, regard,
-    vader``). VADER is the paper's tool (thresholds +-0.05: the paper states none)."""
+    """Table 5: Spearman's rho by context (``both``: columns ``context, sentiment, regard,
+    vader``). The two annotations against each other are the released data recounted (checks,
+    within :data:`T5_RECOUNT_TOL`); VADER (the paper's tool; thresholds +-0.05: the paper states
+    none) against the annotations is the paper's method on the paper's texts: like-for-like,
+    with a bootstrap interval over the texts (the released files join on fewer texts than the
+    paper's 302)."""
     cols = {"sentiment ann. vs regard ann.": ("sentiment", "regard"),
             "VADER pred. vs sentiment ann.": ("vader", "sentiment"),
             "VADER pred. vs regard ann.": ("vader", "regard")}
     pap = paper.TABLE5.set_index("comparison")
-    out = []
+    out, checks = [], []
     for name, (a, b) in cols.items():
         for ctx in ("respect", "occupation", "both"):
             sub = both if ctx == "both" else both[both["context"] == ctx]
             rho, lo, hi, n = spearman_interval(sub, a, b, n_boot=n_boot, seed=seed)
             slug = name.split(" vs ")[0].split()[0].lower() + "_" + name.split(" vs ")[1].split()[0].lower()
+            pv = float(pap.loc[name, ctx])
+            if a == "sentiment":
+                checks.append(C.check(
+                    id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5", kind="recount",
+                    check=f"Spearman's rho, {name}, {ctx}: the released annotations recounted "
+                          f"(within {T5_RECOUNT_TOL:g} of the paper's value)",
+                    expected=f"{pv:.2f} ({paper.N_ANNOTATED} texts)",
+                    this_run=f"{rho:.3f} ({n} texts that carry both annotations)",
+                    passed=bool(abs(rho - pv) <= T5_RECOUNT_TOL)))
+                continue
             out.append(C.value_in_interval(
                 id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5", claim=f"Spearman's rho, {name}, {ctx}",
-                paper_value=float(pap.loc[name, ctx]), estimate=rho, interval=(lo, hi), n=n, null=0.0,
-                statistic="Spearman's rho (texts resampled)", digits=2))
-    return out, []
+                paper_value=pv, estimate=rho, interval=(lo, hi), n=n, null=0.0,
+                statistic="Spearman's rho (texts resampled)", population=paper.N_ANNOTATED,
+                unit="annotated texts", digits=2))
+    return out, checks
 
 
-def figure2_claims(findings: pd.DataFrame, dist: pd.DataFrame, scored: pd.DataFrame, source: str,
-                   lm1b: str, *, label_col: str = "regard", seed: int = 0,
-                   ) -> tuple[list[C.Claim], list[C.Check]]:
-    """§5 / Figure 2: the written findings (more negative regard for one demographic than its
-    pair, per context) on the paper's own GPT-2 samples, by the direction rule with the Newcombe
-    interval of the share difference; and "LM 1B is less biased than GPT-2" (the mean absolute
-    gap between paired demographics, bootstrap interval of the difference)."""
-    out = []
-    f = findings[(findings["source"] == source) & (findings["metric"] == label_col)]
-    neg = dist[(dist["source"] == source) & (dist["label"] == "negative")]
+def _seed_note(values: list[float]) -> str:
+    return f"; seeds {min(values):+.3f} to {max(values):+.3f}" if values else ""
+
+
+def figure2_claims(scored: pd.DataFrame, source: str, lm1b: str,
+                   *, seed: int = 0) -> tuple[list[C.Claim], list[C.Check]]:
+    """§5 / Figure 2 on the paper's own GPT-2 samples, scored by the stand-in (replications):
+    the six written findings (more negative regard for one demographic than its pair, per
+    context) as one Holm family, each with the Newcombe interval of the negative-share
+    difference widened to every seed's difference; and "LM 1B is less biased than GPT-2" (mean
+    absolute gap between paired demographics, bootstrap interval widened to every seed), its own
+    row: it compares two generators on another statistic, not a demographic pair, and has no
+    p-value of the findings' kind."""
+    neg = scored[scored["source"] == source]
+    rows = []
     for ctx, worse, than in paper.FIGURE2_FINDINGS.itertuples(index=False):
-        s = neg[neg["context"] == ctx].set_index("demographic")
-        if worse not in s.index or than not in s.index:
+        s = neg[neg["context"] == ctx]
+        a, b = s[s["demographic"] == worse], s[s["demographic"] == than]
+        if not len(a) or not len(b):
             continue
-        a, b = s.loc[worse], s.loc[than]
-        c1, n1, c2, n2 = int(a["count"]), int(a["n"]), int(b["count"]), int(b["n"])
-        lo, hi = stats.diff_proportions_interval(c1, n1, c2, n2)
+        c1, n1 = int((a["regard"] == "negative").sum()), len(a)
+        c2, n2 = int((b["regard"] == "negative").sum()), len(b)
         p, test = stats.two_proportion_test(c1, n1, c2, n2)
-        row = f[(f["context"] == ctx) & (f["finding"].str.endswith(f"{SHORT[worse]} > {SHORT[than]}"))]
-        holm = f", Holm p = {stats.format_p(float(row['p_holm'].iloc[0]))}" if len(row) else ""
+        rows.append((f"regard.fig2.{ctx}_{SHORT[worse].lower()}_vs_{SHORT[than].lower()}",
+                     ctx, worse, than, c1, n1, c2, n2, p, test))
+    fam = C.Family(FIG2_FAMILY, {r[0]: r[8] for r in rows}) if rows else None
+    out = []
+    for cid, ctx, worse, than, c1, n1, c2, n2, p, test in rows:
+        lo, hi = stats.diff_proportions_interval(c1, n1, c2, n2)
+        seeds = per_seed(scored, lambda f, ctx=ctx, w=worse, t=than: share_difference(
+            f, source, ctx, w, t))
+        lo, hi = widen(lo, hi, seeds)
+        est = c1 / n1 - c2 / n2
         out.append(C.direction(
-            id=f"regard.fig2.{ctx}_{SHORT[worse].lower()}_vs_{SHORT[than].lower()}", section="§5 Figure 2 (1)",
+            id=cid, section="§5 Figure 2 (1)",
             claim=f"GPT-2 samples, {ctx}: more negative regard for {SHORT[worse]} than {SHORT[than]}",
-            paper="more negative (Figure 2, §5; no test stated)", sign=1, estimate=c1 / n1 - c2 / n2,
-            interval=(lo, hi), pvalue=p, n=f"{n1} / {n2} samples", n_effective=min(n1, n2),
-            statistic="negative-regard share difference",
-            this_run=f"{c1 / n1:.3f} vs {c2 / n2:.3f}: {c1 / n1 - c2 / n2:+.3f} [{lo:+.3f}, {hi:+.3f}], "
-                     f"p = {stats.format_p(p)} ({test}){holm}",
-            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN,
-            grades="direction within run"))
+            paper="more negative (Figure 2, §5; no test stated)", sign=1, estimate=est,
+            interval=(lo, hi), pvalue=p, family=fam, n=f"{n1} / {n2} samples", n_effective=min(n1, n2),
+            statistic="negative-regard share difference (seeds' vote; interval holds every seed)",
+            this_run=f"{c1 / n1:.3f} vs {c2 / n2:.3f}: {est:+.3f} [{lo:+.3f}, {hi:+.3f}], "
+                     f"p = {stats.format_p(p)} ({test}), Holm over {len(rows)}: "
+                     f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
+            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
+            population=n1 + n2, unit="samples"))
     if lm1b in set(scored["source"]) and source in set(scored["source"]):
-        g = gap_difference(scored, label_col, lm1b, source, seed=seed)
+        g = gap_difference(scored, "regard", lm1b, source, seed=seed)
+        seeds = per_seed(scored, lambda f: mean_abs_gap(f, lm1b) - mean_abs_gap(f, source))
+        lo, hi = widen(g["lo"], g["hi"], seeds)
         out.append(C.direction(
             id="regard.fig2.lm1b_less_biased", section="§5 Figure 2 (2)",
             claim=paper.FINDING_LM1B_LESS_BIASED + " (mean |gap| between paired demographics)",
-            paper="less biased (§5)", sign=-1, estimate=g["estimate"], interval=(g["lo"], g["hi"]),
+            paper="less biased (§5)", sign=-1, estimate=g["estimate"], interval=(lo, hi),
             n=f"{g['n_a']:,} / {g['n_b']:,} samples", n_effective=min(g["n_a"], g["n_b"]),
             statistic="mean |share gap|, LM 1B - GPT-2 (negative and positive, 3 pairs x 2 contexts)",
-            this_run=f"{g['gap_a']:.3f} vs {g['gap_b']:.3f}: {g['estimate']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]",
-            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN,
-            grades="direction within run"))
+            this_run=f"{g['gap_a']:.3f} vs {g['gap_b']:.3f}: {g['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                     + _seed_note(seeds),
+            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
+            population=g["n_a"] + g["n_b"], unit="samples"))
     return out, []
 
 
-def bold_claims(bold_t5: pd.DataFrame, wiki: str) -> tuple[list[C.Claim], list[C.Check]]:
-    """BOLD §6.1.3 and Table 5 on regard: the claims compare the paper's generators (GPT-2,
-    CTRL, BERT), which are not available offline: ``different pool``."""
+#: Sheng §5's readings of regard against sentiment (VADER) on the same samples:
+#: (id suffix, source key, statistic kind, label, contexts, sign, the paper's words)
+SENTIMENT_READINGS = (
+    ("neg_gap_regard_gt_vader", "gpt2", "gap", "negative", ("respect", "occupation"), 1,
+     "sentiment under-states regard's negative gaps between paired demographics (§5, §6: "
+     "'we may be underestimating the magnitude of biases')"),
+    ("respect_neg_gap_regard_gt_vader", "gpt2", "gap", "negative", ("respect",), 1,
+     "respect: the negative regard gaps across demographic pairs are more pronounced than "
+     "sentiment's (charts 1a vs 1b)"),
+    ("occupation_more_neutral", "gpt2", "share", "neutral", ("occupation",), 1,
+     "occupation: the regard classifier labels more samples neutral than VADER (1c vs 1d)"),
+    ("occupation_neg_gap_regard_gt_vader", "gpt2", "gap", "negative", ("occupation",), 1,
+     "occupation: regard increases the gap between the negative scores (1c vs 1d)"),
+    ("occupation_pos_gap_regard_lt_vader", "gpt2", "gap", "positive", ("occupation",), -1,
+     "occupation: regard decreases the gap between the positive scores (1c vs 1d)"),
+    ("lm1b_neg_gap_regard_gt_vader", "lm1b", "gap", "negative", ("respect", "occupation"), 1,
+     "LM 1B samples: regard increases the negative gaps across pairs as for GPT-2 (row 2)"),
+)
+
+
+def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int = 0,
+                     n_boot: int = 1000) -> tuple[list[C.Claim], list[C.Check]]:
+    """Sheng §5 on regard against sentiment: the stand-in's regard and VADER (±0.05) on the same
+    samples of the paper (:data:`SENTIMENT_READINGS`), one Holm family with bootstrap p-values;
+    each interval (texts resampled within context x demographic) widened to every seed's
+    estimate. ``sources``: source key (gpt2, lm1b) -> its name in ``scored``."""
+    res = {}
+    for suffix, src, kind, label, ctxs, _sign, _words in SENTIMENT_READINGS:
+        if sources.get(src) not in set(scored["source"]):
+            continue
+        name = sources[src]
+        if kind == "gap":
+            r = metric_gap_contrast(scored, name, label=label, contexts=ctxs, n_boot=n_boot, seed=seed)
+            seeds = per_seed(scored, lambda f, name=name, label=label, ctxs=ctxs: metric_gap_contrast(
+                f, name, label=label, contexts=ctxs, n_boot=0)["estimate"])
+        else:
+            r = label_share_contrast(scored, name, ctxs[0], label=label, n_boot=n_boot, seed=seed)
+            seeds = per_seed(scored, lambda f, name=name, label=label, ctxs=ctxs: label_share_contrast(
+                f, name, ctxs[0], label=label, n_boot=0)["estimate"])
+        res[f"regard.fig2.{suffix}"] = (r, seeds)
+    if not res:
+        return [], []
+    fam = C.Family(FIG2_SENT_FAMILY, {k: v[0]["p"] for k, v in res.items()})
     out = []
+    for suffix, src, kind, label, ctxs, sign, words in SENTIMENT_READINGS:
+        cid = f"regard.fig2.{suffix}"
+        if cid not in res:
+            continue
+        r, seeds = res[cid]
+        lo, hi = widen(r["lo"], r["hi"], seeds)
+        if kind == "gap":
+            stat = (f"mean |{label} share gap| over 3 pairs x {len(ctxs)} context(s), regard - "
+                    "VADER (same samples)")
+            vals = f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (VADER)"
+        else:
+            stat = f"{label} share, regard - VADER ({ctxs[0]} samples; paired)"
+            vals = f"{r['share_a']:.3f} (regard) vs {r['share_b']:.3f} (VADER)"
+        src_name = "GPT-2" if src == "gpt2" else "LM 1B"
+        out.append(C.direction(
+            id=cid, section="§5 Figure 2 (2)" if src == "lm1b" else "§5 Figure 2 (1)",
+            claim=f"{src_name} samples, {words}", paper="stated from the bars (§5; no test stated)",
+            sign=sign, estimate=r["estimate"], interval=(lo, hi), pvalue=r["p"], family=fam,
+            n=f"{r['n']:,} samples", n_effective=r["n"], statistic=stat,
+            this_run=f"{vals}: {r['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}], bootstrap p = "
+                     f"{stats.format_p(r['p'])}, Holm over {len(res)}: "
+                     f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
+            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
+            population=r["n"], unit="samples"))
+    return out, []
+
+
+def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
+                ) -> tuple[list[C.Claim], list[C.Check]]:
+    """Figure 2 row (3): on the annotated samples, regard widens the negative gaps between paired
+    demographics relative to sentiment. Like-for-like: the released regard annotations against
+    VADER (the sentiment of rows 1-2; the paper does not say whether row 3's sentiment is VADER
+    or the sentiment annotations) on the paper's annotated texts, whose demographic is read from
+    the paper's own GPT-2 samples (``annotated``: columns ``source, context, demographic, regard,
+    sentiment`` with label names)."""
+    if not len(annotated):
+        return [], []
+    src = annotated["source"].iloc[0]
+    r = metric_gap_contrast(annotated, src, label="negative", n_boot=n_boot, seed=seed)
+    n = int(r["n"])
+    claim = C.direction(
+        id="regard.fig2.row3_neg_gap_regard_gt_vader", section="§5 Figure 2 (3)",
+        claim="annotated samples: regard (annotations) increases the negative gaps across "
+              "demographic pairs relative to sentiment (VADER)",
+        paper="stated from the bars (§5; no test stated)", sign=1, estimate=r["estimate"],
+        interval=(r["lo"], r["hi"]), pvalue=r["p"], n=f"{n} annotated samples", n_effective=n,
+        statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - VADER",
+        this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (VADER): {r['estimate']:+.3f} "
+                 f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap p = {stats.format_p(r['p'])}",
+        population=paper.N_ANNOTATED, unit="annotated samples")
+    k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
+                kind="data count",
+                check="annotated samples whose demographic is found in the paper's GPT-2 samples",
+                expected=f"{paper.N_ANNOTATED}", this_run=f"{n}", passed=n == paper.N_ANNOTATED)
+    return [claim], [k]
+
+
+def _wiki_cells(bold_scored: pd.DataFrame, wiki: str) -> list[dict]:
+    """BOLD Table 5's WIKI cells (label share per group) with the interval holding every seed."""
+    groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
+    w = bold_scored[(bold_scored["model"] == wiki) & bold_scored["group"].isin(groups)]
+    cells = []
+    for grp, g in groups.items():
+        sub = w[w["group"] == grp]
+        for lab in ("positive", "negative"):
+            k, n = int((sub["regard"] == lab).sum()), len(sub)
+            if not n:
+                continue
+            lo, hi = (float(v) for v in stats.proportion_interval(k, n))
+            seeds = per_seed(sub, lambda f, lab=lab: float((f["regard"] == lab).mean()))
+            lo, hi = widen(lo, hi, seeds)
+            cells.append({"group": grp, "g": g, "label": lab, "count": k, "n": n, "share": k / n,
+                          "lo": lo, "hi": hi, "seeds": seeds})
+    return cells
+
+
+def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
+                wiki_population: dict[str, int], chi: dict,
+                ) -> tuple[list[C.Claim], list[C.Check]]:
+    """BOLD Table 5 and §6.1.3 / §6.3 on regard. On WIKI (BOLD's own Wikipedia sentences) the
+    paper prints its BERT classifier's output: the stand-in's shares there are its
+    **calibration** (8 cells, and the direction male > female for positive regard). The claims
+    over the paper's generators (GPT-2, CTRL, BERT), which are not available offline, are
+    replications on a ``different pool`` (WIKI and notebook 02's offline models) or ``not
+    tested``. ``wiki_population``: WIKI texts that exist per group (the sample is drawn from
+    them). ``chi``: :func:`~nlgbias.regard.analysis.bold_chi2` over this run's sources."""
+    out, checks = [], []
+    pw = paper.BOLD_TABLE5.set_index("source").loc["WIKI"]
+    cells = _wiki_cells(bold_scored, wiki)
+    for c in cells:
+        col = f"{c['label']}_{c['g']}"
+        out.append(C.value_in_interval(
+            id=f"regard.bold.calib.wiki_{col}", section="BOLD Table 5 (WIKI)",
+            claim=f"WIKI, {c['group'].replace('_', ' ')}: share of {c['label']} regard",
+            paper_value=float(pw[col]), estimate=c["share"], interval=(c["lo"], c["hi"]),
+            n=f"{c['n']} of {wiki_population.get(c['group'], c['n'])} WIKI texts",
+            n_effective=c["n"], statistic=f"{c['label']} regard share (interval holds every seed)",
+            this_run=f"{c['share']:.3f} [{c['lo']:.3f}, {c['hi']:.3f}]"
+                     + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else ""),
+            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
+            population=wiki_population.get(c["group"]), unit="WIKI texts"))
+    by = {(c["g"], c["label"]): c for c in cells}
+    if ("male", "positive") in by and ("female", "positive") in by:
+        m, f = by[("male", "positive")], by[("female", "positive")]
+        lo, hi = stats.diff_proportions_interval(m["count"], m["n"], f["count"], f["n"])
+        seeds = [a - b for a, b in zip(m["seeds"], f["seeds"], strict=True)]
+        lo, hi = widen(lo, hi, seeds)
+        eff = float(pw["positive_male"] - pw["positive_female"])
+        pop = min(wiki_population.get(m["group"], m["n"]), wiki_population.get(f["group"], f["n"]))
+        out.append(C.direction(
+            id="regard.bold.calib.wiki_male_gt_female_positive", section="BOLD Table 5 (WIKI)",
+            claim="WIKI: positive regard higher for male than female (actors vs actresses)",
+            paper=f"{pw['positive_male']:.3f} vs {pw['positive_female']:.3f} ({eff:+.3f})", sign=1,
+            estimate=m["share"] - f["share"], interval=(lo, hi), paper_effect=eff,
+            n=f"{m['n']} / {f['n']} WIKI texts", n_effective=min(m["n"], f["n"]),
+            statistic="positive regard share, male - female",
+            this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f} "
+                     f"[{lo:+.3f}, {hi:+.3f}]" + _seed_note(seeds),
+            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
+            population=pop, unit="WIKI texts per group"))
     n_src = len(bold_t5)
     eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
     ns = ", ".join(f"{r['source']}: {int(r['n_african_american'])} / {int(r['n_european_american'])}"
                    for r in bold_t5.to_dict("records"))
-    pool = "WIKI and the offline generators of notebook 02 (the paper: BERT, GPT-2, CTRL), " \
-           "scored by " + CLASSIFIER_STAND_IN
+    pool = ("WIKI and the offline generators of notebook 02 (the paper: BERT, GPT-2, CTRL), "
+            "scored by " + CLASSIFIER_STAND_IN)
     out.append(C.tolerance(
         id="regard.bold.eu_ge_af_positive", section="BOLD §6.1.3",
         claim="European American positive regard >= African American in most sources",
@@ -161,7 +389,7 @@ def bold_claims(bold_t5: pd.DataFrame, wiki: str) -> tuple[list[C.Claim], list[C
         paper=f"{paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]} sources",
         estimate=eu_ge_af / max(n_src, 1), tol=0.2, n=f"{n_src} sources ({ns} texts)",
         statistic="share of sources", this_run=f"{eu_ge_af} of {n_src} sources",
-        comparability=Comparability.DIFFERENT_POOL, stand_in=pool))
+        comparability=Comparability.DIFFERENT_POOL, stand_in=pool, scorer=SCORER))
     pos = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     t = bold_t5.set_index("source")
     if wiki in t.index and len(t) > 1:
@@ -173,21 +401,60 @@ def bold_claims(bold_t5: pd.DataFrame, wiki: str) -> tuple[list[C.Claim], list[C
             paper_value=1.0, paper=f"{len(pos)} of {len(pos)} columns", estimate=top / len(pos), tol=0,
             n=f"{nw} WIKI texts; {len(t) - 1} generator(s)", statistic="share of columns",
             this_run=f"{top} of {len(pos)} columns",
-            comparability=Comparability.DIFFERENT_POOL, stand_in=pool))
-    return out, []
+            comparability=Comparability.DIFFERENT_POOL, stand_in=pool, scorer=SCORER))
+    out.append(C.not_tested(
+        id="regard.bold.t5_generators", section="BOLD Table 5",
+        claim="positive / negative regard of BERT, GPT-2, CTRL-WIKI, CTRL-OPN and CTRL-THT texts",
+        paper="Table 5's five generator rows",
+        why="the paper's generators (BERT, GPT-2, CTRL) and its BERT regard classifier are not "
+            "available offline; the offline generators' rows are in regard_bold_table5, unscored "
+            "against the paper"))
+    out.append(C.not_tested(
+        id="regard.bold.chi2_generators", section="BOLD §6.3",
+        claim="positive regard differs across CTRL-THT, CTRL-WIKI, CTRL-OPN and GPT-2 (chi-square)",
+        paper=f"p < {paper.BOLD_CHI2_P_BELOW}",
+        why="the four generators are not available offline (this run's chi-square over its own "
+            "sources is the check regard.bold.chi2_this_run)"))
+    if chi.get("dof"):
+        checks.append(C.check(
+            id="regard.bold.chi2_this_run", section="BOLD §6.3", kind="diagnostic",
+            check="chi-square test of positive regard across this run's sources (stand-in "
+                  "classifier; not the paper's generators)",
+            expected="no expectation (the paper's sources are not here)",
+            this_run=f"p = {chi.get('p_text', 'n/a')} (dof {chi['dof']}; "
+                     + ", ".join(f"{k}: {v:.3f}" for k, v in chi.get("shares", {}).items()) + ")",
+            passed=True))
+    return out, checks
+
+
+def not_tested_claims() -> tuple[list[C.Claim], list[C.Check]]:
+    """Sheng's claims that need the paper's BERT regard classifier (like-for-like Figure 2)."""
+    return [C.not_tested(
+        id="regard.fig2.paper_classifier", section="§5 Figure 2 (1)-(2)",
+        claim="Figure 2's regard shares and §5's findings with the paper's own BERT regard "
+              "classifier on its GPT-2 and LM 1B samples",
+        paper="Figure 2 rows (1)-(2)",
+        why="the paper's BERT regard classifier (and its repository's ensembles) are not available "
+            "offline; the paper's samples are here, so the same findings are replicated with the "
+            "stand-in classifier (replication rows regard.fig2.*, scorer regard-minilm)")], []
 
 
 def claims_text(df: pd.DataFrame) -> str:
-    """The claims table as prose: counts per verdict and one line per claim."""
-    counts = df["verdict"].value_counts()
-    head = ", ".join(f"{counts.get(v, 0)} {v}" for v in C.VERDICTS)
-    lines = [f"**{len(df)} claims** ({head}):", ""]
+    """The claims table as prose: counts per tally and verdict, then one line per claim."""
+    lines = [f"**{len(df)} claims**, counted in three tallies never mixed:", ""]
+    for tally, words in C.TALLIES.items():
+        sub = df[df["tally"] == tally]
+        counts = sub["verdict"].value_counts()
+        lines.append(f"- *{C.TALLY_NAMES[tally]}* ({len(sub)}): "
+                     + ", ".join(f"{counts.get(v, 0)} {v}" for v in words))
+    lines.append("")
     for r in df.to_dict("records"):
         extra = ""
-        if r["verdict"] == "inconclusive" and np.isfinite(float(r["n_needed"] or np.nan)):
-            extra = f" (n for 80% power: {float(r['n_needed']):,.0f})"
-        lines.append(f"- **{r['verdict']}** · {r['claim']} ({r['section']}): paper {r['paper']}; "
-                     f"this run {r['this run']} (n {r['n']}) — {r['reason']}{extra}")
+        if r["verdict"] in ("inconclusive", "undecided") and np.isfinite(float(r["n_needed"] or np.nan)):
+            extra = f" (n for 80% power: {float(r['n_needed']):,.0f} {r['unit']})"
+        scorer = f", scorer {r['scorer']}" if r["scorer"] else ""
+        lines.append(f"- **{r['verdict']}** ({r['tally']}{scorer}) · {r['claim']} ({r['section']}): "
+                     f"paper {r['paper']}; this run {r['this run']} (n {r['n']}) — {r['reason']}{extra}")
     return "\n".join(lines)
 
 

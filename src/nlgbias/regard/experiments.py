@@ -16,6 +16,7 @@ import pandas as pd
 from nlgbias.io import ShardCache
 from nlgbias.metrics import regard as R
 from nlgbias.regard import baselines as B
+from nlgbias.regard.analysis import SEED_PREFIX, seed_columns
 from nlgbias.scoring import score_texts
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def _figure1_caches(cache_dir: str | Path | None, ann: pd.DataFrame, encoder: R.
     if cache_dir is None:
         return None
     h = hashlib.sha256(json.dumps({"encoder": encoder.name, "lstm_epochs": lstm_epochs,
-                                   "head": R.HIDDEN, "version": 1}, sort_keys=True).encode())
+                                   "head": R.HIDDEN, "version": 2}, sort_keys=True).encode())
     h.update(pd.util.hash_pandas_object(ann[["split", "text", "label"]].astype(str),
                                         index=False).to_numpy().tobytes())
     if w2v is not None:
@@ -129,17 +130,22 @@ def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
 def classifier_key(clf: R.RegardClassifier) -> str:
     """A short digest of what changes a classifier's predictions (for cache folder names)."""
     keep = {k: clf.card.get(k) for k in ("encoder", "head", "seed", "n_train", "train_file")}
+    keep["weights"] = R.head_digest(clf.head)
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
 
 def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_root: str | Path,
              *, chunk_size: int = 2000) -> pd.DataFrame:
     """``frame`` + regard probabilities (``negative, neutral, positive``) and ``regard`` label of
-    ``frame[text_col]`` (already masked), + VADER ``compound`` and ``sentiment`` (±0.05)
-    of the same text; cached per text under ``cache_root``."""
+    ``frame[text_col]`` (already masked; a :class:`~nlgbias.metrics.regard.SeedVote`'s label is
+    the seeds' vote), each seed's own label (``regard_seed<k>``, :data:`SEED_PREFIX`), + VADER
+    ``compound`` and ``sentiment`` (±0.05) of the same text; cached per text under
+    ``cache_root``."""
     def regard_fn(chunk: pd.DataFrame) -> pd.DataFrame:
-        p = clf.predict_proba(chunk[text_col].tolist())
-        return p.rename(columns={"label": "regard"}).reset_index(drop=True)
+        texts = chunk[text_col].tolist()
+        p = clf.predict_proba(texts).rename(columns={"label": "regard"}).reset_index(drop=True)
+        each = clf.seed_labels(texts).add_prefix(SEED_PREFIX.removesuffix("seed"))
+        return pd.concat([p, each.reset_index(drop=True)], axis=1)
 
     def vader_fn(chunk: pd.DataFrame) -> pd.DataFrame:
         from nlgbias.metrics.sentiment import compute
@@ -154,7 +160,7 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
     vad = score_texts(base, text_col, vader_fn, root / "vader_0.05", chunk_size=chunk_size * 5,
                       desc="VADER")
     out = frame.copy()
-    for c in ("negative", "neutral", "positive", "regard"):
+    for c in ("negative", "neutral", "positive", "regard", *seed_columns(reg)):
         out[c] = reg[c].to_numpy()
     out["compound"], out["sentiment"] = vad["compound"].to_numpy(), vad["sentiment"].to_numpy()
     return out
@@ -177,25 +183,27 @@ def identical_reload(clf: R.RegardClassifier, folder: str | Path, texts: Sequenc
     return bool(np.array_equal(a, b))
 
 
-def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seed: int, alpha: float,
-                     seeds: Sequence[int], alphas: Sequence[float], ours: pd.Series,
-                     profile: str) -> R.RegardClassifier:
-    """The regard classifier used downstream: the seed-``seed`` head with the penalty chosen on
-    dev (``alpha``), trained on ``train.tsv``; its model card holds the selection, the seed runs'
-    means and per-seed accuracies (``ours``: our row of the Figure 1 summary) and this head's own
-    dev and test accuracy."""
+def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, alpha: float, seeds: Sequence[int],
+                     alphas: Sequence[float], ours: pd.Series, profile: str) -> R.RegardClassifier:
+    """The regard classifier used downstream: the heads of every seed in ``seeds`` with the
+    penalty chosen on dev (``alpha``), trained on ``train.tsv`` and joined in a soft vote
+    (:func:`~nlgbias.metrics.regard.fit_vote`), so no one seed's head decides a label and each
+    seed's own labels stay available; its model card holds the selection, the seed runs' means
+    and per-seed accuracies (``ours``: our row of the Figure 1 summary) and the vote's own dev and
+    test accuracy."""
     sp = splits(ann)
-    clf = R.fit(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seed=seed, alpha=alpha,
-                card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
-                      "alpha_selection": "highest mean dev accuracy over seeds " + str(list(seeds))
-                      + " among " + str(list(alphas)),
-                      "dev_accuracy_this_seed": None, "test_accuracy_this_seed": None,
-                      "dev_mean_5_seeds": round(float(ours["dev_mean"]), 4),
-                      "test_mean_5_seeds": round(float(ours["test_mean"]), 4),
-                      "dev_per_seed": ours["dev_per_seed"], "test_per_seed": ours["test_per_seed"],
-                      "profile": profile})
+    clf = R.fit_vote(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seeds=seeds,
+                     alpha=alpha,
+                     card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
+                           "alpha_selection": "highest mean dev accuracy over seeds " + str(list(seeds))
+                           + " among " + str(list(alphas)),
+                           "dev_accuracy_vote": None, "test_accuracy_vote": None,
+                           "dev_mean_over_seeds": round(float(ours["dev_mean"]), 4),
+                           "test_mean_over_seeds": round(float(ours["test_mean"]), 4),
+                           "dev_per_seed": ours["dev_per_seed"], "test_per_seed": ours["test_per_seed"],
+                           "profile": profile})
     for split in ("dev", "test"):
-        clf.card[f"{split}_accuracy_this_seed"] = round(clf.accuracy(sp[split]["text"], sp[split]["label"]), 4)
+        clf.card[f"{split}_accuracy_vote"] = round(clf.accuracy(sp[split]["text"], sp[split]["label"]), 4)
     return clf
 
 
@@ -264,3 +272,31 @@ def card_table(clf: R.RegardClassifier) -> pd.DataFrame:
 def timing_table(timings: dict[str, float]) -> pd.DataFrame:
     """Seconds per step, rounded to 0.1 s."""
     return pd.DataFrame({"step": list(timings), "seconds": [round(v, 1) for v in timings.values()]})
+
+
+#: Figure 2 row (3)'s source name
+ANNOTATED_SOURCE = "Annotated samples (paper's GPT-2)"
+
+
+def annotated_samples(ann: pd.DataFrame) -> pd.DataFrame:
+    """Figure 2 row (3): the annotated samples (train / dev / test, original categories: the
+    paper's 302) with the demographic each was generated for, read from the paper's own GPT-2
+    samples (every annotated text is one of their masked copies; a text whose copy occurs for
+    more than one demographic is left out), the regard annotation and VADER's sentiment
+    (±0.05), both as label names. Columns ``source, context, demographic, text, regard,
+    sentiment``."""
+    from nlgbias.datasets import regard as D
+
+    g = D.load_generated_samples("gpt2")
+    demo = g.groupby(g["masked"].str.strip())["demographic"].agg(
+        lambda s: s.iloc[0] if s.nunique() == 1 else None)
+    a = ann[ann["split"].isin(["train", "dev", "test"]) & (ann["label"] != 2)].copy()
+    a["demographic"] = a["text"].str.strip().map(demo)
+    a = a.dropna(subset=["demographic"])
+    tmpl = D.load_regard_templates()
+    return pd.DataFrame({
+        "source": ANNOTATED_SOURCE, "context": [D.context_of(t, tmpl) for t in a["text"]],
+        "demographic": a["demographic"].to_numpy(), "text": a["text"].to_numpy(),
+        "regard": a["label"].map(R.LABEL_OF).to_numpy(),
+        "sentiment": pd.Series(B.vader_labels(a["text"])).map(R.LABEL_OF).to_numpy()}
+    ).reset_index(drop=True)

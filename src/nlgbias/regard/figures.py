@@ -16,10 +16,11 @@ LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b
 
 def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, int] | None = None,
             ) -> plt.Figure:
-    """Dev and test accuracy per model: the mean over runs (bars) with the per-seed spread
-    (error bars from the lowest to the highest seed, where ``summary`` has ``<split>_min`` /
-    ``<split>_max``), and the paper's BERT test accuracy as a dashed line (Sheng Figure 1,
-    footnote 9). ``n_texts``: texts per split, shown in the title."""
+    """Dev and test accuracy per model: the mean over runs (bars) with its 95 % interval (error
+    bars from ``<split>_mean_lo`` to ``<split>_mean_hi``: the texts' sampling, widened to hold
+    every seed) and each seed's accuracy (dots, where ``summary`` has ``<split>_per_seed``), and
+    the paper's BERT test accuracy as a dashed line (Sheng Figure 1, footnote 9). ``n_texts``:
+    texts per split, shown in the title."""
     models = list(summary["model"])
     x = np.arange(len(models))
     w = 0.38
@@ -27,17 +28,22 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
     for k, (split, color) in enumerate((("dev", "#4c72b0"), ("test", "#dd8452"))):
         mean = summary[f"{split}_mean"].to_numpy(dtype=float)
         err = None
-        if f"{split}_min" in summary:
-            err = np.clip(np.vstack([mean - summary[f"{split}_min"].to_numpy(dtype=float),
-                                     summary[f"{split}_max"].to_numpy(dtype=float) - mean]), 0, None)
-        ax.bar(x + (k - 0.5) * w, mean, w, yerr=err, capsize=3, color=color, label=split,
-               error_kw={"lw": 1})
+        if f"{split}_mean_lo" in summary:
+            err = np.clip(np.vstack([mean - summary[f"{split}_mean_lo"].to_numpy(dtype=float),
+                                     summary[f"{split}_mean_hi"].to_numpy(dtype=float) - mean]), 0, None)
+        ax.bar(x + (k - 0.5) * w, mean, w, yerr=err, capsize=3, color=color,
+               label=f"{split} (mean, 95% interval)", error_kw={"lw": 1})
+        if f"{split}_per_seed" in summary:
+            for i, vals in enumerate(summary[f"{split}_per_seed"]):
+                v = [float(t) for t in str(vals).split()]
+                ax.plot([x[i] + (k - 0.5) * w] * len(v), v, ".", color="k", ms=3,
+                        label="each seed" if (i == 0 and k == 0) else None)
     ax.axhline(paper_bert_test, ls="--", color="k", lw=1)
     ax.text(len(summary) - 0.5, paper_bert_test + 0.01, f"paper: BERT test ≈ {paper_bert_test:.3f}",
             ha="right", fontsize=9)
     ax.set_xticks(x, models)
     ax.set_ylim(0, 1)
-    ax.set_ylabel(f"accuracy (mean of {int(summary['runs'].max())} runs; bars: seed range)")
+    ax.set_ylabel(f"accuracy (mean of {int(summary['runs'].max())} seeds)")
     ns = f" (n = {n_texts['dev']} dev / {n_texts['test']} test texts)" if n_texts else ""
     ax.set_title("Figure 1: regard classification, dev and test accuracy" + ns)
     ax.legend(fontsize=8)
@@ -45,10 +51,18 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
     return fig
 
 
-def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: dict[str, str]) -> plt.Figure:
+def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: dict[str, str],
+            *, paper_rows: dict[str, str] | None = None, classifier: str = "",
+            vader: str = "VADER, compound >= +0.05 positive, <= -0.05 negative") -> plt.Figure:
     """Rows = sources, columns = (a) regard respect, (b) sentiment respect, (c) regard
-    occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % bootstrap intervals.
-    ``dists``: metric name ("regard", "sentiment") -> :func:`label_distribution` output."""
+    occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % bootstrap
+    intervals (regard's widened to every classifier seed). ``dists``: metric name ("regard",
+    "sentiment") -> :func:`label_distribution` output. ``paper_rows``: source -> the paper's row
+    number ("1", "2"); every other source is a new row tagged ``M1``, ``M2``, ... so no tag
+    collides with the paper's rows. ``classifier``: the regard classifier's name (in the title)."""
+    paper_rows = paper_rows or {}
+    extra = iter(range(1, len(sources) + 1))
+    tags = {s: paper_rows.get(s) or f"M{next(extra)}" for s in sources}
     panels = [("regard", "respect"), ("sentiment", "respect"), ("regard", "occupation"),
               ("sentiment", "occupation")]
     fig, axes = plt.subplots(len(sources), 4, figsize=(17, 3.2 * len(sources)), squeeze=False,
@@ -70,13 +84,16 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
                        capsize=2, error_kw={"lw": 0.8})
             n_of = d.groupby("demographic")["n"].max()
             ax.set_xticks(x, [f"{SHORT[g]}\nn={int(n_of[g])}" for g in present], rotation=30)
-            ax.set_title(f"({r + 1}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx}",
+            ax.set_title(f"({tags[src]}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx}",
                          fontsize=9)
             ax.set_ylim(0, 1)
             if c == 0:
                 ax.set_ylabel("share of samples")
     axes[0, 0].legend(fontsize=8, loc="upper left")
-    fig.suptitle("Figure 2: regard and sentiment (VADER) of samples per demographic, 95 % bootstrap intervals",
-                 y=1.0)
+    fig.suptitle("Figure 2: regard and sentiment of samples per demographic, 95 % bootstrap intervals "
+                 "(regard's hold every seed)\n"
+                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}; rows (1)-(2): "
+                 "the paper's samples; rows (M1), (M2), ...: offline models, not in the paper",
+                 y=1.0, fontsize=10)
     fig.tight_layout()
     return fig

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from nlgbias.regard import paper
-from nlgbias.stats import format_p
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -25,15 +24,21 @@ def dataset_text(table4: pd.DataFrame, both: pd.DataFrame) -> str:
         f"{len(both)} texts are in both.")
 
 
+def _verdict(c) -> str:
+    return f"**{c.verdict}** ({c.tally}; `{c.id}`)"
+
+
 def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split: dict[str, int],
-                 alpha: float, n_alphas: int) -> str:
-    """Our classifier's Figure 1 accuracy (mean over seeds, interval), the margin over the best
-    comparison model, and the second anchor (the paper's repository)."""
+                 alpha: float, n_alphas: int, claims: dict) -> str:
+    """Our classifier's Figure 1 accuracy (mean over seeds, interval) with its calibration
+    verdict, the margin over the best comparison model with its interval and verdict (both read
+    from ``claims``: id -> :class:`~nlgbias.claims.Claim`), and the second anchor (the paper's
+    repository)."""
+    acc, margin_c = claims["regard.fig1.test_accuracy"], claims["regard.fig1.beats_other_models"]
     by_model = summary.set_index("model")
     ours, other = by_model.loc[ours_name], by_model.loc[other_name]
     rest = summary[~summary["model"].isin([ours_name, other_name])]
     best_rest = rest.loc[rest["test_mean"].idxmax()]
-    margin = ours["test_mean"] - best_rest["test_mean"]
     return (
         f"**Our classifier** ({ours_name}): test accuracy, the mean over {int(ours['runs'])} seeds, "
         f"**{ours['test_mean']:.3f}** [{ours['test_mean_lo']:.3f}, {ours['test_mean_hi']:.3f}] (95% interval: Wilson "
@@ -41,10 +46,13 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
         f"Dev accuracy {ours['dev_mean']:.3f} [{ours['dev_mean_lo']:.3f}, {ours['dev_mean_hi']:.3f}] is that of the "
         f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried), so it is "
         f"optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test accuracy (footnote "
-        f"9); one of the {n_split['test']} test texts moves accuracy by {1 / n_split['test']:.3f}.\n\n"
+        f"9) on the same test texts; one of the {n_split['test']} test texts moves accuracy by "
+        f"{1 / n_split['test']:.3f}. As the stand-in's calibration: {_verdict(acc)}: {acc.reason}.\n\n"
         f"The best comparison model on test is *{best_rest['model']}* ({best_rest['test_mean']:.3f}); our "
-        f"classifier is {margin * 100:+.1f} points above it (paper: BERT more than "
-        f"{paper.FIGURE1_MARGIN * 100:.0f} points above every other model).\n\n"
+        f"classifier is {margin_c.this_run} (95% interval over the {n_split['test']} test texts, "
+        f"widened to every seed's difference; paper: BERT more than "
+        f"{paper.FIGURE1_MARGIN * 100:.0f} points above every other model): {_verdict(margin_c)}: "
+        f"{margin_c.reason}.\n\n"
         f"**Second anchor** (the paper's repository, not the paper): its released BERT ensembles reach "
         f"dev {paper.REPO_ANCHORS.loc[0, 'dev']:.2f} / test {paper.REPO_ANCHORS.loc[0, 'test']:.2f} trained on "
         f"`train.tsv` and {paper.REPO_ANCHORS.loc[1, 'dev']:.2f} / {paper.REPO_ANCHORS.loc[1, 'test']:.2f} on "
@@ -53,15 +61,17 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
         f"'other' class, which counts as wrong on dev/test).")
 
 
-def saved_text(where: str, reload_ok: bool, seed: int, test_acc: dict) -> str:
-    """Where the classifier was saved, whether it reloads identically, and this seed's test
-    accuracy with its bootstrap interval against the paper's BERT."""
-    inside = test_acc["lo"] <= paper.FIGURE1_BERT_TEST <= test_acc["hi"]
-    return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. "
-            f"Test accuracy of this seed-{seed} head: {test_acc['accuracy']:.3f} (95% bootstrap interval "
-            f"over the {test_acc['n']} test texts, seed {seed}: {test_acc['lo']:.3f}-{test_acc['hi']:.3f}; "
-            f"the paper's BERT {paper.FIGURE1_BERT_TEST:.3f} is "
-            f"{'inside' if inside else 'outside'} it).")
+def saved_text(where: str, reload_ok: bool, seeds: list[int], test_acc: dict, acc_claim) -> str:
+    """Where the classifier (the seeds' vote) was saved, whether it reloads identically, and the
+    vote's test accuracy with its bootstrap interval; the comparison with the paper's BERT is the
+    calibration claim ``acc_claim`` (the mean over seeds, as the paper reports)."""
+    return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. The classifier "
+            f"used below labels each text by the soft vote of the {len(seeds)} seeds' heads "
+            f"({', '.join(map(str, seeds))}); each seed's own label is kept beside it and every "
+            f"regard interval below holds every seed's estimate. The vote's test accuracy: "
+            f"{test_acc['accuracy']:.3f} [{test_acc['lo']:.3f}, {test_acc['hi']:.3f}] (95% bootstrap "
+            f"interval over the {test_acc['n']} test texts); against the paper's BERT the mean over "
+            f"seeds is graded: {_verdict(acc_claim)}.")
 
 
 def table5_text(table5: pd.DataFrame, n_held_out: int) -> str:
@@ -86,24 +96,31 @@ def new_samples_text(n_samples: int, per_prompt: int) -> str:
             f"{per_prompt * 5} per context × demographic; paper {paper.N_PER_CELL}).")
 
 
-def figure2_text(findings: pd.DataFrame, bias: pd.DataFrame, tests: pd.DataFrame) -> str:
-    """§5's written findings on the paper's GPT-2 samples, the regard gaps of GPT-2 and LM 1B,
-    and regard's negative gaps against VADER's."""
-    f_reg = findings[(findings["metric"] == "regard") & (findings["source"] == GPT2_SRC)]
+def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame) -> str:
+    """§5's findings on the paper's GPT-2 samples, the LM 1B comparison and regard against
+    sentiment, every count and interval read from the claims table (``claims_df``)."""
+    cl = claims_df.set_index("id")
+    fam = claims_df[claims_df["id"].str.match(r"regard\.fig2\.(respect|occupation)_[a-z]+_vs_")]
+    counts = fam["verdict"].value_counts()
     bw = bias[bias["metric"] == "regard"].set_index("source")["mean_abs_gap"]
-    neg_gap = {m: tests[(tests["metric"] == m) & (tests["source"] == GPT2_SRC) & (tests["label"] == "negative")]
-               ["diff"].abs().mean() for m in ("regard", "sentiment")}
-    return (
-        f"On the paper's GPT-2 samples our classifier finds the direction of {int(f_reg['direction_holds'].sum())} "
-        f"of {len(f_reg)} written findings, {int(f_reg['significant'].sum())} of them significant at 0.05 "
-        f"({int(f_reg['significant_holm'].sum())} after Holm over the {len(f_reg)} findings of this source) "
-        + "(" + "; ".join(f"{r.context}: {r.finding} {r.share_more:.3f} vs {r.share_than:.3f}, p = {format_p(r.p)}"
-                          for r in f_reg.itertuples()) + "). "
+    parts = [
+        f"On the paper's GPT-2 samples the stand-in classifier replicates §5's {len(fam)} written "
+        f"findings as: " + ", ".join(f"{counts[v]} {v}" for v in counts.index)
+        + f" (Holm over the {len(fam)}; intervals hold every seed): "
+        + "; ".join(f"{r['claim'].removeprefix('GPT-2 samples, ')}: {r['this run']} ({r['verdict']})"
+                    for r in fam.to_dict("records")) + ".",
         f"Mean absolute regard gap between paired demographics: GPT-2 {bw.get(GPT2_SRC, np.nan):.3f}, "
-        f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f} (paper: LM 1B less biased than GPT-2; graded with its "
-        f"interval in the claims below). "
-        f"The paper says regard widens the negative gaps relative to sentiment: mean |negative gap| on "
-        f"GPT-2 samples is {neg_gap['regard']:.3f} with regard and {neg_gap['sentiment']:.3f} with VADER.")
+        f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f}."]
+    for cid, lead in (("regard.fig2.lm1b_less_biased", "LM 1B less biased than GPT-2"),
+                      ("regard.fig2.neg_gap_regard_gt_vader",
+                       "Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|)"),
+                      ("regard.fig2.occupation_more_neutral", "More occupation samples neutral by regard"),
+                      ("regard.fig2.row3_neg_gap_regard_gt_vader",
+                       "Row (3), the annotated samples (regard annotations vs VADER)")):
+        if cid in cl.index:
+            r = cl.loc[cid]
+            parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']}).")
+    return " ".join(parts)
 
 
 def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -> str:
@@ -111,21 +128,27 @@ def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -
             f"({n_sources - 1} model(s) from notebook 02's `{generations}`).")
 
 
-def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str) -> str:
-    """BOLD Table 5: WIKI's regard against the paper's, whether WIKI has the highest positive
-    regard, European vs African American positive regard, and the chi-square test."""
-    w = bold_t5.set_index("source").loc[wiki] if wiki in set(bold_t5["source"]) else None
-    pw = paper.BOLD_TABLE5.set_index("source").loc["WIKI"]
+def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str,
+              claims_df: pd.DataFrame) -> str:
+    """BOLD Table 5: WIKI's regard against the paper's (the calibration rows, with intervals and
+    verdicts, from ``claims_df``), whether WIKI has the highest positive regard, European vs
+    African American positive regard, and the chi-square test."""
+    cal = claims_df[claims_df["id"].str.startswith("regard.bold.calib.")]
+    calib = ""
+    if len(cal):
+        counts = cal["verdict"].value_counts()
+        calib = (f"The stand-in against the paper's classifier on the WIKI texts (calibration, "
+                 f"{len(cal)} rows: " + ", ".join(f"{counts[v]} {v}" for v in counts.index) + "): "
+                 + "; ".join(f"{r['claim'].removeprefix('WIKI, ').removeprefix('WIKI: ')} "
+                             f"{r['this run']} (paper {r['paper']}; {r['verdict']})"
+                             for r in cal.to_dict("records")) + ". ")
     pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     wiki_highest = None
-    if w is not None and len(bold_t5) > 1:
+    if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
         wiki_highest = sum(bool(bold_t5.set_index("source")[c].idxmax() == wiki) for c in pos_cols)
     eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
     return (
-        ((f"WIKI: positive regard male {w['positive_male']:.3f} / female {w['positive_female']:.3f} "
-          f"(paper {pw['positive_male']:.3f} / {pw['positive_female']:.3f}); negative male "
-          f"{w['negative_male']:.3f} / female {w['negative_female']:.3f} (paper {pw['negative_male']:.3f} / "
-          f"{pw['negative_female']:.3f}). ") if w is not None else "")
+        calib
         + (f"WIKI has the highest positive regard in {wiki_highest} of {len(pos_cols)} columns (paper: all). "
            if wiki_highest is not None else "")
         + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "

@@ -1,0 +1,173 @@
+"""Regard claims through the claims API: which tally each row counts in, the Holm families, the
+seeds inside every regard interval, and the classifier's training giving the same bytes twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlgbias import claims as C
+from nlgbias.datasets import regard as D
+from nlgbias.paths import project_root
+from nlgbias.regard import analysis as A
+from nlgbias.regard import claims as RC
+from nlgbias.regard import paper
+
+RESULTS = project_root() / "results"
+
+
+def test_table4_and_the_annotation_correlations_are_checks_vader_rows_reproductions():
+    from nlgbias.regard import baselines as B
+
+    cl, ck = RC.table4_claims(A.table4(D.load_regard_annotations(), paper.TABLE4))
+    assert cl == [] and [k.id for k in ck] == ["regard.t4.counts", "regard.t4.negative_counts"]
+    assert all(k.passed and k.kind == "data count" for k in ck)
+    both = D.load_both_annotations()
+    cl, ck = RC.table5_claims(both.assign(vader=B.vader_labels(both["text"])), n_boot=200)
+    assert [k.id for k in ck] == [f"regard.t5.sentiment_regard_{c}" for c in ("respect", "occupation", "both")]
+    assert {k.kind for k in ck} == {"recount"}
+    # the released annotations recounted: respect 0.945 vs 0.95, occupation 0.699 vs 0.70, both
+    # 0.857 vs 0.82, each within the stated 0.05
+    assert [k.passed for k in ck] == [True, True, True]
+    assert len(cl) == 6 and {str(c.tally) for c in cl} == {"reproduction"}
+    assert all(str(c.comparability) == "like-for-like" and not c.scorer for c in cl)
+
+
+def test_figure2_row3_on_the_annotated_samples_is_like_for_like():
+    from nlgbias.regard import experiments as X
+
+    ann = X.annotated_samples(D.load_regard_annotations())
+    assert len(ann) == 294 and set(ann["regard"]) == {"negative", "neutral", "positive"}
+    cl, ck = RC.row3_claims(ann, n_boot=300)
+    (c,) = cl
+    assert str(c.tally) == "reproduction" and str(c.verdict) == "inconclusive"
+    assert c.estimate == pytest.approx(0.180 - 0.045, abs=0.002)
+    assert ck[0].this_run == "294" and not ck[0].passed  # 8 texts' demographic is ambiguous
+
+
+def _scored(seeds_flip: int = 0) -> pd.DataFrame:
+    """GPT-2-like samples: 100 per (context, demographic); the worse demographic of each of
+    §5's findings gets 40 negatives, its pair 20; each seed column equals the vote except
+    ``seeds_flip`` extra negatives for the worse demographic in seed 1."""
+    rows = []
+    for ctx in ("respect", "occupation"):
+        worse = set(paper.FIGURE2_FINDINGS.loc[paper.FIGURE2_FINDINGS["context"] == ctx, "more_negative"])
+        for demo in A.SHORT:
+            k = 40 if demo in worse else 20
+            labels = ["negative"] * k + ["neutral"] * (60 - k) + ["positive"] * 40
+            sent = ["negative"] * 25 + ["neutral"] * 35 + ["positive"] * 40
+            rows += [("GPT-2 (paper's samples)", ctx, demo, r, s) for r, s in zip(labels, sent, strict=True)]
+    df = pd.DataFrame(rows, columns=["source", "context", "demographic", "regard", "sentiment"])
+    for s in range(3):
+        df[f"regard_seed{s}"] = df["regard"]
+    if seeds_flip:
+        idx = df.index[(df["regard"] == "neutral") & (df["demographic"] == "The gay person")][:seeds_flip]
+        df.loc[idx, "regard_seed1"] = "negative"
+    return df
+
+
+def test_figure2_findings_are_one_holm_family_of_stand_in_replications_holding_every_seed():
+    df = _scored(seeds_flip=15)
+    cl, _ = RC.figure2_claims(df, "GPT-2 (paper's samples)", "LM 1B (paper's samples)")
+    assert len(cl) == 6
+    for c in cl:
+        assert str(c.tally) == "replication" and c.scorer == RC.SCORER
+        assert c.family == f"{RC.FIG2_FAMILY}: 6 rows, Holm" and str(c.verdict) == "holds"
+    gay = next(c for c in cl if c.id == "regard.fig2.respect_gay_vs_straight")
+    # seed 1 puts 15 more gay respect samples negative: its difference +0.35 is inside
+    assert gay.estimate_hi >= 0.35 - 1e-9 and "seeds +0.200 to +0.350" in gay.this_run
+
+
+def test_sentiment_readings_are_a_family_and_read_the_same_samples():
+    df = _scored()
+    cl, _ = RC.sentiment_claims(df, {"gpt2": "GPT-2 (paper's samples)"}, n_boot=200)
+    ids = [c.id for c in cl]
+    assert ids == [f"regard.fig2.{r[0]}" for r in RC.SENTIMENT_READINGS if r[1] == "gpt2"]
+    fam = {c.family for c in cl}
+    assert fam == {f"{RC.FIG2_SENT_FAMILY}: 5 rows, Holm"}
+    by = {c.id: c for c in cl}
+    # regard's negative gap 0.20 on every pair; VADER's 0: regard widens it
+    g = by["regard.fig2.neg_gap_regard_gt_vader"]
+    assert g.estimate == pytest.approx(0.2) and str(g.verdict) == "holds"
+    # neutral share: regard (20 or 40 of 100) vs VADER 35 of 100 on occupation
+    n = by["regard.fig2.occupation_more_neutral"]
+    assert n.estimate == pytest.approx((3 * 0.2 + 3 * 0.4) / 6 - 0.35)
+
+
+def test_bold_wiki_calibration_rows_and_the_reversed_direction():
+    rng = np.random.default_rng(0)
+    rows = []
+    for grp, pos in (("American_actors", 0.52), ("American_actresses", 0.54),
+                     ("African_Americans", 0.4), ("European_Americans", 0.42)):
+        lab = np.where(rng.random(500) < pos, "positive", "neutral")
+        rows += [("WIKI", grp, v) for v in lab]
+    df = pd.DataFrame(rows, columns=["model", "group", "regard"])
+    t5 = A.bold_regard_table(df)
+    cl, ck = RC.bold_claims(df, t5, "WIKI", {"American_actors": 2048, "American_actresses": 1156,
+                                            "African_Americans": 1854, "European_Americans": 4839},
+                            {"dof": 0})
+    by = {c.id: c for c in cl}
+    pm = by["regard.bold.calib.wiki_positive_male"]
+    assert str(pm.tally) == "calibration" and pm.scorer == RC.SCORER and str(pm.verdict) == "disagrees"
+    d = by["regard.bold.calib.wiki_male_gt_female_positive"]
+    assert str(d.tally) == "calibration" and d.estimate < 0 and str(d.verdict) in ("undecided", "disagrees")
+    assert by["regard.bold.chi2_generators"].verdict is C.Verdict.NOT_TESTED
+    assert str(by["regard.bold.eu_ge_af_positive"].verdict) == "not comparable"
+    assert ck == []  # no chi-square over one source
+
+
+def test_the_committed_claims_table_counts_each_tally_apart():
+    df = C.validate(pd.read_csv(RESULTS / "regard_claims_sheng.csv"), "regard_claims_sheng")
+    checks = pd.read_csv(RESULTS / "regard_checks_sheng.csv")
+    ids = set(df["id"])
+    assert {"regard.t4.counts", "regard.t5.sentiment_regard_both"} <= set(checks["id"]) and not (
+        {"regard.t4.counts", "regard.t5.sentiment_regard_both"} & ids)
+    # no row scored by the stand-in counts as a reproduction
+    assert not len(df[(df["tally"] == "reproduction") & df["scorer"].notna()])
+    rep = df[df["tally"] == "reproduction"]
+    assert set(rep["comparability"]) == {"like-for-like"}
+    fig2 = df[df["id"].str.match(r"regard\.fig2\.(respect|occupation)_[a-z]+_vs_")]
+    assert len(fig2) == 6 and set(fig2["tally"]) == {"replication"} and fig2["family"].nunique() == 1
+    assert set(fig2["scorer"]) == {RC.SCORER}
+    cal = df[df["tally"] == "calibration"]
+    assert {"regard.fig1.test_accuracy", "regard.bold.calib.wiki_positive_male",
+            "regard.bold.calib.wiki_male_gt_female_positive"} <= set(cal["id"])
+    assert set(cal["scorer"]) == {RC.SCORER}
+    for cid in ("regard.fig2.paper_classifier", "regard.bold.chi2_generators"):
+        assert df.set_index("id").loc[cid, "verdict"] == "not tested"
+
+
+_TRAIN = """
+import hashlib, json, sys
+from nlgbias.datasets import regard as D
+from nlgbias.metrics import regard as R
+from nlgbias.regard import experiments as X
+sp = X.splits(D.load_regard_annotations())
+enc = R.Encoder("minilm")
+enc.embed(sp[sys.argv[1]]["text"])  # a different history of embedded texts before training
+clf = R.fit_vote(sp["train"]["text"], sp["train"]["label"], encoder=enc, seeds=[0, 1], alpha=0.1)
+p = clf.predict_proba(list(sp["test"]["text"]))
+print(json.dumps({"weights": R.head_digest(clf.head),
+                  "probs": hashlib.sha256(p[list(R.LABELS)].to_numpy().tobytes()).hexdigest(),
+                  "test": clf.accuracy(sp["test"]["text"], sp["test"]["label"])}))
+"""
+
+
+@pytest.mark.slow
+def test_training_twice_gives_the_same_bytes():
+    """Two processes with other hash seeds, thread counts and texts embedded first train the
+    same heads (the features of a text never depend on its batch)."""
+    out = []
+    for warm, hashseed, threads in (("test", "1", "2"), ("train_other", "2", "1")):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed, "NLGBIAS_THREADS": threads,
+               "OMP_NUM_THREADS": threads}
+        r = subprocess.run([sys.executable, "-c", _TRAIN, warm], capture_output=True, text=True,
+                           env=env, timeout=900, check=True)
+        out.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert out[0] == out[1]
