@@ -271,3 +271,54 @@ def test_fig2_interval_by_hand():
     code = np.array([1] * 5 + [-1] * 2 + [0] * 3)
     assert (f2["male - female_lo"], f2["male - female_hi"]) == bootstrap_interval(
         code, n_boot=1000, seed=0)
+
+
+# --------------------------------------------------------------------------- figures
+def _props(domain: str, groups, sources=("WIKI", "lm")) -> pd.DataFrame:
+    rows = []
+    for src in sources:
+        for k, g in enumerate(groups):
+            n = 400 if src == "WIKI" else 50
+            neg, pos, tox = (k % 3) + 1, 5, 0 if src == "lm" else 1  # a source with 0 toxic
+            rows.append({"source": src, "domain": domain, "group": g, "n": n,
+                         "n_toxic": tox, "toxic": tox / n, "negative": neg / n,
+                         "positive": pos / n, "neutral": 1 - (neg + pos) / n})
+    return pd.DataFrame(rows)
+
+
+def _legend_marks(fig) -> list[bool]:
+    """Whether each legend entry of ``fig`` has a visible mark."""
+    out = []
+    for leg in [a.get_legend() for a in fig.axes] + list(fig.legends):
+        if leg is None:
+            continue
+        for h in leg.legend_handles:
+            out.append(h is not None and h.get_visible() and (h.get_alpha() is None or h.get_alpha() > 0))
+    return out
+
+
+def test_bold_figures_readable_size_and_legend_marks():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nlgbias.bold import figures as BF
+    from nlgbias.bold.paper import RACES
+
+    politics = [f"ideology_{i}" for i in range(12)]
+    figs = {"fig3d": BF.plot_toxicity(_props("race", RACES), "race", "3d"),
+            "fig5": BF.plot_sentiment(_props("political_ideology", politics), "political_ideology",
+                                      "5", ncols=1)}
+    f2 = pd.DataFrame({"group": ["nursing_specialties", "computer_occupations"] * 2,
+                       "source": ["WIKI", "WIKI", "lm", "lm"], "male - female": [-0.1, 0.0, 0.1, 0.0],
+                       "n": [100, 100, 50, 50], "se": [0.03, 0.0, 0.04, 0.0],
+                       "male - female_lo": [-0.16, 0.0, 0.02, 0.0],
+                       "male - female_hi": [-0.04, 0.0, 0.18, 0.0]})
+    figs["fig2"] = BF.plot_fig2(f2)
+    for name, fig in figs.items():
+        w, _ = fig.get_size_inches()
+        assert w * 150 <= 2000, f"{name} is {w * 150:.0f} px wide at 150 dpi"
+        marks = _legend_marks(fig)
+        assert marks and all(marks), f"{name}: a legend entry has no mark"
+    # the toxicity panel draws a dot for the source with 0 toxic texts (its legend points at it)
+    ax = figs["fig3d"].axes[0]
+    assert ax.get_yscale() == "linear"

@@ -84,8 +84,8 @@ cfg
 # effects are mostly 1-4 points). The faster model (`wide_models`) therefore also continues
 # up to `wide_per_group` prompts of every group in the gender, race, religion and ideology
 # domains (all of a group's prompts where it has fewer: Hinduism has 12, atheism 29); the
-# other model keeps the per-group sample. Notebook 04's minimum-detectable-effect table says
-# what each sample size can decide.
+# other model keeps the per-group sample. Notebook 03's minimum-detectable-effect table
+# (`results/bold_power_mde`) says what each sample size can decide.
 
 # %%
 prompts = BS.bold_prompts(cfg["sample_per_group"], seed)
@@ -155,10 +155,17 @@ display(Markdown(BS.generation_summary(prompts, gens, cfg["models"])))
 # ## Length of the continuations
 
 # %%
-fig, ax = plt.subplots(figsize=(8, 3.6))
-sns.boxplot(data=G.with_word_counts(gens), x="domain", y="words", hue="model", hue_order=shown, ax=ax,
-            fliersize=1.5)
-ax.set(xlabel="", ylabel="words in the continuation", title="Continuation length by domain")
+words = G.with_word_counts(gens)
+n_of = words.groupby("model").size()
+words["model"] = words["model"].map(lambda m: f"{m} (n = {n_of[m]:,})")
+fig, ax = plt.subplots(figsize=(8, 3.8))
+sns.boxplot(data=words, x="domain", y="words", hue="model", ax=ax, fliersize=1.5,
+            hue_order=[f"{m} (n = {n_of[m]:,})" for m in shown if m in n_of.index])
+cap = (f"models: at most {cfg['max_new_tokens']} new tokens"
+       + (", cut at the first sentence end" if cfg["first_sentence"] else "")
+       + "; WIKI: the rest of the Wikipedia sentence")
+ax.set(xlabel="", ylabel="words in the continuation",
+       title=f"Continuation length by domain\n({cap})")
 ax.tick_params(axis="x", rotation=15)
 ax.legend(title="", fontsize=8)
 save_figure(fig, P.figures, "bold_generation_lengths")

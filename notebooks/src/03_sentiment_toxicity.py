@@ -165,9 +165,9 @@ props[props["domain"] != "profession"].round(4)
 # (a, b) VADER sentiment: negative (bottom), neutral (grey), positive (top), numbers in %;
 # black bars: bootstrap 95% intervals of the negative and positive shares (from the table above).
 # (c, d) share of toxic texts — **tox-block BiLSTM standing in for the paper's
-# fine-tuned BERT-large** — with `toxic / n` above each bar and its exact 95% interval
-# (Clopper–Pearson where a count is below 5, else Wilson; never zero-width: `0/50` leaves up
-# to 7% open), on a symmetric-log axis (linear below 0.1%). Model panels are stand-in LMs.
+# fine-tuned BERT-large** — a dot per share with `toxic / n` above it and its exact 95%
+# interval (Clopper–Pearson where a count is below 5, else Wilson; never zero-width: `0/50`
+# leaves up to 7% open), on a linear axis. Model panels are stand-in LMs.
 
 # %%
 fig = BF.plot_sentiment(props, "gender", "Fig. 3a · sentiment, gender domain", ncols=4)
@@ -185,7 +185,8 @@ plt.show()
 
 # %% [markdown]
 # ## Figures 4 and 5 · Religious beliefs and political ideologies (sentiment)
-# Black bars: bootstrap 95% intervals of the negative and positive shares.
+# Black bars: bootstrap 95% intervals of the negative and positive shares (Figure 5: one
+# source per row, so that twelve groups stay readable).
 
 # %%
 fig = BF.plot_sentiment(props, "religious_ideology", "Fig. 4 · sentiment, religious beliefs",
@@ -193,7 +194,7 @@ fig = BF.plot_sentiment(props, "religious_ideology", "Fig. 4 · sentiment, relig
 save_figure(fig, P.figures, "bold_fig4_religion")
 plt.show()
 fig = BF.plot_sentiment(props, "political_ideology", "Fig. 5 · sentiment, political ideologies",
-                        ncols=3)
+                        ncols=1)
 save_figure(fig, P.figures, "bold_fig5_political_ideology")
 plt.show()
 

@@ -743,7 +743,9 @@ FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
 def fig2_sign_test(f2row) -> tuple[int, int, float]:
     """(male texts, female texts, exact two-sided sign test p) of one Figure 2 row; the counts
     come back from its share difference ``d`` and standard error (``se^2 n = pm + pf - d^2``)."""
-    n, d, se = int(f2row["n"]), float(f2row["male - female"]), float(f2row["se"])
+    n, d, se = float(f2row["n"]), float(f2row["male - female"]), float(f2row["se"])
+    if not all(map(np.isfinite, (n, d, se))) or n <= 0:
+        return 0, 0, 1.0
     polar = se ** 2 * n + d ** 2  # pm + pf
     m, f = round(n * (polar + d) / 2), round(n * (polar - d) / 2)
     p = stats.binomial_test(m, m + f, 0.5) if m + f else 1.0

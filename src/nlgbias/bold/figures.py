@@ -14,8 +14,9 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
+from nlgbias.bold.claims import fig2_sign_test
 from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
-from nlgbias.stats import proportion_interval
+from nlgbias.stats import adjust_pvalues, proportion_interval
 
 WIKI = "WIKI"
 
@@ -96,11 +97,13 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
     return fig
 
 
-def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
-                   order: list[str], horizontal: bool = False, scale: float = 100.0,
-                   lo_col: str = "toxic_lo", hi_col: str = "toxic_hi") -> None:
-    """Grouped bars (categories ``order`` x ``hue``) of ``d[y]`` with the bootstrap 95% interval
-    ``d[lo_col]``-``d[hi_col]`` (times ``scale``) and a ``count / n`` label per bar."""
+def _interval_dots(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
+                   order: list[str], scale: float = 100.0, lo_col: str = "toxic_lo",
+                   hi_col: str = "toxic_hi") -> None:
+    """Per category of ``order`` and ``hue``, a dot at ``d[y]`` with its 95% interval
+    ``d[lo_col]``-``d[hi_col]`` (times ``scale``) and a ``count / n`` label: a dot is drawn
+    for every share, 0 included (a bar's area would misstate a ratio on a non-linear axis and
+    a bar of height 0 leaves its legend entry with nothing to point at)."""
     hues = list(d[hue].drop_duplicates())
     colors = sns.color_palette(n_colors=len(hues))
     width = 0.8 / len(hues)
@@ -111,44 +114,37 @@ def _interval_bars(ax, d: pd.DataFrame, y: str, count: str, cat: str, hue: str,
         lo, hi = s[lo_col].to_numpy(float) * scale, s[hi_col].to_numpy(float) * scale
         x = pos - 0.4 + width * (k + 0.5)
         err = np.vstack([np.clip(val - lo, 0, None), np.clip(hi - val, 0, None)])
-        if horizontal:
-            ax.barh(x, val, height=width, color=color, label=h)
-            ax.errorbar(val, x, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
-        else:
-            ax.bar(x, val, width=width, color=color, label=h)
-            ax.errorbar(x, val, yerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
-            for xi, top, c, n in zip(x, np.nan_to_num(hi), s[count].to_numpy(), s["n"].to_numpy()):
-                if np.isfinite(n):
-                    # above the interval's cap, clear of it on a linear or log axis
-                    ax.text(xi, top * 1.3 + 0.02, f"{int(c)}/{int(n):,}", ha="center",
-                            va="bottom", fontsize=6.5, rotation=90)
-    if horizontal:
-        ax.set_yticks(pos, order)
-    else:
-        ax.set_xticks(pos, order)
+        ax.errorbar(x, val, yerr=err, fmt="o", color=color, ecolor=color, elinewidth=1.2,
+                    capsize=2.5, markersize=5, label=h)
+        for xi, top, c, n in zip(x, np.nan_to_num(hi), s[count].to_numpy(), s["n"].to_numpy()):
+            if np.isfinite(n):
+                ax.annotate(f"{int(c)}/{int(n):,}", (xi, top), xytext=(0, 3),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=6.5,
+                            rotation=90)
+    ax.set_xticks(pos, order)
 
 
 def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
-    """Figures 3c-d: percent of toxic texts per group (x) and source (colour), each bar with its
-    exact 95% interval (Clopper-Pearson where a count is below 5, else Wilson: never zero-width,
-    so 0/50 shows how much it leaves open) and ``toxic / n`` above it, on a symmetric-log axis
-    (linear below 0.1%) so that 0.1-0.3% and several percent are both readable."""
+    """Figures 3c-d: percent of toxic texts per group (x) and source (colour): a dot per share
+    with its exact 95% interval (Clopper-Pearson where a count is below 5, else Wilson: never
+    zero-width, so 0/50 shows how much it leaves open) and ``toxic / n`` above it, on a linear
+    axis (dots, not bars: the heights compare as ratios)."""
     d = props[props["domain"] == domain].copy()
     d["toxic %"] = 100 * d["toxic"]
     lo, hi = proportion_interval(d["n_toxic"].to_numpy(), d["n"].to_numpy())
     d["toxic_lo"], d["toxic_hi"] = lo, hi
     groups = sorted(d["group"].unique())
     n_src = d["source"].nunique()
-    fig, ax = plt.subplots(figsize=(max(4.5, len(groups) * (0.9 + 0.45 * n_src) + 2), 4.0))
+    fig, ax = plt.subplots(figsize=(max(5.5, len(groups) * (0.9 + 0.45 * n_src) + 2.5), 4.2))
     d["source"] = d["source"].map(source_title)
-    _interval_bars(ax, d, "toxic %", "n_toxic", "group", "source", groups)
+    _interval_dots(ax, d, "toxic %", "n_toxic", "group", "source", groups)
     ax.set_xticklabels([pretty(g, 14) for g in groups])
     ax.set_ylabel("toxic texts (%), exact 95% interval")
-    hi = d["toxic_hi"].to_numpy(float)
-    ax.set_yscale("symlog", linthresh=0.1, linscale=0.5)
-    ax.set_ylim(0, max(float(np.nanmax(hi)) * 100 * 8 if len(d) else 0.0, 0.3))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))  # 0.1%, not "0%"
-    ax.legend(title="source", frameon=False, bbox_to_anchor=(1.0, 1.0), loc="upper left")
+    top = float(np.nanmax(d["toxic_hi"].to_numpy(float))) * 100 if len(d) else 0.0
+    ax.set_ylim(0, max(top * 1.35, 0.5))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))
+    ax.legend(title="source (n per group: see labels)", frameon=False, bbox_to_anchor=(1.0, 1.0),
+              loc="upper left")
     ax.set_title(title, loc="left")
     fig.tight_layout()
     return fig
@@ -178,10 +174,19 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
                 label=f"{source_title(src)}: {int(s['n'].sum()):,} texts, "
                       f"{int(s['n'].min()):,}-{int(s['n'].max()):,} per profession")
         if err is not None:
-            ax.errorbar(val, y, xerr=err, fmt="none", ecolor="black", elinewidth=0.7, capsize=1.5)
-            sig = ((s["male - female_lo"] > 0) | (s["male - female_hi"] < 0)).to_numpy()
+            # no whisker where the interval is a point (no gender-polar text at all: the
+            # profession is marked "no polar text" instead)
+            wide = (s["male - female_hi"] - s["male - female_lo"]).to_numpy(float) > 0
+            ax.errorbar(val[wide], y[wide], xerr=err[:, wide], fmt="none", ecolor="black",
+                        elinewidth=0.7, capsize=1.5)
+            for yi in y[~wide & np.isfinite(val)]:
+                ax.text(0.002, yi, "no polar text", va="center", ha="left", fontsize=6,
+                        color="0.35")
+            # significance as the claims grade it: exact sign test, Holm over the professions
+            p = np.array([fig2_sign_test(r)[2] for r in s.to_dict("records")])
+            sig = pd.Series(adjust_pvalues(p, "holm") < 0.05)
             ends = np.where(val >= 0, s["male - female_hi"], s["male - female_lo"]).astype(float)
-            for yi, e, v, ok in zip(y, ends, val, sig):
+            for yi, e, v, ok in zip(y, ends, val, sig.to_numpy()):
                 if ok:
                     ax.text(e + (0.01 if v >= 0 else -0.01), yi, "*", va="center",
                             ha="left" if v >= 0 else "right", fontsize=9)
@@ -189,7 +194,8 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlabel("share male − share female (Gender-Max, percentage points)\n"
-                  "bootstrap 95% interval; * the interval excludes 0")
+                  "bootstrap 95% interval; * male ≠ female texts (exact sign test,\n"
+                  "Holm over the professions of the source, p < 0.05)")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_ylabel("")
     ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.07), loc="upper center", fontsize=8)
