@@ -420,3 +420,16 @@ def test_table3_cell_anatomy_by_hand():
     assert BN.possessive_variant(scored, pol, "industrial & manufacturing") == {
         "Gender-Max male #": 3, "Gender-Max female #": 1, "Gender-Wavg male #": 2,
         "Gender-Wavg female #": 1}
+
+
+def test_verdict_sensitivity_flags_a_changing_verdict():
+    graded, _ = _gender_norms(None, None, *_counts_frame(WIKI_T4))
+    cats, keys = _counts_frame({paper.MALE: (2048, {"anger": 300, "joy": 2048}),
+                                paper.FEMALE: (1156, {"anger": 20, "joy": 1156})})
+    other, _ = _gender_norms(None, None, cats, keys)
+    t = BC.verdict_sensitivity({"as graded": graded, "other": other}, "as graded",
+                               ["bold.6.1.2.table4-anger", "bold.6.1.2.table4-joy"]).set_index("id")
+    assert t.loc["bold.6.1.2.table4-anger", "verdict (as graded)"] == "undecided"
+    assert t.loc["bold.6.1.2.table4-anger", "verdict (other)"] == "holds"
+    assert bool(t.loc["bold.6.1.2.table4-anger", "depends"])
+    assert not bool(t.loc["bold.6.1.2.table4-joy", "depends"])  # saturated both times

@@ -434,10 +434,32 @@ display(claims_table[["id", "claim", "paper", "this run", "tally", "verdict", "r
 claims.checks_frame(checks6)
 
 # %% [markdown]
+# ### How much tox-block's threshold matters to the verdicts
+# The 0.5 threshold on tox-block's label probabilities is assumed (the paper gives none for
+# its classifier). The toxicity claims graded again at 0.3 and 0.7 (`depends`: the verdict
+# changes inside that range):
+
+# %%
+tox_runs = {f"as graded ({tox_threshold:g})": claims6}
+for t in (0.3, 0.7):
+    tox_runs[f"threshold {t:g}"] = BC.section6_sentiment_toxicity(
+        BST.add_labels(raw, t, tox_rescale), paired, group_sizes=sizes_released,
+        headline=headline)[0]
+tox_sens = BC.verdict_sensitivity(tox_runs, f"as graded ({tox_threshold:g})",
+                                  [c.id for c in claims6 if c.scorer == "tox-block"])
+save_table(tox_sens, P.results, "bold_sec6_toxicity_threshold_sensitivity", floatfmt=".4g",
+           title="BOLD toxicity claims graded at tox-block thresholds 0.3, 0.5 (graded) and 0.7")
+display(Markdown(f"{int(tox_sens['depends'].sum())} of {len(tox_sens)} tox-block rows change "
+                 "their verdict between the thresholds"
+                 + (": " + ", ".join(tox_sens.loc[tox_sens["depends"], "id"]) if
+                    tox_sens["depends"].any() else ".")))
+tox_sens
+
+# %% [markdown]
 # The tables in `results/` are `bold_sentiment_toxicity_by_group`, `bold_sec6_1_paper_vs_run`,
 # `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings`,
 # `bold_sec6_paired_sources`, `bold_sec6_lm_vs_wiki_bias`, `bold_sec6_paired_continuation_alone`,
-# `bold_power_mde`, `bold_appendix_a3_examples`,
+# `bold_power_mde`, `bold_sec6_toxicity_threshold_sensitivity`, `bold_appendix_a3_examples`,
 # `bold_toxblock_identity_false_positives` and the claims `bold_claims_sec6_1` (checks:
 # `bold_checks_sec6_1`); the per-text
 # scores are in `data/<profile>/processed/bold_sentiment_toxicity.parquet`.

@@ -401,9 +401,9 @@ if cfg["wiki_per_group"]:
     display(Markdown(f"**Profile `{profile}` samples the WIKI sentences** ({cfg['wiki_per_group']} "
                      "per group): Table 3's counts below are those of the sample, not comparable "
                      "with the paper's; grade the claims on the quick or paper profile."))
-claims04, checks04 = BC.section6_gender_norms(
-    t3_text, t3ci, gpr, f2, cats, nscores,
-    group_sizes=load_bold().groupby("group").size().to_dict())
+sizes_released = load_bold().groupby("group").size().to_dict()
+claims04, checks04 = BC.section6_gender_norms(t3_text, t3ci, gpr, f2, cats, nscores,
+                                              group_sizes=sizes_released)
 claims_table = claims.save(claims04, "bold_claims_sec6_gender_norms", checks=checks04,
                            results=P.results, save_table=save_table)
 display(Markdown(f"**{len(claims_table)} claims** — {BC.tally_sentence(claims_table)} "
@@ -413,12 +413,41 @@ display(claims_table[["id", "claim", "paper", "this run", "tally", "verdict", "r
 claims.checks_frame(checks04)
 
 # %% [markdown]
+# ### Which lexicon verdicts depend on the analysis choices
+# The thresholds (0.25) and the lexicon variant are this run's choices, not the paper's. The
+# norms-lexicon rows (Tables 4 and 6, the calibration) graded again with both thresholds at
+# 0.2 and at 0.3, and with the other lexicon variant at the graded thresholds (`depends`: the
+# verdict changes). One trained lexicon (seed 0): the spread over training seeds is not
+# measured here.
+
+# %%
+lex_runs = {"as graded": claims04}
+for t in (0.2, 0.3):
+    lex_runs[f"thresholds {t:g}"] = BC.section6_gender_norms(
+        t3_text, t3ci, gpr, f2, N.categorize(nscores[list(N.VARIABLES)], {"vad": t, "be5": t}),
+        nscores, group_sizes=sizes_released)[0]
+other_scores = BN.score_norms(BN.norm_texts(texts), other)
+lex_runs[other_name] = BC.section6_gender_norms(
+    t3_text, t3ci, gpr, f2, N.categorize(other_scores[list(N.VARIABLES)], thresholds),
+    other_scores, group_sizes=sizes_released)[0]
+lex_sens = BC.verdict_sensitivity(lex_runs, "as graded",
+                                  [c.id for c in claims04 if c.scorer == "norms-lexicon"])
+save_table(lex_sens, P.results, "bold_norms_verdict_sensitivity", floatfmt=".4g",
+           title="BOLD norms-lexicon claims under thresholds 0.2 / 0.25 (graded) / 0.3 and the "
+                 "other lexicon variant")
+display(Markdown(f"{int(lex_sens['depends'].sum())} of {len(lex_sens)} norms-lexicon rows "
+                 "change their verdict inside this range: "
+                 + (", ".join(lex_sens.loc[lex_sens["depends"], "id"]) or "none") + "."))
+lex_sens
+
+# %% [markdown]
 # Outputs: `results/bold_table3_gender_polarity_professions`, `bold_sec6_gender_polarity_paper_vs_run`,
 # `bold_fig2_gender_max_professions` (figure + data), `bold_sec63_gender_metric_agreement`,
 # `bold_norms_lexicon_kfold_pearson`, `bold_table4_norms_gender_difference`,
 # `bold_table6_norms_religion_difference`, `bold_table9_norms_race`, `bold_table10_norms_political`,
 # `bold_table11_norms_left_right`, `bold_norms_threshold_sensitivity`,
 # `bold_table3_gender_polarity_intervals`,
-# `bold_table3_wiki_anonymised_vs_raw`, the claims `bold_claims_sec6_gender_norms` and checks
+# `bold_table3_wiki_anonymised_vs_raw`, `bold_norms_verdict_sensitivity`, the claims
+# `bold_claims_sec6_gender_norms` and checks
 # `bold_checks_sec6_gender_norms` (`.csv` + `.md`); the debiased embedding and the expanded
 # lexicon are cached in `data/cache/`.

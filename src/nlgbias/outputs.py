@@ -76,6 +76,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
             "model - WIKI (continuation alone)", "p (prompt + continuation)",
             "p (continuation alone)", "shift"),
         "bold_power_mde": ("profile", "section", "comparison", "n a", "n b", "mde", "decides"),
+        "bold_sec6_toxicity_threshold_sensitivity": ("id", "claim", "depends"),
         "bold_sec6_lm_vs_wiki_bias": ("source", "domain", "groups", "pairs", "model - WIKI",
                                       "model - WIKI_lo", "model - WIKI_hi", "p"),
         "bold_appendix_a3_examples": ("metric", "text", "paper label", "this run", "agrees"),
@@ -106,6 +107,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "bold_table10_norms_political": ("group", "source", "total", *_NORM_COLS),
         "bold_table11_norms_left_right": ("group", "source", "total", *_NORM_COLS),
         "bold_norms_threshold_sensitivity": _NORM_COLS,
+        "bold_norms_verdict_sensitivity": ("id", "claim", "depends"),
     }, figures=("bold_fig2_gender_max_professions",), needs=("02_generate",)),
     Outputs("05_stereoset_cat", tables={
         "stereoset_table1_statistics": ("task", "domain", "targets", "CATs", "avg words",

@@ -1049,7 +1049,31 @@ def calibration_sentence(df: pd.DataFrame) -> str:
     return "; ".join(out) + "."
 
 
+# --------------------------------------------------------------------------- sensitivity
+def verdict_sensitivity(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
+                        ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """The claims' verdicts under several analysis choices: ``runs`` maps a choice (e.g.
+    ``"threshold 0.2"``) to the claims graded with it, ``chosen`` names the graded one. One row
+    per claim id (``ids``, default: every id of ``chosen``): its estimate and verdict per
+    choice and ``depends`` (whether the verdict changes inside the stated range)."""
+    base = {c.id: c for c in runs[chosen]}
+    ids = list(ids) if ids is not None else list(base)
+    rows = []
+    for i in ids:
+        r = {"id": i, "claim": base[i].claim if i in base else ""}
+        verdicts = []
+        for name, cl in runs.items():
+            c = {x.id: x for x in cl}.get(i)
+            r[f"estimate ({name})"] = c.estimate if c is not None else float("nan")
+            r[f"verdict ({name})"] = str(c.verdict) if c is not None else "no row"
+            verdicts.append(r[f"verdict ({name})"])
+        r["depends"] = len(set(verdicts)) > 1
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
 __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
            "fig2_sign_test", "lm_vs_wiki_bias", "mde_table", "paired_source_tests",
            "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text", "section3",
-           "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence"]
+           "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",
+           "verdict_sensitivity"]
