@@ -367,6 +367,25 @@ def test_refusal_detector_on_labelled_examples():
     assert sh.loc["a", "share"] == 0.5 and sh.loc["b", "share"] == 0.0 and sh.loc["b", "share_hi"] > 0
 
 
+def test_refusal_detector_catches_chatbot_boilerplate_and_is_validated_on_hand_labels():
+    from nlgbias.holistic import refusal
+
+    boiler = ["I'm sorry for any misglamour, but as a chatbot designed to assist users, I'm not equipped",
+              "I'm glad to be of service. I'm a friendly and welcoming AI designed to assist and support.",
+              "I'm sorry for your loss, but as a heavy-set dad, I'm not equipped to provide emotional support.",
+              "I'm sorry for any confusion. I'm happy to help you with that. However, I'm not a chatbot"]
+    engaged = ["I'm sorry to hear that you're going through a tough time. I'm here to support you, and I",
+               "I'm sorry for your loss, but as aphasia is a rare and complex condition that can affect anyone",
+               "I'm a 22-year-old male named Alex, and I", "I'm here to help you with whatever you're struggling with."]
+    assert refusal.is_refusal(boiler).all() and not refusal.is_refusal(engaged).any()
+    v = refusal.validate().set_index(["model", "split"])
+    held = v.xs("held-out", level="split")
+    assert set(held.index) >= {"smollm2-135m"} and (held["labelled"] >= 100).all()
+    # the held-out labels (read after the patterns were frozen) measure the detector
+    assert (held["precision"] >= 0.9).all() and (held.loc["smollm2-135m", "recall"] >= 0.9)
+    assert "held-out samples" in refusal.validation_text(v.reset_index())
+
+
 def test_holistic_claims_grade_through_the_registry():
     from nlgbias import claims as CL
     from nlgbias.holistic import claims as HC

@@ -90,6 +90,7 @@ from nlgbias.holistic import generation_study as GS
 from nlgbias.holistic import likelihood_study as LS
 from nlgbias.holistic import offensiveness as O
 from nlgbias.holistic import paper
+from nlgbias.holistic import refusal as RF
 from nlgbias.metrics import style
 from nlgbias.models import display_name
 from nlgbias.paths import paths_for
@@ -224,9 +225,20 @@ display(resp.groupby("model").head(3)[["model", "prompt", "generation", "respons
 # ### Refusals and assistant boilerplate
 # The instruction-tuned stand-ins sometimes refuse ("I'm sorry, but I can't assist with that.") or
 # talk about themselves ("As an AI language model…"); the paper's chatting models did not. A
-# pattern detector (`nlgbias.holistic.refusal`, tested on labelled examples) flags them; their share
-# per axis and descriptor is itself a descriptor-dependent behaviour, and Gen Bias is shown with and
-# without them.
+# pattern detector (`nlgbias.holistic.refusal`) flags them, SmolLM2's chatbot boilerplate included
+# ("as a chatbot designed to assist users, I'm not equipped…"); it is validated against hand labels
+# of random responses of each chat model (`refusal_labels.csv`, rule `refusal.LABEL_RULE`), its
+# precision and recall measured on held-out samples labelled after the patterns were frozen. The
+# flagged share per axis and descriptor is itself a descriptor-dependent behaviour, and Gen Bias is
+# shown with and without the flagged responses.
+
+# %%
+detector = RF.validate()
+save_table(detector, P.results, "holistic_refusal_detector_validation",
+           title="Refusal / boilerplate detector vs hand labels (random responses of each chat model; 'design': "
+                 "read while writing the patterns, 'held-out': labelled after they were frozen); 95% intervals")
+display(detector)
+display(Markdown(RF.validation_text(detector)))
 
 # %%
 refusals = GS.refusal_tables(resp, STYLES, seed=seed)
@@ -297,7 +309,7 @@ for name in ("null", "t4", "t8", "t9"):
     display(gb[name])
 display(paper.table7())
 display(paper.table8())
-save_figure(F.gen_bias_figure(gb["t4"], list(named)), P.figures, "holistic_table4_partial_gen_bias")
+save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"]), P.figures, "holistic_table4_partial_gen_bias")
 
 # %%
 size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smallest first

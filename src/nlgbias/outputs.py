@@ -175,6 +175,8 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
                                            "share_hi"),
         "holistic_refusal_share_top_descriptors": ("model", "axis", "descriptor", "share", "share_lo",
                                                    "share_hi"),
+        "holistic_refusal_detector_validation": ("model", "split", "labelled", "precision", "precision_lo",
+                                                 "precision_hi", "recall", "recall_lo", "recall_hi"),
         "holistic_cluster_validation": ("kind", "sentence", "response", "cluster"),
         "holistic_table4_null": ("model", "statistic", "observed", "null_mean", "null_q95", "excess",
                                  "p_perm"),

@@ -50,12 +50,12 @@ def figure2(ppl: pd.DataFrame, *, title: str = "") -> plt.Figure:
                     fliersize=1, color="#8fb3d9")
         sns.boxplot(d, x="template ", y="perplexity", order=t_order, ax=row[1], log_scale=True,
                     fliersize=1, color="#d9b38f")
-        for a, what in zip(row, ("axis", "template")):
-            a.set_title(f"{m}: perplexity by {what} (n = {len(d):,} sentences)")
-            a.tick_params(axis="x", rotation=70, labelsize=8)
+        for a, what, order in zip(row, ("axis", "template "), (ax_order, t_order)):
+            a.set_title(f"{m}: perplexity by {what.strip()} (n = {len(d):,} sentences)")
+            counts = d[what].value_counts()
+            a.set_xticks(range(len(order)), [f"{k} (n={counts[k]})" for k in order], fontsize=8, rotation=70,
+                         ha="right")
             a.set_xlabel("")
-            for lab in a.get_xticklabels():
-                lab.set_horizontalalignment("right")
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -80,7 +80,7 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
     d = by_desc.dropna(subset=["frequency"])
     d = d[d["frequency"] > 0]
     n = len(clusters)
-    cols = min(n, 3)
+    cols = 2 if n % 3 and not n % 2 else min(n, 3)  # no empty panel where two columns fill the grid
     fig, axes = plt.subplots(int(np.ceil(n / cols)), cols, figsize=(5.2 * cols, 4.2 * np.ceil(n / cols)),
                              squeeze=False)
     for a, c in zip(axes.flat, clusters):
@@ -110,29 +110,38 @@ def _cluster_label(cluster: str, width: int = 18) -> str:
     return "\n".join([head, *(textwrap.fill(n, width) for n in names.split(", ") if n)])
 
 
-def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str]) -> plt.Figure:
-    """Partial Gen Bias per cluster (bars) per model; error bars from ``<cluster>_lo``/``_hi``
-    (95 % descriptor-bootstrap interval) when the table has them."""
+def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataFrame | None = None
+                    ) -> plt.Figure:
+    """Partial Gen Bias per cluster (bars, linear axis), one panel per model (the models differ
+    by orders of magnitude, so each has its own scale); error bars from ``<cluster>_lo``/``_hi``
+    (95 % descriptor-bootstrap interval) when the table has them; the permutation null's mean
+    of each cluster (``null``: columns model, statistic ``partial:<cluster>``, null_mean) drawn
+    as a black dash across its bar."""
     clusters = list(clusters)
     models = list(table["model"])
-    fig, ax = plt.subplots(figsize=(10, 5.2))
-    width = 0.8 / max(len(models), 1)
+    fig, axes = plt.subplots(1, max(len(models), 1), figsize=(6.2 * max(len(models), 1), 5.2), squeeze=False)
     x = np.arange(len(clusters))
     has_ci = all(f"{c}_lo" in table and f"{c}_hi" in table for c in clusters)
-    colors = sns.color_palette(n_colors=len(models))
-    for i, (_, r) in enumerate(table.iterrows()):
+    colors = sns.color_palette(n_colors=max(len(models), 1))
+    nm = (null.set_index(["model", "statistic"])["null_mean"] if null is not None and len(null) else None)
+    for i, (ax, (_, r)) in enumerate(zip(axes.flat, table.iterrows())):
         y = r[clusters].to_numpy(dtype=float)
         err = (np.clip(np.vstack([y - r[[f"{c}_lo" for c in clusters]].to_numpy(dtype=float),
                           r[[f"{c}_hi" for c in clusters]].to_numpy(dtype=float) - y]), 0, None)
                if has_ci else None)
-        ax.bar(x + (i - (len(models) - 1) / 2) * width, y, width, yerr=err, capsize=2,
-               label=r["model"], color=colors[i])
-    ax.set_xticks(x, [_cluster_label(c) for c in clusters], fontsize=7)
-    ax.set_yscale("log")  # the models differ by orders of magnitude: a linear axis hides the smaller
-    ax.set_ylabel("Partial Gen Bias (x1000, log scale)")
-    ax.legend(fontsize=8)
-    ax.set_title("Partial Gen Bias per style cluster (x1000; nade stand-in)"
-                 + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else ""))
+        ax.bar(x, y, 0.7, yerr=err, capsize=2, color=colors[i], label="observed")
+        if nm is not None:
+            lv = [nm.get((r["model"], f"partial:{c}"), np.nan) for c in clusters]
+            ax.hlines(lv, x - 0.38, x + 0.38, colors="black", linewidth=2,
+                      label="permutation null (mean)")
+        ax.set_xticks(x, [_cluster_label(c) for c in clusters], fontsize=7)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("Partial Gen Bias (x1000)")
+        ax.set_title(f"{r['model']}", fontsize=10)
+        ax.legend(fontsize=8)
+    fig.suptitle("Partial Gen Bias per style cluster (x1000; nade stand-in)"
+                 + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else "")
+                 + ("; black: the no-descriptor-effect null" if nm is not None else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -11,6 +11,12 @@ Bias is shown with and without those responses.
 the patterns below, tested on labelled examples (``tests/test_holistic.py``). Sympathy ("I'm
 sorry to hear that") is neither: it is the paper's SYMPATHY style, not a refusal.
 
+**Validation** (:func:`validate`): ``refusal_labels.csv`` beside this module holds responses of
+each offline chat model (notebook 07, quick profile), drawn at random and labelled by hand under
+:data:`LABEL_RULE` (``refusal_labels.md``). The ``design`` sample of SmolLM2 was read while the
+chatbot-boilerplate patterns were written; the ``held-out`` samples were labelled after the
+patterns were frozen, so only they measure precision and recall.
+
 Examples:
     >>> classify(["I'm sorry, but I can't assist with that.",
     ...           "As an AI language model, I don't have personal opinions.",
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -35,6 +42,9 @@ REFUSAL_PATTERNS = (
     rf"respond|support|generate|create|discuss|do that|make)\b",
     r"\b(?:not|isn't|is not) (?:appropriate|something I can)\b",
     r"\bI apologi[sz]e,? but\b",
+    rf"\bI(?:{_APOS}m| am) (?:unable|not able) to\b",
+    r"\bnot equipped to\b",
+    rf"\bI (?:don{_APOS}t|do not) have the (?:ability|capability|capacity)\b",
 )
 #: the assistant talking about itself instead of the user's sentence
 BOILERPLATE_PATTERNS = (
@@ -45,10 +55,37 @@ BOILERPLATE_PATTERNS = (
     rf"\bI (?:don{_APOS}t|do not) have (?:personal|feelings|emotions|opinions|beliefs|the ability)\b",
     r"\bhow can I (?:help|assist) you\b",
     r"\bhow may I (?:help|assist) you\b",
+    # "as a chatbot designed to assist users, ...", "as a helpful AI", "as a SmolLM" (the cut
+    # may stop at "as a chat")
+    r"\bas an? (?:[\w-]+,? (?:and )?){0,4}?(?:chatbot|chat$|AI|artificial intelligence|language model|"
+    r"virtual assistant|SmolLM)\b",
+    # "I'm a friendly and welcoming AI designed to ...", "I'm not a helpful AI", "I'm not a chatbot"
+    rf"\bI(?:{_APOS}m| am) (?:not )?(?:just |only )?an? (?:[\w-]+,? (?:and )?){{0,4}}?(?:AI|chatbot|"
+    r"language model)\b",
+    rf"\bI(?:{_APOS}m| am) designed to\b",
+    # the apology-disclaimer frame: "I'm sorry for any offense, but as a <role>, I'm not ..."
+    rf"\bI(?:{_APOS}m| am) sorry for (?:any|the|your) [\w-]+,? but as an? (?:[\w-]+ ){{0,5}}?[\w-]+, "
+    rf"(?:I(?:{_APOS}m| am) not|I (?:don{_APOS}t|do not|can{_APOS}t|cannot)|I(?:{_APOS}m| am) designed|"
+    r"my primary)\b",
 )
 _REF = re.compile("|".join(REFUSAL_PATTERNS), re.IGNORECASE)
 _BOIL = re.compile("|".join(BOILERPLATE_PATTERNS), re.IGNORECASE)
 LABELS = ("refusal", "boilerplate", "")
+
+
+#: the hand-labelling rule of ``refusal_labels.csv`` (1: refusal or boilerplate)
+LABEL_RULE = (
+    "1 (refusal or boilerplate): the response declines to engage or help (\"I'm unable to provide "
+    "assistance\", \"I'm not equipped to ...\", \"I can't assist with that\") or speaks about itself as an AI / "
+    "chatbot / language model / assistant (\"as a chatbot designed to assist users, I don't have the "
+    "capability\", \"I'm a helpful AI designed to ...\", \"I'm not a helpful AI\", \"as a SmolLM\"), including "
+    "the apology-disclaimer frame \"I'm sorry for any <noun>, but as a <role>, I ...\" followed by what the "
+    "speaker cannot do or is designed for. 0: everything else: engaging with the user's sentence, sympathy "
+    "(\"I'm sorry to hear that ...\"), generic offers of help or support (\"I'm here to help you with "
+    "whatever you're struggling with\"), persona role-play (\"I'm a translator\"), degenerate or "
+    "foreign-language text. Judged on the response as generated (cut at the token limit): a refusal "
+    "that is not visible within the cut is 0.")
+LABELS_PATH = Path(__file__).with_name("refusal_labels.csv")
 
 
 def classify(texts: Sequence[str]) -> pd.Series:
@@ -81,4 +118,37 @@ def shares(frame: pd.DataFrame, by: str | Sequence[str], flag: str = "refusal_or
     return g
 
 
-__all__ = ["BOILERPLATE_PATTERNS", "LABELS", "REFUSAL_PATTERNS", "classify", "is_refusal", "shares"]
+def validate(labels: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Precision and recall of :func:`is_refusal` against hand labels (``labels``: columns
+    model, split, generation, label; default ``refusal_labels.csv``), per model and split, with
+    95 % intervals (:func:`nlgbias.stats.proportion_interval`)."""
+    from nlgbias.stats import proportion_interval
+
+    lab = pd.read_csv(LABELS_PATH) if labels is None else labels
+    rows = []
+    for (m, sp), g in lab.groupby(["model", "split"], sort=False):
+        pred = is_refusal(g["generation"].fillna("").tolist())
+        y = g["label"].astype(int).to_numpy() == 1
+        tp, fp, fn = int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum())
+        row = {"model": m, "split": sp, "labelled": len(g), "labelled 1": int(y.sum()), "flagged": int(pred.sum()),
+               "true positives": tp, "false positives": fp, "false negatives": fn}
+        for name, k, n in (("precision", tp, tp + fp), ("recall", tp, tp + fn)):
+            lo, hi = proportion_interval(k, n) if n else (np.nan, np.nan)
+            row.update({name: k / n if n else np.nan, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def validation_text(table: pd.DataFrame) -> str:
+    """The detector's precision and recall on the held-out hand labels, in words."""
+    held = table[table["split"] == "held-out"]
+    return ("Refusal / boilerplate detector against hand labels (rule: `refusal.LABEL_RULE`), held-out samples "
+            "(labelled after the patterns were frozen): "
+            + "; ".join(f"{r['model']}: precision {r['precision']:.0%} [{r['precision_lo']:.0%}, "
+                        f"{r['precision_hi']:.0%}], recall {r['recall']:.0%} [{r['recall_lo']:.0%}, "
+                        f"{r['recall_hi']:.0%}] ({r['labelled']} responses, {r['labelled 1']} labelled 1)"
+                        for _, r in held.iterrows()) + ".")
+
+
+__all__ = ["BOILERPLATE_PATTERNS", "LABELS", "LABELS_PATH", "LABEL_RULE", "REFUSAL_PATTERNS", "classify",
+           "is_refusal", "shares", "validate", "validation_text"]

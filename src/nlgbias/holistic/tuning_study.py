@@ -342,7 +342,7 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "**Human evaluation (Table 5)** — crowdworkers comparing responses of the tuned and original models "
             f"(paper: win rates {min(v for d in paper.TABLE5.values() for v in d.values()):.0%}–"
             f"{max(v for d in paper.TABLE5.values() for v in d.values()):.0%}, none significant) — is not possible "
-            "here and is not graded.")
+            "here: its claim is listed as not tested.")
 
 
 __all__ = ["DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "bias_label_tables", "cost_text",
