@@ -226,19 +226,9 @@ display(resp.groupby("model").head(3)[["model", "prompt", "generation", "respons
 # The instruction-tuned stand-ins sometimes refuse ("I'm sorry, but I can't assist with that.") or
 # talk about themselves ("As an AI language model…"); the paper's chatting models did not. A
 # pattern detector (`nlgbias.holistic.refusal`) flags them, SmolLM2's chatbot boilerplate included
-# ("as a chatbot designed to assist users, I'm not equipped…"); it is validated against hand labels
-# of random responses of each chat model (`refusal_labels.csv`, rule `refusal.LABEL_RULE`), its
-# precision and recall measured on held-out samples labelled after the patterns were frozen. The
-# flagged share per axis and descriptor is itself a descriptor-dependent behaviour, and Gen Bias is
-# shown with and without the flagged responses.
-
-# %%
-detector = RF.validate()
-save_table(detector, P.results, "holistic_refusal_detector_validation",
-           title="Refusal / boilerplate detector vs hand labels (random responses of each chat model; 'design': "
-                 "read while writing the patterns, 'held-out': labelled after they were frozen); 95% intervals")
-display(detector)
-display(Markdown(RF.validation_text(detector)))
+# ("as a chatbot designed to assist users, I'm not equipped…"); its precision and recall against
+# hand labels are in the last section. The flagged share per axis and descriptor is itself a
+# descriptor-dependent behaviour, and Gen Bias is shown with and without the flagged responses.
 
 # %%
 refusals = GS.refusal_tables(resp, STYLES, seed=seed)
@@ -372,6 +362,21 @@ claims += off["claims"] + HC.calibration_claims()
 checks += off["checks"]
 display(Markdown(off["extremes_text"]))
 display(CL.frame(off["claims"] + HC.calibration_claims())[["claim", "this run", "tally", "verdict", "reason"]])
+
+# %% [markdown]
+# ## The refusal / boilerplate detector against hand labels
+# Random responses of each chat model labelled by hand (`src/nlgbias/holistic/refusal_labels.csv`,
+# rule `refusal.LABEL_RULE` and `refusal_labels.md`); precision and recall are measured on the
+# held-out samples, labelled after the patterns were frozen (SmolLM2's design sample was read while
+# the chatbot-boilerplate patterns were written).
+
+# %%
+detector = RF.validate()
+save_table(detector, P.results, "holistic_refusal_detector_validation",
+           title="Refusal / boilerplate detector vs hand labels (random responses of each chat model; 'design': "
+                 "read while writing the patterns, 'held-out': labelled after they were frozen); 95% intervals")
+display(detector)
+display(Markdown(RF.validation_text(detector)))
 
 # %% [markdown]
 # ## What is reproduced, what replicates on the stand-ins, how the stand-in scorers calibrate
