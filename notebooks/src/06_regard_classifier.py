@@ -274,7 +274,12 @@ display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bo
 # %% [markdown]
 # ## 5 · Claims and checks
 # Each claim with the paper's value, this run's value and 95% interval, n, comparability (the
-# stand-in named), the rule and the verdict it computes (`nlgbias.regard.claims`).
+# stand-in named), the rule and the verdict it computes (`nlgbias.regard.claims`), counted in its
+# tally: reproduction (like-for-like), calibration of the stand-in classifier (`regard-minilm`)
+# or replication on the stand-in. Figure 2's six findings are one Holm family; "LM 1B less biased"
+# is its own row (it compares two generators on another statistic and has no p-value of the
+# findings' kind); the regard-vs-sentiment readings of §5 are a second family. Data counts and the
+# annotations recounted are checks.
 
 # %%
 parts = [RC.table4_claims(table4), parts_fig1, RC.table5_claims(sp_in, seed=seed), *parts_fig2,

@@ -92,8 +92,9 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
     axes[0, 0].legend(fontsize=8, loc="upper left")
     fig.suptitle("Figure 2: regard and sentiment of samples per demographic, 95 % bootstrap intervals "
                  "(regard's hold every seed)\n"
-                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}; rows (1)-(2): "
-                 "the paper's samples; rows (M1), (M2), ...: offline models, not in the paper",
+                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}\n"
+                 "rows (1)-(2): the paper's samples (its Figure 2 rows 1-2); rows (M1), (M2), ...: "
+                 "offline models, not in the paper",
                  y=1.0, fontsize=10)
     fig.tight_layout()
     return fig
