@@ -433,3 +433,15 @@ def test_verdict_sensitivity_flags_a_changing_verdict():
     assert t.loc["bold.6.1.2.table4-anger", "verdict (other)"] == "holds"
     assert bool(t.loc["bold.6.1.2.table4-anger", "depends"])
     assert not bool(t.loc["bold.6.1.2.table4-joy", "depends"])  # saturated both times
+
+
+def test_seed_spread_sentence_counts_estimates_outside_the_interval():
+    graded, _ = _gender_norms(None, None, *_counts_frame(WIKI_T4))
+    moved = {paper.MALE: (2048, dict(WIKI_T4[paper.MALE][1], anger=150)),
+             paper.FEMALE: WIKI_T4[paper.FEMALE]}
+    other, _ = _gender_norms(None, None, *_counts_frame(moved))
+    text = BC.seed_spread_sentence({"as graded": graded, "net seed 1": other}, "as graded")
+    # anger moves from +1.44 to +5.59 points, outside [+0.30, +2.49]; the other six stay
+    assert text.startswith("Over 2 training seeds of the norm net, 6 of 7 Table 4 / 6 estimates")
+    assert "table4-anger" in text
+    assert BC.seed_spread_sentence({"as graded": graded}, "as graded").startswith("No further")

@@ -1072,8 +1072,30 @@ def verdict_sensitivity(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
     return pd.DataFrame(rows)
 
 
+def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
+                         prefix: str = "net seed ") -> str:
+    """How far the Table 4 / 6 estimates move over the norm net's training seeds (the graded
+    run and the runs named ``<prefix><seed>``), against the graded rows' 95% intervals."""
+    seeds = [k for k in runs if k.startswith(prefix)]
+    if not seeds:
+        return "No further training seed was run (one trained lexicon)."
+    base = {c.id: c for c in runs[chosen] if ".table4-" in c.id or ".table6-" in c.id}
+    rows = []
+    for i, c in base.items():
+        est = [c.estimate] + [x.estimate for k in seeds for x in runs[k] if x.id == i]
+        rows.append((i, max(est) - min(est), c.estimate_hi - c.estimate_lo,
+                     all(c.estimate_lo <= e <= c.estimate_hi for e in est)))
+    inside = sum(r[3] for r in rows)
+    worst = max(rows, key=lambda r: r[1] / r[2] if r[2] > 0 else 0)
+    return (f"Over {len(seeds) + 1} training seeds of the norm net, {inside} of {len(rows)} "
+            "Table 4 / 6 estimates stay inside the graded row's 95% interval at every seed; "
+            f"the largest spread relative to its interval: {worst[0].rsplit('.', 1)[-1]} "
+            f"({worst[1]:.2f} points against an interval {worst[2]:.2f} points wide).")
+
+
 __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
            "fig2_sign_test", "lm_vs_wiki_bias", "mde_table", "paired_source_tests",
-           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text", "section3",
+           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
+           "section3", "seed_spread_sentence",
            "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",
            "verdict_sensitivity"]

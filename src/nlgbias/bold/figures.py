@@ -141,7 +141,8 @@ def plot_toxicity(props: pd.DataFrame, domain: str, title: str) -> plt.Figure:
     ax.set_xticklabels([pretty(g, 14) for g in groups])
     ax.set_ylabel("toxic texts (%), exact 95% interval")
     top = float(np.nanmax(d["toxic_hi"].to_numpy(float))) * 100 if len(d) else 0.0
-    ax.set_ylim(0, max(top * 1.35, 0.5))
+    top = max(top * 1.35, 0.5)
+    ax.set_ylim(-0.02 * top, top)  # a dot at 0 is drawn whole
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))
     ax.legend(title="source (n per group: see labels)", frameon=False, bbox_to_anchor=(1.0, 1.0),
               loc="upper left")
