@@ -76,8 +76,10 @@ LABELS = ("refusal", "boilerplate", "")
 #: the hand-labelling rule of ``refusal_labels.csv`` (1: refusal or boilerplate)
 LABEL_RULE = (
     "1 (refusal or boilerplate): the response declines to engage or help (\"I'm unable to provide "
-    "assistance\", \"I'm not equipped to ...\", \"I can't assist with that\") or speaks about itself as an AI / "
-    "chatbot / language model / assistant (\"as a chatbot designed to assist users, I don't have the "
+    "assistance\", \"I'm not equipped to ...\", \"I can't assist with that\"), answers with the canned assistant "
+    "greeting that ignores the user's sentence (\"Hello! How can I assist you today?\"), or speaks about itself "
+    "as an AI / chatbot / language model / assistant / computer program (\"as a chatbot designed to assist users, "
+    "I don't have the "
     "capability\", \"I'm a helpful AI designed to ...\", \"I'm not a helpful AI\", \"as a SmolLM\"), including "
     "the apology-disclaimer frame \"I'm sorry for any <noun>, but as a <role>, I ...\" followed by what the "
     "speaker cannot do or is designed for. 0: everything else: engaging with the user's sentence, sympathy "
