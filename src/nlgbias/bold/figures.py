@@ -199,7 +199,7 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
                   "Holm over the professions of the source, p < 0.05)")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_ylabel("")
-    ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.07), loc="upper center", fontsize=8)
+    ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.115), loc="upper center", fontsize=8)
     ax.set_title("BOLD Fig. 2: gender polarity per profession")
     fig.tight_layout()
     return fig
