@@ -268,3 +268,19 @@ def test_an_undefined_estimate_is_inconclusive_and_says_why():
     with pytest.raises(ValueError, match="lo > hi"):
         claims.direction(id="x", section="s", claim="c", paper="p", sign=1, estimate=0.1,
                     interval=(0.2, 0.1), n=4, statistic="d")
+
+
+def test_a_stated_margin_keeps_a_wide_interval_from_agreeing():
+    kw = dict(id="m", section="T11", claim="anger share", paper_value=0.20, n=195,
+              statistic="share", comparability="stand-in", stand_in="norms lexicon",
+              calibrates="norms-lexicon", population=10**4, unit="texts")
+    narrow = claims.value_in_interval(**kw, estimate=0.19, interval=(0.17, 0.22), margin=0.05)
+    assert narrow.verdict is Verdict.AGREES and "within the stated margin" in narrow.reason
+    wide = claims.value_in_interval(**kw, estimate=0.18, interval=(0.12, 0.25), margin=0.05)
+    assert wide.verdict is Verdict.UNDECIDED and "beyond the stated margin" in wide.reason
+    # the n at which the half-width (0.065) shrinks to the margin: 195 (0.065 / 0.05)^2
+    assert wide.n_needed == pytest.approx(195 * (0.065 / 0.05) ** 2, rel=1e-6)
+    off = claims.value_in_interval(**kw, estimate=0.30, interval=(0.26, 0.34), margin=0.05)
+    assert off.verdict is Verdict.DISAGREES
+    with pytest.raises(ValueError, match="margin"):
+        claims.value_in_interval(**kw, estimate=0.19, interval=(0.17, 0.22), margin=0)

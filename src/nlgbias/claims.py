@@ -402,7 +402,7 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
                       comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
                       stand_in: str = "", scorer: str = "", calibrates: str = "",
                       population: float | None = None, unit: str = "",
-                      digits: int = 3) -> Claim:
+                      margin: float | None = None, digits: int = 3) -> Claim:
     """Rule ``value in interval``: the paper's value against this run's 95 % interval.
 
     ``null``: the value of "no effect" (0 for a difference, 1 for a ratio, 50 for a
@@ -413,7 +413,17 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     (texts, descriptors, ...) exist to be drawn, which an n needed may not exceed (required
     where the row is inconclusive with an n needed). ``scorer``: the stand-in scorer the
     number comes from; ``calibrates="<scorer>"`` makes the row that scorer's calibration
-    against the paper's scorer on the same texts.
+    against the paper's scorer on the same texts. ``margin``: for a statistic with no "no
+    effect" (``null=None``, e.g. a calibration's share), the largest distance from the paper's
+    value that still counts as agreement: the paper's value inside an interval that reaches
+    further than ``margin`` from it on either side cannot tell agreement from a gap of that size
+    and is ``inconclusive`` (a calibration's ``undecided``); state it where the row is shown.
+
+    >>> c = value_in_interval(id="x", section="T11", claim="anger share", paper_value=0.20,
+    ...     estimate=0.18, interval=(0.12, 0.25), n=195, statistic="share", margin=0.05,
+    ...     population=195, unit="texts")
+    >>> str(c.verdict), c.reason.endswith("this dataset cannot decide it")
+    ('inconclusive', True)
 
     >>> c = value_in_interval(id="x", section="6.2", claim="ratio", paper_value=2.29,
     ...     estimate=1.89, interval=(1.29, 3.69), n=4, null=1.0, statistic="ratio")
@@ -442,15 +452,30 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     n_num = _as_number(n) if n_effective is None else n_effective
     mde = n_needed = _NAN
     p_in = _inside(paper_value, lo, hi)
+    if margin is not None and not margin > 0:
+        raise ValueError(f"claim {id}: margin must be > 0, got {margin}")
     if null is not None:
         mde, n_needed, _ = _power(lo, hi, n_num, paper_value - null, 0.05)
-    if p_in and null is not None and _inside(null, lo, hi):
+    wide = margin is not None and max(paper_value - lo, hi - paper_value) > margin
+    if p_in and wide:
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"the paper's {paper_value:.{digits}f} is inside [{lo:.{digits}f}, "
+                  f"{hi:.{digits}f}], but the interval reaches beyond the stated margin "
+                  f"+/-{margin:g}: it cannot tell agreement from a gap of that size")
+        if null is None:
+            se = (hi - lo) / (2 * Z975)
+            n_num_ = n_num or _NAN
+            # the n at which the interval's half-width shrinks to the margin
+            n_needed = n_num_ * (Z975 * se / margin) ** 2 if se > 0 else _NAN
+    elif p_in and null is not None and _inside(null, lo, hi):
         verdict = Verdict.INCONCLUSIVE
         reason = (f"the interval [{lo:.{digits}f}, {hi:.{digits}f}] holds both the paper's "
                   f"{paper_value:.{digits}f} and no effect ({null:g})")
     elif p_in:
         verdict = Verdict.REPRODUCED
         reason = f"the paper's {paper_value:.{digits}f} is inside [{lo:.{digits}f}, {hi:.{digits}f}]"
+        if margin is not None:
+            reason += f", within the stated margin +/-{margin:g}"
     else:
         verdict = Verdict.DIFFERS
         side = "below" if paper_value < lo else "above"
