@@ -187,3 +187,33 @@ def test_validation_text_names_where_the_sympathy_examples_land():
     one = v.assign(cluster=["C2", "C2", "C1"])
     assert "both land in C2. No cluster stands for SYMPATHY" in GS.validation_text(one, None)
     assert GS.validation_text(one, "C2").startswith("Both sympathy responses land in C2")
+
+
+def test_committed_holistic_claims_tables_hold_the_regrading():
+    """The committed quick claims tables: they validate, nothing but like-for-like rows reach the
+    reproduction tally, and the re-graded rows sit where the claims policy puts them."""
+    from nlgbias import claims as CL
+    from nlgbias.paths import project_root
+
+    res = project_root() / "results"
+    g = CL.validate(pd.read_csv(res / "holistic_claims_gen_bias.csv").fillna({"family": "", "scorer": "",
+                                                                             "unit": "", "stand-in": ""}))
+    t = CL.validate(pd.read_csv(res / "holistic_claims_tuning.csv").fillna({"family": "", "scorer": "",
+                                                                          "unit": "", "stand-in": ""}))
+    both = pd.concat([g, t]).set_index("id")
+    assert (both.loc[both["tally"] == "reproduction", "comparability"] == "like-for-like").all()
+    assert set(both.loc[["holistic.table2.terms", "holistic.table2.sentences"], "verdict"]) == {"differs"}
+    assert both.loc["holistic.table4.larger_model_more_bias", "comparability"] == "different method"
+    assert not both.index.str.startswith(("holistic.table4.descriptor_effect", "holistic.tuning.axis_")).any()
+    fig2 = both[both.index.str.startswith("holistic.fig2.")]
+    assert (fig2["tally"] == "replication").all() and fig2["family"].str.contains("6 rows, Holm").all()
+    nat = both[both.index.str.contains("nationality_fewest")]
+    assert nat["statistic"].str.contains("cluster bootstrap over descriptors").all()
+    tox = both[both["scorer"] == "tox-block"]
+    assert {"replication", "calibration"} <= set(tox["tally"])
+    assert both.loc["holistic.calibration.nade_emoji", "verdict"] == "not tested"
+    tun = both.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+                    "holistic.tuning.untagged_no_reduction"]]
+    assert (tun["tally"] == "replication").all() and tun["family"].str.contains("3 rows, Holm").all()
+    need = pd.to_numeric(both["n_needed"], errors="coerce")
+    assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
