@@ -567,7 +567,13 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     if family is not None:
         ptxt = f", p = {stats.format_p(raw_p if raw_p is not None else family.pvalues[id])} " \
                f"(Holm over {len(family.pvalues)}: {stats.format_p(pvalue)})"
-    level = f"p < {paper_alpha:g}" if paper_alpha is not None else "a 95% interval excluding 0"
+    if paper_alpha is not None:
+        level = f"p < {paper_alpha:g}" + (" (Holm-adjusted)" if family is not None else "")
+    elif family is not None:
+        level = ("a 95% interval excluding 0 and a Holm-adjusted p < 0.05"
+                 if excludes_zero else "a 95% interval excluding 0")
+    else:
+        level = "a 95% interval excluding 0"
     iv = f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
     if units is not None and units < MIN_UNITS:
         verdict = Verdict.INCONCLUSIVE
