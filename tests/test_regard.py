@@ -273,7 +273,14 @@ def test_figure1_summary_and_its_sentence():
     assert list(s.columns).count("test_mean") == 1
     from nlgbias.regard import claims as RC
 
-    cl = {c.id: c for c in RC.figure1_claims(s.reset_index(), "ours")[0]}
+    cl = {c.id: c for c in RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=30)[0]}
+    acc = cl["regard.fig1.test_accuracy"]
+    # the calibration grades the seeds' vote (22 of 30), not the mean over seeds (0.750), and a
+    # 30-text interval reaches further than the stated margin from the paper's 0.785
+    assert acc.estimate == pytest.approx(22 / 30) and str(acc.verdict) == "undecided"
+    assert f"+/-{RC.CALIBRATION_MARGIN:g}" in acc.reason and "cannot decide it" in acc.reason
+    with pytest.raises(ValueError):
+        RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=29)
     text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4, cl)
     assert "test accuracy, the mean over 2 seeds, **0.750**" in text
     assert "head L2 penalty 0.01, the best of 4 tried" in text
@@ -283,7 +290,10 @@ def test_figure1_summary_and_its_sentence():
     assert ("The best comparison model on test is *lstm* (0.650); our classifier is "
             f"{margin.this_run} (95% interval") in text
     assert margin.this_run.startswith("+10.0 points [") and f"**{margin.verdict}** (replication" in text
-    assert f"**{cl['regard.fig1.test_accuracy'].verdict}** (calibration" in text
+    assert "The calibration against it grades the seeds' vote (below)" in text
+    saved = T.saved_text("m", True, [0, 1], {"accuracy": 22 / 30, "lo": 0.6, "hi": 0.9, "n": 30}, acc,
+                         RC.CALIBRATION_MARGIN)
+    assert f"this run {acc.this_run}: **undecided** (calibration" in saved and "margin ±0.05" in saved
     assert "ours: 0.800 / 0.750 and 0.700 / 0.600" in text
 
 
@@ -300,7 +310,14 @@ def test_table5_rows_use_the_held_out_texts_for_the_classifier():
     assert row["this run"] == pytest.approx(1.0) and row["n"] == n_test
     first = t.loc[("sentiment ann. vs regard ann.", "respect")]
     assert first["this run"] == pytest.approx(0.945, abs=0.001) and first["paper"] == 0.95
-    text = T.table5_text(t.reset_index(), n_test)
+    from nlgbias import claims as C
+    from nlgbias.regard import claims as RC
+
+    cl, ck = RC.table5_claims(both.assign(vader=B.vader_labels(both["text"])), n_boot=200)
+    text = T.table5_text(t.reset_index(), n_test, C.frame(cl))
+    # respect above occupation is counted over the two VADER rows only, from the claims
+    assert "VADER correlates higher in respect in 2 of 2 VADER rows" in text
+    assert "against regard, respect - occupation 0.77 vs 0.53: +0.24 [" in text
     assert text.startswith("On the 273 doubly annotated texts, sentiment and regard annotations "
                            "correlate at ")
     assert f"Our classifier's row uses only the {n_test} test texts" in text
@@ -407,10 +424,17 @@ def test_bold_texts_names_table_and_sentence():
     cl, _ = RC.bold_claims(df, t5, "WIKI", {"American_actors": 2048, "American_actresses": 1156,
                                            "African_Americans": 1854, "European_Americans": 4839},
                            {"dof": 0})
-    text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI", C.frame(cl))
+    text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI", C.frame(cl),
+                       seed_spread={"American actors positive": (0.424, 0.606),
+                                    "American actresses negative": (0.094, 0.124)},
+                       test_spread=0.067, margin=RC.CALIBRATION_MARGIN)
     assert text.startswith("The stand-in against the paper's classifier on the WIKI texts (calibration, "
                            "9 rows: ")
-    assert "American actors: share of positive regard 1.000 [0.025, 1.000] (paper 0.378; agrees)" in text
+    # one text: an interval reaching beyond the margin is undecided
+    assert "American actors: share of positive regard 1.000 [0.025, 1.000] (paper 0.378; undecided)" in text
+    assert ("The seeds' heads disagree on WIKI by up to 18 points (American actors positive: 0.424 "
+            "to 0.606; on the paper's 30 test texts their accuracy spans 7 points), more than the "
+            "calibration margin ±5 points: out of its training domain") in text
     assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
     assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
     assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text

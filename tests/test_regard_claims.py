@@ -30,12 +30,15 @@ def test_table4_and_the_annotation_correlations_are_checks_vader_rows_reproducti
     assert all(k.passed and k.kind == "data count" for k in ck)
     both = D.load_both_annotations()
     cl, ck = RC.table5_claims(both.assign(vader=B.vader_labels(both["text"])), n_boot=200)
-    assert [k.id for k in ck] == [f"regard.t5.sentiment_regard_{c}" for c in ("respect", "occupation", "both")]
+    assert [k.id for k in ck] == [f"regard.t5.sentiment_regard_{c}" for c in ("respect", "occupation", "both")] + [
+        "regard.t5.vader_sentiment_both", "regard.t5.vader_regard_both"]
     assert {k.kind for k in ck} == {"recount"}
     # the released annotations recounted: respect 0.945 vs 0.95, occupation 0.699 vs 0.70, both
-    # 0.857 vs 0.82, each within the stated 0.05
-    assert [k.passed for k in ck] == [True, True, True]
-    assert len(cl) == 7 and {str(c.tally) for c in cl} == {"reproduction"}
+    # 0.857 vs 0.82, each within the stated 0.05; the pooled VADER rows (0.74, 0.66) restate the
+    # two contexts: checks with the paper's 0.74 / 0.61 inside their intervals
+    assert [k.passed for k in ck] == [True] * 5
+    assert len(cl) == 5 and {str(c.tally) for c in cl} == {"reproduction"}
+    assert not any(c.id.endswith("_both") for c in cl)
     assert all(str(c.comparability) == "like-for-like" and not c.scorer for c in cl)
     # §4's reading: VADER tracks regard better in respect (0.77) than occupation (0.53) contexts
     ctx = cl[-1]
@@ -53,6 +56,23 @@ def test_figure2_row3_on_the_annotated_samples_is_like_for_like():
     assert str(c.tally) == "reproduction" and str(c.verdict) == "inconclusive"
     assert c.estimate == pytest.approx(0.180 - 0.045, abs=0.002)
     assert ck[0].this_run == "294" and not ck[0].passed  # 8 texts' demographic is ambiguous
+
+
+def test_annotation_agreement_not_tested_footnotes_11_and_12_counted():
+    from nlgbias.regard import experiments as X
+
+    ann = X.annotated_samples(D.load_regard_annotations())
+    cl, ck = RC.annotation_claims(ann, D.load_generated_samples("gpt2"))
+    by = {c.id: c for c in cl}
+    assert by["regard.s4.inter_annotator_agreement"].verdict is C.Verdict.NOT_TESTED
+    fn11 = by["regard.fig2.row3_fn11_black_more_positive_and_negative"]
+    # chart 3c on the released annotations: Black positive 0.292 vs White 0.083, negative 0.417
+    # vs 0.292: both hold, as footnote 11 says (a recount: tolerance 0)
+    assert str(fn11.tally) == "reproduction" and str(fn11.verdict) == "reproduced"
+    assert fn11.this_run.startswith("positive 0.292 vs 0.083, negative 0.417 vs 0.292")
+    (k,) = ck
+    # 'prostitute' is the second most frequent occupation word (155 of 2,299) after waitress
+    assert k.kind == "data count" and k.passed and k.this_run.startswith("rank 2 of 149 words (155 of 2299")
 
 
 def _scored(seeds_flip: int = 0) -> pd.DataFrame:
@@ -118,6 +138,7 @@ def test_bold_wiki_calibration_rows_and_the_reversed_direction():
                             {"dof": 0})
     by = {c.id: c for c in cl}
     pm = by["regard.bold.calib.wiki_positive_male"]
+    assert f"margin +/-{RC.CALIBRATION_MARGIN:g}" in pm.statistic
     assert str(pm.tally) == "calibration" and pm.scorer == RC.SCORER and str(pm.verdict) == "disagrees"
     d = by["regard.bold.calib.wiki_male_gt_female_positive"]
     assert str(d.tally) == "calibration" and d.estimate < 0 and str(d.verdict) in ("undecided", "disagrees")
@@ -130,8 +151,12 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     df = C.validate(pd.read_csv(RESULTS / "regard_claims_sheng.csv"), "regard_claims_sheng")
     checks = pd.read_csv(RESULTS / "regard_checks_sheng.csv")
     ids = set(df["id"])
-    assert {"regard.t4.counts", "regard.t5.sentiment_regard_both"} <= set(checks["id"]) and not (
-        {"regard.t4.counts", "regard.t5.sentiment_regard_both"} & ids)
+    as_checks = {"regard.t4.counts", "regard.t5.sentiment_regard_both", "regard.t5.vader_sentiment_both",
+                 "regard.t5.vader_regard_both", "regard.fig2.fn12_prostitute_frequent"}
+    assert as_checks <= set(checks["id"]) and not (as_checks & ids)
+    k = checks.set_index("id")
+    assert k.loc["regard.t5.vader_regard_both", "kind"] == "recount"
+    assert bool(k.loc["regard.fig2.fn12_prostitute_frequent", "passed"])
     # no row scored by the stand-in counts as a reproduction
     assert not len(df[(df["tally"] == "reproduction") & df["scorer"].notna()])
     rep = df[df["tally"] == "reproduction"]
@@ -147,9 +172,9 @@ def test_the_committed_claims_table_counts_each_tally_apart():
         assert df.set_index("id").loc[cid, "verdict"] == "not tested"
     # the quick run's real values: per tally, and the named claims' fates
     tally = {t: df[df["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
-    assert tally == {"reproduction": {"reproduced": 7, "not tested": 3, "inconclusive": 1},
+    assert tally == {"reproduction": {"reproduced": 6, "not tested": 4, "inconclusive": 1},
                      "replication": {"holds": 9, "undecided": 5, "not comparable": 2},
-                     "calibration": {"disagrees": 8, "agrees": 1, "undecided": 1}}
+                     "calibration": {"disagrees": 9, "undecided": 1}}
     v = df.set_index("id")["verdict"]
     assert (fig2.set_index("id")["verdict"] == "holds").sum() == 5
     assert v["regard.fig2.occupation_woman_vs_man"] == "undecided"
@@ -158,12 +183,21 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert v["regard.fig2.neg_gap_regard_gt_vader"] == "holds"
     assert v["regard.fig2.occupation_more_neutral"] == "undecided"
     assert v["regard.fig2.row3_neg_gap_regard_gt_vader"] == "inconclusive"
-    assert v["regard.fig1.test_accuracy"] == "agrees" and v["regard.fig1.beats_other_models"] == "undecided"
+    assert v["regard.fig1.beats_other_models"] == "undecided"
+    # the calibration grades the seeds' vote (22 of 30 = 0.733), with the stated margin: the
+    # 30-text interval reaches further than 0.05 from the paper's 0.785, so it is undecided
+    acc = df.set_index("id").loc["regard.fig1.test_accuracy"]
+    assert acc["verdict"] == "undecided" and acc["estimate"] == pytest.approx(22 / 30)
+    assert "margin +/-0.05" in acc["reason"] and "more than the 30 that exist" in acc["reason"]
+    assert v["regard.s4.inter_annotator_agreement"] == "not tested"
+    assert v["regard.fig2.row3_fn11_black_more_positive_and_negative"] == "reproduced"
     # BOLD Table 5's WIKI row: every cell outside the stand-in's interval (which holds every
-    # seed), and male > female for positive regard not found
+    # seed); on every WIKI text of the two gender groups (2,048 / 1,156) male > female for
+    # positive regard is not found with 96% power: it disagrees
     cells = [i for i in v.index if i.startswith("regard.bold.calib.wiki_") and "_gt_" not in i]
     assert len(cells) == 8 and set(v[cells]) == {"disagrees"}
-    assert v["regard.bold.calib.wiki_male_gt_female_positive"] == "undecided"
+    mf = df.set_index("id").loc["regard.bold.calib.wiki_male_gt_female_positive"]
+    assert mf["verdict"] == "disagrees" and mf["n"] == "2048 / 1156 WIKI texts" and mf["estimate"] < 0
     assert "more than the 30 that exist" in df.set_index("id").loc["regard.fig1.beats_other_models", "reason"]
 
 

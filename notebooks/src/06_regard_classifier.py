@@ -114,6 +114,18 @@ parts_row3 = RC.row3_claims(annotated, seed=seed)
 annotated.groupby(["context", "demographic"]).size().rename("annotated samples").unstack()
 
 # %% [markdown]
+# §4's inter-annotator agreement needs each annotator's label (the released files hold the
+# majority label only); footnote 11 (chart 3c: Black both more positive and more negative than
+# White) is recounted on the released annotations, and footnote 12 ("prostitute" appears
+# frequently) is counted on the paper's released GPT-2 occupation samples.
+
+# %%
+parts_ann = RC.annotation_claims(annotated, D.load_generated_samples("gpt2"))
+display(Markdown("; ".join(
+    [f"{c.claim}: {c.this_run} — **{c.verdict}** ({c.tally}; {c.reason})" for c in parts_ann[0]]
+    + [f"{k.check}: {k.this_run} — check {'passed' if k.passed else 'failed'}" for k in parts_ann[1]])))
+
+# %% [markdown]
 # ## 2 · The regard classifier and Figure 1's comparison models
 
 # %%
@@ -133,31 +145,33 @@ summary = A.figure1_summary(runs, n_split, settings_tried=len(alphas))
 save_table(runs, P.results, "regard_fig1_accuracy_per_seed", title="Figure 1: accuracy per model and seed")
 save_table(summary, P.results, "regard_fig1_accuracy",
            title="Figure 1: dev / test accuracy, mean over seeds, with a 95% interval holding the text sampling (Wilson) and every seed")
-fig = F.figure1(summary, paper.FIGURE1_BERT_TEST, n_split)
+fig = F.figure1(summary, paper.FIGURE1_BERT_TEST, n_split, selected=X.OURS)
 save_figure(fig, P.figures, "regard_fig1_accuracy")
 plt.show()
 summary
 
-# %%
-ours = summary.set_index("model").loc[X.OURS]
-parts_fig1 = RC.figure1_claims(summary, X.OURS)
-cl1 = {c.id: c for c in parts_fig1[0]}
-display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1)))
-
 # %% [markdown]
 # The classifier used below is the soft vote of the five seeds' heads with the chosen penalty,
 # trained on `train.tsv`; it is saved with its model card and reloaded to check that the saved
-# artefact gives identical predictions.
+# artefact gives identical predictions. Its test accuracy is the stand-in's calibration against
+# the paper's BERT (the vote is what every later step uses), with the stated margin
+# `RC.CALIBRATION_MARGIN`. In Figure 1 the hatched dev bar of the selected classifier is
+# optimistic: its setting was chosen on dev.
 
 # %%
+ours = summary.set_index("model").loc[X.OURS]
 sp = X.splits(ann)
 clf = X.train_classifier(ann, enc, alpha=alpha, seeds=seed_list, alphas=alphas, ours=ours, profile=profile)
 model_dir = R.default_dir(P)
 clf.save(model_dir)
 reload_ok = X.identical_reload(clf, model_dir, sp["test"]["text"])
 test_acc = A.accuracy_interval(clf.predict(sp["test"]["text"]), sp["test"]["label"], seed=seed)
+parts_fig1 = RC.figure1_claims(summary, X.OURS, vote_correct=int(round(test_acc["accuracy"] * test_acc["n"])),
+                               vote_n=int(test_acc["n"]))
+cl1 = {c.id: c for c in parts_fig1[0]}
+display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1)))
 display(Markdown(T.saved_text(rel(model_dir), reload_ok, seed_list, test_acc,
-                              cl1["regard.fig1.test_accuracy"])))
+                              cl1["regard.fig1.test_accuracy"], RC.CALIBRATION_MARGIN)))
 X.card_table(clf)
 
 # %% [markdown]
@@ -171,7 +185,8 @@ save_table(table5, P.results, "regard_table5_spearman",
 table5
 
 # %%
-display(Markdown(T.table5_text(table5, len(A.held_out(sp_in)))))
+parts_t5 = RC.table5_claims(sp_in, seed=seed)
+display(Markdown(T.table5_text(table5, len(A.held_out(sp_in)), claims.frame(parts_t5[0]))))
 
 # %% [markdown]
 # ## 3 · Figure 2 on the paper's own samples (rows 1–2), then on the offline models' samples
@@ -246,7 +261,9 @@ display(Markdown(T.figure2_text(fig2_claims, bias)))
 #
 # Sources as in notebooks 03–04 (`nlgbias.bold.texts.load_sources`): **WIKI** — the Wikipedia
 # sentences of the BOLD prompts, read from the dataset (`bold_wiki_per_group` per group, 0 = all)
-# — and every model whose generations notebook 02 wrote. Gender (American actors / actresses)
+# — and every model whose generations notebook 02 wrote. The two gender groups of WIKI are
+# scored whole (2,048 actors, 1,156 actresses): the male > female calibration row needs more
+# than a 500-text sample. Gender (American actors / actresses)
 # and race (African / European Americans) groups; the person's name is masked (`XYZ`) before
 # classification. Chi-square test of §6.3 on positive regard across sources.
 
@@ -254,6 +271,10 @@ display(Markdown(T.figure2_text(fig2_claims, bias)))
 groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
 bold_sources = BT.load_prepared(P.generations, cache_root=P.interim / "bold_texts",
                                 wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
+# the calibration's gender contrast (male > female positive regard) needs more texts than a
+# sample gives: every WIKI text of the two gender groups is scored (MiniLM features are cheap)
+bold_sources = X.wiki_whole_groups(bold_sources, list(paper.BOLD_GROUPS["gender"]),
+                                   P.interim / "bold_texts", seed=seed)
 bold = X.bold_texts(bold_sources, groups)
 t = time.perf_counter()
 bold_scored = X.classify(bold, "masked", clf, P.interim / "regard")
@@ -269,7 +290,10 @@ bold_table
 chi = A.bold_chi2(bold_scored)
 wiki_population = BT.wiki_texts(None, 0, seed)["group"].value_counts().to_dict()
 parts_bold = RC.bold_claims(bold_scored, bold_t5, BT.WIKI, wiki_population, chi)
-display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bold[0]))))
+display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bold[0]),
+                             seed_spread=RC.wiki_seed_spread(bold_scored, BT.WIKI),
+                             test_spread=float(ours["test_max"] - ours["test_min"]),
+                             margin=RC.CALIBRATION_MARGIN)))
 
 # %% [markdown]
 # ## 5 · Claims and checks
@@ -282,7 +306,7 @@ display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bo
 # annotations recounted are checks.
 
 # %%
-parts = [RC.table4_claims(table4), parts_fig1, RC.table5_claims(sp_in, seed=seed), *parts_fig2,
+parts = [RC.table4_claims(table4), parts_ann, parts_fig1, parts_t5, *parts_fig2,
          parts_bold, RC.not_tested_claims()]
 claim_list, check_list = RC.collect(parts, reload_ok)
 claims_df = claims.save(claim_list, "regard_claims_sheng", checks=check_list, results=P.results)

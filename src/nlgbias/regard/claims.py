@@ -5,14 +5,17 @@ grades, each built with a rule of :mod:`nlgbias.claims`; the papers' numbers com
 What each row compares decides its tally (:mod:`nlgbias.claims`):
 
 - **checks**: the released annotations recounted (Table 4's counts, Table 5's correlation of
-  the two annotations): no method of ours;
+  the two annotations, Table 5's "both" column, which pools the two contexts' rows), footnote
+  12's count on the paper's samples: no method of ours, or a restatement of graded rows;
 - **reproduction** (like-for-like): the paper's own texts with the paper's own tools: VADER
   against the annotations (Table 5), Figure 2 row (3) on the annotated samples (regard
   annotations against VADER);
 - **calibration** of the stand-in regard classifier (``scorer`` :data:`SCORER`, a frozen MiniLM
   encoder with MLP heads, a soft vote of the seeds, for the paper's BERT): against the paper's
   classifier's printed output on the same texts: its test accuracy (Figure 1, the 30 test
-  texts) and BOLD Table 5's WIKI row (BOLD's own Wikipedia sentences);
+  texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI row
+  (BOLD's own Wikipedia sentences; the gender groups scored whole), each share or accuracy with
+  the stated margin :data:`CALIBRATION_MARGIN`;
 - **replication on the stand-in**: everything the stand-in classifier measures on the paper's
   GPT-2 and LM 1B samples (Figure 2, §5) and on BOLD's texts: directions hold / do not hold /
   are undecided, magnitudes are not comparable.
@@ -53,6 +56,17 @@ CLASSIFIER_STAND_IN = ("MiniLM-L6 (frozen) + MLP heads, the seeds' soft vote, fo
 #: check passes within this distance of the paper's printed value (the paper used all 302
 #: texts, the released files join on fewer; the printed value has two decimals)
 T5_RECOUNT_TOL = 0.05
+#: the calibration rows' margin (accuracy or label share): the largest distance from the paper's
+#: classifier's printed value that still counts as agreement. The stand-in is used to measure
+#: gaps of about this size (Sheng Figure 2's negative-share gaps between paired demographics,
+#: +0.03 to +0.25; BOLD's male - female positive regard on WIKI, +0.067), so a calibration that
+#: cannot exclude a 5-point difference from the paper's classifier cannot vouch for them: an
+#: interval reaching further than this from the paper's value is undecided.
+CALIBRATION_MARGIN = 0.05
+#: footnote 12's "appears frequently", as a count: "prostitute" is among this many most
+#: frequent occupation words (the first word after "as a(n)") of the paper's GPT-2 occupation
+#: samples
+FN12_TOP = 10
 FIG2_FAMILY = "Sheng Figure 2: §5 findings on GPT-2 samples"
 FIG2_SENT_FAMILY = "Sheng Figure 2: regard against sentiment (§5)"
 
@@ -73,27 +87,33 @@ def table4_claims(table4: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
     return [], [counts, neg]
 
 
-def figure1_claims(seeds: pd.DataFrame, ours: str) -> tuple[list[C.Claim], list[C.Check]]:
+def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: int,
+                   ) -> tuple[list[C.Claim], list[C.Check]]:
     """Figure 1 / footnote 9. The stand-in's test accuracy against the paper's BERT's on the same
-    30 test texts is a **calibration** of the stand-in (the mean over seeds with the interval of
-    :func:`~nlgbias.regard.analysis.seed_summary`, which holds every seed; no effect = the
-    majority label's share). "It beats every other model (by > 20 points)" compares the
-    stand-in with the comparison models: a replication on the stand-in."""
+    30 test texts is a **calibration** of the stand-in. It grades the classifier every later
+    step uses: the seeds' soft vote (``vote_correct`` of ``vote_n`` test texts right; Wilson
+    interval), not the mean over seeds (the paper's 0.785 is its runs' mean: the vote is what
+    this run's regard numbers come from). The margin is :data:`CALIBRATION_MARGIN`. "It beats
+    every other model (by > 20 points)" compares the stand-in with the comparison models (means
+    over seeds, as Figure 1 draws them): a replication on the stand-in."""
     s = seeds.set_index("model")
     o = s.loc[ours]
     n = int(o["n_test"])
-    chance = paper.TABLE4.set_index("split").loc["test", ["negative", "neutral", "positive"]].max() / n
+    if vote_n != n:
+        raise ValueError(f"the vote was scored on {vote_n} test texts, the seeds on {n}")
+    vacc = vote_correct / vote_n
+    vlo, vhi = (float(v) for v in stats.proportion_interval(vote_correct, vote_n))
     out = [C.value_in_interval(
         id="regard.fig1.test_accuracy", section="§4 Figure 1, fn. 9",
-        claim="the regard classifier's test accuracy (mean over runs) on the paper's 30 test texts",
-        paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, 5 runs)",
-        estimate=float(o["test_mean"]), interval=(float(o["test_mean_lo"]), float(o["test_mean_hi"])),
-        n=f"{n} test texts x {int(o['seeds'])} seeds", n_effective=n, null=float(chance),
-        statistic="test accuracy, mean over seeds (Wilson interval widened to every seed)",
-        this_run=f"{o['test_mean']:.3f} [{o['test_mean_lo']:.3f}, {o['test_mean_hi']:.3f}]; seeds "
-                 f"{o['test_min']:.3f}-{o['test_max']:.3f}",
+        claim="the regard classifier's test accuracy on the paper's 30 test texts (this run: the "
+              "seeds' vote, the classifier every later step uses)",
+        paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, mean of 5 runs)",
+        estimate=vacc, interval=(vlo, vhi), n=f"{vote_n} test texts", n_effective=vote_n,
+        statistic=f"test accuracy of the seeds' vote (Wilson interval; margin +/-{CALIBRATION_MARGIN:g})",
+        this_run=f"{vacc:.3f} [{vlo:.3f}, {vhi:.3f}] ({vote_correct} of {vote_n}); the seeds alone "
+                 f"{o['test_min']:.3f}-{o['test_max']:.3f}, mean {o['test_mean']:.3f}",
         comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-        population=n, unit="test texts")]
+        margin=CALIBRATION_MARGIN, population=n, unit="test texts")]
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
     best = others["test_mean"].idxmax()
     b = others.loc[best]
@@ -119,7 +139,8 @@ def table5_claims(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                   ) -> tuple[list[C.Claim], list[C.Check]]:
     """Table 5: Spearman's rho by context (``both``: columns ``context, sentiment, regard,
     vader``). The two annotations against each other are the released data recounted (checks,
-    within :data:`T5_RECOUNT_TOL`); VADER (the paper's tool; thresholds +-0.05: the paper states
+    within :data:`T5_RECOUNT_TOL`); the "both" column pools the respect and occupation texts, so
+    its VADER rows restate the two context rows (checks, kind "recount"); VADER (the paper's tool; thresholds +-0.05: the paper states
     none) against the annotations is the paper's method on the paper's texts: like-for-like,
     with a bootstrap interval over the texts (the released files join on fewer texts than the
     paper's 302)."""
@@ -142,6 +163,15 @@ def table5_claims(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                     expected=f"{pv:.2f} ({paper.N_ANNOTATED} texts)",
                     this_run=f"{rho:.3f} ({n} texts that carry both annotations)",
                     passed=bool(abs(rho - pv) <= T5_RECOUNT_TOL)))
+                continue
+            if ctx == "both":
+                # the two contexts' texts pooled: it re-counts the respect and occupation rows
+                checks.append(C.check(
+                    id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5", kind="recount",
+                    check=f"Spearman's rho, {name}, both contexts pooled (restates the respect and "
+                          "occupation rows): the paper's value inside this run's 95% interval",
+                    expected=f"{pv:.2f}", this_run=f"{rho:.2f} [{lo:.2f}, {hi:.2f}] ({n} texts)",
+                    passed=bool(lo <= pv <= hi)))
                 continue
             out.append(C.value_in_interval(
                 id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5", claim=f"Spearman's rho, {name}, {ctx}",
@@ -348,6 +378,62 @@ def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
     return [claim], [k]
 
 
+def annotation_claims(annotated: pd.DataFrame, gpt2: pd.DataFrame,
+                      ) -> tuple[list[C.Claim], list[C.Check]]:
+    """§4's inter-annotator agreement, footnote 11 and footnote 12, on the paper's released data.
+
+    - Agreement (Fleiss' kappa 0.5 / 0.49 on all categories, 0.60 / 0.67 on the original three,
+      Spearman 0.76 / 0.80, sentiment / regard): the released files hold only the majority
+      label of each text, not each annotator's: ``not tested``.
+    - Footnote 11: in chart (3c) (the annotated occupation samples, regard annotations) Black is
+      both more positive and more negative than White: the released annotations recounted
+      (like-for-like; the tolerance rule, 0: both comparisons must hold as the paper says).
+    - Footnote 12: "prostitute" appears frequently (in the GPT-2 occupation samples): a count
+      with its rule (:data:`FN12_TOP`), a check on the paper's released samples.
+    ``annotated``: :func:`~nlgbias.regard.experiments.annotated_samples`; ``gpt2``: the paper's
+    GPT-2 samples (columns ``context, text``)."""
+    out = [C.not_tested(
+        id="regard.s4.inter_annotator_agreement", section="§4 Annotation results",
+        claim="inter-annotator agreement: Fleiss' kappa 0.5 (sentiment) / 0.49 (regard) on all "
+              "categories, 0.60 / 0.67 on the original three; Spearman 0.76 / 0.80",
+        paper="kappa 0.5 / 0.49, 0.60 / 0.67; Spearman 0.76 / 0.80",
+        why="the released annotations (nlg-bias data/regard, data/sentiment) hold one majority "
+            "label per text, not each annotator's label: agreement cannot be computed")]
+    occ = annotated[annotated["context"] == "occupation"]
+    b, w = occ[occ["demographic"] == "The Black person"], occ[occ["demographic"] == "The White person"]
+    checks = []
+    if len(b) and len(w):
+        share = {(g, lab): float((f["regard"] == lab).mean()) for g, f in (("Black", b), ("White", w))
+                 for lab in ("positive", "negative")}
+        holds = [share[("Black", lab)] > share[("White", lab)] for lab in ("positive", "negative")]
+        out.append(C.tolerance(
+            id="regard.fig2.row3_fn11_black_more_positive_and_negative", section="§5 fn. 11 (chart 3c)",
+            claim="annotated occupation samples (chart 3c): Black is both more positive and more "
+                  "negative than White (regard annotations)",
+            paper_value=2.0, paper="both (fn. 11; no numbers)", estimate=float(sum(holds)), tol=0,
+            n=f"{len(b)} / {len(w)} annotated samples",
+            statistic="comparisons that hold (positive share, negative share: Black > White)",
+            this_run=f"positive {share[('Black', 'positive')]:.3f} vs {share[('White', 'positive')]:.3f}, "
+                     f"negative {share[('Black', 'negative')]:.3f} vs {share[('White', 'negative')]:.3f}: "
+                     f"{sum(holds)} of 2 hold", digits=0))
+    o = gpt2[gpt2["context"] == "occupation"]
+    words = o["text"].str.extract(r"\bas an? ([A-Za-z]+)")[0].str.lower().dropna()
+    counts = words.value_counts()
+    k = int(o["text"].str.contains("prostitut", case=False).sum())
+    rank = int((counts > counts.get("prostitute", 0)).sum()) + 1 if "prostitute" in counts else None
+    top = ", ".join(f"{w} {c}" for w, c in counts.head(3).items())
+    checks.append(C.check(
+        id="regard.fig2.fn12_prostitute_frequent", section="§5 fn. 12", kind="data count",
+        check=f"'prostitute' is among the {FN12_TOP} most frequent occupation words (the first "
+              f"word after 'as a(n)') of the paper's GPT-2 occupation samples",
+        expected=f"frequent (fn. 12): in the top {FN12_TOP}",
+        this_run=(f"rank {rank} of {len(counts)} words ({int(counts.get('prostitute', 0))} of "
+                  f"{len(words)} samples with such a word; top: {top}); {k} of {len(o)} occupation "
+                  "samples contain 'prostitut'"),
+        passed=rank is not None and rank <= FN12_TOP))
+    return out, checks
+
+
 def _wiki_cells(bold_scored: pd.DataFrame, wiki: str) -> list[dict]:
     """BOLD Table 5's WIKI cells (label share per group) with the interval holding every seed."""
     groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
@@ -365,6 +451,12 @@ def _wiki_cells(bold_scored: pd.DataFrame, wiki: str) -> list[dict]:
             cells.append({"group": grp, "g": g, "label": lab, "count": k, "n": n, "share": k / n,
                           "lo": lo, "hi": hi, "seeds": seeds})
     return cells
+
+
+def wiki_seed_spread(bold_scored: pd.DataFrame, wiki: str) -> dict[str, tuple[float, float]]:
+    """BOLD Table 5's WIKI cells: "<group> <label>" -> (lowest, highest) seed's share."""
+    return {f"{c['group'].replace('_', ' ')} {c['label']}": (min(c["seeds"]), max(c["seeds"]))
+            for c in _wiki_cells(bold_scored, wiki) if c["seeds"]}
 
 
 def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
@@ -387,11 +479,12 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             claim=f"WIKI, {c['group'].replace('_', ' ')}: share of {c['label']} regard",
             paper_value=float(pw[col]), estimate=c["share"], interval=(c["lo"], c["hi"]),
             n=f"{c['n']} of {wiki_population.get(c['group'], c['n'])} WIKI texts",
-            n_effective=c["n"], statistic=f"{c['label']} regard share (interval holds every seed)",
+            n_effective=c["n"], statistic=f"{c['label']} regard share (interval holds every seed; "
+                                          f"margin +/-{CALIBRATION_MARGIN:g})",
             this_run=f"{c['share']:.3f} [{c['lo']:.3f}, {c['hi']:.3f}]"
                      + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else ""),
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-            population=wiki_population.get(c["group"]), unit="WIKI texts"))
+            margin=CALIBRATION_MARGIN, population=wiki_population.get(c["group"]), unit="WIKI texts"))
     by = {(c["g"], c["label"]): c for c in cells}
     if ("male", "positive") in by and ("female", "positive") in by:
         m, f = by[("male", "positive")], by[("female", "positive")]

@@ -264,6 +264,19 @@ def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str]) -> pd.Da
     return bold
 
 
+def wiki_whole_groups(sources: dict[str, pd.DataFrame], groups: Sequence[str],
+                      cache_root: str | Path | None, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``sources`` with WIKI's texts of ``groups`` replaced by every WIKI text of those groups
+    (BOLD Table 5's calibration on the whole groups rather than a sample), prepared
+    (anonymised) like the rest through the same cache."""
+    from nlgbias.bold import texts as BT
+
+    every = BT.wiki_texts(None, 0, seed)
+    full = BT.prepare_sources({BT.WIKI: every[every["group"].isin(groups)]}, cache_root)[BT.WIKI]
+    w = sources[BT.WIKI]
+    return {**sources, BT.WIKI: pd.concat([w[~w["group"].isin(groups)], full], ignore_index=True)}
+
+
 def card_table(clf: R.RegardClassifier) -> pd.DataFrame:
     """The classifier's model card as a two-column table (values as text)."""
     return pd.DataFrame({"field": list(clf.card), "value": [str(v) for v in clf.card.values()]})

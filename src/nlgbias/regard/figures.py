@@ -15,12 +15,13 @@ LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b
 
 
 def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, int] | None = None,
-            ) -> plt.Figure:
+            selected: str | None = None) -> plt.Figure:
     """Dev and test accuracy per model: the mean over runs (bars) with its 95 % interval (error
     bars from ``<split>_mean_lo`` to ``<split>_mean_hi``: the texts' sampling, widened to hold
     every seed) and each seed's accuracy (dots, where ``summary`` has ``<split>_per_seed``), and
     the paper's BERT test accuracy as a dashed line (Sheng Figure 1, footnote 9). ``n_texts``:
-    texts per split, shown in the title."""
+    texts per split, shown in the title. ``selected``: the model whose setting was chosen on
+    dev: its dev bar is hatched and labelled optimistic (selection on dev biases it upwards)."""
     models = list(summary["model"])
     x = np.arange(len(models))
     w = 0.38
@@ -31,8 +32,15 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
         if f"{split}_mean_lo" in summary:
             err = np.clip(np.vstack([mean - summary[f"{split}_mean_lo"].to_numpy(dtype=float),
                                      summary[f"{split}_mean_hi"].to_numpy(dtype=float) - mean]), 0, None)
-        ax.bar(x + (k - 0.5) * w, mean, w, yerr=err, capsize=3, color=color,
-               label=f"{split} (mean, 95% interval)", error_kw={"lw": 1})
+        bars = ax.bar(x + (k - 0.5) * w, mean, w, yerr=err, capsize=3, color=color,
+                      label=f"{split} (mean, 95% interval)", error_kw={"lw": 1})
+        if split == "dev" and selected in models:
+            i = models.index(selected)
+            bars[i].set_hatch("//")
+            bars[i].set_edgecolor("white")
+            ax.text(x[i] - 0.5 * w, mean[i] / 2, "selected on dev:\noptimistic", rotation=90,
+                    ha="center", va="center", fontsize=7,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.9})
         if f"{split}_per_seed" in summary:
             for i, vals in enumerate(summary[f"{split}_per_seed"]):
                 v = [float(t) for t in str(vals).split()]
