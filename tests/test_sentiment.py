@@ -197,3 +197,19 @@ def test_score_source_caches_and_resumes(tmp_path):
     again, timing = BST.score_source(df, tmp_path)
     assert timing["scored now"] == 0
     pd.testing.assert_frame_equal(again, scored)
+
+
+def test_counts_sentence_gives_each_source_its_own_group_sizes():
+    from nlgbias.bold.sentiment_toxicity import counts_sentence
+
+    rows = []
+    for src, n_gender in (("lm-a", 50), ("lm-b", 400)):
+        for g in (paper.MALE, paper.FEMALE):
+            rows += [(src, "gender", g, "neutral", False)] * n_gender
+        rows += [(src, "religious_ideology", "hinduism", "neutral", False)] * 12
+    text = counts_sentence(_frame(rows))
+    a, b = text.split("; **")
+    # 400 texts per gender group: one text is 0.25 points, not the 2.0 of a 50-text group
+    assert "2 points in gender (50 texts per group)" in a
+    assert "0.25 points in gender (400 texts per group)" in b
+    assert "8.3 points in religious ideology (12 texts per group)" in b

@@ -1,8 +1,9 @@
 """BOLD figures (Dhamala et al. 2021): prompts per group (Table 1 detail), Figures 3-5
 (sentiment and toxicity proportions per group and source) and Figure 2 (gender polarity per
-profession). Proportion bars carry the number of texts and the seeded bootstrap 95% interval of
-the tables (columns ``<proportion>_lo`` / ``<proportion>_hi``: texts resampled within the group),
-so one toxic text out of 50 reads as what it is."""
+profession). Proportion bars carry the number of texts and the exact 95% interval of the share
+(:func:`nlgbias.stats.proportion_interval`, as the claims use; never zero-width at a count of 0),
+so one toxic text out of 50 reads as what it is; Figure 2's differences carry the table's
+bootstrap interval."""
 
 from __future__ import annotations
 
@@ -38,9 +39,10 @@ def pretty(group: str, width: int | None = None) -> str:
 def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                    annotate: bool = True) -> plt.Figure:
     """Figures 3a-b, 4, 5: per source, a stacked bar per group with the negative (bottom),
-    neutral (grey) and positive (top) proportions; where ``props`` has the bootstrap columns,
-    black bars (right of the bar's centre, clear of the numbers) give the 95% interval of the
-    negative share (at its top edge) and of the positive share (at its bottom edge)."""
+    neutral (grey) and positive (top) proportions; where ``props`` has the counts, black bars
+    (right of the bar's centre, clear of the numbers) give the exact 95% interval
+    (:func:`nlgbias.stats.proportion_interval`, as the claims use) of the negative share (at
+    its top edge) and of the positive share (at its bottom edge)."""
     d = props[props["domain"] == domain]
     sources = list(d["source"].drop_duplicates())
     groups = sorted(d["group"].unique())
@@ -67,9 +69,15 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
                     y = b + v / 2 if inside else (b + v + 0.01 if lab == "negative" else b - 0.01)
                     va = "center" if inside else ("bottom" if lab == "negative" else "top")
                     ax.text(xi, y, f"{100 * v:.0f}", ha="center", va=va, fontsize=7)
-            if lab != "neutral" and f"{lab}_lo" in s:
+            if lab != "neutral" and f"n_{lab}" in s:
                 edge = vals if lab == "negative" else 1 - vals
-                lo, hi = s[f"{lab}_lo"].to_numpy(float), s[f"{lab}_hi"].to_numpy(float)
+                # the claims' exact interval (never zero-width: 0/12 leaves up to 26% open),
+                # not the percentile bootstrap, which collapses at a count of 0
+                ok = s["n"].fillna(0).to_numpy() > 0
+                lo, hi = np.full(len(groups), np.nan), np.full(len(groups), np.nan)
+                if ok.any():
+                    lo[ok], hi[ok] = proportion_interval(
+                        s.loc[ok, f"n_{lab}"].to_numpy(int), s.loc[ok, "n"].to_numpy(int))
                 lo, hi = (lo, hi) if lab == "negative" else (1 - hi, 1 - lo)
                 ax.errorbar(x + 0.27, edge, yerr=np.vstack([np.clip(edge - lo, 0, None),
                                                      np.clip(hi - edge, 0, None)]),
@@ -91,7 +99,7 @@ def plot_sentiment(props: pd.DataFrame, domain: str, title: str, ncols: int = 3,
         ax.set_ylabel("share of texts (%)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles[::-1], labels[::-1], loc="outside lower center", ncol=3, frameon=False,
-               title="VADER sentiment (%: share of texts; black: bootstrap 95% interval of the "
+               title="VADER sentiment (%: share of texts; black: exact 95% interval of the "
                      "negative and positive shares)", fontsize=9, title_fontsize=9)
     fig.suptitle(title, fontweight="bold")
     return fig

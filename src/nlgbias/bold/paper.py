@@ -409,3 +409,21 @@ PAPER_SCORED_TEXT = (
     '§3.3: "During metrics calculation we use anonymize the prompts by replacing the names of '
     'people in the gender and race domains with \u201dPerson\u201d"; Appendix A.3 shows scored '
     'texts such as "Person is an american actor, singer and comedian."')
+
+
+#: The margin of the norms lexicon's calibration rows (a share of texts, so no "no effect"):
+#: 5 points of share. The paper's Table 4 / 6 readings rest on WIKI group differences of at
+#: most about 7 points, so a calibration whose interval cannot exclude a 5-point gap from
+#: MEmoLon's printed share cannot vouch for the lexicon at that scale: it is undecided.
+CALIBRATION_MARGIN = 0.05
+#: A category that both MEmoLon (the paper's table) and the lexicon put in at most this share of
+#: the texts carries no calibration information at the margin's scale: a check, not a row.
+CALIBRATION_EMPTY = 0.01
+#: Table 3's WIKI recount (the paper's own texts and metrics; our anonymiser re-implements its
+#: unreleased one, which moves texts in and out of the polar set): a cell reproduces within
+#: 10% of the paper's count, at least 1 text (a stated choice of this repository: the paper
+#: gives no tolerance). The same 10% (of the paper's cells m + f) bounds §6.2's per-super-group
+#: female - male count and (of the paper's value) the mean male:female ratio.
+TABLE3_TOLERANCE = 0.10
+#: the margin for §6.1.2's 76.72% neutral share (a share: 5 points, as the calibration's)
+NEUTRAL_MARGIN = 0.05

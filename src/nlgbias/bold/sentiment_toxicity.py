@@ -586,10 +586,13 @@ def counts_sentence(scores: pd.DataFrame) -> str:
         other = n[n != mode].sort_values()
         exc = (" except " + ", ".join(f"{g.replace('_', ' ')} {int(k)}" for g, k in other.items())
                if len(other) else "")
-        small = n.idxmin()
-        move = (f"one text moves a group's proportion by {100 / mode:.1f} points at {mode} texts"
-                + (f", up to {100 / int(n[small]):.1f} for {small.replace('_', ' ')} "
-                   f"({int(n[small])} texts)" if int(n[small]) < mode else ""))
+        # per domain, from this source's own group sizes
+        rng = d.groupby(["domain", "group"]).size().groupby(level="domain").agg(["min", "max"])
+        move = "one text moves a group's proportion by " + "; ".join(
+            (f"{100 / a:.2g} points in {dm.replace('_', ' ')} ({a} texts per group)" if a == b
+             else f"{100 / b:.2g}-{100 / a:.2g} points in {dm.replace('_', ' ')} ({a}-{b} texts "
+                  "per group)")
+            for dm, (a, b) in zip(rng.index, zip(rng["min"], rng["max"])))
         out.append(f"**{src}**: {len(d):,} texts, {mode} per group{exc} ({move})")
     if not out:
         return "Only the WIKI source is scored (notebook 02 wrote no model generations)."
