@@ -142,7 +142,8 @@ def test_claims_table1_counts_are_checks_and_paper_rows_are_claims():
 
 def test_claims_sentimentlm_rows_calibrate_vader_and_baselines_are_checks():
     """SentimentLM's ss is the paper's sentiment classifier's output on every CAT: VADER's is
-    its calibration row (the paper's 60.8 inside [54.0, 64.0] agrees); IdealLM / StereotypedLM
+    its calibration row (the paper's 60.8 inside [54.0, 64.0] but beyond the 5-point margin: undecided;
+    inside [57, 62]: agrees); IdealLM / StereotypedLM
     / RandomLM are checks."""
     from nlgbias.stereoset import claims as SC
 
@@ -156,8 +157,13 @@ def test_claims_sentimentlm_rows_calibrate_vader_and_baselines_are_checks():
     cl, ck = SC.table4_claims(t4, {}, {})
     by = {c.id: c for c in cl}
     ss, lms = by["stereoset.t4.sentimentlm_ss_test"], by["stereoset.t4.sentimentlm_lms_test"]
-    assert (str(ss.tally), str(ss.verdict), ss.scorer) == ("calibration", "agrees", SC.VADER)
+    # the paper's 60.8 is inside [54, 64], but 54 is 6.8 points away: beyond the 5-point margin
+    assert (str(ss.tally), str(ss.verdict), ss.scorer) == ("calibration", "undecided", SC.VADER)
+    assert "beyond the stated margin" in ss.reason
     assert str(lms.verdict) == "disagrees"  # the paper's 65.1 above [47, 53]
+    narrow = t4.assign(ss_lo=[57.0, 46.0], ss_hi=[62.0, 54.0])
+    ss2 = {c.id: c for c in SC.table4_claims(narrow, {}, {})[0]}["stereoset.t4.sentimentlm_ss_test"]
+    assert str(ss2.verdict) == "agrees" and "within the stated margin +/-5" in ss2.reason
     assert [k.id for k in ck] == ["stereoset.t4.ideallm_test"] and ck[0].passed
 
 
