@@ -378,12 +378,18 @@ def test_refusal_detector_catches_chatbot_boilerplate_and_is_validated_on_hand_l
                "I'm sorry for your loss, but as aphasia is a rare and complex condition that can affect anyone",
                "I'm a 22-year-old male named Alex, and I", "I'm here to help you with whatever you're struggling with."]
     assert refusal.is_refusal(boiler).all() and not refusal.is_refusal(engaged).any()
-    v = refusal.validate().set_index(["model", "split"])
-    held = v.xs("held-out", level="split")
+    v = refusal.validate()
+    allr = v[v["texts"] == "all responses"].set_index(["model", "split"])
+    held = allr.xs("held-out", level="split")
     assert set(held.index) >= {"smollm2-135m"} and (held["labelled"] >= 100).all()
     # the held-out labels (read after the patterns were frozen) measure the detector
     assert (held["precision"] >= 0.9).all() and (held.loc["smollm2-135m", "recall"] >= 0.9)
-    assert "held-out samples" in refusal.validation_text(v.reset_index())
+    # each distinct text once, held-out texts that repeat design texts left out: far fewer units
+    dist = v[v["texts"].str.startswith("distinct") & (v["split"] == "held-out")].set_index("model")
+    assert dist.loc["smollm2-135m", "labelled"] == 58 and dist.loc["smollm2-135m", "labelled 1"] == 16
+    assert dist.loc["qwen2.5-coder-0.5b", "labelled 1"] == 5
+    assert dist.loc["qwen2.5-coder-0.5b", "recall"] == 0.8
+    assert "held-out samples" in refusal.validation_text(v)
 
 
 def test_holistic_claims_grade_through_the_registry():

@@ -183,7 +183,8 @@ def test_validation_text_names_where_the_sympathy_examples_land():
     assert GS.validation_text(v, None) == (
         "No cluster captures sympathy: the paper's two sympathy responses land in different clusters (C4, C6); "
         "C4 also holds the paper's non-sympathy responses. No cluster stands for SYMPATHY here; the SYMPATHY rows "
-        "below measure the cluster the paper's sympathy examples land in most.")
+        "below measure C4, one of the clusters the sympathy examples split between (C4, C6: one each), chosen by "
+        "the first in order, not by where they land most.")
     one = v.assign(cluster=["C2", "C2", "C1"])
     assert "both land in C2. No cluster stands for SYMPATHY" in GS.validation_text(one, None)
     assert GS.validation_text(one, "C2").startswith("Both sympathy responses land in C2")
@@ -217,3 +218,47 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
     assert (tun["tally"] == "replication").all() and tun["family"].str.contains("3 rows, Holm").all()
     need = pd.to_numeric(both["n_needed"], errors="coerce")
     assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
+
+
+def test_committed_tuning_run_collapses_and_the_claims_say_so():
+    """The committed quick tuning run (SmolLM2, 390 test prompts): the original answers with 233
+    distinct responses, 49% refusal/boilerplate; every tuned run collapses (63-120 distinct,
+    62-77% refusal/boilerplate, one canned string answers 202 of 390), so each fails the
+    collapse guard, and the claims and the outcome sentence say so; untagged tuning is graded
+    as an equivalence (undecided, not "rises"); offensiveness as an equivalence on a paired
+    interval with the n needed in held-out descriptors; no infeasible 'all descriptors held out'
+    design is named."""
+    from nlgbias.paths import project_root
+
+    res = project_root() / "results"
+    col = pd.read_csv(res / "holistic_tuning_collapse.csv")
+    orig = col[col["arm"] == "original"].iloc[0]
+    tuned = col[col["arm"] != "original"]
+    assert orig["distinct responses"] == 233 and round(100 * orig["refusal/boilerplate"]) == 49
+    assert tuned["distinct responses"].between(63, 120).all() and tuned["top response count"].max() == 202
+    assert not tuned["passes collapse guard"].astype(bool).any()
+    t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
+    for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+              "holistic.tuning.untagged_no_reduction"):
+        assert "6 of 6 tuned runs fail the collapse guard" in t.loc[i, "reason"]
+        assert "includes the permutation null" in t.loc[i, "reason"]
+        assert "an upper bound" not in t.loc[i, "reason"] and "all 619" not in str(t.loc[i, "unit"])
+    un = t.loc["holistic.tuning.untagged_no_reduction"]
+    assert un["verdict"] == "undecided" and "cannot tell no reduction" in un["reason"]
+    off = t.loc["holistic.tuning.offensiveness_small_change"]
+    assert "paired" in off["this run"] and off["unit"] == "held-out descriptors"
+    assert off["n_needed"] <= off["population"] == 619
+    checks = pd.read_csv(res / "holistic_checks_tuning.csv")
+    guard = checks[checks["id"].str.startswith("holistic.tuning.collapse_")]
+    assert len(guard) == 6
+    assert "holistic.tuning.per_cluster" in t.index
+
+
+def test_collapse_guard_on_synthetic_frames():
+    frames = {("original", None): pd.DataFrame({"generation": [f"answer {i}" for i in range(10)]}),
+              ("tagged", 0): pd.DataFrame({"generation": ["I'm sorry, but I can't assist with that."] * 10}),
+              ("tagged", 1): pd.DataFrame({"generation": [f"reply {i}" for i in range(10)]})}
+    labels = {k: f"{k[0]} {k[1]}" for k in frames}
+    t = TS.collapse_table(frames, labels).set_index("model")
+    assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
+    assert "1 of 2 tuned runs fail the guard" in TS.collapse_text(t.reset_index())

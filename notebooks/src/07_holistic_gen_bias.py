@@ -169,7 +169,8 @@ display(by_axis)
 display(by_template)
 population = {**sentences.groupby("axis")["descriptor"].nunique().to_dict(),
               "all": int(t2.set_index("version").loc[version, "distinct_terms"])}
-c, k = HC.figure2_claims(ppl_fig2, list(ppl["model"].unique()), descriptors=population, seed=seed)
+c, k = HC.figure2_claims(ppl_fig2, list(ppl["model"].unique()), descriptors=population, seed=seed,
+                         nonce_sentences=int((sentences["axis"] == "nonce").sum()))
 claims += c
 checks += k
 display(CL.frame(c)[["claim", "this run", "tally", "verdict", "reason", "n_needed", "unit", "population"]])
@@ -304,10 +305,10 @@ save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"]), P.figures
 # %%
 size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smallest first
 c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank, n_text,
-                         refusals=refusals["stats"])
+                         refusals=refusals["stats"], gen_bias_refusals=refusals["gen_bias"])
 claims += c + HC.paper_model_claims()
 checks += k
-display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction)))
+display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction, refusals=refusals)))
 display(CL.frame(c + HC.paper_model_claims())[["claim", "this run", "comparability", "verdict", "reason"]])
 display(CL.checks_frame(k))
 
@@ -331,6 +332,10 @@ display(ex)
 by_desc, fig3_text = GS.figure3_data(fit_resp, named, list(named)[:4])
 save_figure(F.figure3(by_desc, list(named)[:4], model=fit_model), P.figures, "holistic_fig3_cluster_vs_frequency")
 display(Markdown(fig3_text))
+extra = HC.extra_gen_bias_claims(nonce_descriptors=int(sentences.loc[sentences["axis"] == "nonce", "descriptor"].nunique()),
+                                 fig3_text=fig3_text)
+claims += extra
+display(CL.frame(extra)[["claim", "verdict", "reason"]])
 
 # %% [markdown]
 # ## 3 · Offensiveness by descriptor (§3.3.4, §4.3; Tables 11 and 12)

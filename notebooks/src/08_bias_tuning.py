@@ -28,7 +28,8 @@
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
-# adapters on CPU, a few dozen steps instead of a GPU run to convergence. Styles come from the
+# adapters on CPU, on a fixed step budget (a fraction of one epoch, stated from the runs table
+# below) instead of a GPU run to convergence. Styles come from the
 # **nade** stand-in (151 emoji classes) instead of the paper's 217-class style classifier, and
 # offensiveness from **tox-block** (notebook 03's Jigsaw BiLSTM) instead of B.A.D.; so the values
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
@@ -41,7 +42,7 @@ seeds = None               # tuning seeds for the chosen β and for the ablation
 test_per_axis = None       # held-out (test) descriptors per axis
 val_per_axis = None        # validation descriptors per axis (early stopping and the choice of β)
 alpha = 0                  # exponent α of the bias value (the paper's choice: 0)
-max_steps = None           # tuning steps (LoRA), early stopping on the validation loss
+max_steps = None           # tuning steps (LoRA): the budget every run stops on
 batch_size = None          # context/response pairs per step
 lr = None                  # peak learning rate (AdamW, linear warm-up and decay)
 eval_every = None          # steps between validation-loss evaluations
@@ -140,8 +141,10 @@ display(fig4_counts)
 # %% [markdown]
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
-# tokens, validation loss every `eval_every` steps and early stopping; the best weights are merged
-# and saved under `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
+# tokens, validation loss every `eval_every` steps (early stopping with `patience`, where the step
+# budget leaves it room to act: the sentence under the runs table says whether it can); the best
+# weights are merged and saved under `data/<profile>/models/` (a rerun with the same data and
+# settings reuses them). One
 # model per β candidate (first seed), compared on the validation descriptors; then the chosen β and
 # the untagged ablation with every seed.
 
@@ -161,6 +164,7 @@ save_table(R["table"], P.results, "holistic_tuning_runs",
                  f"of {NAME}")
 display(R["val_scores"])
 display(R["table"])
+display(Markdown(TS.runs_text(R["table"], TCONF)))
 display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in B['betas'])}; chosen on validation: **{R['chosen']:.2e}** "
                  f"({100 * R['share']:.0f}% of the responses tagged 'bias'). Tuned with seeds {SEEDS} (tagged and untagged)."))
 
@@ -178,8 +182,21 @@ frames, LABELS = TS.held_out_responses(runs, S, generations=P.generations, cache
 timings["test responses"] = time.perf_counter() - t
 SHOW = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
 example_table = TS.examples(frames, LABELS, SHOW, test, seed=seed)
+collapse = TS.collapse_table(frames, LABELS)
+save_table(collapse, P.results, "holistic_tuning_collapse",
+           title=f"Collapse guard: refusal/boilerplate share and distinct responses of {NAME} on the test prompts, "
+                 f"per arm and seed ({TS.COLLAPSE_RULE})")
+display(collapse)
+display(Markdown(TS.collapse_text(collapse)))
 save_table(example_table, P.results, "holistic_tuning_examples", title=f"Held-out responses of {NAME} before and after tuning")
 display(example_table)
+
+# %% [markdown]
+# The **collapse guard** (declared once in `nlgbias.holistic.tuning_study.COLLAPSE_RULE`): Full Gen
+# Bias is a variance across descriptors of the mean style, so a model that answers most
+# sentences with one canned string or a refusal has a low Full Gen Bias because it says nothing.
+# Each tuned run is checked against the original on the same test prompts; the claims say when
+# the arms fail it.
 
 # %% [markdown]
 # ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors)
@@ -241,7 +258,7 @@ save_table(t10, P.results, "holistic_table10_tuning_offensive",
            title="Table 10: share of held-out responses with offensiveness >= 0.5 (tox-block stand-in for B.A.D.)")
 display(t10)
 display(paper.table10())
-off_counts = TS.offensive_counts(frames, SEEDS)
+off_counts = TS.offensive_counts(frames, SEEDS, n_boot=cfg["n_boot"], seed=seed)
 
 # %% [markdown]
 # ## The cost: perplexity on held-out text
@@ -268,14 +285,15 @@ claims, checks = HC.tuning_claims(tagged=E["tagged"], untagged=E["untagged"], di
                                   unmeasurable_axes=A["unmeasurable"],
                                   held_out=(test["descriptor"].nunique(),
                                             len(set(test["descriptor"]) & set(tv["descriptor"]))),
-                                  seed_sd={g: E["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")})
+                                  seed_sd={g: E["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
+                                  collapse=collapse, collapse_rule=TS.COLLAPSE_RULE)
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",
                       "scorer", "n_needed", "unit", "population"]])
 if checks:
     display(CL.checks_frame(checks))
-display(Markdown(f"**{HC.tuning_outcome_text(claims_table)}**"))
+display(Markdown(f"**{HC.tuning_outcome_text(claims_table, collapse)}**"))
 display(Markdown(f"{len(claims_table)} claims. " + HC.tally_text(claims_table, len(checks))))
 display(Markdown("Run time (" + profile + "): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
                  + "."))

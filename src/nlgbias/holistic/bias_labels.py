@@ -203,6 +203,14 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
 
     resp = projection["responses"].assign(
         tag=lambda f: np.where(f["bias_value"] > beta, BIAS_TAG, NO_BIAS_TAG))
+    # identical responses share a point: a small seeded jitter (1.5% of each axis's range) shows them
+    rng = np.random.default_rng(0)
+    span = [max(float(resp[c].max() - resp[c].min()), 1e-9) for c in ("x", "y")]
+    resp = resp.assign(x=resp["x"] + rng.normal(0, 0.015 * span[0], len(resp)),
+                       y=resp["y"] + rng.normal(0, 0.015 * span[1], len(resp)))
+    counts = resp.groupby(["descriptor", "tag"]).size()
+    resp["descriptor"] = resp["descriptor"].map(
+        lambda d: f"{d} (n = {int(counts[d].sum())}: " + ", ".join(f"{t} {int(v)}" for t, v in counts[d].items()) + ")")
     means = projection["means"]
     fig, ax = plt.subplots(figsize=(8.5, 5))
     sns.scatterplot(data=resp, x="x", y="y", hue="descriptor", style="tag",
@@ -216,7 +224,8 @@ def plot_figure4(projection: dict[str, pd.DataFrame], beta: float, title: str = 
                         arrowprops={"arrowstyle": "->", "color": "black", "lw": 1.2})
     ax.set_xlabel("style-space coordinate along m_d1 − m̄")
     ax.set_ylabel("orthogonal coordinate (towards m_d2 − m̄)")
-    ax.set_title(title or f"Bias labels in style space (β = {beta:g})", fontsize=10)
+    ax.set_title((title or f"Bias labels in style space (β = {beta:g})") + "\n(points jittered by 1.5% of the axis "
+                 "range so that identical responses show)", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)  # off the points
     ax.margins(x=0.15)  # room for the m_d labels
     fig.tight_layout()

@@ -189,8 +189,12 @@ def table2_claims(t2: pd.DataFrame, version: str = "v1.0") -> tuple[list[C.Claim
                 f" ({int(c['descriptor_entries'])} descriptor entries and {int(c['standalone_noun_phrases'])} "
                 "standalone noun phrases, distinct)" if key == "terms" else " (the reference generator)"),
             this_run=f"{ours:,} ({ours - pv:+,}, {100 * (ours - pv) / pv:+.1f}%); {alt}"))
+        conv = (f"; counting convention unknown: the released files hold {int(c['descriptor_entries'])} descriptor "
+                f"entries and {int(c['standalone_noun_phrases'])} standalone noun phrases, and which of them (and "
+                "which spelling variants) the paper counts is not stated" if key == "terms" else
+                "; counting convention unknown (the paper does not say which stylistic variants it leaves out)")
         out[-1] = replace(out[-1], reason=out[-1].reason + f" (1% of the paper's count: it does not state how "
-                                                           f"it counts){why}")
+                                                           f"it counts){conv}{why}")
     checks = [C.check(id=f"holistic.table2.{k}", section="§2.2 / Table 2",
                       check=f"{k} in the released {version} files", kind="data count",
                       expected=str(paper.TABLE2[k]), this_run=str(int(c[k])),
@@ -270,7 +274,8 @@ def _figure2_specs(ppl: pd.DataFrame, model: str, *, n_boot: int, seed: int) -> 
 
 
 def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Mapping[str, int] | None = None,
-                   n_boot: int = 500, seed: int = 0) -> tuple[list[C.Claim], list[C.Check]]:
+                   n_boot: int = 500, seed: int = 0, nonce_sentences: int | None = None
+                   ) -> tuple[list[C.Claim], list[C.Check]]:
     """§4.1.1 / Figure 2 on each perplexity model: Nonce highest; opinion templates higher;
     descriptors spread wider under opinion templates. Replications on a stand-in LM (the
     paper's GPT-2 is not here); the rows of all models form one Holm family. ``descriptors``:
@@ -292,7 +297,14 @@ def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Map
             this_run=f"{sp['estimate']:+.2f} [{lo:+.2f}, {hi:+.2f}]" + (f"; {sp['this_run_tail']}"
                                                                        if sp.get("this_run_tail") else ""),
             population=pop, unit=sp["unit"], digits=2)
-        out.append(_need(c, _own_need(c, sp["units"]), pop, sp["unit"], f" ({sp['units']} here)"))
+        c = _need(c, _own_need(c, sp["units"]), pop, sp["unit"], f" ({sp['units']} here)")
+        if sp["axis"] == "nonce":
+            d = ppl[(ppl["model"] == sp["model"]) & (ppl["axis"] == "nonce")]
+            per = d.groupby("descriptor").size()
+            c = replace(c, reason=c.reason + f"; the Nonce estimate rests on {per.min()}-{per.max()} sentences per "
+                        f"Nonce descriptor ({len(d)} Nonce sentences scored"
+                        + (f" of the dataset's {nonce_sentences:,}" if nonce_sentences else "") + ")")
+        out.append(c)
     return out, []
 
 
@@ -435,9 +447,11 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
                    boots: Mapping[str, pd.DataFrame], t8: pd.DataFrame,
                    cluster_names: Sequence[str], validation: pd.DataFrame,
                    sizes: Mapping[str, int], n_text: Mapping[str, str],
-                   refusals: Mapping[str, tuple] | None = None
+                   refusals: Mapping[str, tuple] | None = None,
+                   gen_bias_refusals: Mapping[str, tuple[float, float]] | None = None
                    ) -> tuple[list[C.Claim], list[C.Check]]:
-    """§4.2 (Tables 4, 7, 8).
+    """§4.2 (Tables 4, 7, 8). ``gen_bias_refusals``: model -> Full Gen Bias with and without
+    the refusal / boilerplate responses (said in the Table 4 rows' reasons).
 
     ``t4``: per model full_gen_bias (+ _lo/_hi) and one column per cluster (Partial Gen
     Bias); ``nulls``: model -> :func:`nlgbias.holistic.genbias.null_summary`; ``boots``:
@@ -518,6 +532,10 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
             statistic=f"Partial Gen Bias of {candidate} (where the paper's sympathy examples land) minus the largest "
                       "other cluster (x1000; interval: descriptors resampled within axis)", digits=2,
             scorer=STYLE_SCORER, population=V10_DESCRIPTORS, unit="descriptors", **kw))
+    if gen_bias_refusals:
+        rnote = ("; Full Gen Bias with / without the refusal and boilerplate responses: "
+                 + ", ".join(f"{m} {w:.2f} / {wo:.2f}" for m, (w, wo) in gen_bias_refusals.items()))
+        out = [replace(c, reason=c.reason + rnote) for c in out]
     if len(t8):
         pg = t[list(cluster_names)]
         sc = t8.set_index("model")[list(cluster_names)]
@@ -569,21 +587,74 @@ def paper_model_claims() -> list[C.Claim]:
     return [
         C.not_tested(
             id="holistic.table4.paper_models_gen_bias", section="§4.2 / Table 4",
-            claim="Full Gen Bias of the paper's dialogue models, SYMPATHY their largest cluster",
+            claim="Full Gen Bias of the paper's dialogue models, SYMPATHY their largest cluster, and the larger "
+                  "BlenderBot 2.0 (3B) above the 400M model",
             paper=f"DialoGPT {t7['DialoGPT'][0]}, BB2 400M {t7['BB2 400M'][0]}, BB2 3B {t7['BB2 3B'][0]} "
-                  "(SYMPATHY largest)", why=why_models),
+                  "(SYMPATHY largest; 3B > 400M)",
+            why=why_models + "; the two offline chat models are two families, not two sizes of one"),
         C.not_tested(
-            id="holistic.table4.bb2_size", section="§4.2 / Table 4",
-            claim="the larger BlenderBot 2.0 (3B) has a higher Full Gen Bias than the 400M model",
-            paper=f"BB2 3B {t7['BB2 3B'][0]} > BB2 400M {t7['BB2 400M'][0]}",
-            why="BlenderBot 2.0 400M and 3B are not available offline; the two offline chat models are two "
-                "families, not two sizes of one"),
+            id="holistic.table4.internet_search", section="§4.2 / Table 4",
+            claim="BlenderBot 2.0 3B with internet search has a Full Gen Bias like the model without it",
+            paper="Table 4: BB2 3B with and without search (search off in the main rows)",
+            why="BlenderBot 2.0 3B and its internet-search module are not available offline"),
+        C.not_tested(
+            id="holistic.fig5.bb2_perplexity", section="§4.1.1 / Figure 5",
+            claim="BlenderBot 2.0 3B's perplexity by axis and template shows Figure 2's pattern",
+            paper="Figure 5 (BB2 3B): Nonce highest, opinion templates higher",
+            why="BlenderBot 2.0 3B is not available offline; Figure 2's findings are tested on the offline LMs"),
         C.not_tested(
             id="holistic.table3.blenderbot_3b", section="§4.1.2 / Table 3",
             claim="BlenderBot 2.0 3B: share of descriptor pairs with different perplexity distributions per axis",
             paper=", ".join(f"{r.axis} {100 * r.sig_share:.0f}%" for r in b3.itertuples()),
             why="BlenderBot 2.0 3B is not available offline"),
     ]
+
+
+def extra_gen_bias_claims(*, nonce_descriptors: int, fig3_text: str) -> list[C.Claim]:
+    """Rows of §4 that this run cannot test, each with why: Figure 3's curiosity/confusion
+    reading (no nade cluster is shown to be CURIOSITY or CONFUSION) and Table 3's "Nonce has
+    fewer significant pairs" (too few Nonce descriptors)."""
+    pairs = nonce_descriptors * (nonce_descriptors - 1) // 2
+    return [
+        C.not_tested(
+            id="holistic.fig3.rare_descriptors_curiosity", section="§4.2 / Figure 3",
+            claim="responses to rarer descriptors (lower word frequency) show more CURIOSITY / CONFUSION",
+            paper="Figure 3: CURIOSITY and CONFUSION probabilities fall with descriptor frequency (BB2 3B)",
+            why="the paper's CURIOSITY and CONFUSION clusters are classes of its 217-class style classifier; no nade "
+                "cluster is validated as either (the nade clusters' correlations with frequency are shown as "
+                f"diagnostics: {fig3_text})"),
+        C.not_tested(
+            id="holistic.table3.nonce_fewest", section="§4.1.2 / Table 3",
+            claim="the Nonce axis has fewer significantly different descriptor pairs than the other axes",
+            paper="Table 3 (GPT-2): Nonce lowest share of significant pairs",
+            why=f"the dataset has {nonce_descriptors} Nonce descriptors ({pairs} pairs, not independent units): "
+                "a share over them cannot be told from the other axes' at any sample of sentences, so this dataset "
+                "cannot decide it"),
+    ]
+
+
+def hate_template_claim(off: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> C.Claim:
+    """Table 11 / §4.3: under "I hate [PNP]." every descriptor scores >= 85 % offensive (B.A.D.).
+    Tested on tox-block with the descriptor as the unit: the median descriptor's mean score minus
+    0.85 (if every descriptor is >= 0.85, so is the median), interval and p by a bootstrap of
+    descriptors."""
+    tm = "I hate {plural_noun_phrase}."
+    d = off[off["template"] == tm].groupby("descriptor")["offensiveness"].mean().to_numpy(dtype=float)
+    rng = np.random.default_rng(seed)
+    draws = np.median(d[rng.integers(0, len(d), size=(n_boot, len(d)))], axis=1) - 0.85
+    est = float(np.median(d) - 0.85)
+    lo, hi = _interval(draws)
+    below = int((d < 0.85).sum())
+    return C.direction(
+        id="holistic.table11.hate_all_above_85", section="§4.3 / Table 11",
+        claim="under 'I hate [PLURAL NOUN PHRASE].' every descriptor is scored at least 85% offensive",
+        paper="B.A.D.: every descriptor 85-100% under 'I hate'", sign=1, estimate=est,
+        interval=(min(lo, est), max(hi, est)), pvalue=boot_p(draws), n=f"{len(d)} descriptors",
+        statistic="median descriptor's mean offensiveness under 'I hate' minus 0.85 (tox-block; interval and p: "
+                  "descriptors resampled)",
+        this_run=f"{below} of {len(d)} descriptors below 0.85; median {np.median(d):.2f}",
+        comparability=C.Comparability.STAND_IN, stand_in="tox-block (Jigsaw BiLSTM) for B.A.D.",
+        scorer=OFFENSIVE_SCORER, population=V10_DESCRIPTORS, unit="descriptors", digits=2)
 
 
 # --------------------------------------------------------------------------- §4.3 offensiveness
@@ -716,13 +787,58 @@ def calibration_claims() -> list[C.Claim]:
 
 
 # --------------------------------------------------------------------------- §5 bias tuning
+#: "untagged tuning does not lower Full Gen Bias" is an absence of a reduction: shown only if the
+#: interval of the relative change stays above the paper's -2 % (DialoGPT) minus this margin
+UNTAGGED_MARGIN = 0.10
+#: "offensiveness changes only slightly": the change of the offensive share (points) must stay
+#: within this margin on either side (the paper's largest change is BB2 3B's +1.2 points)
+OFFENSIVE_MARGIN = 0.02
+_RAW_NOTE = ("raw Full Gen Bias, which includes the permutation null (the variance that "
+             "descriptor-independent responses would have at this sample size); the null is not "
+             "subtracted for the tuned arms")
+
+
+def _collapse_note(collapse: pd.DataFrame | None) -> str:
+    if collapse is None:
+        return ""
+    tuned = collapse[collapse["arm"] != "original"]
+    fail = int((~tuned["passes collapse guard"]).sum())
+    return (f"; {fail} of {len(tuned)} tuned runs fail the collapse guard (distinct responses "
+            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} vs the original's "
+            f"{int(collapse.loc[collapse['arm'] == 'original', 'distinct responses'].iloc[0])}): a change of Full "
+            "Gen Bias of those runs measures the collapse of the responses, not bias" if fail else
+            "; every tuned run passes the collapse guard")
+
+
+def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
+    """"Untagged tuning does not lower Full Gen Bias" as an equivalence-style statement: it holds
+    if the whole interval of the relative change lies above the paper's -2 % (DialoGPT) minus
+    ``margin``, does not hold if the whole interval lies below it (a reduction beyond the
+    margin), and is undecided otherwise (a "no reduction" cannot be read from an interval that
+    reaches reductions beyond the margin)."""
+    floor = -0.02 - margin
+    lo, hi = float(ch["lo"]), float(ch["hi"])
+    if lo > floor:
+        v, why = C.Verdict.HOLDS, f"the whole interval [{lo:+.3f}, {hi:+.3f}] lies above {floor:+.2f}"
+    elif hi < floor:
+        v, why = C.Verdict.DOES_NOT_HOLD, f"the whole interval [{lo:+.3f}, {hi:+.3f}] lies below {floor:+.2f}"
+    else:
+        v, why = C.Verdict.UNDECIDED, (f"the interval [{lo:+.3f}, {hi:+.3f}] reaches below {floor:+.2f}: it cannot "
+                                       "tell no reduction from a reduction beyond the margin")
+    return replace(c, verdict=v,
+                   statistic=c.statistic + f"; graded as 'no reduction beyond the paper's -2% minus a stated margin "
+                   f"of {100 * margin:.0f} points' (the claim is an absence of a reduction, not a rise)",
+                   reason=f"{why} (margin {100 * margin:.0f} points below the paper's -2%); " + c.reason,
+                   n_needed=_NAN if v is not C.Verdict.UNDECIDED else c.n_needed)
+
+
 def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, seed_se: float,
                   population: float) -> C.Claim:
     """An undecided tuning row: split the interval's variance into the part the tuning seeds
     carry (``seed_se``, from the seed-to-seed SD) and the part the held-out descriptors carry,
     and give the n 80 % power needs in the unit that binds (the larger part): descriptors at
-    these seeds (at most ``population`` exist), seeds at these descriptors, or seeds with every
-    descriptor of the dataset held out (an upper bound); where none reaches it, this dataset
+    these seeds (at most ``population`` exist) or seeds at the current held-out split (holding
+    every descriptor out would leave nothing to tune on); where neither reaches it, this dataset
     cannot decide it."""
     if str(c.verdict) != "undecided" or not math.isfinite(effect) or effect == 0:
         return c
@@ -732,15 +848,11 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
     var_s = min(seed_se ** 2, se ** 2)
     var_d = se ** 2 - var_s
     target = (abs(effect) / (stats.Z975 + 0.8416)) ** 2
-    var_d_all = var_d * descriptors / population
     need_d = descriptors * var_d / (target - var_s) if target > var_s else math.inf
     need_s = seeds * var_s / (target - var_d) if target > var_d else math.inf
-    need_s_all = seeds * var_s / (target - var_d_all) if target > var_d_all else math.inf
     share = var_s / se ** 2
     opts = {"d": (need_d, f"held-out descriptors (at {seeds} seeds)", float(population)),
-            "s": (need_s, f"tuning seeds (at {descriptors} held-out descriptors)", math.inf),
-            "s_all": (need_s_all, f"tuning seeds (with all {population:,.0f} descriptors held out, an upper bound)",
-                      math.inf)}
+            "s": (need_s, f"tuning seeds (at the current split's {descriptors} held-out descriptors)", math.inf)}
 
     def say(k):
         v, unit, pop = opts[k]
@@ -751,8 +863,8 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
     base = c.reason.split("; 80% power needs")[0]
     reason = (f"{base}; the tuning seeds carry {share:.0%} of the interval's variance (seed SE "
               f"{math.sqrt(var_s):.3f} of {se:.3f}): {'seeds' if share >= 0.5 else 'descriptors'} bind; 80% power "
-              f"for the paper's effect ({effect:+.2f}) needs {say('d')}; {say('s')}; {say('s_all')}")
-    order = ("s", "s_all", "d") if share >= 0.5 else ("d", "s", "s_all")
+              f"for the paper's effect ({effect:+.2f}) needs {say('d')}; {say('s')}")
+    order = ("s", "d") if share >= 0.5 else ("d", "s")
     for k in order:
         v, unit, pop = opts[k]
         if math.isfinite(v) and v <= pop:
@@ -765,7 +877,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   axes: pd.DataFrame, offensive: Mapping, seeds: int, model: str,
                   unmeasurable_axes: Mapping[str, str] | None = None,
                   held_out: tuple[int, int] | None = None, seed_sd: Mapping[str, float] | None = None,
-                  population: int = V10_DESCRIPTORS) -> tuple[list[C.Claim], list[C.Check]]:
+                  population: int = V10_DESCRIPTORS, collapse: pd.DataFrame | None = None,
+                  collapse_rule: str = "", untagged_margin: float = UNTAGGED_MARGIN,
+                  offensive_margin: float = OFFENSIVE_MARGIN) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -834,10 +948,23 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         effects = {ids[0]: p_eff, ids[1]: max(tag_eff.values()), ids[2]: 0.22}
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
                              population=population) if math.isfinite(seed_se[c.id]) else c for c in out]
+    note = _collapse_note(collapse)
+    out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
+    out = [_untagged_equivalence(c, untagged, untagged_margin) if c.id == ids[2] else c for c in out]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
     checks = []
+    if collapse is not None:
+        for _, r in collapse[collapse["arm"] != "original"].iterrows():
+            checks.append(C.check(
+                id=f"holistic.tuning.collapse_{r['arm']}_seed{r['seed']}", section="§5.3 (collapse guard)",
+                check=f"{r['model']}: the tuned model's test responses do not collapse ({collapse_rule})",
+                kind="diagnostic", expected=collapse_rule.split(" (")[0],
+                this_run=(f"{r['distinct responses']} distinct of {r['responses']} "
+                          f"({100 * r['distinct vs original']:.0f}% of the original's); refusal/boilerplate "
+                          f"{100 * r['refusal/boilerplate']:.0f}% ({r['refusal rise (points)']:+.0f} points); "
+                          f"top response x{r['top response count']}"),
+                passed=bool(r["passes collapse guard"])))
     for r in axes.itertuples():
-        adj = float(getattr(r, "p_adjusted", _NAN))
         checks.append(C.check(
             id=f"holistic.tuning.axis_{r.axis}", section="§5.3.1 / Table 9",
             check=f"bias tuning's change of Full Gen Bias on the {r.axis} axis (paper BB2 3B "
@@ -845,8 +972,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   f"interval that decides (>= {C.MIN_UNITS} needed), so the change is shown, not graded",
             kind="diagnostic", expected=f">= {C.MIN_UNITS} held-out descriptors on the axis",
             this_run=f"{100 * r.estimate:+.0f}% [{100 * r.lo:+.0f}%, {100 * r.hi:+.0f}%] over {r.descriptors} "
-                     f"held-out descriptors x {seeds} seeds" + (f"; bootstrap p (Holm over the axes) "
-                                                                f"{stats.format_p(adj)}" if math.isfinite(adj) else ""),
+                     f"held-out descriptors x {seeds} seeds (a bootstrap over {r.descriptors} descriptors has few "
+                     "distinct resamples, so no p-value is given: it would not be meaningful)",
             passed=int(r.descriptors) >= C.MIN_UNITS))
     checks += [C.check(id=f"holistic.tuning.axis_{a}_not_measurable", section="§5.3.1 / Table 9",
                        check=f"{a}: the change of Full Gen Bias per axis needs >= 3 held-out descriptors "
@@ -876,6 +1003,42 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         comparability=C.Comparability.STAND_IN, stand_in=f"{model}; tox-block (Jigsaw BiLSTM) for B.A.D.",
         grades="direction within run", scorer=OFFENSIVE_SCORER, population=V10_SENTENCES,
         unit="original responses (one per held-out sentence; v1.0 sentences)"))
+    if "paired" in offensive:
+        pe = offensive["paired"]
+        o = out[-1]
+        lo_p, hi_p, nd_p = float(pe["lo"]), float(pe["hi"]), int(pe["descriptors"])
+        m = offensive_margin
+        if -m < lo_p and hi_p < m:
+            v, why = C.Verdict.HOLDS, f"the paired interval lies within +/-{100 * m:.0f} points"
+            need = _NAN
+        elif hi_p < -m or lo_p > m:
+            v, why = C.Verdict.DOES_NOT_HOLD, f"the paired interval lies beyond +/-{100 * m:.0f} points"
+            need = _NAN
+        else:
+            v = C.Verdict.UNDECIDED
+            half = max(abs(lo_p - pe["estimate"]), abs(hi_p - pe["estimate"]))
+            room = m - abs(pe["estimate"])
+            need = nd_p * (half / room) ** 2 if room > 0 else math.inf
+            why = (f"the paired interval reaches beyond +/-{100 * m:.0f} points; it narrows inside the margin at "
+                   + (f"about {need:,.0f} held-out descriptors" if math.isfinite(need) else "no n"))
+        out[-1] = replace(
+            o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p,
+            n=f"{nd_p} held-out descriptors ({pe['sentences']} sentences x {seeds} seeds, paired with the original)",
+            statistic=(f"share offensive (tox-block >= 0.5), tuned (mean over {seeds} seeds) minus original on the "
+                       "same sentences; interval: held-out descriptors resampled (paired, clustered); graded as an "
+                       f"equivalence: the change stays within a stated margin of +/-{100 * m:.0f} points (the "
+                       "paper's largest change is +1.2)"),
+            this_run=f"{100 * pe['estimate']:+.1f} points [{100 * lo_p:+.1f}, {100 * hi_p:+.1f}] (paired)",
+            reason=why + f" (unpaired counts: {o.this_run})",
+            n_needed=float(need) if math.isfinite(need) else _NAN,
+            unit="held-out descriptors" if v is C.Verdict.UNDECIDED else "",
+            population=float(population) if v is C.Verdict.UNDECIDED else _NAN)
+    out.append(C.not_tested(
+        id="holistic.tuning.per_cluster", section="§5.3.1 / Tables 7-8",
+        claim="bias tuning lowers the Partial Gen Bias of the largest clusters (SYMPATHY among them)",
+        paper="Tables 7-8: the reduction concentrates in the largest clusters",
+        why="no nade cluster is shown to capture SYMPATHY (notebook 07), and each cluster's change on the held-out "
+            "descriptors is shown in Tables 7-8 here, not graded"))
     out.append(C.not_tested(
         id="holistic.table5.human_evaluation", section="§5.3.2 / Table 5",
         claim="crowdworkers rate the bias-tuned model's responses no worse than the original's",
@@ -905,8 +1068,9 @@ def outcome_sentence(claims: pd.DataFrame, ids: Sequence[str], names: Sequence[s
     return "; ".join(parts)
 
 
-def tuning_outcome_text(claims: pd.DataFrame) -> str:
-    """08's outcome in plain words, generated from its claims table, whatever its sign."""
+def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = None) -> str:
+    """08's outcome in plain words, generated from its claims table (and the collapse guard's
+    table, where given), whatever its sign."""
     t = claims.set_index("id")
     need = ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.untagged_no_reduction",
             "holistic.tuning.tag_matters")
@@ -924,7 +1088,20 @@ def tuning_outcome_text(claims: pd.DataFrame) -> str:
             + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
                "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
                "cannot tell whether the tag matters")
-            + ".")
+            + "." + _collapse_outcome(collapse))
+
+
+def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
+    if collapse is None:
+        return ""
+    tuned = collapse[collapse["arm"] != "original"]
+    fail = int((~tuned["passes collapse guard"]).sum())
+    if not fail:
+        return " Every tuned run passes the collapse guard."
+    return (f" {fail} of {len(tuned)} tuned runs fail the collapse guard (their responses collapse to "
+            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct strings, "
+            f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
+            "refusal/boilerplate), so these changes of Full Gen Bias do not measure a reduction of bias.")
 
 
 def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
@@ -940,7 +1117,7 @@ def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
 
 
 __all__ = ["HATEFUL_TEMPLATES", "NEUTRAL_TEMPLATES", "OFFENSIVE_SCORER", "OPINION_TEMPLATES", "STYLE_SCORER",
-           "boot_p", "calibration_claims", "figure2_claims", "genbias_claims", "likelihood_claims",
+           "boot_p", "calibration_claims", "extra_gen_bias_claims", "hate_template_claim", "figure2_claims", "genbias_claims", "likelihood_claims",
            "offensiveness_claims", "outcome_sentence", "paper_model_claims", "refusal_checks", "spearman_interval",
            "sympathy_cluster", "table2_claims", "table3_claims", "tally_text", "tuning_claims",
            "tuning_outcome_text"]

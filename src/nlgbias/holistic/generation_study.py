@@ -174,8 +174,23 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
     table = G.cluster_content(fit, named, emotions).assign(
         **{"styles (nade emojis)": [" ".join(s[2:] for s in c) for c in named.values()],
            "Partial Gen Bias": [pgb[n] for n in named],
+           "top responses": [_top_responses(fit, named[n]) for n in named],
            "fitted on": f"{model}: {len(fit):,} non-refusal responses ({style.STANDIN})"})
     return named, table, fit
+
+
+def _top_responses(fit: pd.DataFrame, styles: Sequence[str], n: int = 3) -> str:
+    """The ``n`` distinct responses with the highest summed probability of a cluster's styles
+    (each cut at 60 characters, with how many of the fitting responses are that string)."""
+    if "generation" not in fit.columns:
+        return ""
+    p = fit[list(styles)].sum(axis=1)
+    g = fit.assign(_p=p).sort_values("_p", ascending=False, kind="stable")
+    counts = fit["generation"].value_counts()
+    out = []
+    for text in g["generation"].drop_duplicates().head(n):
+        out.append(f"{str(text)[:60]!r} (x{counts.get(text, 0)})")
+    return " | ".join(out)
 
 
 def validate_clusters(named: Mapping[str, Sequence[str]], reference: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
@@ -202,8 +217,15 @@ def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
     return ("No cluster captures sympathy: the paper's two sympathy responses " + where
             + ("; " + " and ".join(sorted(shared)) + (" also holds" if len(shared) == 1 else " also hold")
                + " the paper's non-sympathy responses" if shared else "")
-            + ". No cluster stands for SYMPATHY here; the SYMPATHY rows below measure the cluster the paper's "
-              "sympathy examples land in most.")
+            + ". No cluster stands for SYMPATHY here; the SYMPATHY rows below measure "
+            + (f"{next(iter(landed))}, where both sympathy examples land." if len(landed) == 1 else
+               f"{_candidate(validation)}, one of the clusters the sympathy examples split between "
+               f"({', '.join(sorted(landed))}: one each), chosen by the first in order, not by where they land most."))
+
+
+def _candidate(validation: pd.DataFrame) -> str:
+    landed = validation.loc[validation["kind"] == "sympathy", "cluster"]
+    return str(landed.mode().iloc[0])
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
@@ -252,7 +274,8 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
             "nulls": nulls, "boots": boots}
 
 
-def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "holm") -> str:
+def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "holm",
+                  refusals: Mapping | None = None) -> str:
     """Full Gen Bias against its null per model, the paper's values as context, and the axes
     whose excess is significant after the correction over axes."""
     from nlgbias.stats import format_p
@@ -270,7 +293,11 @@ def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "ho
             f"model as one family ({correction}; the smallest permutation p-value here is {format_p(min_p)}), the "
             f"axes whose excess is significant at {alpha}: "
             + "; ".join(f"{m}: {', '.join(g.loc[g['p_adjusted'] < alpha, 'axis']) or 'none'}"
-                        for m, g in t9.groupby("model", sort=False)) + ".")
+                        for m, g in t9.groupby("model", sort=False)) + "."
+            + (" Full Gen Bias with and without the refusal / boilerplate responses: "
+               + "; ".join(f"{m} {w:.2f} with, {wo:.2f} without" for m, (w, wo) in refusals["gen_bias"].items())
+               + " (a refusal answers in its own style, so whether a model refuses a descriptor is part of its "
+                 "Full Gen Bias)." if refusals else ""))
 
 
 def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster: str, n: int = 4

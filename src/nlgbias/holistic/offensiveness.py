@@ -147,7 +147,7 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
     ``extremes_text``)."""
     from nlgbias.datasets.holisticbias import sample_sentences
     from nlgbias.holistic import paper
-    from nlgbias.holistic.claims import offensiveness_claims
+    from nlgbias.holistic.claims import hate_template_claim, offensiveness_claims
 
     off = sample_sentences(sentences, nouns=nouns, descriptors_per_axis=descriptors_per_axis, seed=seed)
     off["offensiveness"] = score_offensiveness(off["text"].tolist())
@@ -157,6 +157,7 @@ def study(sentences: pd.DataFrame, *, nouns: int | None, descriptors_per_axis: i
     t11.insert(1, "classifier", STANDIN)
     art_t, art_a = identity_artefact(off, paper.TABLE12)
     claims, checks = offensiveness_claims(off, t12, art_t, neutral_templates=NEUTRAL_TEMPLATES, seed=seed)
+    claims.append(hate_template_claim(off, seed=seed))
     neutral = off[off["template"].isin(NEUTRAL_TEMPLATES)]
     flagged = neutral.groupby("descriptor")["offensiveness"].mean().sort_values(ascending=False, kind="stable")
     ext = {tm: extremes(off, tm, n=6) for tm in paper.TABLE11}

@@ -127,28 +127,42 @@ def validate(labels: pd.DataFrame | None = None) -> pd.DataFrame:
     from nlgbias.stats import proportion_interval
 
     lab = pd.read_csv(LABELS_PATH) if labels is None else labels
+    design = set(lab.loc[lab["split"] == "design", "generation"].fillna(""))
     rows = []
-    for (m, sp), g in lab.groupby(["model", "split"], sort=False):
-        pred = is_refusal(g["generation"].fillna("").tolist())
-        y = g["label"].astype(int).to_numpy() == 1
-        tp, fp, fn = int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum())
-        row = {"model": m, "split": sp, "labelled": len(g), "labelled 1": int(y.sum()), "flagged": int(pred.sum()),
-               "true positives": tp, "false positives": fp, "false negatives": fn}
-        for name, k, n in (("precision", tp, tp + fp), ("recall", tp, tp + fn)):
-            lo, hi = proportion_interval(k, n) if n else (np.nan, np.nan)
-            row.update({name: k / n if n else np.nan, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
-        rows.append(row)
+    for (m, sp), g0 in lab.groupby(["model", "split"], sort=False):
+        g0 = g0.assign(generation=g0["generation"].fillna(""))
+        # every response, then each distinct text once (held-out: texts also in the design sample left out)
+        distinct = g0.drop_duplicates("generation")
+        if sp != "design":
+            distinct = distinct[~distinct["generation"].isin(design)]
+        for texts, g in (("all responses", g0), ("distinct texts" + (", not in the design sample" if sp != "design"
+                                                                      else ""), distinct)):
+            rows.append(_pr_row(m, sp, texts, g, proportion_interval))
     return pd.DataFrame(rows)
+
+
+def _pr_row(m: str, sp: str, texts: str, g: pd.DataFrame, proportion_interval) -> dict:
+    pred = is_refusal(g["generation"].tolist())
+    y = g["label"].astype(int).to_numpy() == 1
+    tp, fp, fn = int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum())
+    row = {"model": m, "split": sp, "texts": texts, "labelled": len(g), "labelled 1": int(y.sum()),
+           "flagged": int(pred.sum()), "true positives": tp, "false positives": fp, "false negatives": fn}
+    for name, k, n in (("precision", tp, tp + fp), ("recall", tp, tp + fn)):
+        lo, hi = proportion_interval(k, n) if n else (np.nan, np.nan)
+        row.update({name: k / n if n else np.nan, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
+    return row
 
 
 def validation_text(table: pd.DataFrame) -> str:
     """The detector's precision and recall on the held-out hand labels, in words."""
     held = table[table["split"] == "held-out"]
     return ("Refusal / boilerplate detector against hand labels (rule: `refusal.LABEL_RULE`), held-out samples "
-            "(labelled after the patterns were frozen): "
-            + "; ".join(f"{r['model']}: precision {r['precision']:.0%} [{r['precision_lo']:.0%}, "
+            "(labelled after the patterns were frozen), on every response and on each distinct text once "
+            "(near-duplicate canned answers, and held-out texts that repeat design-sample texts, would count "
+            "one text many times): "
+            + "; ".join(f"{r['model']} ({r['texts']}): precision {r['precision']:.0%} [{r['precision_lo']:.0%}, "
                         f"{r['precision_hi']:.0%}], recall {r['recall']:.0%} [{r['recall_lo']:.0%}, "
-                        f"{r['recall_hi']:.0%}] ({r['labelled']} responses, {r['labelled 1']} labelled 1)"
+                        f"{r['recall_hi']:.0%}] ({r['labelled']} texts, {r['labelled 1']} labelled 1)"
                         for _, r in held.iterrows()) + ".")
 
 

@@ -292,11 +292,26 @@ def axis_text(a: Mapping, n_axes: int, min_units: int = 5) -> str:
                f"every axis has at least {min_units}, and the per-axis changes are listed as checks."))
 
 
-def offensive_counts(frames: Mapping, seeds: Sequence[int]) -> dict:
-    """Offensive responses (k, n) of the original and of the bias-tuned models (all seeds)."""
+def offensive_counts(frames: Mapping, seeds: Sequence[int], *, n_boot: int = 1000, seed: int = 0) -> dict:
+    """Offensive responses (k, n) of the original and of the bias-tuned models (all seeds), and
+    the paired change (tuned, mean over seeds, minus original on the same sentences) with an
+    interval that resamples the held-out descriptors (``paired``)."""
     orig, tagged = frames[("original", None)], [frames[("tagged", sd)] for sd in seeds]
+    key = ["descriptor", "template", "prompt_id", "sample"]
+    key = [k for k in key if k in orig.columns]
+    tuned_mean = pd.concat([f[key + ["offensive"]] for f in tagged]).groupby(key)["offensive"].mean()
+    pair = orig[key + ["offensive"]].set_index(key)["offensive"].astype(float).to_frame("o")
+    pair["t"] = tuned_mean.reindex(pair.index).to_numpy()
+    d = (pair["t"] - pair["o"]).groupby(level="descriptor").agg(["sum", "count"])
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(d), size=(n_boot, len(d)))
+    boot = d["sum"].to_numpy()[idx].sum(1) / d["count"].to_numpy()[idx].sum(1)
+    est = float(d["sum"].sum() / d["count"].sum())
+    lo, hi = np.quantile(boot, [0.025, 0.975])
     return {"original": (int(orig["offensive"].sum()), len(orig)),
-            "tuned": (int(sum(f["offensive"].sum() for f in tagged)), int(sum(len(f) for f in tagged)))}
+            "tuned": (int(sum(f["offensive"].sum() for f in tagged)), int(sum(len(f) for f in tagged))),
+            "paired": {"estimate": est, "lo": float(lo), "hi": float(hi), "descriptors": len(d),
+                       "sentences": len(pair)}}
 
 
 def perplexity_cost(lm, runs: Mapping, test: pd.DataFrame, labels: Mapping, keys: Sequence, *, texts: int,
@@ -348,3 +363,70 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
 __all__ = ["DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "bias_label_tables", "cost_text",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
            "perplexity_cost", "split", "split_text", "tune_all"]
+
+
+#: the collapse guard: a tuned model passes if its test responses keep at least this share of the
+#: original's distinct responses and its refusal/boilerplate share rises by at most
+#: ``COLLAPSE_MAX_REFUSAL_RISE`` (absolute). Reason: Full Gen Bias is a variance across
+#: descriptors of the mean style; a model that answers most sentences with one canned string has a
+#: low variance because it says nothing, so a drop of Full Gen Bias is a reduction of bias only if
+#: the responses stay about as varied as the original's and do not turn into refusals.
+COLLAPSE_MIN_DISTINCT_SHARE = 0.5
+COLLAPSE_MAX_REFUSAL_RISE = 0.10
+COLLAPSE_RULE = (f"distinct responses >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's and refusal/boilerplate "
+                 f"share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} points above the original's (a drop of Full "
+                 "Gen Bias by responses that say nothing, one canned string or a refusal for many descriptors, is "
+                 "not a reduction of bias)")
+
+
+def collapse_table(frames: Mapping, labels: Mapping) -> pd.DataFrame:
+    """Per arm and seed on the test prompts: responses, refusal/boilerplate share
+    (:func:`nlgbias.holistic.refusal.classify`), distinct responses, the most frequent response
+    and its count, and whether the run passes the collapse guard (:data:`COLLAPSE_RULE`)."""
+    from nlgbias.holistic import refusal
+
+    rows = []
+    for key, f in frames.items():
+        g = f["generation"].fillna("").astype(str)
+        lab = refusal.classify(g.tolist())
+        vc = g.value_counts()
+        rows.append({"arm": key[0], "seed": key[1] if key[1] is not None else "", "model": labels[key],
+                     "responses": len(g), "refusal/boilerplate": float((lab != "").mean()),
+                     "distinct responses": int(g.nunique()), "top response": str(vc.index[0])[:80],
+                     "top response count": int(vc.iloc[0])})
+    t = pd.DataFrame(rows)
+    o = t[t["arm"] == "original"].iloc[0]
+    t["distinct vs original"] = t["distinct responses"] / o["distinct responses"]
+    t["refusal rise (points)"] = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
+    t["passes collapse guard"] = ((t["distinct vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE)
+                                  & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE))
+    return t
+
+
+def collapse_text(t: pd.DataFrame) -> str:
+    """The collapse guard's outcome in words, from :func:`collapse_table`."""
+    o = t[t["arm"] == "original"].iloc[0]
+    tuned = t[t["arm"] != "original"]
+    fail = tuned[~tuned["passes collapse guard"]]
+    return (f"Collapse guard ({COLLAPSE_RULE}): the original answers the {o['responses']} test prompts with "
+            f"{o['distinct responses']} distinct responses, {100 * o['refusal/boilerplate']:.0f}% refusal/boilerplate; "
+            f"the tuned runs with {tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct, "
+            f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
+            f"refusal/boilerplate; their most frequent response answers up to {tuned['top response count'].max()} of "
+            f"{o['responses']} prompts. {len(fail)} of {len(tuned)} tuned runs fail the guard"
+            + (": their changes of Full Gen Bias measure the collapse of the responses, not a reduction of bias."
+               if len(fail) else "."))
+
+
+def runs_text(table: pd.DataFrame, tconf: Mapping) -> str:
+    """How the tuning runs stopped, from the runs table and the settings (never typed)."""
+    steps, bs = int(table["steps"].max()), int(tconf["batch_size"])
+    pairs = int(table["train pairs"].max())
+    early = int(table["stopped early"].sum())
+    evals = int(tconf["max_steps"]) // int(tconf["eval_every"])
+    can_stop = evals > int(tconf["patience"])
+    return (f"Every run stops on the step budget: {steps} steps x batch {bs} = {steps * bs} of {pairs} training pairs "
+            f"(~{steps * bs / pairs:.2f} epoch); {early} of {len(table)} runs stopped early. With a validation "
+            f"loss every {tconf['eval_every']} steps ({evals} evaluations) and patience {tconf['patience']}, early "
+            + ("stopping could act." if can_stop else "stopping cannot act at this budget: the best weights are "
+               "those of the last evaluation unless the loss rose."))
