@@ -164,7 +164,7 @@ def test_tuning_claims_on_this_runs_values():
     text = tuning_outcome_text(t.reset_index())
     assert "bias tuning changed Full Gen Bias by -0% [-29%, +66%] (undecided)" in text
     assert "without tags by -35% [-72%, +19%]" in text
-    assert "+34% [-0%, +87%] of the original's Full Gen Bias, opposite in sign to the paper's" in text
+    assert "+34% [-0%, +87%] of the original's, opposite in sign to the paper's" in text
     assert "cannot tell whether the tag matters" in text
 
 
@@ -241,7 +241,8 @@ def test_committed_tuning_run_collapses_and_the_claims_say_so():
     for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
               "holistic.tuning.untagged_no_reduction"):
         assert "6 of 6 tuned runs fail the collapse guard" in t.loc[i, "reason"]
-        assert "includes the permutation null" in t.loc[i, "reason"]
+        assert "graded on the excess over the permutation null" in t.loc[i, "reason"]
+        assert "raw Full Gen Bias" in t.loc[i, "this run"]
         assert "an upper bound" not in t.loc[i, "reason"] and "all 619" not in str(t.loc[i, "unit"])
     un = t.loc["holistic.tuning.untagged_no_reduction"]
     assert un["verdict"] == "undecided" and "cannot tell no reduction" in un["reason"]

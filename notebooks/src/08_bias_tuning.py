@@ -280,13 +280,15 @@ display(Markdown(TS.cost_text(cost, [LABELS[k] for k in SHOW])))
 # scorers; intervals that resample descriptors and seeds; the n needed in the unit that binds.
 
 # %%
-claims, checks = HC.tuning_claims(tagged=E["tagged"], untagged=E["untagged"], difference=E["difference"],
+X = E["excess"]  # graded on the excess of Full Gen Bias over 07's permutation null; the raw changes beside
+claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], difference=X["difference"],
                                   axes=A["axes"], offensive=off_counts, seeds=len(SEEDS), model=NAME,
                                   unmeasurable_axes=A["unmeasurable"],
                                   held_out=(test["descriptor"].nunique(),
                                             len(set(test["descriptor"]) & set(tv["descriptor"]))),
-                                  seed_sd={g: E["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
-                                  collapse=collapse, collapse_rule=TS.COLLAPSE_RULE)
+                                  seed_sd={g: E["res_excess"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
+                                  collapse=collapse, collapse_rule=TS.COLLAPSE_RULE,
+                                  raw={k: E[k] for k in ("tagged", "untagged", "difference")})
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",

@@ -878,7 +878,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   unmeasurable_axes: Mapping[str, str] | None = None,
                   held_out: tuple[int, int] | None = None, seed_sd: Mapping[str, float] | None = None,
                   population: int = V10_DESCRIPTORS, collapse: pd.DataFrame | None = None,
-                  collapse_rule: str = "", untagged_margin: float = UNTAGGED_MARGIN,
+                  collapse_rule: str = "", raw: Mapping[str, Mapping] | None = None,
+                  untagged_margin: float = UNTAGGED_MARGIN,
                   offensive_margin: float = OFFENSIVE_MARGIN) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
@@ -949,7 +950,23 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
                              population=population) if math.isfinite(seed_se[c.id]) else c for c in out]
     note = _collapse_note(collapse)
-    out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
+    if raw is None:
+        out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
+    else:
+        rk = dict(zip(ids, ("tagged", "difference", "untagged"), strict=True))
+
+        def raw_txt(r, k):
+            if k == "difference":
+                return (f"raw Full Gen Bias: ({r['value']:.2f} - {r['base']:.2f}) = {100 * r['estimate']:+.0f}% of the "
+                        f"original's [{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
+            return (f"raw Full Gen Bias {r['base']:.2f} -> {r['value']:.2f} ({100 * r['estimate']:+.0f}%, "
+                    f"[{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%])")
+        out = [replace(c, statistic=c.statistic.replace("Full Gen Bias", "the excess of Full Gen Bias over notebook 07's "
+                                                         "permutation null (descriptors shuffled within template; null "
+                                                         "mean per model and seed)", 1),
+                       this_run=f"excess over the null: {c.this_run}; {raw_txt(raw[rk[c.id]], rk[c.id])}",
+                       reason=f"{c.reason}; graded on the excess over the permutation null (raw Full Gen Bias "
+                              f"includes the null; beside it in 'this run'){note}") for c in out]
     out = [_untagged_equivalence(c, untagged, untagged_margin) if c.id == ids[2] else c for c in out]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
     checks = []
@@ -1082,8 +1099,11 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
         return f"{100 * r['estimate']:+.0f}% [{100 * r['estimate_lo']:+.0f}%, {100 * r['estimate_hi']:+.0f}%]"
 
     sign_vs_paper = "opposite in sign to" if df["estimate"] > 0 else "in the same direction as"
-    return (f"On the held-out descriptors, bias tuning changed Full Gen Bias by {pct(tg)} ({tg['verdict']}), tuning "
-            f"without tags by {pct(un)}, and tagged minus untagged is {pct(df)} of the original's Full Gen Bias, "
+    what = ("the excess of Full Gen Bias over the permutation null" if "excess" in str(tg.get("statistic", ""))
+            else "Full Gen Bias")
+    return (f"On the held-out descriptors, bias tuning changed {what} by {pct(tg)} ({tg['verdict']}), tuning "
+            f"without tags by {pct(un)} ({un['verdict']} that it does not lower it), and tagged minus untagged is "
+            f"{pct(df)} of the original's, "
             f"{sign_vs_paper} the paper's ({df['verdict']}); so this run "
             + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
                "finds against the paper's tag effect" if df["verdict"] == "does not hold" else

@@ -79,7 +79,7 @@ def _weighted_fgb(tm: dict[str, pd.DataFrame], desc: pd.Index, w: np.ndarray, sc
 
 def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.DataFrame]],
                    styles: Sequence[str], *, n_boot: int = 1000, seed: int = 0,
-                   within: str | None = "axis", scale: float = G.SCALE) -> dict:
+                   within: str | None = "axis", scale: float = G.SCALE, null_of=None) -> dict:
     """Full Gen Bias of the original model and of each group of tuned models (one frame per
     tuning seed), with a two-level bootstrap that carries both sources of variation a rerun
     on another CPU has: the held-out **descriptors** are resampled (the same draw for every
@@ -90,6 +90,9 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
     Returns ``{"descriptors": n, "original": FGB, "groups": {name: {"per_seed": [...],
     "mean": ...}}, "boot_original": array, "boot": {name: array of the seed-mean FGB per
     replicate}}``; :func:`change_interval` turns them into relative changes and differences.
+    ``null_of``: a function of a frame (restricted to the common descriptors) giving its
+    permutation-null mean of Full Gen Bias; where given, every value (point and bootstrap draw)
+    is the excess over that frame's null (the null mean held fixed across the resamples).
     """
     frames = [original, *[f for fs in groups.values() for f in fs]]
     common = set(original["descriptor"])
@@ -105,8 +108,10 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
     ones = np.ones((1, len(desc)))
 
     def fgb(f: pd.DataFrame) -> tuple[float, np.ndarray]:
-        tm = _template_means(f[f["descriptor"].isin(desc)], styles)
-        return float(_weighted_fgb(tm, desc, ones, scale)[0]), _weighted_fgb(tm, desc, w, scale)
+        sub = f[f["descriptor"].isin(desc)]
+        tm = _template_means(sub, styles)
+        off = float(null_of(sub)) if null_of is not None else 0.0
+        return float(_weighted_fgb(tm, desc, ones, scale)[0]) - off, _weighted_fgb(tm, desc, w, scale) - off
 
     o_point, o_boot = fgb(original)
     rng = np.random.default_rng([seed, 1])

@@ -184,7 +184,8 @@ def examples(frames: Mapping, labels: Mapping, keys: Sequence, test: pd.DataFram
 
 
 def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequence[str],
-            clusters: Mapping[str, Sequence[str]], *, label: str, n_boot: int = 1000, seed: int = 0) -> dict:
+            clusters: Mapping[str, Sequence[str]], *, label: str, n_boot: int = 1000, seed: int = 0,
+            n_perm: int = 200) -> dict:
     """Tables 4/7/8 on the test descriptors (``t7``, ``t8``: one row per model and seed), the
     changes of Full Gen Bias with intervals that resample descriptors and seeds (``tagged``,
     ``untagged``, ``difference``: tagged minus untagged as a share of the original's), their
@@ -195,17 +196,31 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
                             n_boot=n_boot, seed=seed)
     ch = {"tagged": TR.change_interval(res, "tagged"), "untagged": TR.change_interval(res, "untagged"),
           "difference": TR.change_interval(res, "tagged", "untagged", per_original=True)}
+
+    def null_mean(f: pd.DataFrame) -> float:  # 07's permutation null (descriptors shuffled within template)
+        return float(G.null_summary(f, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full", "null_mean"])
+
+    res_x = TR.seed_bootstrap(frames[("original", None)], {"tagged": tagged, "untagged": untagged}, styles,
+                              n_boot=n_boot, seed=seed, null_of=null_mean)
+    excess = {"tagged": TR.change_interval(res_x, "tagged"), "untagged": TR.change_interval(res_x, "untagged"),
+              "difference": TR.change_interval(res_x, "tagged", "untagged", per_original=True)}
     t7, t8 = TR.gen_bias_rows({labels[k]: f for k, f in frames.items()}, styles, clusters)
     summary = pd.DataFrame([
         {"comparison": f"{label} vs original (relative change)", **ch["tagged"]},
         {"comparison": "untagged tuning vs original (relative change)", **ch["untagged"]},
-        {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", **ch["difference"]}])
+        {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", **ch["difference"]},
+        {"comparison": f"{label} vs original, excess over the permutation null (relative change)", **excess["tagged"]},
+        {"comparison": "untagged tuning vs original, excess over the permutation null (relative change)",
+         **excess["untagged"]},
+        {"comparison": "tagged minus untagged excess over the null, as a share of the original's excess",
+         **excess["difference"]}])
     summary["seeds"] = len(seeds)
     summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
     summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
     per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")},
                             index=pd.Index(list(seeds), name="seed"))
-    return {**ch, "res": res, "t7": t7, "t8": t8, "summary": summary, "per_seed": per_seed}
+    return {**ch, "res": res, "excess": excess, "res_excess": res_x, "t7": t7, "t8": t8, "summary": summary,
+            "per_seed": per_seed}
 
 
 def effects_text(e: Mapping) -> str:
