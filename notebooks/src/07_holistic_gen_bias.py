@@ -333,7 +333,7 @@ by_desc, fig3_text = GS.figure3_data(fit_resp, named, list(named)[:4])
 save_figure(F.figure3(by_desc, list(named)[:4], model=fit_model), P.figures, "holistic_fig3_cluster_vs_frequency")
 display(Markdown(fig3_text))
 extra = HC.extra_gen_bias_claims(nonce_descriptors=int(sentences.loc[sentences["axis"] == "nonce", "descriptor"].nunique()),
-                                 fig3_text=fig3_text)
+                                 fig3_text=fig3_text, table3=table3)
 claims += extra
 display(CL.frame(extra)[["claim", "verdict", "reason"]])
 
