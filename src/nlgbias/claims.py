@@ -118,10 +118,10 @@ TALLIES: dict[str, tuple[str, ...]] = {
 }
 #: one line per tally: what it counts
 TALLY_MEANING: dict[str, str] = {
-    "reproduction": "like-for-like: the paper's own data and method on our side (a released "
+    "reproduction": "the paper's own data and method on our side (a released "
                     "dataset recounted, the official scorer, the paper's own samples, WIKI with "
                     "the paper's scorer) against the paper's number",
-    "replication": "on a stand-in: what a stand-in model or scorer, another pool or a contrast "
+    "replication": "what a stand-in model or scorer, another pool or a contrast "
                    "of two arms of our own experiment shows about the paper's finding (a "
                    "direction or ranking holds / does not hold / is undecided; a magnitude on a "
                    "stand-in or a different method is not comparable)",
