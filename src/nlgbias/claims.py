@@ -813,6 +813,26 @@ def validate(df: pd.DataFrame, where: str = "claims table") -> pd.DataFrame:
     return df
 
 
+def tally_counts(df: pd.DataFrame, *, keep_empty: bool = False) -> dict[str, tuple[int, list[tuple[str, int]]]]:
+    """A claims table counted per tally: ``{tally: (rows, [(outcome, count), ...])}`` in
+    :data:`TALLIES` order, outcomes in their tally's order; ``keep_empty`` keeps tallies with no
+    row and outcomes with a zero count (the notebooks' prose words these counts its own way).
+
+    >>> df = frame([tolerance(id="a", section="s", claim="c", paper_value=1, estimate=1, tol=0,
+    ...                       n=3, statistic="x")])
+    >>> tally_counts(df)
+    {'reproduction': (1, [('reproduced', 1)])}
+    """
+    out = {}
+    for tally, words in TALLIES.items():
+        sub = df[df["tally"] == tally]
+        if not len(sub) and not keep_empty:
+            continue
+        vc = sub["verdict"].value_counts()
+        out[tally] = (len(sub), [(w, int(vc.get(w, 0))) for w in words if keep_empty or w in vc])
+    return out
+
+
 def save(claims: Sequence[Claim], name: str, *, checks: Sequence[Check] = (),
          results: Path | str, save_table=None) -> pd.DataFrame:
     """Write ``results/<name>.csv`` (+ .md) with the claims and, if any,

@@ -1115,15 +1115,9 @@ def profile_group_sizes(bold: pd.DataFrame, per_group: Mapping[str, int | None])
 def tally_sentence(df: pd.DataFrame) -> str:
     """A claims table's outcomes per tally in one sentence (for the notebooks' prose: every
     count of verdicts is generated from the claims table)."""
-    parts = []
-    for tally, words in C.TALLIES.items():
-        sub = df[df["tally"] == tally]
-        if not len(sub):
-            continue
-        vc = sub["verdict"].value_counts()
-        parts.append(f"{C.TALLY_NAMES[tally].lower()}: {len(sub)} row"
-                     f"{'s' if len(sub) != 1 else ''} ("
-                     + ", ".join(f"{vc[w]} {w}" for w in words if w in vc) + ")")
+    parts = [f"{C.TALLY_NAMES[tally].lower()}: {n} row{'s' if n != 1 else ''} ("
+             + ", ".join(f"{k} {w}" for w, k in counts) + ")"
+             for tally, (n, counts) in C.tally_counts(df).items()]
     return "; ".join(parts) + "." if parts else "No claims graded."
 
 

@@ -1132,13 +1132,8 @@ def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
 
 def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
     """The claims counted per tally in the tally's own words (from the claims table)."""
-    out = []
-    for tally, words in C.TALLIES.items():
-        sub = claims[claims["tally"] == tally]
-        if len(sub):
-            vc = sub["verdict"].value_counts()
-            out.append(f"{C.TALLY_NAMES[tally]}: {len(sub)} ("
-                       + ", ".join(f"{w} {vc[w]}" for w in words if w in vc) + ")")
+    out = [f"{C.TALLY_NAMES[tally]}: {n} (" + ", ".join(f"{w} {k}" for w, k in counts) + ")"
+           for tally, (n, counts) in C.tally_counts(claims).items()]
     return "; ".join(out) + (f". {checks} checks apart." if checks else ".")
 
 

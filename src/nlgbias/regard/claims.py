@@ -570,11 +570,8 @@ def not_tested_claims() -> tuple[list[C.Claim], list[C.Check]]:
 def claims_text(df: pd.DataFrame) -> str:
     """The claims table as prose: counts per tally and verdict, then one line per claim."""
     lines = [f"**{len(df)} claims**, counted in three tallies never mixed:", ""]
-    for tally, words in C.TALLIES.items():
-        sub = df[df["tally"] == tally]
-        counts = sub["verdict"].value_counts()
-        lines.append(f"- *{C.TALLY_NAMES[tally]}* ({len(sub)}): "
-                     + ", ".join(f"{counts.get(v, 0)} {v}" for v in words))
+    for tally, (n, counts) in C.tally_counts(df, keep_empty=True).items():
+        lines.append(f"- *{C.TALLY_NAMES[tally]}* ({n}): " + ", ".join(f"{k} {v}" for v, k in counts))
     lines.append("")
     for r in df.to_dict("records"):
         extra = ""

@@ -539,14 +539,8 @@ def crows_summary(claims_df: pd.DataFrame) -> pd.DataFrame:
 
 def claims_text(df: pd.DataFrame) -> str:
     """The claims table as prose: counts per tally and verdict, then one line per claim."""
-    parts = []
-    for tally, words in C.TALLIES.items():
-        d = df[df["tally"] == tally]
-        if not len(d):
-            continue
-        counts = d["verdict"].value_counts()
-        head = ", ".join(f"{counts.get(v, 0)} {v}" for v in words if counts.get(v, 0))
-        parts.append(f"{C.TALLY_NAMES[tally]}: {len(d)} ({head})")
+    parts = [f"{C.TALLY_NAMES[tally]}: {n} (" + ", ".join(f"{k} {v}" for v, k in counts) + ")"
+             for tally, (n, counts) in C.tally_counts(df).items()]
     lines = [f"**{len(df)} claims** — " + "; ".join(parts) + ".", ""]
     for r in df.to_dict("records"):
         extra = "".join(f"; {k} {r[k]}" for k in ("family", "scorer") if str(r[k]).strip() not in ("", "nan"))
