@@ -263,3 +263,23 @@ def test_collapse_guard_on_synthetic_frames():
     t = TS.collapse_table(frames, labels).set_index("model")
     assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
     assert "1 of 2 tuned runs fail the guard" in TS.collapse_text(t.reset_index())
+
+
+def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
+    """A tiny random model (the paper profile's dry run) can give an original Full Gen Bias of
+    0: every relative change is undefined, so the rows are inconclusive and say so, and the
+    seeds' share of the interval is not computed (no division by the zero base)."""
+    from nlgbias import claims as CL
+    from nlgbias.holistic.claims import tuning_claims
+
+    nan = float("nan")
+    zero = {"estimate": nan, "lo": nan, "hi": nan, "base": 0.0, "value": 0.0, "descriptors": 3,
+            "pvalue": nan}
+    axes = pd.DataFrame(columns=["axis", "descriptors", "estimate", "lo", "hi", "p", "p_adjusted"])
+    claims, _ = tuning_claims(tagged=zero, untagged=zero, difference=zero, axes=axes,
+                              offensive={"original": (0, 12), "tuned": (0, 36)}, seeds=3,
+                              model="tiny", unmeasurable_axes={},
+                              seed_sd={"tagged": 0.0, "untagged": 0.0})
+    t = CL.validate(CL.frame(claims)).set_index("id")
+    row = t.loc["holistic.tuning.lowers_full_gen_bias"]
+    assert row["verdict"] == "undecided" and "no finite estimate" in row["reason"]

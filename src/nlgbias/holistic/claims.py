@@ -950,8 +950,11 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     if seed_sd is not None:
         orig = float(tagged["base"])
         sd_t, sd_u = float(seed_sd.get("tagged", _NAN)), float(seed_sd.get("untagged", _NAN))
-        seed_se = {ids[0]: sd_t / math.sqrt(seeds) / orig, ids[2]: sd_u / math.sqrt(seeds) / orig,
-                   ids[1]: math.hypot(sd_t, sd_u) / math.sqrt(seeds) / orig}
+        if orig == 0 or not math.isfinite(orig):  # a change relative to a zero base is undefined
+            seed_se = dict.fromkeys(ids[:3], _NAN)
+        else:
+            seed_se = {ids[0]: sd_t / math.sqrt(seeds) / orig, ids[2]: sd_u / math.sqrt(seeds) / orig,
+                       ids[1]: math.hypot(sd_t, sd_u) / math.sqrt(seeds) / orig}
         effects = {ids[0]: p_eff, ids[1]: max(tag_eff.values()), ids[2]: 0.22}
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
                              population=population) if math.isfinite(seed_se[c.id]) else c for c in out]
