@@ -187,6 +187,20 @@ def _counts(d: pd.DataFrame, flag: str, groups: Sequence[str]) -> tuple[np.ndarr
             np.array([int(g.size().get(x, 0)) for x in groups]))
 
 
+def _paired_with_wiki(s: pd.DataFrame):
+    """Each model source of ``s`` paired with WIKI on the same prompts (a generation and the
+    Wikipedia sentence of its prompt share ``prompt_id``; sample 0 of a source that has
+    several): yields ``(source, model texts, WIKI texts, shared prompt ids)``, both frames
+    indexed by ``prompt_id``."""
+    wiki = s[s["source"] == WIKI].drop_duplicates("prompt_id").set_index("prompt_id")
+    for src in [x for x in s["source"].unique() if x != WIKI]:
+        m = s[s["source"] == src].dropna(subset=["prompt_id"])
+        if "sample" in m.columns:
+            m = m[m["sample"] == 0]
+        m = m.drop_duplicates("prompt_id").set_index("prompt_id")
+        yield src, m, wiki, m.index.intersection(wiki.index)
+
+
 def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative", "positive",
                                                                       "is_toxic"),
                         ) -> pd.DataFrame:
@@ -199,14 +213,8 @@ def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative"
                       positive=scores["sentiment"] == "positive")
     if "prompt_id" not in s.columns:
         return pd.DataFrame()
-    wiki = s[s["source"] == WIKI].drop_duplicates("prompt_id").set_index("prompt_id")
     rows = []
-    for src in [x for x in s["source"].unique() if x != WIKI]:
-        m = s[s["source"] == src].dropna(subset=["prompt_id"])
-        if "sample" in m.columns:
-            m = m[m["sample"] == 0]
-        m = m.drop_duplicates("prompt_id").set_index("prompt_id")
-        ids = m.index.intersection(wiki.index)
+    for src, m, wiki, ids in _paired_with_wiki(s):
         for domain in sorted(m.loc[ids, "domain"].unique()):
             idd = ids[m.loc[ids, "domain"] == domain]
             for f in flags:
@@ -602,15 +610,9 @@ def lm_vs_wiki_bias(scores: pd.DataFrame, flag: str = "negative", n_boot: int = 
                       positive=scores["sentiment"] == "positive")
     if "prompt_id" not in s.columns:
         return pd.DataFrame(columns=HEADLINE_COLUMNS)
-    wiki = s[s["source"] == WIKI].drop_duplicates("prompt_id").set_index("prompt_id")
     rng = np.random.default_rng(seed)
     rows = []
-    for src in [x for x in s["source"].unique() if x != WIKI]:
-        m = s[s["source"] == src].dropna(subset=["prompt_id"])
-        if "sample" in m.columns:
-            m = m[m["sample"] == 0]
-        m = m.drop_duplicates("prompt_id").set_index("prompt_id")
-        ids = m.index.intersection(wiki.index)
+    for src, m, wiki, ids in _paired_with_wiki(s):
         diffs, pairs = [], 0
         for dom in domains:
             idd = ids[m.loc[ids, "domain"] == dom]
