@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from nlgbias.generation import DecodingError, generate_dataset, row_seed
-from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
+from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.models import LoadedModel, get_spec
 
 WORDS = "the a man woman is was an american actor doctor nurse city film born in and".split()

@@ -17,8 +17,12 @@ LAYERS = {
                      "tables", "runner", "hardware", "notebooks", "outputs", "progress", "readme", "scorecard",
                      "claims", "provenance", "extras"], 0),
     **dict.fromkeys(["datasets", "models"], 1),
-    **dict.fromkeys(["generation", "scoring", "metrics", "lexicons", "likelihood", "lm"], 2),
-    **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 3),
+    # the engine layer (decoding, sampling, Gibbs) and the forward-pass code sit below lm;
+    # generation runs sit above it
+    **dict.fromkeys(["engine", "scoring", "metrics", "lexicons", "likelihood"], 2),
+    "lm": 3,
+    "generation": 4,
+    **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 5),
 }
 
 

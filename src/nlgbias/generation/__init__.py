@@ -1,9 +1,9 @@
 """The text-generation engine every notebook uses (no dataset names here).
 
-- :mod:`~nlgbias.generation.decoding`: :class:`DecodingParams`, the paper's settings per model,
+- :mod:`~nlgbias.engine.decoding`: :class:`DecodingParams`, the paper's settings per model,
   per-row seeds, the first-sentence cut.
-- :mod:`~nlgbias.generation.engine`: batched sampling from causal LMs (:class:`CausalGenerator`).
-- :mod:`~nlgbias.generation.gibbs`: Gibbs sampling from masked LMs (BOLD's BERT).
+- :mod:`~nlgbias.engine.causal`: batched sampling from causal LMs (:class:`CausalGenerator`).
+- :mod:`~nlgbias.engine.gibbs`: Gibbs sampling from masked LMs (BOLD's BERT).
 - :mod:`~nlgbias.generation.ray_backend`: the same engine on a Ray cluster.
 - :mod:`~nlgbias.generation.lm_engine`: any model of :mod:`nlgbias.lm` (a dialogue model, a
   server, vLLM) driven like the engine (:class:`LMEngine`).
@@ -14,7 +14,7 @@
   anything loads) and :func:`make_engine`; run summaries for the notebooks.
 """
 
-from nlgbias.generation.decoding import (
+from nlgbias.engine.decoding import (
     DECODING_COLUMNS,
     DecodingError,
     DecodingParams,
@@ -22,8 +22,8 @@ from nlgbias.generation.decoding import (
     first_sentence,
     row_seed,
 )
-from nlgbias.generation.engine import BatchedGenerator, CausalGenerator, Completion
-from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
+from nlgbias.engine.causal import BatchedGenerator, CausalGenerator, Completion
+from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.lm_engine import LMEngine
 from nlgbias.generation.runs import (
     CHUNK_SIZE,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from nlgbias.generation.decoding import DecodingParams
-from nlgbias.generation.engine import Completion
+from nlgbias.engine.decoding import DecodingParams
+from nlgbias.engine.causal import Completion
 
 __all__ = ["LMEngine"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nlgbias.generation.decoding import DecodingParams
+from nlgbias.engine.decoding import DecodingParams
 from nlgbias.lm import UnsupportedCapabilityError, get_lm
 
 

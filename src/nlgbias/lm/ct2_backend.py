@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlgbias import likelihood as L
-from nlgbias.generation.decoding import DecodingParams, decoding_for
+from nlgbias.engine.decoding import DecodingParams, decoding_for
 from nlgbias.lm.interface import (
     LM,
     BackendUnavailableError,

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from nlgbias import likelihood as L
-from nlgbias.generation.decoding import DecodingParams, decoding_for
-from nlgbias.generation.engine import CausalGenerator
+from nlgbias.engine.decoding import DecodingParams, decoding_for
+from nlgbias.engine.causal import CausalGenerator
 from nlgbias.lm.interface import (
     LM,
     Generation,
@@ -161,7 +161,7 @@ class HFLM(LM):
         for m, idx in self._by_length(reqs, params).items():
             p = replace(params, max_new_tokens=m)
             if self.kind == "masked":
-                from nlgbias.generation.gibbs import GibbsGenerator, GibbsParams
+                from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
 
                 engine = GibbsGenerator(self.lm, self.gibbs or GibbsParams(), batch_size=16)
             else:

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from nlgbias.generation.decoding import DecodingParams, first_sentence
+from nlgbias.engine.decoding import DecodingParams, first_sentence
 
 __all__ = ["BACKENDS", "BackendUnavailableError", "Generation", "GenerationRequest", "LM",
            "LoglikelihoodResult", "ModelSpecError", "ModelSpecString", "RollingResult",

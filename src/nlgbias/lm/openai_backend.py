@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 from dataclasses import replace
 
-from nlgbias.generation.decoding import DecodingParams
+from nlgbias.engine.decoding import DecodingParams
 from nlgbias.lm.interface import (
     LM,
     Generation,

@@ -15,7 +15,7 @@ models the float safetensors copy the ``hf`` backend caches (``data/cache/models
 from __future__ import annotations
 
 from nlgbias import likelihood as L
-from nlgbias.generation.decoding import DecodingParams, decoding_for
+from nlgbias.engine.decoding import DecodingParams, decoding_for
 from nlgbias.lm.interface import (
     LM,
     BackendUnavailableError,
