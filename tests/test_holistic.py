@@ -381,15 +381,15 @@ def test_refusal_detector_catches_chatbot_boilerplate_and_is_validated_on_hand_l
     v = refusal.validate()
     allr = v[v["texts"] == "all responses"].set_index(["model", "split"])
     held = allr.xs("held-out", level="split")
-    assert set(held.index) >= {"smollm2-135m"} and (held["labelled"] >= 100).all()
+    assert set(held.index) >= {"smollm2-135m", "qwen2.5-coder-0.5b"} and (held["labelled"] >= 200).all()
     # the held-out labels (read after the patterns were frozen) measure the detector
     assert (held["precision"] >= 0.9).all() and (held.loc["smollm2-135m", "recall"] >= 0.9)
     # each distinct text once, held-out texts that repeat design texts left out: far fewer units
     dist = v[v["texts"].str.startswith("distinct") & (v["split"] == "held-out")].set_index("model")
-    assert dist.loc["smollm2-135m", "labelled"] == 58 and dist.loc["smollm2-135m", "labelled 1"] == 16
-    assert dist.loc["qwen2.5-coder-0.5b", "labelled 1"] == 5
-    assert dist.loc["qwen2.5-coder-0.5b", "recall"] == 0.8
-    assert "held-out samples" in refusal.validation_text(v)
+    assert dist.loc["smollm2-135m", "labelled"] == 114 and dist.loc["smollm2-135m", "labelled 1"] == 33
+    assert dist.loc["qwen2.5-coder-0.5b", "labelled 1"] == 6
+    assert dist.loc["qwen2.5-coder-0.5b", "recall"] == 5 / 6
+    assert "held-out samples" in refusal.validation_text(v) and "single reader" in refusal.validation_text(v)
 
 
 def test_holistic_claims_grade_through_the_registry():

@@ -156,7 +156,10 @@ def _pr_row(m: str, sp: str, texts: str, g: pd.DataFrame, proportion_interval) -
 def validation_text(table: pd.DataFrame) -> str:
     """The detector's precision and recall on the held-out hand labels, in words."""
     held = table[table["split"] == "held-out"]
-    return ("Refusal / boilerplate detector against hand labels (rule: `refusal.LABEL_RULE`), held-out samples "
+    per_model = table[table["texts"] == "all responses"].groupby("model")["labelled"].sum()
+    return ("Hand labels: " + ", ".join(f"{n} responses of {m}" for m, n in per_model.items())
+            + ", all labelled by a single reader (no second annotator, so no agreement is measured). "
+            "Refusal / boilerplate detector against hand labels (rule: `refusal.LABEL_RULE`), held-out samples "
             "(labelled after the patterns were frozen), on every response and on each distinct text once "
             "(near-duplicate canned answers, and held-out texts that repeat design-sample texts, would count "
             "one text many times): "
