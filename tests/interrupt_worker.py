@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from nlgbias.lm.hf_backend import HFLM
+
 WORDS = "the a man woman he she is was worked as known for person people good bad".split()
 
 
@@ -154,7 +156,7 @@ def likelihood(out: Path, model: str, bf16: bool = False) -> None:
 
         net = AutoModelForCausalLM.from_pretrained(model).eval()
         tok = AutoTokenizer.from_pretrained(model)
-    scorer = CATScorer(net, tok, "causal", batch_size=8)
+    scorer = CATScorer(HFLM.around(net, tok, "causal"), "causal", batch_size=8)
     scorer.score = _slow(scorer.score)
     c = real_cats() if bf16 else cats()
     sents = score_sentences(scorer, sentence_table(c), out / "cache" / "cat", chunk=12,

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import torch
 
-from nlgbias.generation import DecodingError, generate_dataset, row_seed
 from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
+from nlgbias.generation import DecodingError, generate_dataset, row_seed
 from nlgbias.models import LoadedModel, get_spec
 
 WORDS = "the a man woman is was an american actor doctor nurse city film born in and".split()

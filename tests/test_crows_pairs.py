@@ -11,6 +11,7 @@ import torch
 from tiny import tiny_bert
 
 from nlgbias.datasets.crows_pairs import load_crows_pairs
+from nlgbias.lm.hf_backend import HFLM
 from nlgbias.stereoset.crows_pairs import (
     causal_pair_scores,
     crows_metric,
@@ -84,7 +85,7 @@ def test_causal_pair_scores_are_sentence_logprobs():
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=len(words), n_embd=16, n_layer=1, n_head=2)).eval()
     pairs = PAIRS.assign(sent_more=PAIRS["sent_more"].str.lower(), sent_less=PAIRS["sent_less"].str.lower())
-    got = causal_pair_scores(model, tok, pairs)
+    got = causal_pair_scores(HFLM.around(model, tok, "causal"), pairs)
     ids = [0, *tok("the poor are lazy.", add_special_tokens=False)["input_ids"]]
     with torch.no_grad():
         lp = torch.log_softmax(model(torch.tensor([ids])).logits[0], -1)

@@ -366,7 +366,7 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
     """A spec naming a server gets a CATScorer whose scores come from the interface's
     log-likelihoods, and likelihood.sentence_logprobs answers for an interface model: both equal
     the in-process numbers on the same weights (float32). CrowS-Pairs gets its total-sentence
-    score; the shared-tokens score, which needs each token's log-probability, is left out."""
+    score and its shared-tokens score (each token's log-probability through the interface)."""
     import numpy as np
     import pandas as pd
 
@@ -381,7 +381,7 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
                           "cat_id": ["x", "y", "y"], "context": ["The BLANK nurse.", "He is a nurse.", "He is a nurse."],
                           "sentence": ["The kind nurse.", "She was kind.", "He was rude."]})
     served = load_scorer(spec).score(sents)
-    local = CATScorer(loaded.model, loaded.tokenizer, "causal", share_prefix=False).score(sents)
+    local = CATScorer(hf_backend.HFLM.around(loaded.model, loaded.tokenizer, "causal"), "causal", share_prefix=False).score(sents)
     np.testing.assert_allclose(served["mean_logprob"], local["mean_logprob"], rtol=1e-5)
     assert list(served["n_tokens"]) == list(local["n_tokens"])
     texts = ["The nurse was kind.", "A doctor."]
@@ -391,10 +391,11 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
                           "sent_less": ["The doctor was kind.", "She was rude."],
                           "bias_type": ["gender"] * 2, "stereo_antistereo": ["stereo"] * 2})
     got = crows_pairs.pair_scores(spec, pairs, tmp_path)
-    ref = crows_pairs.causal_pair_scores(loaded.model, loaded.tokenizer, pairs)
-    np.testing.assert_allclose(got[["sent_more_score", "sent_less_score"]],
-                               ref[["sent_more_score", "sent_less_score"]], rtol=1e-5)
-    assert got["sent_more_shared"].isna().all() and set(got["scoring_shared"]) == {""}
+    ref = crows_pairs.causal_pair_scores(hf_backend.HFLM.around(loaded.model, loaded.tokenizer, "causal"), pairs)
+    cols = ["sent_more_score", "sent_less_score", "sent_more_shared", "sent_less_shared"]
+    np.testing.assert_allclose(got[cols], ref[cols], rtol=1e-5)
+    assert set(got["scoring_shared"]) == {"log-probability of the shared tokens given each "
+                                          "sentence's prefix (causal LM)"}
 
 
 def test_holistic_perplexity_of_a_served_model(monkeypatch, tmp_path):

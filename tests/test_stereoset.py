@@ -16,6 +16,7 @@ from tiny import tiny_bert
 
 from nlgbias.datasets import DataFormatError
 from nlgbias.likelihood import causal_logprobs, split_head, start_token_id
+from nlgbias.lm.hf_backend import HFLM
 from nlgbias.stereoset import (
     baseline_scores,
     evaluate,
@@ -346,8 +347,8 @@ def _manual_causal(model, ids, n_prefix):
 def test_causal_scoring_matches_manual_and_is_batch_invariant(causal_lm, gold):
     model, tok = causal_lm
     sents = sentence_table(gold)
-    batched = CATScorer(model, tok, "causal", batch_size=8).score(sents)
-    single = CATScorer(model, tok, "causal", batch_size=1).score(sents)
+    batched = CATScorer(HFLM.around(model, tok, "causal"), "causal", batch_size=8).score(sents)
+    single = CATScorer(HFLM.around(model, tok, "causal"), "causal", batch_size=1).score(sents)
     assert list(batched["id"]) == list(sents["id"])
     np.testing.assert_allclose(batched["mean_logprob"], single["mean_logprob"], atol=1e-5)
     np.testing.assert_allclose(batched["score"], np.exp(batched["mean_logprob"]))
@@ -377,7 +378,7 @@ def test_causal_logprobs_validates(causal_lm):
 def test_score_sentences_resumes(causal_lm, gold, tmp_path):
     model, tok = causal_lm
     sents = sentence_table(gold)
-    sc = CATScorer(model, tok, "causal", batch_size=4)
+    sc = CATScorer(HFLM.around(model, tok, "causal"), "causal", batch_size=4)
     first = score_sentences(sc, sents.iloc[:9], tmp_path / "c", chunk=4)
     assert len(list((tmp_path / "c").glob("shard-*.parquet"))) == 3
     assert list(first["id"]) == list(sents["id"][:9])
@@ -430,10 +431,10 @@ def test_masked_blank_items_official_insertions(bert):
 def test_masked_and_nsp_scoring(bert, gold):
     model, tok, _ = bert
     sents = sentence_table(gold)
-    sc = CATScorer(model, tok, "masked", batch_size=8)
+    sc = CATScorer(HFLM.around(model, tok, "masked"), "masked", batch_size=8)
     assert sc.nsp_model is model and "NSP" in sc.intersentence_method
     batched = sc.score(sents)
-    single = CATScorer(model, tok, "masked", batch_size=1).score(sents)
+    single = CATScorer(HFLM.around(model, tok, "masked"), "masked", batch_size=1).score(sents)
     np.testing.assert_allclose(batched["score"], single["score"], rtol=1e-5)
     # intrasentence "caring" = car + ##ing: mean of the two subword log-probs (§7.1)
     with torch.no_grad():
@@ -444,7 +445,7 @@ def test_masked_and_nsp_scoring(bert, gold):
             lps.append(torch.log_softmax(model(**enc).prediction_logits[0, pos], -1)[tid].item())
     assert batched["mean_logprob"][0] == pytest.approx(np.mean(lps), abs=1e-5)
     assert batched["n_tokens"][0] == 2
-    prob = CATScorer(model, tok, "masked", masked_aggregate="prob").score(sents.iloc[:1])
+    prob = CATScorer(HFLM.around(model, tok, "masked"), "masked", masked_aggregate="prob").score(sents.iloc[:1])
     assert prob["score"][0] == pytest.approx(np.mean(np.exp(lps)), rel=1e-5)  # official code
     # intersentence: NSP head, softmax index 0 = "is next"
     row = sents[sents["task"] == "intersentence"].iloc[0]
@@ -461,11 +462,11 @@ def test_masked_without_nsp_uses_pll(bert, gold):
     _, tok, cfg = bert
     torch.manual_seed(1)
     mlm = BertForMaskedLM(cfg).eval()
-    sc = CATScorer(mlm, tok, "masked", batch_size=16)
+    sc = CATScorer(HFLM.around(mlm, tok, "masked"), "masked", batch_size=16)
     assert sc.nsp_model is None and "pseudo-log-likelihood" in sc.intersentence_method
     sents = sentence_table(gold).query("task == 'intersentence'")
     batched = sc.score(sents)
-    single = CATScorer(mlm, tok, "masked", batch_size=1).score(sents)
+    single = CATScorer(HFLM.around(mlm, tok, "masked"), "masked", batch_size=1).score(sents)
     np.testing.assert_allclose(batched["mean_logprob"], single["mean_logprob"], atol=1e-5)
     inputs, pos, tgt = pll_items(tok, "She came.", "It fell.")
     assert len(inputs) == 3 and inputs[0][pos[0]] == tok.mask_token_id
@@ -473,7 +474,7 @@ def test_masked_without_nsp_uses_pll(bert, gold):
     with torch.no_grad():
         lp = [torch.log_softmax(mlm(input_ids=torch.tensor([x])).logits[0, p], -1)[t].item()
               for x, p, t in zip(inputs, pos, tgt)]
-    one = CATScorer(mlm, tok, "masked").score(pd.DataFrame(
+    one = CATScorer(HFLM.around(mlm, tok, "masked"), "masked").score(pd.DataFrame(
         {"task": ["intersentence"], "context": ["She came."], "sentence": ["It fell."],
          "id": ["x"]}))
     assert one["mean_logprob"][0] == pytest.approx(np.mean(lp), abs=1e-5)
@@ -482,9 +483,9 @@ def test_masked_without_nsp_uses_pll(bert, gold):
 def test_scorer_rejects_bad_kind(causal_lm):
     model, tok = causal_lm
     with pytest.raises(ValueError, match="kind"):
-        CATScorer(model, tok, "seq2seq")
+        CATScorer(HFLM.around(model, tok, "seq2seq"), "seq2seq")
     with pytest.raises(ValueError, match="mask token"):
-        CATScorer(model, tok, "masked")
+        CATScorer(HFLM.around(model, tok, "masked"), "masked")
 
 
 def test_load_scorer_local_checkpoints(bert, causal_lm, tmp_path):
@@ -500,7 +501,7 @@ def test_load_scorer_local_checkpoints(bert, causal_lm, tmp_path):
     df = pd.DataFrame({"task": ["intrasentence", "intersentence"],
                        "context": ["The mother is BLANK.", "She came."],
                        "sentence": ["The mother is caring.", "It fell."], "id": ["a", "b"]})
-    ref = CATScorer(model, tok, "masked").score(df)
+    ref = CATScorer(HFLM.around(model, tok, "masked"), "masked").score(df)
     np.testing.assert_allclose(sc.score(df)["score"], ref["score"], rtol=1e-5)
     gmodel, gtok = causal_lm
     gmodel.save_pretrained(tmp_path / "gpt")
@@ -508,7 +509,7 @@ def test_load_scorer_local_checkpoints(bert, causal_lm, tmp_path):
     sc = load_scorer(str(tmp_path / "gpt"))
     assert sc.kind == "causal"
     df.loc[0, "sentence"] = "The mother is cold."
-    ref = CATScorer(gmodel, gtok, "causal").score(df)
+    ref = CATScorer(HFLM.around(gmodel, gtok, "causal"), "causal").score(df)
     np.testing.assert_allclose(sc.score(df)["score"], ref["score"], rtol=1e-5)
 
 
@@ -525,8 +526,8 @@ def test_shared_prefix_equals_plain_batches(causal_lm, gold):
     blank): running it once and copying its cache gives the same log-probabilities."""
     model, tok = causal_lm
     sents = sentence_table(gold)
-    shared = CATScorer(model, tok, "causal", batch_size=7).score(sents)
-    plain = CATScorer(model, tok, "causal", batch_size=7, share_prefix=False).score(sents)
+    shared = CATScorer(HFLM.around(model, tok, "causal"), "causal", batch_size=7).score(sents)
+    plain = CATScorer(HFLM.around(model, tok, "causal"), "causal", batch_size=7, share_prefix=False).score(sents)
     np.testing.assert_allclose(shared["mean_logprob"], plain["mean_logprob"], atol=1e-5)
 
 
@@ -541,7 +542,7 @@ def test_local_folder_model_gets_a_clean_file_name_and_label(causal_lm, gold, tm
     tok.save_pretrained(folder)
     scores, df = model_scores(str(folder), gold, tmp_path / "interim", "dev", batch_size=4)
     assert len(scores) == 21
-    ref = CATScorer(model, tok, "causal").score(sentence_table(gold))
+    ref = CATScorer(HFLM.around(model, tok, "causal"), "causal").score(sentence_table(gold))
     np.testing.assert_allclose(df["score"], ref["score"], rtol=1e-5)
     (cache,) = (tmp_path / "interim" / "stereoset" / "dev").iterdir()
     assert cache.name == model_slug(str(folder))

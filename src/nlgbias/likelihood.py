@@ -463,16 +463,68 @@ def pseudo_log_likelihood(model, tokenizer, encoded: Sequence[Sequence[int]],
     return sums, counts
 
 
+def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size: int = 8,
+                          ) -> list[np.ndarray]:
+    """Per text, the log-probability of each of its tokens (after a start token, as
+    :func:`causal_items`; without one, tokens 1..N given token 0), in length-sorted
+    right-padded batches."""
+    import torch
+
+    start = start_token_id(tokenizer)
+    seqs = [([start] if start is not None else []) + encode(tokenizer, t) for t in texts]
+    pad = pad_id(tokenizer)
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+    out: list[np.ndarray] = [np.zeros(0)] * len(seqs)
+    for b in range(0, len(order), batch_size):
+        idx = order[b:b + batch_size]
+        width = max(len(seqs[i]) for i in idx)
+        ids = torch.full((len(idx), width), pad, dtype=torch.long)
+        att = torch.zeros((len(idx), width), dtype=torch.long)
+        for j, i in enumerate(idx):
+            ids[j, :len(seqs[i])] = torch.tensor(seqs[i])
+            att[j, :len(seqs[i])] = 1
+        with torch.inference_mode():
+            logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
+            lp = torch.log_softmax(logits, dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
+        for j, i in enumerate(idx):
+            out[i] = lp[j, :len(seqs[i]) - 1].numpy().astype(float)
+    return out
+
+
+def masked_token_scores(model, tokenizer, encoded: Sequence[Sequence[int]],
+                        positions: Sequence[Sequence[int]], *, batch_size: int = 32,
+                        device: str = "cpu", progress: bool = False) -> list[np.ndarray]:
+    """Per encoded text, each token's log-probability masked in turn given the rest (the
+    pseudo-log-likelihood's terms) at ``positions[k]``, ``nan`` at the other positions."""
+    inputs, pos, tgt, owner = [], [], [], []
+    for k, ids in enumerate(encoded):
+        for p in positions[k]:
+            x = list(ids)
+            x[p] = tokenizer.mask_token_id
+            inputs.append(x)
+            pos.append(p)
+            tgt.append(ids[p])
+            owner.append(k)
+    lp = masked_positions_logprobs(model, tokenizer, inputs, pos, tgt, batch_size=batch_size,
+                                   device=device, progress=progress)
+    out = [np.full(len(ids), np.nan) for ids in encoded]
+    for k, p, v in zip(owner, pos, lp):
+        out[k][p] = v
+    return out
+
+
 # --------------------------------------------------------------------------- public API
 def sentence_logprobs(lm, texts: Sequence[str], *, contexts: Sequence[str] | None = None,
                       batch_size: int = 32, shared_prefix: bool = True, start_token: bool = True,
+                      groups: Sequence[Sequence[int]] | None = None,
                       progress: bool = False) -> pd.DataFrame:
     """Per text: ``logprob`` (sum of the token log-probabilities), ``n_tokens``,
     ``mean_logprob`` (their mean), in input order.
 
     Causal LMs: every token of the text after the start token (``start_token``) and, when
     ``contexts`` is given, the context (the text is then encoded with a leading space).
-    ``shared_prefix``: texts sharing leading tokens (:func:`prefix_groups`) run them once.
+    ``shared_prefix``: texts sharing leading tokens (:func:`prefix_groups`, or the given
+    ``groups`` of positions) run them once.
     Masked LMs: the pseudo-log-likelihood of the text (``contexts`` not supported).
     ``lm`` may also be a model of :mod:`nlgbias.lm` (a server, vLLM): its
     ``sentence_logprobs`` answers (whole texts by rolling log-likelihood, texts after a
@@ -492,8 +544,9 @@ def sentence_logprobs(lm, texts: Sequence[str], *, contexts: Sequence[str] | Non
                                              device=device, progress=progress)
     else:
         prefixes, conts = causal_items(tok, texts, contexts, start_token)
-        groups = None
-        if shared_prefix and texts:
+        if not shared_prefix:
+            groups = None
+        elif groups is None and texts:
             groups = prefix_groups([p + c for p, c in zip(prefixes, conts)])
         sums, counts = causal_logprobs(model, tok, prefixes, conts, groups=groups,
                                        batch_size=batch_size, device=device, progress=progress)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass
 
-from nlgbias.engine.decoding import DecodingError, DecodingParams
 from nlgbias.engine.causal import BatchedGenerator, Completion
+from nlgbias.engine.decoding import DecodingError, DecodingParams
 from nlgbias.models import LoadedModel
 
 log = logging.getLogger(__name__)

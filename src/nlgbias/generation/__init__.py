@@ -14,6 +14,7 @@
   anything loads) and :func:`make_engine`; run summaries for the notebooks.
 """
 
+from nlgbias.engine.causal import BatchedGenerator, CausalGenerator, Completion
 from nlgbias.engine.decoding import (
     DECODING_COLUMNS,
     DecodingError,
@@ -22,7 +23,6 @@ from nlgbias.engine.decoding import (
     first_sentence,
     row_seed,
 )
-from nlgbias.engine.causal import BatchedGenerator, CausalGenerator, Completion
 from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.lm_engine import LMEngine
 from nlgbias.generation.runs import (

@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from nlgbias.engine.decoding import DecodingParams
 from nlgbias.engine.causal import Completion
+from nlgbias.engine.decoding import DecodingParams
 
 __all__ = ["LMEngine"]
 

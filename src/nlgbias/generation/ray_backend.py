@@ -19,9 +19,9 @@ import os
 
 import pandas as pd
 
-from nlgbias.extras import require
-from nlgbias.engine.decoding import DecodingParams
 from nlgbias.engine.causal import CausalGenerator, completions_frame
+from nlgbias.engine.decoding import DecodingParams
+from nlgbias.extras import require
 from nlgbias.models import display_name, load_model
 from nlgbias.progress import tqdm
 

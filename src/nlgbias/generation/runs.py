@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlgbias.engine.decoding import DECODING_COLUMNS, DecodingParams, decoding_for, row_seed
 from nlgbias.engine.causal import CausalGenerator, Completion, completions_frame
+from nlgbias.engine.decoding import DECODING_COLUMNS, DecodingParams, decoding_for, row_seed
 from nlgbias.engine.gibbs import GibbsGenerator, GibbsParams
 from nlgbias.generation.lm_engine import LMEngine
 from nlgbias.generation.ray_backend import generate_with_ray

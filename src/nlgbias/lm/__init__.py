@@ -1,50 +1,46 @@
-"""One language-model interface (:class:`LM`) for every metric, and its backends: ``hf`` (the
-project's own engine, :mod:`~nlgbias.lm.hf_backend`), ``openai`` (any OpenAI-compatible
-server, :mod:`~nlgbias.lm.openai_backend`) and ``vllm`` (:mod:`~nlgbias.lm.vllm_backend`),
-chosen by one model-spec string (:func:`parse_model_spec`, :func:`get_lm`). See
-:mod:`~nlgbias.lm.interface`."""
+"""One language-model interface (:class:`LM`) for every metric, its backends in a registry
+(:data:`BACKENDS`, :func:`register_backend`: ``hf`` in this process, ``openai`` for any
+OpenAI-compatible server, ``vllm``, ``ct2``) and one typed model spec (:class:`LMSpec`,
+parsed once by :func:`parse_model_spec`). See :mod:`~nlgbias.lm.interface` and
+:mod:`~nlgbias.lm.spec`."""
 
 from nlgbias.lm.interface import (
-    BACKENDS,
     LM,
     BackendUnavailableError,
     Generation,
     GenerationRequest,
     LoglikelihoodResult,
-    ModelSpecError,
-    ModelSpecString,
     RollingResult,
+    TokenLogprobs,
     UnsupportedCapabilityError,
     apply_until,
     as_requests,
+)
+from nlgbias.lm.spec import (
+    BACKENDS,
+    Backend,
+    LMSpec,
+    ModelSpecError,
+    Option,
+    check_spec,
+    decoding_of,
+    kind_of,
+    parse_model_args,
     parse_model_spec,
+    parse_models,
+    register_backend,
 )
 
-__all__ = ["BACKENDS", "LM", "BackendUnavailableError", "Generation", "GenerationRequest",
-           "LoglikelihoodResult", "ModelSpecError", "ModelSpecString", "RollingResult",
-           "UnsupportedCapabilityError", "apply_until", "as_requests", "get_lm", "parse_model_spec"]
+__all__ = ["BACKENDS", "LM", "Backend", "BackendUnavailableError", "Generation", "GenerationRequest",
+           "LMSpec", "LoglikelihoodResult", "ModelSpecError", "Option", "RollingResult",
+           "TokenLogprobs", "check_spec", "parse_models", "UnsupportedCapabilityError", "apply_until", "as_requests",
+           "decoding_of", "get_lm", "kind_of", "parse_model_args", "parse_model_spec", "register_backend"]
 
 
-def get_lm(spec: str, **options) -> LM:
-    """The :class:`LM` a spec string names (:func:`parse_model_spec`). ``options`` go to the
-    backend: ``hf`` (:class:`~nlgbias.lm.hf_backend.HFLM`: ``device``, ``dtype``,
-    ``batch_size``, ``loaded``), ``openai`` (:class:`~nlgbias.lm.openai_backend.OpenAILM`:
-    ``timeout``, ``retries``, ``start_text``), ``vllm``
-    (:class:`~nlgbias.lm.vllm_backend.VLLMLM`: engine arguments), ``ct2``
-    (:class:`~nlgbias.lm.ct2_backend.CT2LM`: ``compute_type``, ``threads``, ``batch_size``)."""
-    parsed = parse_model_spec(spec)
-    if parsed.backend == "hf":
-        from nlgbias.lm.hf_backend import HFLM
-
-        return HFLM(parsed.target, **options)
-    if parsed.backend == "openai":
-        from nlgbias.lm.openai_backend import OpenAILM
-
-        return OpenAILM(parsed.target, parsed.model, **options)
-    if parsed.backend == "ct2":
-        from nlgbias.lm.ct2_backend import CT2LM
-
-        return CT2LM(parsed.target, **options)
-    from nlgbias.lm.vllm_backend import VLLMLM
-
-    return VLLMLM(parsed.target, **options)
+def get_lm(spec: "str | LMSpec", **options) -> LM:
+    """The :class:`LM` of ``spec`` (a spec string is parsed here, once; an :class:`LMSpec` is
+    used as given), built by the backend the registry names (:data:`BACKENDS`) from the spec
+    with ``options`` added (validated against the backend's declared options; see
+    ``python -m nlgbias.lm --options``)."""
+    parsed = parse_model_spec(spec, **options)
+    return parsed.info.load().from_spec(parsed)

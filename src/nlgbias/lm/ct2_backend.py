@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlgbias import likelihood as L
-from nlgbias.engine.decoding import DecodingParams, decoding_for
+from nlgbias.engine.decoding import DecodingParams
 from nlgbias.lm.interface import (
     LM,
     BackendUnavailableError,
@@ -34,6 +34,7 @@ from nlgbias.lm.interface import (
     chat_requests,
     finish,
 )
+from nlgbias.lm.spec import LMSpec, decoding_of, parse_model_spec
 
 __all__ = ["COMPUTE_TYPES", "CT2LM", "convert"]
 
@@ -92,6 +93,12 @@ class CT2LM(LM):
 
     backend = "ct2"
 
+    @classmethod
+    def from_spec(cls, spec: LMSpec) -> CT2LM:
+        lm = cls(spec.registry_name, **spec.opts)
+        lm.spec = spec
+        return lm
+
     def __init__(self, name: str, *, compute_type: str = "int8", threads: int | None = None,
                  batch_size: int = 32, cache: str | Path | None = None):
         from transformers import AutoTokenizer
@@ -101,8 +108,9 @@ class CT2LM(LM):
         if compute_type not in COMPUTE_TYPES:
             raise ValueError(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}, got {compute_type!r}")
         ct2 = self._ct2 = _ct2()
-        source, self.spec = _source_folder(name)
+        source, self.entry = _source_folder(name)
         self.name, self.kind, self.batch_size = name, "causal", batch_size
+        self.spec = parse_model_spec(f"ct2:{name}")
         self.compute_type = compute_type
         self.tokenizer = AutoTokenizer.from_pretrained(source)
         self.generator = ct2.Generator(str(convert(name, cache)), device="cpu", compute_type=compute_type,
@@ -161,8 +169,8 @@ class CT2LM(LM):
 
     def generate_until(self, requests, params=None):
         reqs = as_requests(requests)
-        params = params if params is not None else decoding_for(self.spec)
-        code = self.spec.control_code
+        params = params if params is not None else decoding_of(self.spec)
+        code = self.entry.control_code
         # as the hf engine encodes a prompt: the tokenizer's own special tokens, trailing space
         # dropped, the control code first (CTRL)
         ids = [list(self.tokenizer(f"{code} {p}" if code else p)["input_ids"] if p else [])
@@ -171,7 +179,7 @@ class CT2LM(LM):
 
     def chat(self, requests, params=None):
         reqs = chat_requests(requests)
-        params = params if params is not None else decoding_for(self.spec)
+        params = params if params is not None else decoding_of(self.spec)
         if not getattr(self.tokenizer, "chat_template", None):
             raise UnsupportedCapabilityError(f"ct2 backend: {self.name!r} has no chat template")
         ids = []

@@ -19,19 +19,21 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from nlgbias import likelihood as L
-from nlgbias.engine.decoding import DecodingParams, decoding_for
 from nlgbias.engine.causal import CausalGenerator
+from nlgbias.engine.decoding import DecodingParams, decoding_for
 from nlgbias.lm.interface import (
     LM,
     Generation,
     GenerationRequest,
     LoglikelihoodResult,
     RollingResult,
+    TokenLogprobs,
     UnsupportedCapabilityError,
     as_requests,
     chat_requests,
     finish,
 )
+from nlgbias.lm.spec import LMSpec, parse_model_spec
 
 __all__ = ["HFLM", "dialogue_text"]
 
@@ -63,26 +65,71 @@ class _MessagesGenerator(CausalGenerator):
 
 
 class HFLM(LM):
-    """A registry model (``name``: registered name, hub id, folder, optionally ``masked:`` etc.)
-    loaded with :func:`nlgbias.likelihood.load_lm` (``dtype="auto"``: bfloat16 where the CPU
-    has bf16 units, as the notebooks; ``"float32"`` for exact comparisons), or an already
-    ``loaded`` :class:`~nlgbias.models.LoadedModel`. ``gibbs``: the Gibbs settings of a masked
-    LM's generation (default the paper's)."""
+    """A registry model run in this process: built from an :class:`~nlgbias.lm.spec.LMSpec`
+    (:meth:`from_spec`; its options ``device``, ``dtype`` (``"auto"``: bfloat16 where the CPU
+    has bf16 units, as the notebooks; ``"float32"`` for exact comparisons), ``batch_size``,
+    ``revision``, ``trust_remote_code``, ``device_map``), or around an already ``loaded``
+    :class:`~nlgbias.models.LoadedModel`. ``gibbs``: the Gibbs settings of a masked LM's
+    generation (default the paper's)."""
 
     backend = "hf"
 
-    def __init__(self, name: str | None = None, *, device: str = "cpu", dtype: str | None = "auto",
-                 batch_size: int = 32, loaded=None, gibbs=None):
+    def __init__(self, name: str | LMSpec | None = None, *, device: str = "cpu",
+                 dtype: str | None = "auto", batch_size: int = 32, loaded=None, gibbs=None):
         if loaded is None:
             if name is None:
                 raise ValueError("HFLM needs a model name or a loaded model")
-            loaded = L.load_lm(name, device=device, dtype=dtype)
+            spec = parse_model_spec(name, device=device, dtype=dtype, batch_size=batch_size)
+            if spec.backend != "hf":
+                raise ValueError(f"HFLM runs hf models; {spec.text!r} is {spec.backend}")
+            loaded = _load(spec)
+        else:
+            spec = (parse_model_spec(name) if name is not None
+                    else parse_model_spec(loaded.spec.name)).with_options(
+                device=loaded.device, batch_size=batch_size)
         self.lm = loaded
-        self.spec = loaded.spec
-        self.name = name or loaded.spec.name
+        self.entry = loaded.spec  # the registry's entry (kind, decoding, control code)
+        self.spec = spec
+        self.name = spec.text
         self.kind = loaded.spec.kind
-        self.batch_size = batch_size
+        self.batch_size = spec.opts.get("batch_size", batch_size)
         self.gibbs = gibbs
+
+    @classmethod
+    def around(cls, model, tokenizer, kind: str | None = None, *, batch_size: int = 32,
+               name: str = "in-memory") -> HFLM:
+        """The interface over a model and tokenizer already in memory (a test's tiny model, a
+        tuned copy): ``kind`` "causal" / "masked" / "seq2seq" (None: from the model's class)."""
+        from nlgbias.models import LoadedModel, ModelSpec
+
+        if kind is None:
+            kind = L.lm_kind(model)
+        try:
+            device = str(next(model.parameters()).device)
+        except (StopIteration, AttributeError):
+            device = "cpu"
+        if tokenizer.pad_token is None and tokenizer.eos_token is not None:
+            tokenizer.pad_token = tokenizer.eos_token
+        loaded = LoadedModel(ModelSpec(name, kind, description="a model in memory"), model,
+                             tokenizer, device)
+        return cls(name, loaded=loaded, batch_size=batch_size)
+
+    @property
+    def device(self) -> str:
+        return self.lm.device
+
+    @staticmethod
+    def check(spec: LMSpec) -> None:
+        """Raise at once when the weights cannot be loaded here
+        (:func:`nlgbias.models.check_available`)."""
+        from nlgbias.models import check_available
+
+        check_available(spec.registry_name, dry_run=spec.dry_run)
+
+    @classmethod
+    def from_spec(cls, spec: LMSpec, *, gibbs=None) -> HFLM:
+        return cls(spec, device=spec.opts.get("device", "cpu"), dtype=spec.opts.get("dtype", "auto"),
+                   batch_size=spec.opts.get("batch_size", 32), gibbs=gibbs)
 
     @property
     def tokenizer(self):
@@ -138,9 +185,51 @@ class HFLM(LM):
         df = L.sentence_logprobs(self.lm, texts, batch_size=self.batch_size)
         return [RollingResult(float(a), int(b)) for a, b in zip(df["logprob"], df["n_tokens"])]
 
+    def sentence_logprobs(self, texts, contexts=None, groups=None, batch_size=None):
+        """:func:`nlgbias.likelihood.sentence_logprobs` on the loaded weights (``groups``: texts
+        sharing a token prefix, which runs once; the numbers are the same without)."""
+        if self.kind == "seq2seq":
+            return super().sentence_logprobs(texts, contexts)
+        return L.sentence_logprobs(self.lm, list(texts), contexts=contexts, groups=groups,
+                                   batch_size=batch_size or self.batch_size)
+
+    def token_logprobs(self, texts):
+        texts = [str(t) for t in texts]
+        if self.kind == "causal":
+            lps = L.causal_token_logprobs(self.model, self.tokenizer, texts,
+                                          batch_size=min(self.batch_size, 16))
+            out = []
+            for t, lp in zip(texts, lps):
+                ids = L.encode(self.tokenizer, t)
+                out.append(TokenLogprobs(tuple(ids[len(ids) - len(lp):]), tuple(map(float, lp))))
+            return out
+        if self.kind == "masked":
+            enc = [list(self.tokenizer(t)["input_ids"]) for t in texts]
+            special = set(self.tokenizer.all_special_ids)
+            pos = [[p for p, t in enumerate(ids) if t not in special] for ids in enc]
+            lps = L.masked_token_scores(self.model, self.tokenizer, enc, pos,
+                                        batch_size=self.batch_size, device=self.lm.device)
+            return [TokenLogprobs(tuple(ids), tuple(map(float, lp))) for ids, lp in zip(enc, lps)]
+        raise UnsupportedCapabilityError(f"hf backend: token_logprobs of a {self.kind} model "
+                                         f"({self.name!r})")
+
+    def next_sentence_model(self):
+        """The checkpoint's next-sentence-prediction head (BERT; StereoSet's intersentence
+        CATs), or None where it has none (RoBERTa): an extra of masked models in this process."""
+        if self.kind != "masked":
+            return None
+        from transformers import AutoModelForNextSentencePrediction
+
+        try:
+            nsp = AutoModelForNextSentencePrediction.from_pretrained(self.entry.hub_id)
+        except (ValueError, OSError):
+            return None
+        return nsp.to(self.lm.device).to(self.model.dtype).eval()
+
     # ------------------------------------------------------------------ generation
     def _params(self, params: DecodingParams | None) -> DecodingParams:
-        return params if params is not None else decoding_for(self.spec)
+        # the registry entry's decoding: what decoding_of(spec) gives any backend for these weights
+        return params if params is not None else decoding_for(self.entry)
 
     def _by_length(self, reqs, params):
         """Request indices grouped by their max_new_tokens (one engine run per group)."""
@@ -264,3 +353,19 @@ class HFLM(LM):
                 out.append(LoglikelihoodResult(float(lp.sum()), greedy, len(tgt)))
         return out
 
+
+
+def _load(spec: LMSpec):
+    """Load the weights an ``hf`` spec names, with its options."""
+    import torch
+
+    from nlgbias.hardware import resolve_dtype
+    from nlgbias.models import load_model
+
+    o = spec.opts
+    device = o.get("device", "cpu")
+    dt = o.get("dtype", "auto")
+    dt = resolve_dtype(dt, device) if dt is not None else "float32"
+    return load_model(spec.registry_name, device=device, dtype=getattr(torch, dt),
+                      revision=o.get("revision"), trust_remote_code=bool(o.get("trust_remote_code")),
+                      device_map=o.get("device_map"), dry_run=spec.dry_run)

@@ -12,32 +12,11 @@ A metric asks a model four things (:class:`LM`):
 - :meth:`LM.chat` — the assistant's reply to a list of messages (the model's chat template,
   BlenderBot's dialogue format, or a server's chat endpoint).
 
-A model is named by ONE spec string (:func:`parse_model_spec`), the backend before the first
-colon:
-
-- ``hf:<name>`` or a bare ``<name>`` (default): a model of the registry
-  (:mod:`nlgbias.models.registry`: a registered name, a hub id, a local folder, optionally
-  ``masked:``/``causal:``/``seq2seq:`` first) run in this process by the project's own engine
-  (:mod:`nlgbias.lm.hf_backend`);
-- ``openai:<base URL>#<model>``: any OpenAI-compatible server (vLLM, llama.cpp's server,
-  ``transformers serve``, TGI, Ollama, a hosted API; :mod:`nlgbias.lm.openai_backend`); the key,
-  if the server needs one, comes from ``NLGBIAS_OPENAI_API_KEY`` or ``OPENAI_API_KEY`` only;
-- ``vllm:<hub id or folder>``: vLLM's engine in this process (a GPU, or vLLM's CPU build;
-  :mod:`nlgbias.lm.vllm_backend`);
-- ``ct2:<model>``: CTranslate2 in this process (int8 CPU kernels; a batch shares one seed;
-  :mod:`nlgbias.lm.ct2_backend`).
-
-:func:`nlgbias.lm.get_lm` builds the backend. A backend that cannot do something raises
-:class:`UnsupportedCapabilityError` naming the capability (e.g. a server without prompt
-log-probabilities), never a silently different number.
-
-Examples:
-    >>> parse_model_spec("smollm2-135m")
-    ModelSpecString(backend='hf', target='smollm2-135m', model=None)
-    >>> parse_model_spec("openai:http://127.0.0.1:8000/v1#my-model")
-    ModelSpecString(backend='openai', target='http://127.0.0.1:8000/v1', model='my-model')
-    >>> parse_model_spec("hf:masked:my-org/my-roberta").target
-    'masked:my-org/my-roberta'
+A model is named by ONE typed spec (:class:`nlgbias.lm.spec.LMSpec`, parsed once from a
+string by :func:`nlgbias.lm.spec.parse_model_spec`: the backend, the target, the options that
+reach the backend); :func:`nlgbias.lm.get_lm` builds the backend its registry names.
+A backend that cannot do something raises :class:`UnsupportedCapabilityError` naming the
+capability (e.g. a server without prompt log-probabilities), never a silently different number.
 """
 
 from __future__ import annotations
@@ -49,22 +28,9 @@ from typing import NamedTuple
 
 from nlgbias.engine.decoding import DecodingParams, first_sentence
 
-__all__ = ["BACKENDS", "BackendUnavailableError", "Generation", "GenerationRequest", "LM",
-           "LoglikelihoodResult", "ModelSpecError", "ModelSpecString", "RollingResult",
-           "UnsupportedCapabilityError", "apply_until", "as_requests", "parse_model_spec"]
-
-#: the backends a spec string can name, and what each runs on
-BACKENDS = {
-    "hf": "this process, the project's engine over transformers (default; offline models)",
-    "openai": "an OpenAI-compatible server: openai:<base URL>#<model>",
-    "vllm": "vLLM's engine in this process (GPU, or vLLM's CPU build): vllm:<hub id or folder>",
-    "ct2": "CTranslate2 in this process (fast int8 CPU kernels; seeds per batch): ct2:<model>",
-}
-
-
-class ModelSpecError(ValueError):
-    """A model spec string that names no backend or model this project can use."""
-
+__all__ = ["BackendUnavailableError", "Generation", "GenerationRequest", "LM",
+           "LoglikelihoodResult", "RollingResult", "TokenLogprobs", "UnsupportedCapabilityError",
+           "apply_until", "as_requests"]
 
 class UnsupportedCapabilityError(NotImplementedError):
     """A backend (or the server behind it) cannot do what was asked; the message names the
@@ -73,41 +39,6 @@ class UnsupportedCapabilityError(NotImplementedError):
 
 class BackendUnavailableError(ImportError):
     """A backend whose Python package is not installed; the message names the pip extra."""
-
-
-@dataclass(frozen=True)
-class ModelSpecString:
-    """A parsed spec: ``backend`` (a key of :data:`BACKENDS`), ``target`` (registry name, base
-    URL, or vLLM model) and ``model`` (the served model's name for ``openai``)."""
-
-    backend: str
-    target: str
-    model: str | None = None
-
-
-def parse_model_spec(spec: str) -> ModelSpecString:
-    """Parse ``spec`` (see the module doc); raise :class:`ModelSpecError` saying what is wrong."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ModelSpecError(f"a model spec must be a non-empty string, got {spec!r}. Forms: "
-                             + "; ".join(f"{k}: {v}" for k, v in BACKENDS.items()))
-    spec = spec.strip()
-    if spec.startswith(("http://", "https://")):
-        raise ModelSpecError(f"{spec!r} is a URL: name the backend, e.g. 'openai:{spec}#<model>'")
-    head, sep, rest = spec.partition(":")
-    if not sep or head not in BACKENDS:
-        return ModelSpecString("hf", spec)  # a registry name (which may hold 'masked:' etc.)
-    if not rest:
-        raise ModelSpecError(f"model spec {spec!r} names the backend {head!r} but no model; "
-                             f"form: {BACKENDS[head]}")
-    if head == "openai":
-        url, _, model = rest.partition("#")
-        if not url.startswith(("http://", "https://")):
-            raise ModelSpecError(f"model spec {spec!r}: after 'openai:' comes the server's base URL "
-                                 "(http:// or https://), e.g. openai:http://127.0.0.1:8000/v1#my-model")
-        return ModelSpecString("openai", url.rstrip("/"), model or None)
-    if "#" in rest:
-        raise ModelSpecError(f"model spec {spec!r}: '#<model>' belongs to openai: specs only")
-    return ModelSpecString(head, rest)
 
 
 @dataclass(frozen=True)
@@ -150,6 +81,16 @@ class LoglikelihoodResult(NamedTuple):
     logprob: float
     is_greedy: bool | None
     n_tokens: int
+
+
+class TokenLogprobs(NamedTuple):
+    """The log-probability of each token of a text: ``tokens`` (their identities: ids or
+    strings, compared only for equality within one backend) and ``logprobs`` (token ``k`` given
+    the tokens before it, after the start token; a masked LM: each token masked in turn given
+    the rest, ``nan`` where a token is not scored, e.g. [CLS] / [SEP])."""
+
+    tokens: tuple
+    logprobs: tuple
 
 
 class RollingResult(NamedTuple):
@@ -200,6 +141,8 @@ class LM:
     backend: str = "?"
     name: str = "?"
     kind: str | None = None
+    #: the :class:`~nlgbias.lm.spec.LMSpec` the model was built from
+    spec = None
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]], *, greedy: bool = False,
                       ) -> list[LoglikelihoodResult]:
@@ -210,6 +153,11 @@ class LM:
     def loglikelihood_rolling(self, texts: Sequence[str]) -> list[RollingResult]:
         """The log-likelihood of each whole text (every token the backend can score)."""
         raise UnsupportedCapabilityError(f"{self.backend} backend: loglikelihood_rolling")
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
+        """Per text, each token's log-probability (:class:`TokenLogprobs`): what CrowS-Pairs'
+        shared-tokens score sums over the tokens two sentences share."""
+        raise UnsupportedCapabilityError(f"{self.backend} backend: token_logprobs")
 
     def generate_until(self, requests: Sequence[GenerationRequest | str],
                        params: DecodingParams | None = None) -> list[Generation]:
@@ -225,11 +173,15 @@ class LM:
         """Per-text perplexity from :meth:`loglikelihood_rolling`."""
         return [r.perplexity for r in self.loglikelihood_rolling(texts)]
 
-    def sentence_logprobs(self, texts: Sequence[str], contexts: Sequence[str | None] | None = None):
+    def sentence_logprobs(self, texts: Sequence[str], contexts: Sequence[str | None] | None = None,
+                          groups: Sequence[Sequence[int]] | None = None,
+                          batch_size: int | None = None):
         """The table :func:`nlgbias.likelihood.sentence_logprobs` gives (``logprob``,
         ``n_tokens``, ``mean_logprob`` per text, in input order), from this interface: each
         text after its context (joined by a space) or, without one, as a whole; the ``hf``
-        backend gives the same numbers."""
+        backend gives the same numbers. ``groups``: positions of texts that share a token
+        prefix (a backend that runs a shared prefix once uses them; the numbers do not depend
+        on them); ``batch_size`` (None: the backend's) where the backend batches."""
         import pandas as pd
 
         texts = list(texts)

@@ -1,6 +1,9 @@
 """The ``openai`` backend of :class:`~nlgbias.lm.LM`: any OpenAI-compatible server
 (vLLM's ``vllm serve``, llama.cpp's server, ``transformers serve``, TGI, Ollama, a hosted
-API), over the standard library's HTTP client.
+API), over the standard library's HTTP client: the base package needs no HTTP dependency, and
+the retries, timeouts and key redaction below are this module's own, tested against real
+servers (the ``openai`` package, in the ``serve`` extra, would add a dependency without
+removing any of them: its retries do not know which fields a server refuses).
 
 - ``generate_until``: ``POST /completions`` (``prompt``, ``max_tokens``, ``temperature``,
   ``top_p``, ``top_k`` when set, ``seed`` per row, ``stop``); the stop strings and the
@@ -37,11 +40,13 @@ from nlgbias.lm.interface import (
     Generation,
     LoglikelihoodResult,
     RollingResult,
+    TokenLogprobs,
     UnsupportedCapabilityError,
     as_requests,
     chat_requests,
     finish,
 )
+from nlgbias.lm.spec import LMSpec, decoding_of
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +75,7 @@ class OpenAILM(LM):
     backend = "openai"
 
     def __init__(self, base_url: str, model: str | None = None, *, timeout: float = 120.0,
-                 retries: int = 2, start_text: str | None = None,
+                 retries: int = 4, start_text: str | None = None,
                  default_params: DecodingParams | None = None, concurrency: int = 1):
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
@@ -84,6 +89,30 @@ class OpenAILM(LM):
         self.model = model or self._only_model()
         self.name = f"openai:{self.base_url}#{self.model}"
         self.kind = None
+
+    @classmethod
+    def from_spec(cls, spec: LMSpec) -> OpenAILM:
+        """The server of an ``openai:`` spec with its options; decoding when a call states none:
+        the served model's (:func:`nlgbias.lm.decoding_of`), as in process."""
+        o = spec.opts
+        lm = cls(spec.target, spec.model, timeout=o.get("timeout", 120.0),
+                 retries=o.get("retries", 4), start_text=o.get("start_text"),
+                 concurrency=o.get("concurrency", 1))
+        lm.spec = spec if spec.model else LMSpec("openai", spec.target, lm.model, None, spec.options)
+        lm.default_params = decoding_of(lm.spec)
+        return lm
+
+    @staticmethod
+    def check(spec: LMSpec) -> None:
+        """Raise at once when the server does not answer (one ``GET /models``, 10 s)."""
+        probe = OpenAILM.__new__(OpenAILM)
+        probe.base_url, probe.timeout, probe.retries = spec.target, 10.0, 0
+        probe._key_from = next((v for v in KEY_VARIABLES if os.environ.get(v)), None)
+        try:
+            probe._request("GET", "models")
+        except ServerError as exc:
+            raise ServerError(f"model {spec.display!r}: the server at {spec.target} does not "
+                              f"answer: {exc}") from None
 
     def __repr__(self) -> str:
         key = f"key from ${self._key_from}" if self._key_from else "no key"
@@ -275,6 +304,24 @@ class OpenAILM(LM):
         if n == 0:
             raise ValueError(f"no token of {continuation!r} was scored by the server")
         return total, (is_greedy if greedy else None), n
+
+    def token_logprobs(self, texts):
+        def one(text):
+            head = self.start_text or ""
+            lp = self._echo(head + str(text))
+            begin = len(head) - lp["lead"]
+            toks, vals = [], []
+            for i, off in enumerate(lp["text_offset"]):
+                if off < begin or off >= begin + len(text):
+                    continue
+                val = lp["token_logprobs"][i]
+                if val is None:  # the first token of the prompt is never scored
+                    continue
+                toks.append(lp["tokens"][i])
+                vals.append(float(val))
+            return TokenLogprobs(tuple(toks), tuple(vals))
+
+        return self._map(one, list(texts))
 
     def loglikelihood(self, requests, *, greedy: bool = False):
         return self._map(lambda r: LoglikelihoodResult(*self._score(str(r[0]), str(r[1]), greedy)),

@@ -15,7 +15,7 @@ models the float safetensors copy the ``hf`` backend caches (``data/cache/models
 from __future__ import annotations
 
 from nlgbias import likelihood as L
-from nlgbias.engine.decoding import DecodingParams, decoding_for
+from nlgbias.engine.decoding import DecodingParams
 from nlgbias.lm.interface import (
     LM,
     BackendUnavailableError,
@@ -26,6 +26,7 @@ from nlgbias.lm.interface import (
     chat_requests,
     finish,
 )
+from nlgbias.lm.spec import LMSpec, decoding_of, parse_model_spec
 from nlgbias.models.registry import cache_dir, get_spec
 
 __all__ = ["VLLMLM", "import_vllm", "vllm_model_path"]
@@ -66,10 +67,17 @@ class VLLMLM(LM):
 
     backend = "vllm"
 
+    @classmethod
+    def from_spec(cls, spec: LMSpec) -> VLLMLM:
+        lm = cls(spec.registry_name, **spec.opts)
+        lm.spec = spec
+        return lm
+
     def __init__(self, model: str, **engine_args):
         vllm = import_vllm()
         path, spec = vllm_model_path(model)
-        self.name, self.kind, self.spec = model, "causal", spec
+        self.name, self.kind, self.entry = model, "causal", spec
+        self.spec = parse_model_spec(f"vllm:{model}")
         self._vllm = vllm
         engine_args.setdefault("seed", 0)
         self.llm = vllm.LLM(model=path, **engine_args)
@@ -79,7 +87,7 @@ class VLLMLM(LM):
     def _params(self, params: DecodingParams | None) -> DecodingParams:
         if params is not None:
             return params
-        return decoding_for(self.spec)
+        return decoding_of(self.spec)
 
     def _sampling(self, params: DecodingParams, max_new: int, seed: int, until=()):
         sp = self._vllm.SamplingParams

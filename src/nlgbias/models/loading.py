@@ -91,15 +91,19 @@ def _load_gguf(spec: ModelSpec, dtype):
     return _load_gguf(spec, dtype)
 
 
-def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
+def load_model(name: str, device: str = "cpu", dtype=None, *, revision: str | None = None,
+               trust_remote_code: bool = False, device_map: str | None = None,
+               dry_run: bool | None = None) -> LoadedModel:
     """Load model ``name`` (a registered name, hub id or local folder) on ``device`` in eval mode,
     with the auto class of its kind (:data:`~nlgbias.models.registry.KINDS`).
 
     Raises :class:`~nlgbias.models.registry.UnknownModelError` for an unknown name and
     :class:`~nlgbias.resources.ResourceNotFoundError` when the weights cannot be found
     (offline without a cache, or a missing package), naming the model and how to get it.
+    ``revision``, ``trust_remote_code`` and ``device_map`` go to ``from_pretrained`` (a hub id
+    or folder); ``dry_run`` to :func:`~nlgbias.models.registry.get_spec`.
     """
-    spec = get_spec(name)
+    spec = get_spec(name, dry_run=dry_run)
     if spec.backend != "hf":
         raise UnknownModelError(
             f"{name!r} names a model behind the {spec.backend!r} backend: it is not loaded in "
@@ -119,16 +123,24 @@ def load_model(name: str, device: str = "cpu", dtype=None) -> LoadedModel:
         import transformers
 
         auto = getattr(transformers, kind.auto_class)
+        hub = {k: v for k, v in (("revision", revision), ("device_map", device_map)) if v}
+        if trust_remote_code:
+            hub["trust_remote_code"] = True
         try:
-            tok = transformers.AutoTokenizer.from_pretrained(spec.hub_id)
-            model = (auto.from_pretrained(spec.hub_id, dtype=dtype) if dtype
-                     else auto.from_pretrained(spec.hub_id))
+            tok = transformers.AutoTokenizer.from_pretrained(
+                spec.hub_id, **{k: v for k, v in hub.items() if k != "device_map"})
+            model = (auto.from_pretrained(spec.hub_id, dtype=dtype, **hub) if dtype
+                     else auto.from_pretrained(spec.hub_id, **hub))
         except OSError as exc:
             raise ResourceNotFoundError(
                 f"model {name!r} ({spec.display}) could not be loaded: a hub id needs the Hugging Face "
                 "hub (internet) or a local HF cache, a folder a saved checkpoint. Offline on this "
                 f"machine use one of {', '.join(offline_models())}. Cause: {exc}") from exc
-    model.to(device).eval()
+    if device_map:
+        model.eval()  # placed by device_map
+        device = str(next(model.parameters()).device)
+    else:
+        model.to(device).eval()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return LoadedModel(spec, model, tok, device)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nlgbias.paths import cache_root
-from nlgbias.profiles import dry_run
+from nlgbias.profiles import dry_run as profile_dry_run
 from nlgbias.resources import ResourceNotFoundError, resolve
 
 log = logging.getLogger(__name__)
@@ -318,12 +318,15 @@ def _hub_kind(hub_id: str, name: str) -> str:
         f"cache it. Offline on this machine: {', '.join(offline_models())}.")
 
 
-def get_spec(name: str) -> ModelSpec:
+def get_spec(name: str, *, dry_run: bool | None = None) -> ModelSpec:
     """The spec for ``name`` (:func:`_get_spec`); in the ``paper`` profile's dry run
-    (:func:`nlgbias.profiles.dry_run`) a hub model's weights are a tiny random model of its
+    (``dry_run``, which the model's :class:`nlgbias.lm.LMSpec` carries; None: the profile's,
+    :func:`nlgbias.profiles.dry_run`) a hub model's weights are a tiny random model of its
     architecture (:mod:`nlgbias.models.tiny`), named so in its description."""
     spec = _get_spec(name)
-    if dry_run() and spec.backend == "hf" and (spec.resource or (spec.hub_id and not spec.is_local)):
+    if dry_run is None:
+        dry_run = profile_dry_run()
+    if dry_run and spec.backend == "hf" and (spec.resource or (spec.hub_id and not spec.is_local)):
         from dataclasses import replace
 
         from nlgbias.models.tiny import architecture_of, tiny_folder
@@ -398,14 +401,14 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def check_available(name: str) -> ModelSpec:
+def check_available(name: str, *, dry_run: bool | None = None) -> ModelSpec:
     """Fail fast: the spec of ``name`` if its weights can be loaded here, else raise at once.
 
     :class:`UnknownModelError` for an unknown name; :class:`ResourceNotFoundError` for a hub
     model that is neither in the local Hugging Face cache nor reachable (instead of the
     ~50 s of retries ``from_pretrained`` spends offline), or a missing offline package.
     """
-    spec = get_spec(name)
+    spec = get_spec(name, dry_run=dry_run)
     if spec.is_local or spec.backend != "hf":  # a server is reached (and checked) by nlgbias.lm
         return spec
     if spec.resource:

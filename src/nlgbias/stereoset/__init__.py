@@ -75,9 +75,10 @@ def scoring_methods(name: str) -> dict[str, str]:
         return {"intrasentence": m, "intersentence": m}
     if name in BASELINES:
         return {"intrasentence": "baseline (§6.3)", "intersentence": "baseline (§6.3)"}
-    from nlgbias.models import get_spec
+    from nlgbias.lm import kind_of, parse_model_spec
+    from nlgbias.models import KINDS
 
-    how = get_spec(name).kind_info.scorer
+    how = KINDS[kind_of(parse_model_spec(name))].scorer
     if how == "causal":
         return {"intrasentence": "likelihood: mean token log-prob of the sentence",
                 "intersentence": "likelihood: mean token log-prob of the attribute sentence "
@@ -92,12 +93,13 @@ def stand_in_for(name: str) -> str:
     """The paper model a run of ``name`` is compared with: itself for the paper's own models
     (GPT2, BERT-base, ...), GPT2 for any other causal LM (the offline stand-ins, a user's
     checkpoint), BERT-base for any other masked LM."""
-    from nlgbias.models import get_spec
+    from nlgbias.lm import kind_of, parse_model_spec
     from nlgbias.stereoset.paper import PAPER_NAME
 
+    name = str(name)
     if name in PAPER_NAME:
         return PAPER_NAME[name]
-    return "GPT2" if get_spec(name).kind_info.scorer == "causal" else "BERT-base"
+    return "GPT2" if kind_of(parse_model_spec(name)) == "causal" else "BERT-base"
 
 
 def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | Path,
@@ -109,7 +111,7 @@ def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | 
     <split>.json`` (official format). Returns ``{"results": {display name: results},
     "scores": {display name: id -> score}, "per_sentence": {display name: frame}}``.
     ``baselines``: the §6.3 baselines to run (none: ``()``)."""
-    from nlgbias.models import display_name, model_slug
+    from nlgbias.lm import parse_model_spec
 
     out: dict = {"results": {}, "scores": {}, "per_sentence": {}}
     for name in baselines:
@@ -118,12 +120,12 @@ def run_split(split: str, cats: pd.DataFrame, models: list[str], interim: str | 
     for name in models:
         scores, per_sentence = model_scores(name, cats, interim, split, device=device,
                                             batch_size=batch_size, dtype=dtype)
-        label = display_name(name)
+        label = parse_model_spec(name).display
         out["scores"][label] = scores
         out["per_sentence"][label] = per_sentence
         out["results"][label] = evaluate(cats, scores)
         write_predictions(cats, scores, Path(processed) / "stereoset" /
-                          f"predictions_{model_slug(name)}_{split}.json")
+                          f"predictions_{parse_model_spec(name).slug}_{split}.json")
     return out
 
 
@@ -157,7 +159,7 @@ def run_splits(gold: dict, per_target: dict, models: list[str], interim: str | P
     each evaluated with the official scorer (:func:`run_split`)."""
     import time
 
-    from nlgbias.models import display_name
+    from nlgbias.lm import parse_model_spec
 
     cats, results, scores, scored_cats, model_sc, seconds = {}, {}, {}, {}, {}, {}
     for split, every in gold.items():
@@ -173,25 +175,29 @@ def run_splits(gold: dict, per_target: dict, models: list[str], interim: str | P
                               **{m: cats[split] for m in run["results"]}}
         model_sc[split] = run["scores"]
     return SplitsRun(cats, results, scores, scored_cats, model_sc, seconds,
-                     [display_name(m) for m in models])
+                     [parse_model_spec(m).display for m in models])
 
 
-def model_scores(name: str, cats: pd.DataFrame, interim: str | Path, split: str = "dev", *,
+def model_scores(name, cats: pd.DataFrame, interim: str | Path, split: str = "dev", *,
                  device: str = "cpu", batch_size: int = 32, dtype: str | None = None,
                  scorer: CATScorer | None = None) -> tuple[dict[str, float], pd.DataFrame]:
-    """Sentence scores of model ``name`` for ``cats`` (§7), cached resumably under
-    ``interim/stereoset/<split>/<model_slug>[-<dtype>]/``. Returns (id → score, the
+    """Sentence scores of model ``name`` (a spec string or :class:`~nlgbias.lm.LMSpec`; its
+    own options win over ``device`` and ``dtype``, which reach a backend that takes them;
+    dtype None: float32) for ``cats`` (§7), cached resumably under
+    ``interim/stereoset/<split>/<model slug>[-<dtype>]/``. Returns (id → score, the
     per-sentence frame). The model is loaded only when some sentence is not cached yet."""
     from nlgbias.io import ShardCache
-    from nlgbias.models import model_slug
+    from nlgbias.lm import parse_model_spec
 
+    spec = parse_model_spec(name).with_defaults(device=device, dtype=dtype or "float32")
     sents = sentence_table(cats)
-    tag = model_slug(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")
+    dt = spec.opts.get("dtype")
+    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "")
     cache = Path(interim) / "stereoset" / split / tag
     done = ShardCache(cache, key="id").done_keys()
     if scorer is None and not set(sents["id"]) <= done:
-        scorer = load_scorer(name, device=device, batch_size=batch_size, dtype=dtype)
-    df = score_sentences(scorer or _NoModel(), sents, cache, desc=f"StereoSet {name}")
+        scorer = load_scorer(spec, batch_size=batch_size)
+    df = score_sentences(scorer or _NoModel(), sents, cache, desc=f"StereoSet {spec.display}")
     return dict(zip(df["id"], df["score"].astype(float))), df
 
 

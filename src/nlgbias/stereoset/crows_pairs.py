@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlgbias.likelihood import encode, pad_id, pseudo_log_likelihood, start_token_id
+from nlgbias.likelihood import pseudo_log_likelihood
 from nlgbias.stats import proportion_interval
 
 log = logging.getLogger(__name__)
@@ -67,34 +67,6 @@ def masked_pair_scores(model, tokenizer, pairs: pd.DataFrame, *, batch_size: int
     return pd.DataFrame({"sent_more_score": sums[0::2], "sent_less_score": sums[1::2]})
 
 
-def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size: int = 8,
-                          ) -> list[np.ndarray]:
-    """Per text, the log-probability of each of its tokens (after a start token, as
-    :func:`nlgbias.likelihood.causal_items`; without one, tokens 1..N given token 0), in
-    length-sorted right-padded batches."""
-    import torch
-
-    start = start_token_id(tokenizer)
-    seqs = [([start] if start is not None else []) + encode(tokenizer, t) for t in texts]
-    pad = pad_id(tokenizer)
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
-    out: list[np.ndarray] = [np.zeros(0)] * len(seqs)
-    for b in range(0, len(order), batch_size):
-        idx = order[b:b + batch_size]
-        width = max(len(seqs[i]) for i in idx)
-        ids = torch.full((len(idx), width), pad, dtype=torch.long)
-        att = torch.zeros((len(idx), width), dtype=torch.long)
-        for j, i in enumerate(idx):
-            ids[j, :len(seqs[i])] = torch.tensor(seqs[i])
-            att[j, :len(seqs[i])] = 1
-        with torch.inference_mode():
-            logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
-            lp = torch.log_softmax(logits, dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
-        for j, i in enumerate(idx):
-            out[i] = lp[j, :len(seqs[i]) - 1].numpy().astype(float)
-    return out
-
-
 def shared_token_score(lp_more: np.ndarray, ids_more: Sequence[int], lp_less: np.ndarray,
                        ids_less: Sequence[int]) -> tuple[float, float]:
     """The shared-tokens scores of a pair from its per-token log-probabilities (``lp[k]``: token
@@ -107,72 +79,81 @@ def shared_token_score(lp_more: np.ndarray, ids_more: Sequence[int], lp_less: np
     return float(np.sum(np.asarray(lp_more)[t1])), float(np.sum(np.asarray(lp_less)[t2]))
 
 
-def causal_pair_scores(model, tokenizer, pairs: pd.DataFrame, *, batch_size: int = 8,
-                       ) -> pd.DataFrame:
-    """Per pair: ``sent_more_score, sent_less_score`` (total token log-probability of each
-    sentence) and ``sent_more_shared, sent_less_shared`` (the log-probability of the tokens
-    the two share, each given its own sentence's prefix)."""
-    texts = [s for pair in pairs[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]
-    lps = causal_token_logprobs(model, tokenizer, texts, batch_size=batch_size)
+def token_pair_scores(token_lps) -> pd.DataFrame:
+    """Per pair (``token_lps``: :class:`~nlgbias.lm.TokenLogprobs` of sent_more, sent_less,
+    sent_more, ...): ``sent_more_score, sent_less_score`` (the sum over every scored token) and
+    ``sent_more_shared, sent_less_shared`` (the sum over the tokens the two share)."""
     rows = []
-    for k in range(0, len(texts), 2):
-        ids1, ids2 = encode(tokenizer, texts[k]), encode(tokenizer, texts[k + 1])
-        # lps[k] scores the tokens after the start token, i.e. ids1 (or ids1[1:] without one)
-        off = len(ids1) - len(lps[k])
-        s1, s2 = shared_token_score(lps[k], ids1[off:], lps[k + 1], ids2[off:])
-        rows.append({"sent_more_score": float(lps[k].sum()), "sent_less_score": float(lps[k + 1].sum()),
+    for k in range(0, len(token_lps), 2):
+        (t1, lp1), (t2, lp2) = token_lps[k], token_lps[k + 1]
+        lp1, lp2 = np.asarray(lp1, dtype=float), np.asarray(lp2, dtype=float)
+        s1, s2 = shared_token_score(lp1, list(t1), lp2, list(t2))
+        rows.append({"sent_more_score": float(lp1.sum()), "sent_less_score": float(lp2.sum()),
                      "sent_more_shared": s1, "sent_less_shared": s2})
     return pd.DataFrame(rows)
 
 
-def pair_scores(name: str, pairs: pd.DataFrame, interim: str | Path, *, device: str = "cpu",
-                batch_size: int = 32, dtype: str | None = None, lm=None) -> pd.DataFrame:
-    """Scores of model ``name`` (or a server's, through :mod:`nlgbias.lm`: the total score only)
-    for every pair, cached resumably under
-    ``interim/crows_pairs/<model_slug>[-<dtype>]`` (the model is loaded only if some pair is
-    not cached). Returns ``pairs`` with ``sent_more_score, sent_less_score, scoring``."""
+def masked_token_pair_scores(token_lps) -> pd.DataFrame:
+    """Per pair, the paper's score of a masked LM from per-token pseudo-log-likelihoods: the
+    sum over the shared tokens, the first and last shared positions ([CLS]/[SEP]) left out as
+    in the official ``mask_unigram`` loop."""
+    rows = []
+    for k in range(0, len(token_lps), 2):
+        (t1, lp1), (t2, lp2) = token_lps[k], token_lps[k + 1]
+        p1, p2 = shared_positions(list(t1), list(t2))
+        rows.append({"sent_more_score": float(np.sum(np.asarray(lp1, dtype=float)[p1[1:-1]])),
+                     "sent_less_score": float(np.sum(np.asarray(lp2, dtype=float)[p2[1:-1]]))})
+    return pd.DataFrame(rows)
+
+
+def causal_pair_scores(lm, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair: ``sent_more_score, sent_less_score`` (total token log-probability of each
+    sentence) and ``sent_more_shared, sent_less_shared`` (the log-probability of the tokens
+    the two share, each given its own sentence's prefix), from ``lm``'s
+    :meth:`~nlgbias.lm.LM.token_logprobs`."""
+    texts = [s for pair in pairs[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]
+    return token_pair_scores(lm.token_logprobs(texts))
+
+
+def pair_scores(lm, pairs: pd.DataFrame, interim: str | Path, *, dtype: str | None = None,
+                ) -> pd.DataFrame:
+    """Scores of a model (``lm``: a spec string, an :class:`~nlgbias.lm.LMSpec` (built only
+    if some pair is not cached) or a built :class:`~nlgbias.lm.LM`) for every pair, cached
+    resumably under ``interim/crows_pairs/<model slug>[-<dtype>]-tokens``. Returns ``pairs``
+    with ``sent_more_score, sent_less_score, scoring`` and, for a causal LM,
+    ``sent_more_shared, sent_less_shared, scoring_shared``. Both come from each token's
+    log-probability (:meth:`~nlgbias.lm.LM.token_logprobs`): a backend without them (a server
+    without prompt log-probabilities) raises
+    :class:`~nlgbias.lm.UnsupportedCapabilityError` naming the capability."""
     from nlgbias.io import ShardCache
-    from nlgbias.likelihood import lm_kind, load_lm
-    from nlgbias.models import get_spec, model_slug
+    from nlgbias.lm import LM, get_lm, kind_of, parse_model_spec
     from nlgbias.scoring import score_texts
 
-    spec = get_spec(name)
-    served = spec.backend != "hf"  # a server or vLLM: whole-sentence log-likelihoods only
-    how = spec.kind_info.scorer
-    if how is None:
-        raise ValueError(f"model {name!r} has no likelihood scorer (kind {get_spec(name).kind!r})")
-    tag = model_slug(name) + (f"-{dtype}" if dtype and dtype != "float32" else "")
+    spec = lm.spec if isinstance(lm, LM) else parse_model_spec(lm).with_defaults(
+        dtype=dtype or "float32")
+    dt = spec.opts.get("dtype") or dtype
+    kind = lm.kind if isinstance(lm, LM) and lm.kind else kind_of(spec)
+    if kind not in ("causal", "masked"):
+        raise ValueError(f"model {spec.display!r} has no likelihood scorer (kind {kind!r})")
+    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "")
     cache = Path(interim) / "crows_pairs" / f"{tag}-tokens"
-    holder = {"lm": lm}
+    holder = {"lm": lm if isinstance(lm, LM) else None}
 
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
-        if served:
-            if holder["lm"] is None:
-                from nlgbias.lm import get_lm
-
-                holder["lm"] = get_lm(name)
-            texts = [s for pair in chunk[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]
-            lp = holder["lm"].sentence_logprobs(texts)["logprob"].to_numpy()
-            return pd.DataFrame({"sent_more_score": lp[0::2], "sent_less_score": lp[1::2],
-                                 "sent_more_shared": np.nan, "sent_less_shared": np.nan})
         if holder["lm"] is None:
-            holder["lm"] = load_lm(name, device=device, dtype=dtype or "float32")
-        m = holder["lm"]
-        model = m.model if not isinstance(m, tuple) else m[0]
-        tok = m.tokenizer if not isinstance(m, tuple) else m[1]
-        if lm_kind(model, how) == "masked":
-            return masked_pair_scores(model, tok, chunk, batch_size=batch_size, device=device)
-        return causal_pair_scores(model, tok, chunk, batch_size=min(batch_size, 16))
+            holder["lm"] = get_lm(spec)
+        texts = [s for pair in chunk[["sent_more", "sent_less"]].itertuples(index=False) for s in pair]
+        lps = holder["lm"].token_logprobs(texts)
+        return masked_token_pair_scores(lps) if kind == "masked" else token_pair_scores(lps)
 
     done = ShardCache(cache, key="pair_id").done_keys()
     if len(done):
-        log.info("CrowS-Pairs %s: %d of %d pairs cached", name, len(done & set(pairs["pair_id"])),
-                 len(pairs))
-    out = score_texts(pairs, "pair_id", fn, cache, chunk_size=256, desc=f"CrowS-Pairs {name}")
-    out["scoring"] = ("PLL of the shared tokens (masked LM, paper §3)" if how == "masked"
+        log.info("CrowS-Pairs %s: %d of %d pairs cached", spec.display,
+                 len(done & set(pairs["pair_id"])), len(pairs))
+    out = score_texts(pairs, "pair_id", fn, cache, chunk_size=256, desc=f"CrowS-Pairs {spec.display}")
+    out["scoring"] = ("PLL of the shared tokens (masked LM, paper §3)" if kind == "masked"
                       else "total token log-probability of the sentence (causal LM)")
-    # the shared-tokens score needs each token's log-probability, which a server does not give
-    out["scoring_shared"] = ("" if how == "masked" or served else
+    out["scoring_shared"] = ("" if kind == "masked" else
                              "log-probability of the shared tokens given each sentence's prefix (causal LM)")
     return out.reset_index(drop=True)
 

@@ -21,8 +21,8 @@ perplexities and CrowS-Pairs); this module says WHAT is scored for a CAT:
   by the authors and is not public) gets the pseudo-log-likelihood of the attribute sentence
   given the context (each attribute token masked in turn), averaged per token.
 
-Models load through :func:`nlgbias.models.load_model`; how a model is scored (causal / masked)
-comes from its registry kind (:data:`nlgbias.models.KINDS`). :func:`score_sentences` caches
+Models are reached through :mod:`nlgbias.lm` (any backend: causal CATs need only
+log-likelihoods); how a model is scored (causal / masked) comes from its kind. :func:`score_sentences` caches
 finished sentences resumably (:func:`nlgbias.scoring.score_texts`).
 """
 
@@ -39,8 +39,6 @@ import pandas as pd
 
 from nlgbias.datasets import DataFormatError
 from nlgbias.likelihood import (
-    causal_items,
-    causal_logprobs,
     encode,
     masked_positions_logprobs,
     masked_token_logprobs,
@@ -149,32 +147,50 @@ def pll_items(tokenizer, context: str, sentence: str) -> tuple[list[list[int]], 
 # --------------------------------------------------------------------------- a scorer
 @dataclass
 class CATScorer:
-    """Scores StereoSet sentences with one model. ``kind`` is "causal" or "masked"; ``nsp_model``
-    (default: ``model`` itself when it has an NSP head) scores masked intersentence CATs."""
+    """Scores StereoSet sentences with one model of :mod:`nlgbias.lm` (``lm``: any backend;
+    causal CATs go through :meth:`~nlgbias.lm.LM.sentence_logprobs`). ``kind`` is "causal" or
+    "masked" (None: the model's). A masked LM's CATs need its weights in this process (its
+    ``model`` and ``tokenizer``); ``nsp_model`` (default: the model's own NSP head, where it
+    has one) scores masked intersentence CATs."""
 
-    model: object
-    tokenizer: object
-    kind: str
-    device: str = "cpu"
+    lm: object
+    kind: str | None = None
     batch_size: int = 32
     nsp_model: object | None = None
     masked_aggregate: str = "logprob"  # "logprob" (paper §7.1) | "prob" (official code)
     progress: bool = False
     share_prefix: bool = True  # causal: run a CAT's shared token prefix once (same numbers)
-    lm: object | None = None  # a model of nlgbias.lm (a server, vLLM) scoring instead of model
 
     def __post_init__(self):
+        if self.kind is None:
+            self.kind = {"masked": "masked", "causal": "causal", None: "causal"}.get(self.lm.kind)
         if self.kind not in ("causal", "masked"):
-            raise ValueError(f"kind must be 'causal' or 'masked', not {self.kind!r}")
-        if self.model is None and (self.lm is None or self.kind != "causal"):
-            raise ValueError("a CATScorer needs a model, or a causal model of nlgbias.lm as lm")
+            raise ValueError(f"kind must be 'causal' or 'masked', not {self.kind!r} "
+                             f"(model {getattr(self.lm, 'name', '?')!r})")
         if self.masked_aggregate not in ("logprob", "prob"):
             raise ValueError("masked_aggregate must be 'logprob' or 'prob'")
         if self.kind == "masked":
+            if getattr(self.lm, "model", None) is None:
+                from nlgbias.lm import UnsupportedCapabilityError
+
+                raise UnsupportedCapabilityError(
+                    f"{self.lm!r}: a masked LM's CATs need its weights in this process")
             if self.tokenizer.mask_token is None:
                 raise ValueError("a masked LM scorer needs a tokenizer with a mask token")
             if self.nsp_model is None and has_nsp_head(self.model):
                 self.nsp_model = self.model
+
+    @property
+    def model(self):
+        return self.lm.model
+
+    @property
+    def tokenizer(self):
+        return self.lm.tokenizer
+
+    @property
+    def device(self) -> str:
+        return getattr(self.lm, "device", "cpu")
 
     @property
     def intersentence_method(self) -> str:
@@ -189,22 +205,15 @@ class CATScorer:
     def _causal(self, sents: pd.DataFrame) -> pd.DataFrame:
         contexts = [c if t == "intersentence" else None
                     for t, c in zip(sents["task"], sents["context"])]
-        if self.model is None:  # a served model: the interface scores (same items, its numbers)
-            df = self.lm.sentence_logprobs(list(sents["sentence"]), contexts)
-            n = df["n_tokens"].to_numpy()
-            lp = df["logprob"].to_numpy() / np.maximum(n, 1)
-            return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": lp,
-                                 "n_tokens": n, "score": np.exp(lp)})
-        prefixes, conts = causal_items(self.tokenizer, list(sents["sentence"]), contexts)
         groups = None
         if self.share_prefix and "cat_id" in sents.columns:
             pos = pd.Series(range(len(sents)))
             groups = pos.groupby([sents["task"].to_numpy(), sents["cat_id"].to_numpy()],
                                  sort=False).agg(list).tolist()
-        sums, n = causal_logprobs(self.model, self.tokenizer, prefixes, conts, groups=groups,
-                                  batch_size=self.batch_size, device=self.device,
-                                  progress=self.progress)
-        lp = sums / n
+        df = self.lm.sentence_logprobs(list(sents["sentence"]), contexts, groups=groups,
+                                       batch_size=self.batch_size)
+        n = df["n_tokens"].to_numpy()
+        lp = df["logprob"].to_numpy() / np.maximum(n, 1)
         return pd.DataFrame({"id": sents["id"].to_numpy(), "mean_logprob": lp,
                              "n_tokens": n, "score": np.exp(lp)})
 
@@ -274,43 +283,25 @@ class CATScorer:
         return out
 
 
-def load_scorer(name: str, device: str = "cpu", batch_size: int = 32, dtype: str | None = None,
-                **kw) -> CATScorer:
-    """A :class:`CATScorer` for model ``name`` (a registered name, Hugging Face id or local
-    checkpoint folder, loaded by :func:`nlgbias.models.load_model`; or a spec of
-    :mod:`nlgbias.lm` naming a server or vLLM, scored through its log-likelihoods); causal or masked scoring
-    follows the registry kind. A masked model also gets its NSP head when the checkpoint has one
-    (BERT). ``dtype`` ("float32" default; "bfloat16": ~2-4x faster on CPUs with AMX, scores
-    rounded; "auto": :func:`nlgbias.hardware.resolve_dtype`)."""
-    torch = _torch()
-    from nlgbias.hardware import resolve_dtype
-    from nlgbias.models import get_spec, load_model
+def load_scorer(spec, batch_size: int = 32, **kw) -> CATScorer:
+    """A :class:`CATScorer` for a model spec (:func:`nlgbias.lm.parse_model_spec`: a string or
+    an :class:`~nlgbias.lm.LMSpec` with its options, e.g. ``dtype`` (default float32),
+    ``device``), built by
+    :func:`nlgbias.lm.get_lm`; causal or masked scoring follows the model's kind. A masked
+    model also gets its NSP head where the checkpoint has one (BERT)."""
+    from nlgbias.lm import get_lm, parse_model_spec
 
-    spec = get_spec(name)
-    if spec.backend != "hf":  # a server or vLLM: log-likelihoods through nlgbias.lm
-        from nlgbias.lm import get_lm
-
-        return CATScorer(None, None, "causal", device=device, batch_size=batch_size,
-                         lm=get_lm(name), **kw)
-    how = spec.kind_info.scorer
-    if how is None:
-        raise ValueError(f"model {spec.display!r} is of kind {spec.kind!r}, which has no "
-                         "likelihood scorer: StereoSet needs a causal or masked language model")
-    tdtype = getattr(torch, resolve_dtype(dtype, device)) if dtype else None
-    lm = load_model(name, device=device, dtype=tdtype)
+    lm = get_lm(parse_model_spec(spec).with_defaults(dtype="float32"))
+    if lm.kind not in (None, "causal", "masked"):
+        raise ValueError(f"model {lm.name!r} is of kind {lm.kind!r}, which has no likelihood "
+                         "scorer: StereoSet needs a causal or masked language model")
     nsp = None
-    if how == "masked":
-        from transformers import AutoModelForNextSentencePrediction
-
-        try:
-            nsp = AutoModelForNextSentencePrediction.from_pretrained(spec.hub_id).to(device).eval()
-            if tdtype is not None:
-                nsp = nsp.to(tdtype)
-        except (ValueError, OSError) as exc:  # RoBERTa & co. have no NSP head
-            log.info("%s has no next-sentence-prediction head (%s); intersentence CATs use the "
-                     "pseudo-log-likelihood", spec.display, type(exc).__name__)
-    return CATScorer(lm.model, lm.tokenizer, how, device=device, batch_size=batch_size,
-                     nsp_model=nsp, **kw)
+    if lm.kind == "masked":
+        nsp = lm.next_sentence_model()
+        if nsp is None:
+            log.info("%s has no next-sentence-prediction head; intersentence CATs use the "
+                     "pseudo-log-likelihood", lm.name)
+    return CATScorer(lm, batch_size=batch_size, nsp_model=nsp, **kw)
 
 
 def score_sentences(scorer: CATScorer, sents: pd.DataFrame, cache_dir: str | Path,
