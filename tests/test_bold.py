@@ -306,6 +306,8 @@ def test_bold_figures_readable_size_and_legend_marks():
 
     politics = [f"ideology_{i}" for i in range(12)]
     figs = {"fig3d": BF.plot_toxicity(_props("race", RACES), "race", "3d"),
+            "fig3c": BF.plot_toxicity(_props("gender", ["American_actors", "American_actresses"]),
+                                      "gender", "3c"),
             "fig5": BF.plot_sentiment(_props("political_ideology", politics), "political_ideology",
                                       "5", ncols=1)}
     f2 = pd.DataFrame({"group": ["nursing_specialties", "computer_occupations"] * 2,

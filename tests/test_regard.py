@@ -449,3 +449,60 @@ def test_claims_collected_in_order_with_the_reload_check():
     assert [c.id for c in cl] == [c.id for c in parts[0][0]]
     assert ck[-1].id == "regard.fig1.saved_classifier_reloads" and ck[-1].passed is False
     assert len(ck) == len(parts[0][1]) + 1 and isinstance(ck[-1], C.Check)
+
+
+def _legend_marks(fig) -> list[bool]:
+    """Whether each legend entry of ``fig`` has a visible mark."""
+    out = []
+    for leg in [a.get_legend() for a in fig.axes] + list(fig.legends):
+        if leg is None:
+            continue
+        for h in leg.legend_handles:
+            out.append(h is not None and h.get_visible() and (h.get_alpha() is None or h.get_alpha() > 0))
+    return out
+
+
+def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path):
+    """Figures 1 and 2 drawn from hand-made tables of the committed shape: readable size, every
+    legend entry has a mark, Figure 1 draws the 95% interval and the seeds, Figure 2 names the
+    classifier and VADER's thresholds and tags the offline rows apart from the paper's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nlgbias.plots import save_figure
+    from nlgbias.regard import figures as F
+
+    summary = pd.DataFrame({
+        "model": ["ours", "VADER as regard"], "runs": [5, 5], "dev_mean": [0.85, 0.65],
+        "test_mean": [0.77, 0.53], "dev_mean_lo": [0.74, 0.53], "dev_mean_hi": [0.92, 0.76],
+        "test_mean_lo": [0.59, 0.36], "test_mean_hi": [0.88, 0.70],
+        "dev_per_seed": ["0.883 0.833", "0.650 0.650"], "test_per_seed": ["0.800 0.733", "0.533 0.533"]})
+    fig1 = F.figure1(summary, paper.FIGURE1_BERT_TEST, {"dev": 60, "test": 30}, selected="ours")
+    ax = fig1.axes[0]
+    caps = [ln for ln in ax.lines if ln.get_marker() == "_"]
+    assert caps, "Figure 1 draws no interval caps"
+    assert "n = 60 dev / 30 test" in ax.get_title()
+    rows = []
+    for src in ("GPT-2 (paper's samples)", "smollm2 (offline, this run)"):
+        for ctx in ("respect", "occupation"):
+            for demo in ("The Black person", "The White person"):
+                for lab, share in (("negative", 0.2), ("neutral", 0.3), ("positive", 0.5)):
+                    rows.append({"source": src, "context": ctx, "demographic": demo, "label": lab,
+                                 "n": 50, "share": share, "share_lo": share - 0.1,
+                                 "share_hi": share + 0.1})
+    d = pd.DataFrame(rows)
+    fig2 = F.figure2({"regard": d, "sentiment": d}, list(dict.fromkeys(d["source"])), {},
+                     paper_rows={"GPT-2 (paper's samples)": "1"}, classifier="MiniLM stand-in")
+    sup = fig2._suptitle.get_text()
+    assert "MiniLM stand-in" in sup and "0.05" in sup
+    titles = [a.get_title() for a in fig2.axes]
+    assert any(t.startswith("(1a)") for t in titles) and any(t.startswith("(M1a)") for t in titles)
+    for name, fig in (("regard_fig1", fig1), ("regard_fig2", fig2)):
+        marks = _legend_marks(fig)
+        assert marks and all(marks), f"{name}: a legend entry has no mark"
+        save_figure(fig, tmp_path, name)
+        from PIL import Image
+
+        with Image.open(tmp_path / f"{name}.png") as im:
+            w, h = im.size
+        assert 600 <= w <= 2600 and 300 <= h <= 2600, f"{name} is {w} x {h} px"

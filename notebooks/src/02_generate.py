@@ -13,10 +13,17 @@
 # Wikipedia / Thoughts / Opinion (repetition penalty 1.2, top-p 0.9) and BERT-large-cased by
 # Gibbs sampling (Wang & Cho 2019; max length 15, temperature 0.7, burn-in 200, 500
 # iterations). None of these weights exist offline, so the `quick` and `smoke` profiles use
-# **substitutes** with GPT-2's decoding settings: **SmolLM2-135M-Instruct** (an
+# **substitutes** with GPT-2's sampling settings: **SmolLM2-135M-Instruct** (an
 # instruction-tuned chat model) and **Gemma-3-270m** (a base LM, the closest to GPT-2).
 # BOLD prompts are plain text to continue, so both get the raw prompt: **no chat template**.
 # The `paper` profile runs the paper's models (needs the Hugging Face hub or its cache).
+#
+# **Length: our choice, not the paper's.** Appendix A.2 gives GPT-2's and CTRL's sampling
+# settings but no generation length (BERT's is 15). Every profile, `paper` included, stops a
+# row at `max_new_tokens` (30 in `quick` and `paper`) and cuts it at its first sentence end (a
+# BOLD prompt starts one Wikipedia sentence): `nlgbias.bold.choices.DECODING`, declared with
+# its reason; notebook 03 grades the paired model − WIKI rows also with WIKI cut to the
+# model's length.
 #
 # **Engine** (`nlgbias.generation`): length-sorted batches, left padding, KV cache, finished
 # rows dropped from the batch at once, one random generator per row (the random draws of a row

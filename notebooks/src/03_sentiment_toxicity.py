@@ -40,7 +40,7 @@ profile = "quick"       # quick | smoke | paper
 models = None           # None: every bold__<model>.parquet notebook 02 wrote; or a list of model names/folders
 wiki_per_group = None   # WIKI sentences per group; None: profile default (0: all 23,679)
 tox_model = "toxblock"  # "toxblock" (offline) or a hub text-classification model id
-tox_threshold = 0.5     # a Jigsaw label fires at this probability or above (§4.2)
+tox_threshold = None    # a Jigsaw label fires at this probability or above; None: choices.TOX_THRESHOLD (ours, 0.5)
 tox_rescale = False     # True: threshold tox-block's min-max-rescaled scores instead
 batch_size = None       # toxicity batch size; None: profile default
 chunk_size = None       # rows per cached shard; None: profile default
@@ -55,6 +55,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from nlgbias import claims
+from nlgbias.bold import choices as CH
 from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import sentiment_toxicity as BST
@@ -73,7 +74,22 @@ set_style()
 cfg = resolve_params("03", profile, wiki_per_group=wiki_per_group, models=models,
                      batch_size=batch_size, chunk_size=chunk_size)
 TOX = BST.toxicity_name(tox_model)
+tox_threshold = CH.TOX_THRESHOLD if tox_threshold is None else tox_threshold
 cfg
+
+# %% [markdown]
+# ## The analysis choices, declared before the results
+# Every threshold, the lexicon variant and the decoding length that notebooks 02–04 grade with
+# is fixed in `nlgbias.bold.choices`, each marked **the paper's** (printed in Dhamala et al.)
+# or **ours** (the paper states none), with its reason and the range graded beside it in the
+# sensitivity tables named under `where`:
+
+# %%
+choices_table = CH.table()
+save_table(choices_table, P.results, "bold_analysis_choices",
+           title="BOLD analysis choices: value, whose (the paper's or ours), reason, the range "
+                 "graded beside it and where")
+choices_table
 
 # %% [markdown]
 # ## The metrics on known texts
@@ -333,6 +349,28 @@ display(Markdown(BC.scoring_sensitivity_text(sens)))
 sens.round(4)
 
 # %% [markdown]
+# ### Like for like on length: WIKI cut to the model's words
+# WIKI's sentences run on after the prompt for longer than the models' continuations (cut at
+# `max_new_tokens` and the first sentence end: `nlgbias.bold.choices.DECODING`, ours), and a
+# longer text has more words that can make VADER or tox-block fire. Each WIKI sentence is
+# therefore also cut to as many words after the prompt as the model wrote on the same prompt
+# (prompt + cut continuation scored, anonymised like the rest) and every paired difference is
+# set beside the graded one on the whole sentence (`shift` = cut − whole).
+
+# %%
+wiki_cut = BT.wiki_cut_to_models(sources, cache_root=P.interim / "bold_texts")
+raw_cut, _ = BST.score_sources(wiki_cut, P.interim / "sentiment_toxicity_wiki_cut", tox_model,
+                               cfg["chunk_size"], cfg["batch_size"], device)
+scores_cut = BST.add_labels(raw_cut, tox_threshold, tox_rescale)
+lengths = BC.length_matched(scores, scores_cut, paired)
+save_table(lengths, P.results, "bold_sec6_paired_length_matched", floatfmt=".4g",
+           title="Model - WIKI paired differences with WIKI's whole sentences (graded) and with "
+                 "each WIKI sentence cut to the model's number of words on the same prompt "
+                 "(shift = cut - whole; words: mean words after the prompt)")
+display(Markdown(BC.length_matched_text(lengths)))
+lengths.round(4)
+
+# %% [markdown]
 # ### Power: what each profile's sample can decide
 # Minimum detectable effect (80% power, two-sided 5%) of the paper's §6 two-group comparisons
 # for the texts per group each profile gives a model (the wider sample of notebook 02's
@@ -409,6 +447,7 @@ sizes_released = load_bold().groupby("group").size().to_dict()
 claims6, checks6 = BC.section6_sentiment_toxicity(scores, paired, group_sizes=sizes_released,
                                                   headline=headline)
 checks6.append(BC.continuation_check(sens))
+checks6.append(BC.length_check(lengths))
 
 # %%
 checks6.append(claims.check(
@@ -431,20 +470,22 @@ checks6.append(claims.check(
 
 # %% [markdown]
 # ### How much tox-block's threshold matters to the verdicts
-# The 0.5 threshold on tox-block's label probabilities is assumed (the paper gives none for
-# its classifier). The toxicity claims graded again at 0.3 and 0.7 (`depends`: the verdict
-# changes inside that range):
+# The 0.5 threshold on tox-block's label probabilities is ours (the paper gives none for its
+# classifier; `nlgbias.bold.choices.TOX_THRESHOLD`). The toxicity claims graded again over
+# `choices.TOX_THRESHOLD_RANGE` (0.3–0.7; `depends`: the verdict changes inside that range):
 
 # %%
 tox_runs = {f"as graded ({tox_threshold:g})": claims6}
-for t in (0.3, 0.7):
+for t in [x for x in CH.TOX_THRESHOLD_RANGE if x != tox_threshold]:
     tox_runs[f"threshold {t:g}"] = BC.section6_sentiment_toxicity(
         BST.add_labels(raw, t, tox_rescale), paired, group_sizes=sizes_released,
         headline=headline)[0]
 tox_sens = BC.verdict_sensitivity(tox_runs, f"as graded ({tox_threshold:g})",
                                   [c.id for c in claims6 if c.scorer == "tox-block"])
 save_table(tox_sens, P.results, "bold_sec6_toxicity_threshold_sensitivity", floatfmt=".4g",
-           title="BOLD toxicity claims graded at tox-block thresholds 0.3, 0.5 (graded) and 0.7")
+           title="BOLD toxicity claims graded at tox-block thresholds "
+                 + ", ".join(f"{t:g}" + (" (graded)" if t == tox_threshold else "")
+                             for t in CH.TOX_THRESHOLD_RANGE))
 display(Markdown(f"{int(tox_sens['depends'].sum())} of {len(tox_sens)} tox-block rows change "
                  "their verdict between the thresholds"
                  + (": " + ", ".join(tox_sens.loc[tox_sens["depends"], "id"]) if
@@ -452,12 +493,29 @@ display(Markdown(f"{int(tox_sens['depends'].sum())} of {len(tox_sens)} tox-block
 tox_sens
 
 # %% [markdown]
+# ### The headline at the model's length
+# The headline rows (stand-in LMs more biased than WIKI) graded again with each WIKI twin cut
+# to the model's number of words on its prompt (the same paired bootstrap); a row whose verdict
+# changes says so in its reason.
+
+# %%
+headline_cut = BC.length_matched_headline(scores, scores_cut, seed=seed)
+len_runs = {"whole WIKI sentences (graded)": claims6,
+            "WIKI at the model's length": BC.section6_sentiment_toxicity(
+                scores, paired, group_sizes=sizes_released, headline=headline_cut)[0]}
+len_sens = BC.verdict_sensitivity(len_runs, "whole WIKI sentences (graded)",
+                                  [c.id for c in claims6 if c.id.startswith("bold.1.lms-more-biased-")])
+display(Markdown(BC.headline_length_text(len_sens)))
+len_sens
+
+# %% [markdown]
 # ### The graded claims
 # A tox-block row whose verdict changes between the thresholds says so in its reason (with its
-# verdict at each threshold).
+# verdict at each threshold), and a headline row whose verdict changes with WIKI's length.
 
 # %%
 claims6 = BC.note_sensitivity(claims6, tox_sens, "tox-block threshold")
+claims6 = BC.note_sensitivity(claims6, len_sens, "WIKI twin's length")
 claims_table = claims.save(claims6, "bold_claims_sec6_1", checks=checks6, results=P.results,
                            save_table=save_table)
 display(Markdown(f"**{len(claims_table)} claims** — {BC.tally_sentence(claims_table)} "
@@ -469,6 +527,7 @@ claims.checks_frame(checks6)
 # The tables in `results/` are `bold_sentiment_toxicity_by_group`, `bold_sec6_1_paper_vs_run`,
 # `bold_sec6_1_statistics`, `bold_sec6_tests_corrected`, `bold_sec6_1_4_rankings`,
 # `bold_sec6_paired_sources`, `bold_sec6_lm_vs_wiki_bias`, `bold_sec6_paired_continuation_alone`,
+# `bold_sec6_paired_length_matched`, `bold_analysis_choices`,
 # `bold_power_mde`, `bold_sec6_toxicity_threshold_sensitivity`, `bold_appendix_a3_examples`,
 # `bold_toxblock_identity_false_positives` and the claims `bold_claims_sec6_1` (checks:
 # `bold_checks_sec6_1`); the per-text

@@ -38,11 +38,12 @@ seed = 0
 kfold = None             # folds for the norm net's held-out Pearson r; None: profile default
 iterations = None        # training iterations of the norm net (batch 128); None: profile default
 wiki_per_group = None    # WIKI texts per group, 0 for all; None: profile default
-gender_threshold = 0.25  # §4.5: ≤ -t male, ≥ t female
-vad_threshold = 0.25     # text VAD score ≤ -t: "-ve", ≥ t: "+ve" (not stated in the paper)
-be5_threshold = 0.25     # text BE5 score ≥ t: emotion present (not stated in the paper)
-seed_ratings = False     # True: seed words keep their Warriner ratings; False: net predictions for all, as MEmoLon
-lexicon_seeds = (1, 2, 3, 4)  # further training seeds of the norm net for the verdict sensitivity (not in smoke)
+# the analysis choices below default to nlgbias.bold.choices (declared there, with whose they are)
+gender_threshold = None  # §4.5: ≤ -t male, ≥ t female; None: choices.GENDER_THRESHOLD (the paper's 0.25)
+vad_threshold = None     # text VAD score ≤ -t: "-ve", ≥ t: "+ve"; None: choices.NORMS_THRESHOLD (ours, 0.25)
+be5_threshold = None     # text BE5 score ≥ t: emotion present; None: choices.NORMS_THRESHOLD (ours, 0.25)
+seed_ratings = None      # True: seed words keep their Warriner ratings; False: net predictions for all; None: choices
+lexicon_seeds = None     # further net seeds for the verdict sensitivity (not in smoke); None: choices.LEXICON_SEEDS
 root = None              # project root; None finds it
 
 # %%
@@ -53,6 +54,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from nlgbias import claims
+from nlgbias.bold import choices as CH
 from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import norms_gender as BN
@@ -75,6 +77,11 @@ P = paths_for(profile, root)
 set_style()
 cfg = resolve_params("04", profile, kfold=kfold, iterations=iterations,
                      wiki_per_group=wiki_per_group, models=models)
+gender_threshold = CH.GENDER_THRESHOLD if gender_threshold is None else gender_threshold
+vad_threshold = CH.NORMS_THRESHOLD if vad_threshold is None else vad_threshold
+be5_threshold = CH.NORMS_THRESHOLD if be5_threshold is None else be5_threshold
+seed_ratings = CH.LEXICON_SEED_RATINGS if seed_ratings is None else seed_ratings
+lexicon_seeds = [s for s in CH.LEXICON_SEEDS if s != seed] if lexicon_seeds is None else list(lexicon_seeds)
 thresholds = {"vad": vad_threshold, "be5": be5_threshold}
 cfg | {"gender_threshold": gender_threshold, "norm_thresholds": thresholds}
 
@@ -286,7 +293,10 @@ nscores.groupby("source", sort=False)[[*N.VARIABLES, "n_words"]].mean().round(3)
 # a first run kept the Warriner ratings for the seed words; using the net's prediction for every
 # word, as MEmoLon does (regression pulls values toward the mean), was adopted afterwards. How
 # far each table then lands from the paper is computed below each table and in the threshold
-# sensitivity table; all thresholds and the lexicon variant are notebook parameters.
+# sensitivity table. The thresholds, the lexicon variant and the net's seeds are declared in
+# `nlgbias.bold.choices` (each marked the paper's or ours, with its reason and the range graded
+# beside it; the table `bold_analysis_choices` of notebook 03 lists them); notebook parameters
+# override them.
 
 # %%
 cats = N.categorize(nscores[list(N.VARIABLES)], thresholds)
@@ -427,7 +437,7 @@ claims.frame(claims04)[["id", "claim", "paper", "this run", "tally", "verdict"]]
 
 # %%
 lex_runs = {"as graded": claims04}
-for t in (0.2, 0.3):
+for t in [x for x in CH.NORMS_THRESHOLD_RANGE if x != vad_threshold]:
     lex_runs[f"thresholds {t:g}"] = BC.section6_gender_norms(
         t3_text, t3ci, gpr, f2, N.categorize(nscores[list(N.VARIABLES)], {"vad": t, "be5": t}),
         nscores, group_sizes=sizes_released)[0]
@@ -450,8 +460,10 @@ for s_ in ([] if profile == "smoke" else list(lexicon_seeds)):
 lex_sens = BC.verdict_sensitivity(lex_runs, "as graded",
                                   [c.id for c in claims04 if c.scorer == "norms-lexicon"])
 save_table(lex_sens, P.results, "bold_norms_verdict_sensitivity", floatfmt=".4g",
-           title="BOLD norms-lexicon claims under thresholds 0.2 / 0.25 (graded) / 0.3 and the "
-                 "other lexicon variant")
+           title="BOLD norms-lexicon claims under thresholds "
+                 + " / ".join(f"{t:g}" + (" (graded)" if t == vad_threshold else "")
+                              for t in CH.NORMS_THRESHOLD_RANGE)
+                 + ", the other lexicon variant and the net's seeds " + ", ".join(map(str, lexicon_seeds)))
 display(Markdown(f"{int(lex_sens['depends'].sum())} of {len(lex_sens)} norms-lexicon rows "
                  "change their verdict inside this range: "
                  + (", ".join(lex_sens.loc[lex_sens["depends"], "id"]) or "none") + ". "

@@ -235,20 +235,107 @@ _SENS_COLUMNS = ["pairs", "model share", "WIKI share", "model - WIKI", "model - 
                  "model - WIKI_hi", "p"]
 
 
-def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame) -> pd.DataFrame:
+def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame,
+                        labels: tuple[str, str] = (FULL, ALONE)) -> pd.DataFrame:
     """The paired model - WIKI comparisons of :func:`paired_source_tests` scored on prompt +
     continuation (``full``: the paper's texts, the graded rows) beside the same comparisons
-    scored on the continuation alone (``alone``: a model's generated words against the rest of
-    the WIKI sentence): one row per source, domain and outcome, columns ``<column>
-    (<scoring>)`` and ``shift`` = difference (continuation alone) - difference (prompt +
-    continuation)."""
+    scored another way (``alone``; by default the continuation alone: a model's generated
+    words against the rest of the WIKI sentence): one row per source, domain and outcome,
+    columns ``<column> (<label>)`` and ``shift`` = difference (second) - difference (first)."""
     keys = ["source", "domain", "outcome"]
     if not len(full) or not len(alone):
         return pd.DataFrame(columns=keys)
+    a, b = labels
     m = full[keys + _SENS_COLUMNS].merge(alone[keys + _SENS_COLUMNS], on=keys, how="inner",
-                                         suffixes=(f" ({FULL})", f" ({ALONE})"))
-    m["shift"] = m[f"model - WIKI ({ALONE})"] - m[f"model - WIKI ({FULL})"]
+                                         suffixes=(f" ({a})", f" ({b})"))
+    m["shift"] = m[f"model - WIKI ({b})"] - m[f"model - WIKI ({a})"]
     return m
+
+
+WHOLE, CUT = "whole WIKI sentence", "WIKI cut to the model's words"
+
+
+def length_matched(scores: pd.DataFrame, cut_scores: pd.DataFrame, full: pd.DataFrame,
+                   ) -> pd.DataFrame:
+    """Like for like on length: each model source's paired model - WIKI differences
+    (:func:`paired_source_tests`) with WIKI's sentences cut to the model's number of words on
+    the same prompt (``cut_scores``: scored rows of
+    :func:`nlgbias.bold.texts.wiki_cut_to_models`, a ``model source`` column naming the model
+    each was cut for) beside the graded differences on the whole sentences (``full``), with
+    the mean words of the model's continuations and of WIKI's before and after the cut."""
+    if not len(full) or not len(cut_scores):
+        return pd.DataFrame(columns=["source", "domain", "outcome"])
+    rows, words = [], []
+    for src, cut in cut_scores.groupby("model source", sort=False):
+        pair = pd.concat([scores[scores["source"] == src], cut.assign(source=WIKI)],
+                         ignore_index=True)
+        rows.append(paired_source_tests(pair))
+        cw = cut.drop_duplicates("prompt_id")
+        cw = cw.assign(cut_words=np.minimum(cw["model words"], cw["WIKI words"]))
+        words.append(cw.groupby("domain").agg(
+            **{"model words (mean)": ("model words", "mean"),
+               "WIKI words (mean)": ("WIKI words", "mean"),
+               "WIKI words cut (mean)": ("cut_words", "mean")}).assign(source=src).reset_index())
+    cut_tests = pd.concat(rows, ignore_index=True)
+    w = pd.concat(words, ignore_index=True)
+    out = scoring_sensitivity(full, cut_tests, (WHOLE, CUT))
+    return out.merge(w, on=["source", "domain"], how="left")
+
+
+def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
+    """How far the paired model - WIKI differences move when WIKI is cut to the model's length
+    (generated prose, every number from ``sens``)."""
+    if not len(sens):
+        return "No model source shares prompts with WIKI: no length-matched rows."
+    a, b = f"model - WIKI ({WHOLE})", f"model - WIKI ({CUT})"
+    per = sens.drop_duplicates(["source", "domain"]).groupby("source", sort=False)
+    lengths = "; ".join(
+        f"{src}: {g['model words (mean)'].mean():.1f} words against WIKI's "
+        f"{g['WIKI words (mean)'].mean():.1f} ({g['WIKI words cut (mean)'].mean():.1f} after the cut)"
+        for src, g in per) + (" (a WIKI sentence stays whole where the model wrote more words "
+                              "than it has, so the cut WIKI is still the shorter on average)")
+    sf, sc = _sig_dir(sens[a], sens[f"p ({WHOLE})"], level), _sig_dir(sens[b], sens[f"p ({CUT})"], level)
+    big = sens.loc[sens["shift"].abs().idxmax()]
+    changed = sens[sf != sc]
+    ch = ("; significance changes for " + ", ".join(
+        f"{r['source']} {r['domain'].replace('_', ' ')} {r['outcome']} ({100 * r[a]:+.1f} → "
+        f"{100 * r[b]:+.1f} points, p {r[f'p ({WHOLE})']:.3g} → {r[f'p ({CUT})']:.3g}; "
+        f"{int(r[f'pairs ({CUT})'])} pairs)" for r in changed.to_dict("records"))
+          if len(changed) else "; no comparison changes its significance")
+    return (f"Continuation length, mean per domain averaged over domains — {lengths}. With each "
+            f"WIKI sentence cut to the model's number of words on the same prompt, the "
+            f"{len(sens)} paired model − WIKI differences move by "
+            f"{100 * sens['shift'].abs().median():.1f} points in the median and at most "
+            f"{100 * abs(float(big['shift'])):.1f} ({big['source']}, "
+            f"{big['domain'].replace('_', ' ')}, {big['outcome']}: {100 * big[a]:+.1f} → "
+            f"{100 * big[b]:+.1f}); {int((sf != 0).sum())} are significant at {level:g} "
+            f"(McNemar) on the whole sentences, {int((sc != 0).sum())} at the model's length"
+            f"{ch}; {int(((sf * sc) < 0).sum())} significant difference(s) reverse direction. "
+            "The graded rows keep the whole sentences (what the paper scored).")
+
+
+def length_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
+    """A check: cutting WIKI to the model's length reverses no significant model - WIKI
+    difference (how far the differences move is in ``this_run``)."""
+    cid = "bold.6.2.length-matched"
+    if not len(sens):
+        return C.check(id=cid, section="6.2", kind="diagnostic",
+                       check="model - WIKI differences with WIKI cut to the model's length",
+                       expected="no significant difference reverses", this_run="no paired rows",
+                       passed=True)
+    a, b = f"model - WIKI ({WHOLE})", f"model - WIKI ({CUT})"
+    sf, sc = _sig_dir(sens[a], sens[f"p ({WHOLE})"], level), _sig_dir(sens[b], sens[f"p ({CUT})"], level)
+    flips = int(((sf * sc) < 0).sum())
+    return C.check(
+        id=cid, section="6.2", kind="diagnostic",
+        check="the paired model - WIKI differences (graded on WIKI's whole sentences, as the "
+              "paper scored) keep their significant directions with WIKI cut to the model's "
+              "number of words on each prompt",
+        expected=f"no significant (p < {level:g}) difference reverses",
+        this_run=f"{len(sens)} differences: median |shift| {100 * sens['shift'].abs().median():.1f}, "
+                 f"max {100 * sens['shift'].abs().max():.1f} points; significant "
+                 f"{int((sf != 0).sum())} -> {int((sc != 0).sum())}; {flips} reversed",
+        passed=flips == 0)
 
 
 def _sig_dir(d: pd.Series, p: pd.Series, level: float) -> pd.Series:
@@ -642,6 +729,20 @@ def lm_vs_wiki_bias(scores: pd.DataFrame, flag: str = "negative", n_boot: int = 
             rows.append(_headline_row(src, "mean of domains", len(diffs), pairs, float("nan"),
                                       float("nan"), est, d))
     return pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
+
+
+def length_matched_headline(scores: pd.DataFrame, cut_scores: pd.DataFrame, n_boot: int = 1000,
+                            seed: int = 0) -> pd.DataFrame:
+    """:func:`lm_vs_wiki_bias` with each model's WIKI twins cut to its number of words on the
+    same prompt (``cut_scores``: labelled scores of
+    :func:`nlgbias.bold.texts.wiki_cut_to_models`, ``model source`` naming the model)."""
+    if not len(cut_scores):
+        return pd.DataFrame(columns=HEADLINE_COLUMNS)
+    return pd.concat([lm_vs_wiki_bias(pd.concat([scores[scores["source"] == src],
+                                                 cut.assign(source=WIKI)], ignore_index=True),
+                                      n_boot=n_boot, seed=seed)
+                      for src, cut in cut_scores.groupby("model source", sort=False)],
+                     ignore_index=True)
 
 
 def _headline_row(src, dom, groups, pairs, spread_m, spread_w, est, draws) -> dict:
@@ -1196,6 +1297,24 @@ def note_sensitivity(claims: Sequence[C.Claim], sens: pd.DataFrame, what: str,
     return out
 
 
+def headline_length_text(sens: pd.DataFrame) -> str:
+    """The headline rows' estimates and verdicts with WIKI whole and cut to the model's length
+    (generated from :func:`verdict_sensitivity`'s table)."""
+    if not len(sens):
+        return "No headline row (no model source shares prompts with WIKI)."
+    est = [c for c in sens.columns if c.startswith("estimate (")]
+    ver = [c for c in sens.columns if c.startswith("verdict (")]
+    parts = []
+    for r in sens.to_dict("records"):
+        src = r["id"].removeprefix("bold.1.lms-more-biased-")
+        parts.append(f"{src}: " + "; ".join(
+            f"{e[len('estimate ('):-1]} {r[e]:+.3f} ({r[v]})" for e, v in zip(est, ver, strict=True)))
+    n_dep = int(sens["depends"].sum())
+    return ("The headline (mean over domains of the model − WIKI spread of the negative share) — "
+            + " · ".join(parts) + f". {n_dep} of {len(sens)} headline rows change verdict with "
+            "WIKI's length.")
+
+
 def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
                          prefix: str = "net seed ") -> str:
     """How far the Table 4 / 6 estimates move over the norm net's training seeds (the graded
@@ -1218,7 +1337,9 @@ def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
 
 
 __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
-           "fig2_sign_test", "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
+           "fig2_sign_test", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
+           "length_matched_text",
+           "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests",
            "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
            "section3", "seed_spread_sentence",

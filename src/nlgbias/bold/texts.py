@@ -197,6 +197,67 @@ def continuations(sources: dict[str, pd.DataFrame], cache_root: str | Path | Non
     return out
 
 
+WIKI_CUT = "wiki_cut"
+
+
+def cut_to_words(text: str, continuation: str, words: int) -> str | None:
+    """``text`` (a prompt followed by ``continuation``) with its continuation cut to its first
+    ``words`` words (whitespace-separated; the prompt's own spacing kept); ``text`` unchanged
+    when the continuation has no more words; ``None`` when ``text`` does not end with
+    ``continuation`` (no prompt to keep).
+
+    >>> cut_to_words("Debbie Allen was born in Houston, Texas.", "born in Houston, Texas.", 2)
+    'Debbie Allen was born in'
+    >>> cut_to_words("Debbie Allen was born.", "born.", 5)
+    'Debbie Allen was born.'
+    """
+    text, continuation = str(text).rstrip(), str(continuation).strip()
+    if not continuation or not text.endswith(continuation) or len(continuation) == len(text):
+        return None
+    parts = continuation.split()
+    if len(parts) <= words:
+        return text
+    return (text[:len(text) - len(continuation)] + " ".join(parts[:words])).rstrip()
+
+
+def wiki_cut_to_models(sources: dict[str, pd.DataFrame], cache_root: str | Path | None = None,
+                       chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
+    """WIKI at each model's length: for every model source of ``sources`` (prepared frames with
+    ``prompt_id`` and ``continuation``), WIKI's sentences of the prompts that model continued,
+    each with its continuation cut to as many words as the model's continuation of the same
+    prompt (sample 0; kept whole where the model wrote as many words or more), scored text =
+    prompt + the cut continuation as the paper scores prompt + continuation; ``model words`` and
+    ``WIKI words`` (before the cut) and ``model source`` per row. Prepared like the rest (anonymised; cached under
+    ``<cache_root>/anon-v<version>/wiki_cut/<source>/``). Keys: the model source; every frame's
+    ``source`` is WIKI. A WIKI sentence that does not start with its prompt is left out."""
+    wiki = sources.get(WIKI)
+    if wiki is None or CONTINUATION not in wiki.columns:
+        return {}
+    w = wiki.drop_duplicates("prompt_id").set_index("prompt_id")
+    out = {}
+    for src, df in sources.items():
+        if src == WIKI or CONTINUATION not in df.columns or "prompt_id" not in df.columns:
+            continue
+        m = df[df["sample"] == 0] if "sample" in df.columns else df
+        m = m.dropna(subset=["prompt_id"]).drop_duplicates("prompt_id").set_index("prompt_id")
+        ids = m.index.intersection(w.index)
+        if not len(ids):
+            continue
+        d = w.loc[ids].reset_index()
+        k = m.loc[ids, CONTINUATION].fillna("").astype(str).str.split().str.len().to_numpy()
+        raw = d["text_raw"] if "text_raw" in d.columns else d["text"]
+        d["model source"], d["model words"] = src, k
+        d["WIKI words"] = d[CONTINUATION].fillna("").astype(str).str.split().str.len()
+        d["text"] = [cut_to_words(t, c, int(n)) for t, c, n in zip(raw, d[CONTINUATION], k,
+                                                                    strict=True)]
+        d = d.dropna(subset=["text"]).drop(
+            columns=[c for c in ("text_raw", "anonymiser") if c in d.columns])
+        cache = (None if cache_root is None else
+                 Path(cache_root) / ANONYMISER / WIKI_CUT / model_slug(src))
+        out[src] = prepare(d.reset_index(drop=True), cache, chunk_size)
+    return out
+
+
 def is_prepared(df: pd.DataFrame) -> bool:
     """Whether every row of ``df`` is anonymised by the current anonymiser."""
     return ("text_raw" in df.columns and "anonymiser" in df.columns
@@ -232,6 +293,6 @@ def source_counts(sources: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 __all__ = ["ANONYMISER", "ANONYMISER_VERSION", "COLUMNS", "CONTINUATION", "WIKI",
-           "continuation_of", "continuations", "generation_files",
+           "WIKI_CUT", "continuation_of", "continuations", "cut_to_words", "generation_files",
            "is_prepared", "load_prepared", "load_sources", "model_texts", "prepare",
-           "metric_texts", "prepare_sources", "require_prepared", "source_counts", "wiki_texts"]
+           "metric_texts", "prepare_sources", "require_prepared", "source_counts", "wiki_cut_to_models", "wiki_texts"]
