@@ -273,6 +273,24 @@ display(validation)
 display(Markdown(f"Clusters fitted on {cluster_table['fitted on'].iloc[0]}. " + GS.validation_text(validation, sym)))
 
 # %% [markdown]
+# ### Per-cluster tests on held-out responses
+# The clusters above were chosen by their Partial Gen Bias on the same responses that Table 4's null
+# then tests them on, so those per-cluster p-values are post-selection. Here every cell's sentences
+# (nouns) are dealt into two halves: the clusters are selected by the same procedure on one half of
+# the fitting model's non-refusal responses and each is tested on the other half of every model's
+# non-refusal responses against the permutation null (Holm over a model's clusters).
+# %%
+heldout, heldout_named = GS.heldout_cluster_tests(resp, STYLES, EMO, model=fit_model, top=cluster_top,
+                                                  max_distance=cluster_max_distance, n_report=n_clusters,
+                                                  n_perm=n_perm, seed=seed, correction=correction)
+save_table(heldout, P.results, "holistic_cluster_heldout_tests",
+           title="Style clusters selected on one half of the non-refusal responses, their Partial Gen Bias (x1000) "
+                 "tested on the other half against the permutation null (Holm over each model's clusters)")
+display(heldout)
+display(Markdown(GS.heldout_cluster_text(heldout, alpha=alpha)))
+checks += HC.heldout_cluster_checks(heldout, alpha=alpha)
+
+# %% [markdown]
 # ### Table 4: Full, Partial and Summed-Cluster Gen Bias (x1000) beside the permutation null
 # Each statistic next to its null (descriptors shuffled within template, `n_perm` permutations):
 # the null's mean is what response noise alone gives at this cell size; the **excess** is the part a

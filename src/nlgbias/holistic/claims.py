@@ -576,6 +576,25 @@ def refusal_checks(shares_by_model: Mapping[str, tuple[int, int, float, str]],
     return out
 
 
+def heldout_cluster_checks(table: pd.DataFrame, *, alpha: float = 0.05) -> list[C.Check]:
+    """Diagnostics: per model, how many style clusters selected on one half of the responses keep
+    a Partial Gen Bias above the permutation null on the other half (Holm over the model's
+    clusters). The per-cluster p-values of the Table 4 null table reuse the responses that chose
+    the clusters; these do not."""
+    out = []
+    for m, g in table.groupby("model", sort=False):
+        sig = g[g["p_adjusted"] < alpha]
+        out.append(C.check(
+            id=f"holistic.clusters.heldout_{slug(m)}", section="App. A.4 / Table 7 (held-out half)",
+            check=f"{m}: the style clusters selected on one half of the non-refusal responses show a "
+                  "descriptor effect (Partial Gen Bias above the permutation null) on the other half",
+            kind="diagnostic", expected="the selected clusters carry a descriptor effect beyond the selection",
+            this_run=f"{len(sig)} of {len(g)} clusters at {alpha} after Holm ({g['test responses'].iloc[0]} test "
+                     f"responses); smallest adjusted p = {stats.format_p(float(g['p_adjusted'].min()))}",
+            passed=len(sig) > 0))
+    return out
+
+
 def paper_model_claims() -> list[C.Claim]:
     """The paper's central findings about its own models, which cannot be run offline: counted
     as not tested so a reader sees them (the stand-in rows test their directions)."""
@@ -1117,7 +1136,23 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
             + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
                "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
                "cannot tell whether the tag matters")
-            + "." + _collapse_outcome(collapse))
+            + "." + _power_outcome(df) + _collapse_outcome(collapse))
+
+
+def _power_outcome(row: pd.Series) -> str:
+    """The n that 80 % power for the paper's tag effect needs, in the unit that binds, from the
+    tag-matters row (or that this dataset cannot decide it)."""
+    if str(row["verdict"]) != "undecided":
+        return ""
+    unit = str(row.get("unit", "") or "")
+    pop = row.get("population", _NAN)
+    if pd.notna(row.get("n_needed", _NAN)):
+        return (f" 80% power for the paper's tag effect needs about {float(row['n_needed']):,.0f} {unit}"
+                + (f" ({float(pop):,.0f} exist)" if pd.notna(pop) and math.isfinite(float(pop)) else "") + ".")
+    if "cannot decide" in str(row.get("reason", "")):
+        return (" For the paper's tag effect no number of tuning seeds at this split, nor of held-out "
+                f"descriptors (at most {float(pop):,.0f} exist), reaches 80% power: this dataset cannot decide it.")
+    return ""
 
 
 def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
@@ -1126,7 +1161,11 @@ def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
     tuned = collapse[collapse["arm"] != "original"]
     fail = int((~tuned["passes collapse guard"]).sum())
     if not fail:
-        return " Every tuned run passes the collapse guard."
+        d2 = (f", distinct-2 {tuned['distinct-2'].min():.2f}-{tuned['distinct-2'].max():.2f} vs the original's "
+              f"{float(collapse.loc[collapse['arm'] == 'original', 'distinct-2'].iloc[0]):.2f}"
+              if "distinct-2" in collapse.columns else "")
+        return (f" Every tuned run passes the collapse guard ({tuned['distinct responses'].min()}-"
+                f"{tuned['distinct responses'].max()} distinct responses{d2}).")
     return (f" {fail} of {len(tuned)} tuned runs fail the collapse guard (their responses collapse to "
             f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct strings, "
             f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "

@@ -326,6 +326,56 @@ def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster
                      + "; ".join(f"{c} {v:.2f}" for c, v in corr.items()) + ".")
 
 
+def split_halves(resp: pd.DataFrame, *, seed: int = 0) -> np.ndarray:
+    """A seeded split of the responses into two halves within every (model, template, descriptor)
+    cell: the cell's sentences (nouns) shuffled and dealt alternately, so both halves keep every
+    descriptor and template. Returns 0 (selection half) / 1 (test half) per row."""
+    rng = np.random.default_rng(seed)
+    u = pd.Series(rng.random(len(resp)), index=resp.index)
+    rank = u.groupby([resp["model"], resp["template"], resp["descriptor"]]).rank(method="first").astype(int)
+    return ((rank - 1) % 2).to_numpy()
+
+
+def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str,
+                          top: int = 20, max_distance: float = 0.6, n_report: int = 6, n_perm: int = 1000,
+                          seed: int = 0, correction: str = "holm") -> tuple[pd.DataFrame, dict]:
+    """Per-cluster tests that do not reuse the responses that chose the clusters: the responses
+    (refusal / boilerplate left out) are split in two halves within each cell
+    (:func:`split_halves`); the clusters are selected by App. A.4 on ``model``'s selection half
+    (:func:`fit_clusters`) and each cluster's Partial Gen Bias is tested on every model's test half
+    against the permutation null (descriptors shuffled within template); the p-values of one
+    model form a family (``correction`` over its clusters). Returns (table, clusters)."""
+    from nlgbias.stats import adjust_pvalues
+
+    clean = resp[~resp["refusal_or_boilerplate"]]
+    half = split_halves(clean, seed=seed)
+    named, _, _ = fit_clusters(clean[half == 0], styles, emotions, model=model, top=top,
+                               max_distance=max_distance, n_report=n_report)
+    rows = []
+    for m, g in clean[half == 1].groupby("model", sort=False):
+        nu = G.null_summary(g, styles, named, n_perm=n_perm, seed=seed).set_index("statistic")
+        part = [nu.loc[f"partial:{c}"] for c in named]
+        adj = adjust_pvalues([r["p_perm"] for r in part], correction)
+        for c, r, pa in zip(named, part, adj, strict=True):
+            rows.append({"model": m, "cluster (selected on half 1)": c, "test responses": len(g),
+                         "test descriptors": g["descriptor"].nunique(), "Partial Gen Bias (test half)": r["observed"],
+                         "null_mean": r["null_mean"], "excess": r["excess"], "p_perm": r["p_perm"],
+                         "p_adjusted": float(pa), "family": f"{m}: {len(named)} clusters ({correction})"})
+    return pd.DataFrame(rows), named
+
+
+def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
+    """How many clusters selected on one half keep an excess over the null on the other, per model."""
+    parts = []
+    for m, g in table.groupby("model", sort=False):
+        sig = g[g["p_adjusted"] < alpha]
+        parts.append(f"{m}: {len(sig)} of {len(g)} clusters ({g['test responses'].iloc[0]} test responses"
+                     + (f"; {', '.join(sig['cluster (selected on half 1)'])}" if len(sig) else "") + ")")
+    return ("Clusters selected on one half of the non-refusal responses (every cell's sentences dealt into two "
+            "halves), tested on the other half against the permutation null, Holm over each model's clusters; "
+            f"significant at {alpha}: " + "; ".join(parts) + ".")
+
+
 __all__ = ["cluster_fit_model", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
-           "gen_bias_text", "generate_responses", "generation_sample", "refusal_tables", "refusal_text",
-           "sample_sizes", "sample_text", "validate_clusters", "validation_text"]
+           "gen_bias_text", "generate_responses", "generation_sample", "heldout_cluster_tests", "heldout_cluster_text", "refusal_tables", "refusal_text",
+           "sample_sizes", "sample_text", "split_halves", "validate_clusters", "validation_text"]
