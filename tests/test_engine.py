@@ -10,7 +10,7 @@ from tiny import mixed_prompts, tiny_lm
 
 from nlgbias import generation as G
 from nlgbias import hardware as H
-from nlgbias.generation import engine as E
+from nlgbias.engine import causal as E
 
 SETTINGS = {
     "first-sentence": G.DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True),

@@ -337,7 +337,7 @@ def test_a_served_model_runs_through_the_interface(monkeypatch, tmp_path):
     import pandas as pd
 
     from nlgbias.generation import generate_dataset, plan_run
-    from nlgbias.lm import hf_backend
+    from nlgbias.lm import hf_backend, openai_backend
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-test-key")
     loaded = tiny_lm()
@@ -348,12 +348,13 @@ def test_a_served_model_runs_through_the_interface(monkeypatch, tmp_path):
         return hf_backend.HFLM(loaded=loaded, batch_size=4)
 
     monkeypatch.setattr("nlgbias.lm.get_lm", fake_get_lm)
+    monkeypatch.setattr(openai_backend.OpenAILM, "check", staticmethod(lambda spec: None))
     spec = "openai:http://127.0.0.1:9/v1#tiny"
     plan = plan_run(spec, params=GREEDY)
     assert (plan.generator, plan.dtype, plan.in_process) == ("served", "served", False)
     info = generate_dataset(_prompts(5), spec, tmp_path, dataset="demo", params=GREEDY, progress=False)
     out = pd.read_parquet(info.path)
-    assert calls == [spec] and info.path.name == "demo__openai-tiny-" + info.path.name.split("-")[-1]
+    assert [c.text for c in calls] == [spec] and info.path.name == "demo__openai-tiny-" + info.path.name.split("-")[-1]
     want = hf_backend.HFLM(loaded=loaded).generate_until(
         [GenerationRequest(p, seed=int(s)) for p, s in zip(out["prompt"], out["row_seed"])], GREEDY)
     assert list(out["generation"]) == [g.text for g in want]

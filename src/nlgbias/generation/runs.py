@@ -40,16 +40,9 @@ from nlgbias.generation.lm_engine import LMEngine
 from nlgbias.generation.ray_backend import generate_with_ray
 from nlgbias.hardware import default_threads, resolve_dtype, set_torch_threads
 from nlgbias.io import CorruptCacheError, write_json, write_parquet
-from nlgbias.models import (
-    KINDS,
-    LoadedModel,
-    ModelSpec,
-    check_available,
-    display_name,
-    get_spec,
-    load_model,
-    model_slug,
-)
+from nlgbias.lm import LMSpec, check_spec, decoding_of, model_source, parse_model_spec
+from nlgbias.lm.spec import registry_entry
+from nlgbias.models import KINDS, LoadedModel, ModelSpec
 from nlgbias.progress import tqdm
 
 log = logging.getLogger(__name__)
@@ -81,7 +74,7 @@ def check_dataset_name(dataset: str) -> str:
 def output_name(dataset: str, model: str) -> str:
     """``<dataset>__<model_slug(model)>.parquet`` (a hub id's '/' becomes '--'; a local folder
     becomes ``local-<name>-<hash>``, never its path)."""
-    return f"{check_dataset_name(dataset)}__{model_slug(model)}.parquet"
+    return f"{check_dataset_name(dataset)}__{parse_model_spec(model).slug}.parquet"
 
 
 def output_columns(prompts: pd.DataFrame) -> list[str]:
@@ -334,28 +327,17 @@ def add_stats(folder: Path, rows: int, tokens: int, seconds: float) -> dict:
     return stats
 
 
-def _model_source(spec: ModelSpec) -> str:
-    """Where the weights come from, without a local folder's path (a server: its backend and
-    URL, never a key)."""
-    if spec.backend != "hf":  # a server: its URL; vllm:/ct2: the weights they load, as below
-        rest = spec.name.split(":", 1)[1]
-        return spec.name.split("#", 1)[0] if "#" in rest else f"{spec.backend}:{_model_source(get_spec(rest))}"
-    if spec.gguf_file:
-        return spec.gguf_file
-    if spec.hub_id and spec.hub_id == spec.name and display_name(spec.name) != spec.name:
-        return f"local folder {display_name(spec.name)}"
-    return spec.hub_id or spec.kind
-
-
 @dataclass(frozen=True)
 class RunPlan:
-    """What a run generates with, decided before anything loads: the model's ``spec``, how it
-    generates (``generator``: "sampling" (the engine), "gibbs" (masked LMs, BOLD A.2.1),
+    """What a run generates with, decided before anything loads: the ``model``
+    (:class:`~nlgbias.lm.LMSpec`), the registry's ``entry`` of its weights (None for a server),
+    how it generates (``generator``: "sampling" (the engine), "gibbs" (masked LMs, BOLD A.2.1),
     "dialogue" (sequence-to-sequence, through :mod:`nlgbias.lm`) or "served" (a server or
-    vLLM, through :mod:`nlgbias.lm`)), the decoding ``params`` (and ``gibbs`` settings), the
-    compute ``dtype`` ("served": the server's) and the ``prompt_format``."""
+    another engine, through :mod:`nlgbias.lm`)), the decoding ``params`` (and ``gibbs``
+    settings), the compute ``dtype`` ("served": the backend's) and the ``prompt_format``."""
 
-    spec: ModelSpec
+    model: LMSpec
+    entry: ModelSpec | None
     generator: str
     params: DecodingParams
     dtype: str
@@ -366,6 +348,10 @@ class RunPlan:
     def in_process(self) -> bool:
         return self.generator in ("sampling", "gibbs", "dialogue")
 
+    @property
+    def control_code(self) -> str | None:
+        return self.entry.control_code if self.entry is not None else None
+
     def digest(self, seed: int, chunk_size: int, batch_size: int, threads: int) -> str:
         """The cache key: what decides the generated text. For a dtype other than float32 the
         batch size and thread count too (bf16 sums depend on them)."""
@@ -373,25 +359,34 @@ class RunPlan:
         if self.dtype != "float32":
             schedule.update(batch_size=batch_size, threads=threads)
         extra = {"schedule": schedule, **({"gibbs": self.gibbs.as_dict()} if self.gibbs else {})}
-        return run_digest(self.spec.name, self.params, seed, self.spec.control_code, self.dtype,
+        return run_digest(self.model.text, self.params, seed, self.control_code, self.dtype,
                           self.prompt_format, extra)
 
 
-def plan_run(model: str, *, loaded: LoadedModel | None = None, params: DecodingParams | None = None,
-             gibbs: GibbsParams | None = None, prompt_format: str = "plain", backend: str = "local",
-             device: str = "cpu", dtype: str = "auto") -> RunPlan:
+def plan_run(model: str | LMSpec, *, loaded: LoadedModel | None = None,
+             params: DecodingParams | None = None, gibbs: GibbsParams | None = None,
+             prompt_format: str = "plain", backend: str = "local", device: str = "cpu",
+             dtype: str = "auto") -> RunPlan:
     """Check a run's settings and decide how it generates (:class:`RunPlan`); raise a
-    ``ValueError`` naming what is wrong before anything is loaded or written."""
+    ``ValueError`` naming what is wrong before anything is loaded or written. ``model``: a spec
+    (string or :class:`~nlgbias.lm.LMSpec`); its own ``device`` / ``dtype`` options win over
+    the arguments."""
     if prompt_format not in PROMPT_FORMATS:
         raise ValueError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {prompt_format!r}")
     if backend not in ("local", "ray"):
         raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
-    spec = check_available(model) if loaded is None else loaded.spec
-    shown = display_name(spec.name)
-    generator = "served" if spec.backend != "hf" else (
-        KINDS[spec.kind].generator if spec.kind in KINDS else None)
+    if loaded is not None:
+        spec, entry = parse_model_spec(loaded.spec.name), loaded.spec
+    else:
+        spec = check_spec(parse_model_spec(model))
+        entry = registry_entry(spec)
+    device = spec.opts.get("device", device)
+    dtype = spec.opts.get("dtype", dtype) or dtype
+    shown = spec.display
+    generator = "served" if not spec.local_weights else (
+        KINDS[entry.kind].generator if entry.kind in KINDS else None)
     if generator is None:
-        raise ValueError(f"model {shown!r} of kind {spec.kind!r} cannot generate")
+        raise ValueError(f"model {shown!r} of kind {entry.kind!r} cannot generate")
     if backend == "ray" and generator != "sampling":
         raise ValueError(f"the Ray backend runs causal LMs in this process; generate {shown!r} "
                          "locally")
@@ -400,11 +395,11 @@ def plan_run(model: str, *, loaded: LoadedModel | None = None, params: DecodingP
             raise ValueError(f"Gibbs sampling from {shown!r} continues plain text; prompt_format "
                              f"{prompt_format!r} is for chat models")
         gibbs = gibbs or GibbsParams()
-        return RunPlan(spec, generator, gibbs.to_decoding(), _run_dtype(loaded, dtype, device),
-                       prompt_format, gibbs)
-    params = params or decoding_for(spec)
+        return RunPlan(spec, entry, generator, gibbs.to_decoding(),
+                       _run_dtype(loaded, dtype, device), prompt_format, gibbs)
+    params = params or (decoding_for(entry) if loaded is not None else decoding_of(spec))
     run_dtype = "served" if generator == "served" else _run_dtype(loaded, dtype, device)
-    return RunPlan(spec, generator, params, run_dtype, prompt_format)
+    return RunPlan(spec, entry, generator, params, run_dtype, prompt_format)
 
 
 def _run_dtype(loaded: LoadedModel | None, dtype: str, device: str) -> str:
@@ -422,16 +417,15 @@ def make_engine(plan: RunPlan, *, loaded: LoadedModel | None = None, device: str
     if plan.generator == "served":
         from nlgbias.lm import get_lm
 
-        return LMEngine(get_lm(plan.spec.name), plan.params, prompt_format=plan.prompt_format,
+        return LMEngine(get_lm(plan.model), plan.params, prompt_format=plan.prompt_format,
                         batch_size=batch_size)
-    import torch  # torch loads only when something is generated
+    from nlgbias.lm.hf_backend import HFLM
 
-    lm = loaded or load_model(plan.spec.name, device=device, dtype=getattr(torch, plan.dtype))
+    device = plan.model.opts.get("device", device)
+    lm = loaded or HFLM.from_spec(plan.model.with_options(device=device, dtype=plan.dtype)).lm
     if plan.generator == "gibbs":
         return GibbsGenerator(lm, plan.gibbs, batch_size=batch_size, num_threads=threads)
     if plan.generator == "dialogue":
-        from nlgbias.lm.hf_backend import HFLM
-
         set_torch_threads(threads)
         return LMEngine(HFLM(loaded=lm, batch_size=batch_size), plan.params,
                         prompt_format=plan.prompt_format, batch_size=batch_size, dialogue=True)
@@ -481,16 +475,16 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
     check_dataset_name(dataset)
     plan = plan_run(model, loaded=loaded, params=params, gibbs=gibbs, prompt_format=prompt_format,
                     backend=backend, device=device, dtype=dtype)
-    spec, shown = plan.spec, display_name(plan.spec.name)
+    spec, shown = plan.model, plan.model.display
     out_dir = Path(out_dir)
-    target = out_dir / output_name(dataset, spec.name)
+    target = out_dir / output_name(dataset, spec)
     t0 = time.perf_counter()
     rows_all = expand_samples(prompts, samples_per_prompt, seed)
     chunks = chunk_schedule(rows_all, chunk_size)
     threads = num_threads or default_threads()
     cache_dir = Path(cache_dir) if cache_dir else out_dir.parent / "interim" / "generation_cache"
     s = parse_shard(shard)
-    cache = ChunkCache(cache_dir / f"{dataset}__{model_slug(spec.name)}__"
+    cache = ChunkCache(cache_dir / f"{dataset}__{spec.slug}__"
                                    f"{plan.digest(seed, chunk_size, batch_size, threads)}")
 
     def info(path, rows, generated, tokens, complete) -> RunInfo:
@@ -512,7 +506,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
     tokens = 0
     if todo and backend == "ray":
         t1 = time.perf_counter()
-        tokens = generate_with_ray(rows_all, todo, spec.name, plan.params, cache, device=device,
+        tokens = generate_with_ray(rows_all, todo, spec.registry_name, plan.params, cache, device=device,
                                    dtype=plan.dtype, batch_size=batch_size, prompt_format=prompt_format,
                                    **(ray_options or {}))
         add_stats(cache.folder, n_todo, tokens, time.perf_counter() - t1)
@@ -545,21 +539,21 @@ def _output_frame(prompts: pd.DataFrame, rows_all: pd.DataFrame, frame: pd.DataF
                   seed: int) -> pd.DataFrame:
     """The output rows in ``rows_all`` order: metadata of the prompt, the cached generation, the
     run's settings; columns as :func:`output_columns`."""
-    spec, params = plan.spec, plan.params
+    spec, params = plan.model, plan.params
     gen = frame.set_index("key").loc[rows_all["key"]].reset_index(drop=True)
     meta = prompts.set_index("prompt_id").loc[rows_all["prompt_id"]].reset_index()
     out = meta.drop(columns="prompt").assign(sample=rows_all["sample"].to_numpy(),
                                              prompt=rows_all["prompt"].to_numpy())
     for c in ("generation", "text", "row_seed", "n_new_tokens", "finish_reason"):
         out[c] = gen[c].to_numpy()
-    out["model"] = display_name(spec.name)
+    out["model"] = spec.display
     out["seed"] = seed
     for k, v in params.as_dict().items():
         out[k] = v
     out["prompt_format"] = plan.prompt_format
-    out["control_code"] = spec.control_code
+    out["control_code"] = plan.control_code
     out["dtype"] = plan.dtype
-    out["model_source"] = _model_source(spec)
+    out["model_source"] = model_source(spec, plan.entry)
     return out[output_columns(prompts)]
 
 
@@ -595,13 +589,9 @@ def generate_models(prompts: pd.DataFrame, models: Sequence[str], out_dir: str |
     sampling generates; default: the model's, see :func:`decoding_for`)."""
     check_prompts(prompts)
     check_dataset_name(dataset)
-    specs = [check_available(m) for m in models]
-    cannot = [s.name for s in specs if s.backend == "hf" and (
-        s.kind not in KINDS or KINDS[s.kind].generator is None)]
-    if cannot:
-        raise ValueError(f"model(s) {', '.join(map(display_name, cannot))} cannot generate text")
-    decoded = [s.backend != "hf" or KINDS[s.kind].generator != "gibbs" for s in specs]
-    params = [params_for(m) if params_for and ok else None for m, ok in zip(models, decoded)]
+    plans = [plan_run(m) for m in models]  # every model checked before any generation
+    params = [params_for(m) if params_for and p.generator != "gibbs" else None
+              for m, p in zip(models, plans)]
     infos = []
     for m, p in zip(models, params):
         extra = {"params": p} if p is not None else {}

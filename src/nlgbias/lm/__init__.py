@@ -25,6 +25,7 @@ from nlgbias.lm.spec import (
     check_spec,
     decoding_of,
     kind_of,
+    model_source,
     parse_model_args,
     parse_model_spec,
     parse_models,
@@ -34,7 +35,7 @@ from nlgbias.lm.spec import (
 __all__ = ["BACKENDS", "LM", "Backend", "BackendUnavailableError", "Generation", "GenerationRequest",
            "LMSpec", "LoglikelihoodResult", "ModelSpecError", "Option", "RollingResult",
            "TokenLogprobs", "check_spec", "parse_models", "UnsupportedCapabilityError", "apply_until", "as_requests",
-           "decoding_of", "get_lm", "kind_of", "parse_model_args", "parse_model_spec", "register_backend"]
+           "decoding_of", "get_lm", "kind_of", "model_source", "parse_model_args", "parse_model_spec", "register_backend"]
 
 
 def get_lm(spec: "str | LMSpec", **options) -> LM:

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BACKENDS", "Backend", "LMSpec", "ModelSpecError", "Option", "check_spec", "decoding_of", "kind_of", "parse_model_args", "parse_models",
-           "parse_model_spec", "register_backend"]
+__all__ = ["BACKENDS", "Backend", "LMSpec", "ModelSpecError", "Option", "check_spec", "decoding_of", "kind_of", "model_source", "parse_model_args", "parse_models",
+           "parse_model_spec", "register_backend", "registry_entry"]
 
 #: the model kinds a spec may state before its target (the keys of nlgbias.models.KINDS)
 KIND_WORDS = ("causal", "masked", "seq2seq")
@@ -134,7 +134,8 @@ register_backend(
     description="CTranslate2 in this process (int8 CPU kernels; a batch shares one seed)",
     form="ct2:<registered name | hub id | folder>",
     options={"compute_type": Option(str, "int8 | int8_float32 | float32 | bfloat16"),
-             "threads": Option(int, "CPU threads"), "batch_size": _DEVICE["batch_size"]})
+             "threads": Option(int, "CPU threads"), "batch_size": _DEVICE["batch_size"],
+             "cache": Option(str, "folder of the converted model (default: the cache folder)")})
 
 
 def _coerce(backend: Backend, key: str, value: Any) -> Any:
@@ -145,6 +146,8 @@ def _coerce(backend: Backend, key: str, value: Any) -> Any:
         raise ModelSpecError(
             f"the {backend.name} backend has no option {key!r}; its options: "
             + ", ".join(f"{k} ({o.help})" for k, o in backend.options.items()))
+    if opt.type is str and isinstance(value, os.PathLike):
+        return os.fspath(value)
     if value is None or isinstance(value, opt.type) and not (opt.type is int and isinstance(value, bool)):
         return value
     if opt.type is float and isinstance(value, int) and not isinstance(value, bool):
@@ -228,6 +231,12 @@ class LMSpec:
     def in_process(self) -> bool:
         """Whether the weights are in this process (what a notebook that tunes them needs)."""
         return self.info.in_process
+
+    @property
+    def local_weights(self) -> bool:
+        """Whether the weights are a torch model in this process, run by the project's own
+        engine (the ``hf`` backend): what tuning the weights, an NSP head, Gibbs sampling need."""
+        return self.backend == "hf"
 
     @property
     def registry_name(self) -> str:
@@ -405,3 +414,30 @@ def check_spec(spec: LMSpec) -> LMSpec:
     if callable(getattr(cls, "check", None)):
         cls.check(spec)
     return spec
+
+
+def registry_entry(spec: LMSpec):
+    """The registry's entry (:class:`nlgbias.models.ModelSpec`) of the weights ``spec`` runs,
+    or None for a server (whose weights this project cannot see)."""
+    if spec.backend == "openai":
+        return None
+    from nlgbias.models.registry import get_spec
+
+    return get_spec(spec.registry_name, dry_run=spec.dry_run)
+
+
+def model_source(spec: LMSpec, entry=None) -> str:
+    """Where the weights come from, for a generation file's ``model_source`` column: a GGUF
+    file, a hub id, ``local folder <name>`` (never its path), a server's ``openai:<URL>``
+    (never a key), ``<backend>:<source>`` for another engine. ``entry``: the registry entry
+    when the caller has it (a model loaded already)."""
+    if spec.backend == "openai":
+        return f"openai:{spec.target}"
+    entry = entry or registry_entry(spec)
+    if entry.gguf_file:
+        own = entry.gguf_file
+    elif entry.hub_id and entry.hub_id == entry.name and os.path.isdir(entry.hub_id):
+        own = f"local folder {Path(entry.hub_id).resolve().name}"
+    else:
+        own = entry.hub_id or entry.kind
+    return own if spec.backend == "hf" else f"{spec.backend}:{own}"
