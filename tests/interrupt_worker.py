@@ -167,7 +167,7 @@ def likelihood(out: Path, model: str, bf16: bool = False) -> None:
 
     with slowed(L, "sentence_logprobs"):
         ppl = score_perplexity(texts, model, out / "cache", dtype="bfloat16" if bf16 else None, chunk_size=8,
-                               lm=(net, tok), progress=False)
+                               lm=HFLM.around(net, tok, "causal"), progress=False)
     write_parquet(ppl.reset_index(drop=True), out / "t__perplexity.parquet")
 
 

@@ -109,9 +109,9 @@ def test_notebooks_call_those_checks_before_writing_anything():
            for p in (ROOT / "notebooks" / "src").glob("0[125]_*.py")}
     assert 'resolve_params("01", profile, ner_sample=ner_sample)' in src["01"]
     assert "parse_shard(shard)" in src["02"]
-    assert "check_available(name) for name in cfg[\"models\"]" in src["05"]
+    assert 'specs = parse_models(cfg["models"], model_args=model_args' in src["05"]
     assert 'resolve_params("05", profile' in src["05"]
-    for nb, call in (("02", "parse_shard(shard)"), ("05", "check_available(")):
+    for nb, call in (("02", "parse_shard(shard)"), ("05", "parse_models(")):
         assert src[nb].index(call) < src[nb].index("save_table("), nb
 
 

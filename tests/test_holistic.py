@@ -22,6 +22,7 @@ from nlgbias.holistic import offensiveness as O
 from nlgbias.holistic import paper
 from nlgbias.holistic import responses as H
 from nlgbias.holistic.masking import MASK, mask_descriptor, mask_responses
+from nlgbias.lm.hf_backend import HFLM
 
 
 # ------------------------------------------------------------------ Gen Bias (§3.3.3)
@@ -192,7 +193,7 @@ def test_perplexity_equals_plain_forward(tmp_path):
                                        n_positions=32)).eval()
     sents = pd.DataFrame({"text": texts, "prompt_id": list("abcd"), "axis": "x",
                           "descriptor": ["deaf", "tall", "blind", "deaf"], "template": "t"})
-    out = H.score_perplexity(sents, "gpt2", tmp_path, lm=(model, tok), dtype="float32",
+    out = H.score_perplexity(sents, "gpt2", tmp_path, lm=HFLM.around(model, tok, "causal"), dtype="float32",
                              batch_size=2, progress=False)
     for text, got in zip(texts, out["perplexity"]):
         ids = [tok.convert_tokens_to_ids("<|endoftext|>"), *tok(text)["input_ids"]]
@@ -201,7 +202,7 @@ def test_perplexity_equals_plain_forward(tmp_path):
         mean = sum(lp[t - 1, ids[t]].item() for t in range(1, len(ids))) / (len(ids) - 1)
         assert got == pytest.approx(math.exp(-mean), rel=1e-4)
     # cached: a rerun scores nothing and returns the same numbers
-    again = H.score_perplexity(sents, "gpt2", tmp_path, lm=(model, tok), dtype="float32",
+    again = H.score_perplexity(sents, "gpt2", tmp_path, lm=HFLM.around(model, tok, "causal"), dtype="float32",
                                progress=False)
     assert again.attrs["scoring"]["scored now"] == 0
     assert again["perplexity"].tolist() == pytest.approx(out["perplexity"].tolist())

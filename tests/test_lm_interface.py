@@ -17,19 +17,19 @@ from nlgbias.lm import (
     UnsupportedCapabilityError,
     apply_until,
     get_lm,
+    kind_of,
     parse_model_spec,
 )
+from nlgbias.lm.spec import registry_entry
 from nlgbias.models import (
     KindUnknownOfflineError,
     LoadedModel,
     ModelKindError,
     ModelSpec,
     UnknownModelError,
-    display_name,
     get_spec,
     load_model,
     model_slug,
-    split_kind,
 )
 
 GREEDY = DecodingParams(max_new_tokens=8, do_sample=False)
@@ -177,22 +177,24 @@ def test_kind_is_read_from_the_config_of_a_folder_or_the_hf_cache(tmp_path, monk
     # not cached, offline: a clear error saying how to state the kind; the prefix states it
     with pytest.raises(KindUnknownOfflineError, match=r"could not be determined.*'masked:other-org/x'"):
         get_spec("other-org/x")
-    stated = get_spec("masked:other-org/x")
+    stated = get_spec("other-org/x", kind="masked")
     assert (stated.kind, stated.hub_id) == ("masked", "other-org/x")
-    assert split_kind("seq2seq:a/b") == ("seq2seq", "a/b")
-    assert model_slug("masked:other-org/x") == model_slug("other-org/x") == "other-org--x"
+    spec = parse_model_spec("masked:other-org/x")  # the spec grammar states it
+    assert (spec.kind, spec.target, spec.slug) == ("masked", "other-org/x", "other-org--x")
+    assert registry_entry(spec).kind == "masked" and model_slug("other-org/x") == "other-org--x"
     with pytest.raises(ModelKindError, match="registered as 'masked'"):
-        get_spec("causal:roberta-base")
-    # the registry takes hf: specs too; a served model gets a spec that is never loaded here,
-    # a slug without its URL's text and a label without the URL
-    assert get_spec("hf:gpt2") is get_spec("gpt2") and model_slug("hf:masked:a/b") == "a--b"
-    served = get_spec("openai:http://127.0.0.1:8000/v1#org/m")
-    assert (served.backend, served.kind, served.hub_id) == ("openai", "causal", None)
-    assert model_slug(served.name).startswith("openai-org--m-") and "127" not in model_slug(served.name)
-    assert display_name(served.name) == "openai:org/m"
-    assert model_slug("openai:http://10.0.0.1:8000/v1#org/m") != model_slug(served.name)
-    with pytest.raises(UnknownModelError, match="'openai' backend.*nlgbias.lm.get_lm"):
-        load_model(served.name)
+        registry_entry(parse_model_spec("causal:roberta-base"))
+    # hf: is the default backend; a served model has no registry entry, a slug without its
+    # URL's text and a label without the URL
+    assert parse_model_spec("hf:gpt2") == parse_model_spec("gpt2")
+    assert parse_model_spec("hf:masked:a/b").slug == "a--b"
+    served = parse_model_spec("openai:http://127.0.0.1:8000/v1#org/m")
+    assert (served.backend, kind_of(served), registry_entry(served)) == ("openai", "causal", None)
+    assert served.slug.startswith("openai-org--m-") and "127" not in served.slug
+    assert served.display == "openai:org/m" and not served.local_weights
+    assert parse_model_spec("openai:http://10.0.0.1:8000/v1#org/m").slug != served.slug
+    with pytest.raises(UnknownModelError, match="not a valid Hugging Face id"):
+        load_model("openai:http://127.0.0.1:8000/v1#org/m")  # the registry takes no spec strings
     with pytest.raises(UnknownModelError, match="not a valid Hugging Face id"):
         get_spec("a/b/c")
 
@@ -412,6 +414,6 @@ def test_holistic_perplexity_of_a_served_model(monkeypatch, tmp_path):
     monkeypatch.setattr("nlgbias.lm.get_lm", lambda spec, **kw: hf_backend.HFLM(loaded=loaded))
     sents = pd.DataFrame({"text": ["I am a nurse.", "I love being a doctor."]})
     served = score_perplexity(sents, "openai:http://127.0.0.1:9/v1#tiny", tmp_path / "a", progress=False)
-    local = score_perplexity(sents, "tiny", tmp_path / "b", lm=loaded, dtype=None, progress=False)
+    local = score_perplexity(sents, "tiny", tmp_path / "b", lm=hf_backend.HFLM(loaded=loaded), dtype=None, progress=False)
     np.testing.assert_allclose(served["perplexity"], local["perplexity"], rtol=1e-5)
     assert set(served["model"]) == {"openai:tiny"}

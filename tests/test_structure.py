@@ -253,3 +253,38 @@ def test_notebook_code_cells_are_short(path):
     MAX_CELL_LINES non-comment lines (loops and merges live in the paper packages, tested)."""
     bad = long_cells(path)
     assert not bad, "code cells over the limit:\n" + "\n".join(bad)
+
+
+#: spec-string prefixes of backends and kinds: only nlgbias.lm.spec parses them
+_SPEC_PREFIX = re.compile(r"^(hf|openai|vllm|ct2|causal|masked|seq2seq):")
+
+
+def _docstrings(tree) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant):
+            ids.add(id(body[0].value))
+    return ids
+
+
+def test_one_place_parses_a_model_spec_and_nothing_outside_lm_branches_on_the_backend():
+    """A model spec string is parsed in nlgbias.lm.spec only, and only nlgbias.lm looks at which
+    backend runs a model: any other module that reads ``.backend``, tests a spec prefix
+    (``"openai:"``, ``"masked:"``, ...), or takes a ``(model, tokenizer)`` tuple for a model goes
+    around the interface."""
+    offences = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith("lm/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "backend":
+                offences.append(f"{rel}:{node.lineno} reads .backend")
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and id(node) not in docs and _SPEC_PREFIX.match(node.value)):
+                offences.append(f"{rel}:{node.lineno} parses a spec prefix {node.value!r}")
+    assert not offences, "\n".join(offences)

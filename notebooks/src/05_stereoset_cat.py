@@ -53,6 +53,7 @@ test_cats_per_target = None  # test CATs per task x target term (seeded); 0: all
 crows_pairs = None     # CrowS-Pairs pairs scored (seeded sample); 0: all 1,508
 batch_size = None      # sentences per forward pass
 dtype = None           # "float32" | "bfloat16" | "auto"
+model_args = None      # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
 threads = None         # torch threads; None: profile default (nlgbias.hardware.default_threads)
 seed = 0
 device = "cpu"
@@ -69,7 +70,8 @@ from nlgbias import stereoset as S
 from nlgbias.datasets.crows_pairs import load_crows_pairs
 from nlgbias.hardware import set_torch_threads
 from nlgbias.io import write_json
-from nlgbias.models import check_available
+from nlgbias.lm import missing_capability, parse_models
+from nlgbias.notebooks import NotebookSkipped
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -91,7 +93,16 @@ cfg = resolve_params("05", profile, models=models, dev_cats_per_target=dev_cats_
                      batch_size=batch_size,
                      dtype=dtype, threads=threads)
 set_torch_threads(cfg["threads"])
-specs = [check_available(name) for name in cfg["models"]]  # fail fast, before any output
+# each model parsed once and checked before any output; one that cannot score likelihoods (a
+# server without prompt log-probabilities) is named and left out
+specs = parse_models(cfg["models"], model_args=model_args, device=device, dtype=cfg["dtype"],
+                     batch_size=cfg["batch_size"])
+lacking = {s.display: missing_capability(s, "loglikelihood") for s in specs}
+specs = [s for s in specs if not lacking[s.display]]
+if not specs:
+    raise NotebookSkipped("05 scores likelihoods, which no model given can: "
+                          + "; ".join(f"{m}: {why}" for m, why in lacking.items()))
+display(Markdown("\n".join(f"- **{m} left out**: {why}" for m, why in lacking.items() if why)))
 cfg
 
 # %% [markdown]
@@ -162,15 +173,15 @@ kw
 
 # %%
 per_target = {"dev": cfg["dev_cats_per_target"], "test": cfg["test_cats_per_target"]}
-run = S.run_splits(gold, per_target, cfg["models"], P.interim, P.processed, seed=seed, device=device,
+run = S.run_splits(gold, per_target, specs, P.interim, P.processed, seed=seed, device=device,
                    batch_size=cfg["batch_size"], dtype=cfg["dtype"])
 cats, results, all_scores, scored_cats = run.cats, run.results, run.scores, run.scored_cats
 for split in R.SPLITS:
     write_json(results[split], P.results / f"stereoset_results_official_{split}.json")
 names, models_only = run.names, run.models
 methods = {m: S.scoring_methods(m) for m in S.BASELINES}
-methods.update({label: S.scoring_methods(name) for name, label in zip(cfg["models"], models_only)})
-stands_in = {label: S.stand_in_for(name) for name, label in zip(cfg["models"], models_only)}
+methods.update({label: S.scoring_methods(name) for name, label in zip(specs, models_only)})
+stands_in = {label: S.stand_in_for(name) for name, label in zip(specs, models_only)}
 sample = T.sample_table(gold, cats)
 display(Markdown(T.sample_text(sample, per_target) + "\n\nModel scoring time (this run, "
                  "sentences cached under `interim/` are not rescored): " + "; ".join(
@@ -331,9 +342,7 @@ all_pairs = load_crows_pairs()
 pairs = all_pairs
 if cfg["crows_pairs"]:
     pairs = pairs.sample(n=min(cfg["crows_pairs"], len(pairs)), random_state=seed).sort_index()
-crows_scored = {label: C.pair_scores(name, pairs, P.interim, device=device,
-                                     batch_size=cfg["batch_size"], dtype=cfg["dtype"])
-                for name, label in zip(cfg["models"], models_only)}
+crows_scored = {label: C.pair_scores(spec, pairs, P.interim) for spec, label in zip(specs, models_only)}
 crows_parts = [R.crows_table({m: C.crows_metric(d) for m, d in crows_scored.items()},
                              {m: d["scoring"].iloc[0] for m, d in crows_scored.items()}).assign(variant="total")]
 shared = {m: d for m, d in crows_scored.items() if "sent_more_shared" in d and d["scoring_shared"].iloc[0]}

@@ -22,6 +22,12 @@ from nlgbias.paths import project_root
 _CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<tags> tags=\[(?P<taglist>[^\]]*)\])?\s*$")
 
 
+class NotebookSkipped(RuntimeError):
+    """Raised by a notebook that cannot run on the models it was given (e.g. it tunes weights
+    and the model is behind a server): the runner reports the message, keeps the executed copy
+    and goes on with the next notebook."""
+
+
 def parse_percent(text: str) -> list[nbformat.NotebookNode]:
     """Split a percent-format script into notebook cells."""
     cells, kind, tags, buf = [], None, [], []

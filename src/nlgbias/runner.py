@@ -281,7 +281,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
           flush=True)
     times_file = _times_file(profile, out_root)
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
-    summary = []
+    summary, skipped = [], []
     t_all = time.time()
     for i, nb in enumerate(selected, 1):
         before = _snapshot(watched, profile)
@@ -292,6 +292,10 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         try:
             executed = execute(nb, profile, out_dir, for_notebook(nb, parameters), progress=True)
         except pm.PapermillExecutionError as exc:
+            if exc.ename == "NotebookSkipped":
+                print(f"[run_all] SKIPPED {nb.name}: {exc.evalue}", flush=True)
+                skipped.append((nb.name, str(exc.evalue)))
+                continue
             print(f"\n[run_all] FAILED: {nb.name}, cell {exc.cell_index} (execution count "
                   f"{exc.exec_count}): {exc.ename}: {exc.evalue}\n"
                   f"[run_all] the executed notebook with the traceback: "
@@ -312,6 +316,8 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     card = scorecard.write(paths.results, models=(parameters or {}).get("models"))
     print(f"\n[run_all] scorecard: {_show(card, root)}")
     print("\n[run_all] summary")
+    for name, why in skipped:
+        print(f"  {name}: skipped: {why}")
     for name, secs, executed, wrote in summary:
         print(f"  {name}: {secs / 60:.1f} min -> {_show(executed, root)}")
         try:

@@ -506,7 +506,7 @@ def generate_dataset(prompts: pd.DataFrame, model: str, out_dir: str | Path, *, 
     tokens = 0
     if todo and backend == "ray":
         t1 = time.perf_counter()
-        tokens = generate_with_ray(rows_all, todo, spec.registry_name, plan.params, cache, device=device,
+        tokens = generate_with_ray(rows_all, todo, spec.target, plan.params, cache, device=device,
                                    dtype=plan.dtype, batch_size=batch_size, prompt_format=prompt_format,
                                    **(ray_options or {}))
         add_stats(cache.folder, n_todo, tokens, time.perf_counter() - t1)

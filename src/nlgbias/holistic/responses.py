@@ -109,36 +109,37 @@ def style_responses(gens: pd.DataFrame, cache_dir: str | Path, *, chunk_size: in
     return scored
 
 
-def score_perplexity(sentences: pd.DataFrame, model: str, cache_dir: str | Path, *,
+def score_perplexity(sentences: pd.DataFrame, model, cache_dir: str | Path, *,
                      version: str = "v1.0", batch_size: int = 64, dtype: str | None = "auto",
                      chunk_size: int = 2000, lm=None, progress: bool | None = None) -> pd.DataFrame:
-    """Perplexity of each sentence (column ``text``) under the causal LM ``model``
-    (``nlgbias.likelihood``: shared-prefix batches, start token, ``dtype`` "auto" = bf16 where
-    it pays), cached per (model, version, dtype) and resumable. ``lm``: an already loaded model."""
+    """Perplexity of each sentence (column ``text``) under the causal LM ``model`` (a spec
+    string or :class:`~nlgbias.lm.LMSpec`, reached through :mod:`nlgbias.lm`: in process,
+    shared-prefix batches after the start token, ``dtype`` "auto" = bf16 where it pays, where
+    the spec sets none), cached per (model, version, dtype) and resumable. ``lm``: an already
+    built :class:`~nlgbias.lm.LM`."""
     import numpy as np
 
     from nlgbias.hardware import resolve_dtype
-    from nlgbias.likelihood import load_lm, sentence_logprobs
-    from nlgbias.lm import get_lm
-    from nlgbias.models import display_name, get_spec
-    from nlgbias.scoring import score_texts
+    from nlgbias.lm import get_lm, parse_model_spec
 
+    spec = parse_model_spec(model).with_defaults(dtype=dtype or "float32", batch_size=batch_size)
     dt = resolve_dtype(dtype, "cpu") if dtype is not None else "float32"
     state = {"lm": lm}
 
     def fn(chunk: pd.DataFrame) -> pd.DataFrame:
-        if state["lm"] is None:  # a served model (openai:, vllm:, ct2:) through nlgbias.lm
-            state["lm"] = get_lm(model) if get_spec(model).backend != "hf" else load_lm(model, dtype=dt)
-        df = sentence_logprobs(state["lm"], chunk["text"].tolist(), batch_size=batch_size,
-                               shared_prefix=True)
+        if state["lm"] is None:
+            state["lm"] = get_lm(spec)
+        df = state["lm"].sentence_logprobs(chunk["text"].tolist(), batch_size=batch_size)
         return df[["logprob", "n_tokens"]].reset_index(drop=True)
 
-    folder = Path(cache_dir) / "perplexity" / f"{_slug(model)}__{version}__{dt}"
+    from nlgbias.scoring import score_texts
+
+    folder = Path(cache_dir) / "perplexity" / f"{spec.slug}__{version}__{dt}"
     cols = [c for c in SENTENCE_COLUMNS if c in sentences.columns]
     out = score_texts(sentences[[*cols, "text"]], "text", fn, folder, chunk_size=chunk_size,
-                      desc=f"perplexity {display_name(model)}", progress=progress)
+                      desc=f"perplexity {spec.display}", progress=progress)
     out["perplexity"] = np.exp(-out["logprob"] / out["n_tokens"])
-    out["model"], out["version"], out["dtype"] = display_name(model), version, dt
+    out["model"], out["version"], out["dtype"] = spec.display, version, dt
     return out
 
 

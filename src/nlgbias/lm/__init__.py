@@ -35,7 +35,7 @@ from nlgbias.lm.spec import (
 __all__ = ["BACKENDS", "LM", "Backend", "BackendUnavailableError", "Generation", "GenerationRequest",
            "LMSpec", "LoglikelihoodResult", "ModelSpecError", "Option", "RollingResult",
            "TokenLogprobs", "check_spec", "parse_models", "UnsupportedCapabilityError", "apply_until", "as_requests",
-           "decoding_of", "get_lm", "kind_of", "model_source", "parse_model_args", "parse_model_spec", "register_backend"]
+           "decoding_of", "get_lm", "kind_of", "missing_capability", "model_source", "parse_model_args", "parse_model_spec", "register_backend"]
 
 
 def get_lm(spec: "str | LMSpec", **options) -> LM:
@@ -45,3 +45,32 @@ def get_lm(spec: "str | LMSpec", **options) -> LM:
     ``python -m nlgbias.lm --options``)."""
     parsed = parse_model_spec(spec, **options)
     return parsed.info.load().from_spec(parsed)
+
+
+#: a tiny request per capability a notebook may need (what :func:`missing_capability` tries)
+_PROBES = {
+    "loglikelihood": lambda lm: lm.loglikelihood([("The man", " was a nurse.")]),
+    "token_logprobs": lambda lm: lm.token_logprobs(["The man was a nurse."]),
+    "generate_until": lambda lm: lm.generate_until(["The man was"]),
+}
+
+
+def missing_capability(spec: "str | LMSpec", capability: str) -> str | None:
+    """None when the model of ``spec`` can do ``capability`` (a key of ``_PROBES``), else the
+    backend's own message saying what it lacks. A model in this process is asked nothing (its
+    kind decides); a model behind another backend answers one tiny request."""
+    if capability not in _PROBES:
+        raise ValueError(f"unknown capability {capability!r}; known: {', '.join(_PROBES)}")
+    spec = parse_model_spec(spec)
+    if spec.local_weights:
+        kind = kind_of(spec)
+        ok = kind in ("causal", "masked") or capability == "generate_until"
+        return None if ok else f"a {kind} model has no {capability}"
+    lm = get_lm(spec)
+    try:
+        _PROBES[capability](lm)
+    except UnsupportedCapabilityError as exc:
+        return str(exc)
+    finally:
+        lm.close()
+    return None

@@ -95,7 +95,7 @@ class CT2LM(LM):
 
     @classmethod
     def from_spec(cls, spec: LMSpec) -> CT2LM:
-        lm = cls(spec.registry_name, **spec.opts)
+        lm = cls(spec.target, **spec.opts)
         lm.spec = spec
         return lm
 

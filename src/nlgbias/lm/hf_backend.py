@@ -124,7 +124,7 @@ class HFLM(LM):
         (:func:`nlgbias.models.check_available`)."""
         from nlgbias.models import check_available
 
-        check_available(spec.registry_name, dry_run=spec.dry_run)
+        check_available(spec.target, kind=spec.kind, dry_run=spec.dry_run)
 
     @classmethod
     def from_spec(cls, spec: LMSpec, *, gibbs=None) -> HFLM:
@@ -366,6 +366,6 @@ def _load(spec: LMSpec):
     device = o.get("device", "cpu")
     dt = o.get("dtype", "auto")
     dt = resolve_dtype(dt, device) if dt is not None else "float32"
-    return load_model(spec.registry_name, device=device, dtype=getattr(torch, dt),
+    return load_model(spec.target, kind=spec.kind, device=device, dtype=getattr(torch, dt),
                       revision=o.get("revision"), trust_remote_code=bool(o.get("trust_remote_code")),
                       device_map=o.get("device_map"), dry_run=spec.dry_run)

@@ -120,7 +120,7 @@ register_backend(
              "retries": Option(int, "extra attempts on a timeout, 429 or 5xx (default 4)"),
              "concurrency": Option(int, "requests in flight (default 1; raise it for a server "
                                            "that batches, such as vLLM)"),
-             "start_text": Option(str, "text the server prepends before every scored text: the "
+             "start_text": Option(str, "text sent before every scored text: the "
                                        "start token the hf backend scores after (e.g. "
                                        "<|endoftext|>), so both score the same tokens")})
 register_backend(
@@ -237,14 +237,6 @@ class LMSpec:
         """Whether the weights are a torch model in this process, run by the project's own
         engine (the ``hf`` backend): what tuning the weights, an NSP head, Gibbs sampling need."""
         return self.backend == "hf"
-
-    @property
-    def registry_name(self) -> str:
-        """The name :mod:`nlgbias.models.registry` resolves (``<kind>:<target>`` when stated);
-        for a server, the served model's name."""
-        if self.backend == "openai":
-            return self.model or "model"
-        return f"{self.kind}:{self.target}" if self.kind else self.target
 
     @property
     def text(self) -> str:
@@ -367,7 +359,7 @@ def decoding_of(spec: LMSpec, **overrides):
     from nlgbias.models.registry import GPT2_DECODING, MODELS, ModelSpec, get_spec
 
     if spec.backend == "hf":
-        entry = get_spec(spec.registry_name, dry_run=spec.dry_run)
+        entry = get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run)
     else:
         name = spec.model if spec.backend == "openai" else spec.target
         entry = MODELS.get(name) or ModelSpec(str(name), "causal", decoding=GPT2_DECODING)
@@ -382,7 +374,7 @@ def kind_of(spec: LMSpec) -> str:
         return "causal"
     from nlgbias.models.registry import get_spec
 
-    return get_spec(spec.registry_name, dry_run=spec.dry_run).kind
+    return get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run).kind
 
 
 def parse_models(names, *, model_args: str | dict | None = None, dry_run: bool | None = None,
@@ -423,7 +415,7 @@ def registry_entry(spec: LMSpec):
         return None
     from nlgbias.models.registry import get_spec
 
-    return get_spec(spec.registry_name, dry_run=spec.dry_run)
+    return get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run)
 
 
 def model_source(spec: LMSpec, entry=None) -> str:

@@ -69,7 +69,7 @@ class VLLMLM(LM):
 
     @classmethod
     def from_spec(cls, spec: LMSpec) -> VLLMLM:
-        lm = cls(spec.registry_name, **spec.opts)
+        lm = cls(spec.target, **spec.opts)
         lm.spec = spec
         return lm
 

@@ -21,10 +21,9 @@ from nlgbias.models.registry import (
     kind_of_config,
     model_slug,
     offline_models,
-    split_kind,
 )
 
 __all__ = ["GPT2_DECODING", "KINDS", "KIND_PREFIXES", "MODELS", "Kind", "KindUnknownOfflineError",
            "LoadedModel", "ModelKindError", "ModelSpec", "UnknownModelError", "cache_dir",
            "check_available", "display_name", "get_spec", "infer_kind", "kind_of_config",
-           "load_model", "model_slug", "offline_models", "split_kind"]
+           "load_model", "model_slug", "offline_models"]

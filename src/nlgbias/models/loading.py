@@ -19,7 +19,6 @@ from nlgbias.io import write_text
 from nlgbias.models.registry import (
     KINDS,
     ModelSpec,
-    UnknownModelError,
     cache_dir,
     get_spec,
     offline_models,
@@ -93,7 +92,7 @@ def _load_gguf(spec: ModelSpec, dtype):
 
 def load_model(name: str, device: str = "cpu", dtype=None, *, revision: str | None = None,
                trust_remote_code: bool = False, device_map: str | None = None,
-               dry_run: bool | None = None) -> LoadedModel:
+               kind: str | None = None, dry_run: bool | None = None) -> LoadedModel:
     """Load model ``name`` (a registered name, hub id or local folder) on ``device`` in eval mode,
     with the auto class of its kind (:data:`~nlgbias.models.registry.KINDS`).
 
@@ -101,13 +100,10 @@ def load_model(name: str, device: str = "cpu", dtype=None, *, revision: str | No
     :class:`~nlgbias.resources.ResourceNotFoundError` when the weights cannot be found
     (offline without a cache, or a missing package), naming the model and how to get it.
     ``revision``, ``trust_remote_code`` and ``device_map`` go to ``from_pretrained`` (a hub id
-    or folder); ``dry_run`` to :func:`~nlgbias.models.registry.get_spec`.
+    or folder); ``kind`` and ``dry_run`` to :func:`~nlgbias.models.registry.get_spec`. A model
+    behind a server is not loaded here: :func:`nlgbias.lm.get_lm` reaches every backend.
     """
-    spec = get_spec(name, dry_run=dry_run)
-    if spec.backend != "hf":
-        raise UnknownModelError(
-            f"{name!r} names a model behind the {spec.backend!r} backend: it is not loaded in "
-            "this process; reach it through nlgbias.lm.get_lm (generation runs do)")
+    spec = get_spec(name, kind=kind, dry_run=dry_run)
     kind = KINDS[spec.kind]
     if kind.auto_class is None:
         return LoadedModel(spec, None, None, device)

@@ -81,7 +81,6 @@ class ModelSpec:
     control_code: str | None = None  # CTRL (Keskar et al. 2019): prefix that steers the style
     chat: bool = False  # instruction-tuned with a chat template (dialogue prompts as user turns)
     quantization: str | None = None  # the offline weights' quantisation (dequantised on load)
-    backend: str = "hf"  # "hf": loaded in this process; "openai"/"vllm": reached by nlgbias.lm
 
     @property
     def kind_info(self) -> Kind:
@@ -164,7 +163,8 @@ def offline_models() -> list[str]:
 
 
 def model_slug(name: str) -> str:
-    """The ONE file-name form of a model name (used in every output file name).
+    """The file-name form of a model of this registry (a target: a registered name, hub id or
+    folder; a whole spec's is :attr:`nlgbias.lm.LMSpec.slug`, which uses this).
 
     Registered names are their own slug; a hub id ``org/name`` becomes ``org--name``; a local
     folder becomes ``local-<folder name>-<6 hex of its absolute path>`` (no path separators,
@@ -173,17 +173,8 @@ def model_slug(name: str) -> str:
     >>> model_slug("gpt2"), model_slug("my-org/My Model")
     ('gpt2', 'my-org--My-Model')
     """
-    name = split_kind(name.removeprefix("hf:"))[1]
     if name in MODELS and "/" not in name:
         return name
-    if name.startswith(SERVED_PREFIXES):  # openai:<url>#<model>; vllm:<model>, ct2:<model>
-        backend, _, rest = name.partition(":")
-        if "#" not in rest:
-            return f"{backend}-{model_slug(rest)}"
-        url, _, served = rest.rpartition("#")
-        digest = hashlib.sha256(url.encode()).hexdigest()[:6]
-        base = _SLUG_BAD.sub("-", served.replace("/", "--")).strip("-") or "model"
-        return f"{backend}-{base}-{digest}"
     if os.path.isdir(name):
         path = Path(name).resolve()
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:6]
@@ -192,18 +183,12 @@ def model_slug(name: str) -> str:
 
 
 def display_name(name: str) -> str:
-    """The short label of a model in tables and figures: the registered name or hub id, or a
-    local folder's own name (never its full path).
+    """The short label of a model of this registry in tables and figures: the registered name
+    or hub id, or a local folder's own name (never its full path).
 
     >>> display_name("gemma3-270m")
     'gemma3-270m'
     """
-    name = split_kind(name.removeprefix("hf:"))[1]
-    if name.startswith(SERVED_PREFIXES):  # never the server's URL: "openai:<model>"
-        backend, _, rest = name.partition(":")
-        if "#" not in rest:
-            return f"{backend}:{display_name(rest)}"
-        return f"{backend}:{rest.rpartition('#')[2] or 'model'}"
     if name not in MODELS and os.path.isdir(name):
         return Path(name).resolve().name
     return name
@@ -217,24 +202,11 @@ class KindUnknownOfflineError(ModelKindError, ResourceNotFoundError):
     """A hub id whose config is neither in the local Hugging Face cache nor reachable."""
 
 
-#: ``<kind>:<hub id or folder>`` states a model's kind when its config cannot be read
+#: how a spec states a model's kind when its config cannot be read (``masked:<hub id>``; the
+#: grammar is :mod:`nlgbias.lm.spec`'s)
 KIND_PREFIXES = tuple(f"{k}:" for k in KINDS)
 
 _CAUSAL_ARCH = ("ForCausalLM", "LMHeadModel")
-#: spec prefixes of models that nlgbias.lm reaches outside this process
-SERVED_PREFIXES = ("openai:", "vllm:", "ct2:")
-
-
-def split_kind(name: str) -> tuple[str | None, str]:
-    """``("masked", "org/name")`` for ``"masked:org/name"``; ``(None, name)`` without a prefix.
-
-    >>> split_kind("masked:my-org/my-roberta"), split_kind("gpt2")
-    (('masked', 'my-org/my-roberta'), (None, 'gpt2'))
-    """
-    if isinstance(name, str) and name.startswith(KIND_PREFIXES) and not os.path.isdir(name):
-        kind, rest = name.split(":", 1)
-        return kind, rest
-    return None, name
 
 
 def kind_of_config(cfg, where: str = "this model") -> str:
@@ -318,15 +290,16 @@ def _hub_kind(hub_id: str, name: str) -> str:
         f"cache it. Offline on this machine: {', '.join(offline_models())}.")
 
 
-def get_spec(name: str, *, dry_run: bool | None = None) -> ModelSpec:
-    """The spec for ``name`` (:func:`_get_spec`); in the ``paper`` profile's dry run
-    (``dry_run``, which the model's :class:`nlgbias.lm.LMSpec` carries; None: the profile's,
-    :func:`nlgbias.profiles.dry_run`) a hub model's weights are a tiny random model of its
-    architecture (:mod:`nlgbias.models.tiny`), named so in its description."""
-    spec = _get_spec(name)
+def get_spec(name: str, *, kind: str | None = None, dry_run: bool | None = None) -> ModelSpec:
+    """The spec for ``name`` (:func:`_get_spec`; ``kind``: the kind a model spec states); in the
+    ``paper`` profile's dry run (``dry_run``, which the model's :class:`nlgbias.lm.LMSpec`
+    carries; None: the profile's, :func:`nlgbias.profiles.dry_run`) a hub model's weights are a
+    tiny random model of its architecture (:mod:`nlgbias.models.tiny`), named so in its
+    description."""
+    spec = _get_spec(name, kind)
     if dry_run is None:
         dry_run = profile_dry_run()
-    if dry_run and spec.backend == "hf" and (spec.resource or (spec.hub_id and not spec.is_local)):
+    if dry_run and (spec.resource or (spec.hub_id and not spec.is_local)):
         from dataclasses import replace
 
         from nlgbias.models.tiny import architecture_of, tiny_folder
@@ -339,9 +312,9 @@ def get_spec(name: str, *, dry_run: bool | None = None) -> ModelSpec:
     return spec
 
 
-def _get_spec(name: str) -> ModelSpec:
-    """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder,
-    optionally prefixed with its kind (``masked:org/model``; :func:`split_kind`).
+def _get_spec(name: str, stated: str | None = None) -> ModelSpec:
+    """The spec for ``name``: a registered name, a hub id ``org/model``, or a local folder;
+    ``stated``: its kind when the spec states it (``masked:org/model``).
 
     The kind of a hub id or folder comes from its config (:func:`kind_of_config`): a folder's
     ``config.json``, a hub id's config in the local Hugging Face cache (or downloaded when the
@@ -350,20 +323,14 @@ def _get_spec(name: str) -> ModelSpec:
     no language model this project handles raises :class:`ModelKindError` naming it."""
     if not isinstance(name, str) or not name:
         raise UnknownModelError(f"a model name must be a non-empty string, got {name!r}")
+    if stated is not None and stated not in KINDS:
+        raise ModelKindError(f"unknown model kind {stated!r}; known: {', '.join(KINDS)}")
     if name in MODELS:
+        if stated is not None and MODELS[name].kind != stated:
+            raise ModelKindError(f"model {name!r} is registered as {MODELS[name].kind!r}, "
+                                 f"not {stated!r}")
         return MODELS[name]
-    if name.startswith("hf:"):  # the default backend of nlgbias.lm, named explicitly
-        return get_spec(name[3:])
-    if name.startswith(SERVED_PREFIXES) and not os.path.isdir(name):
-        backend = name.split(":", 1)[0]
-        return ModelSpec(name, "causal", description=f"run by the {backend!r} backend of nlgbias.lm",
-                         backend=backend)
-    stated, target = split_kind(name)
-    if stated is not None and target in MODELS and MODELS[target].kind != stated:
-        raise ModelKindError(f"model {target!r} is registered as {MODELS[target].kind!r}, "
-                             f"not {stated!r}")
-    if stated is not None and target in MODELS:
-        return MODELS[target]
+    target = name
     if os.path.isdir(target):
         kind = stated or infer_kind(target)
         chat = _has_chat_template(target)
@@ -401,15 +368,15 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def check_available(name: str, *, dry_run: bool | None = None) -> ModelSpec:
+def check_available(name: str, *, kind: str | None = None, dry_run: bool | None = None) -> ModelSpec:
     """Fail fast: the spec of ``name`` if its weights can be loaded here, else raise at once.
 
     :class:`UnknownModelError` for an unknown name; :class:`ResourceNotFoundError` for a hub
     model that is neither in the local Hugging Face cache nor reachable (instead of the
     ~50 s of retries ``from_pretrained`` spends offline), or a missing offline package.
     """
-    spec = get_spec(name, dry_run=dry_run)
-    if spec.is_local or spec.backend != "hf":  # a server is reached (and checked) by nlgbias.lm
+    spec = get_spec(name, kind=kind, dry_run=dry_run)
+    if spec.is_local:
         return spec
     if spec.resource:
         if not (cache_dir(spec.name) / "model.safetensors").is_file():
