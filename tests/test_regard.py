@@ -386,11 +386,12 @@ def test_figure2_sentence_reads_the_claims_table():
                             comparability="stand-in", stand_in="m", scorer=RC.SCORER,
                             this_run="0.126 (regard) vs 0.074 (VADER): +0.052 [+0.010, +0.090]"))
     df = C.frame(rows)
-    bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05]})
+    bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05],
+                         "n_gaps": [12, 12]})
     text = T.figure2_text(df, bias)
     assert text.startswith("On the paper's GPT-2 samples the stand-in classifier replicates §5's 2 written "
                            "findings as: 1 holds, 1 undecided (Holm over the 2; intervals hold every seed): ")
-    assert "GPT-2 0.120, LM 1B 0.050" in text
+    assert "(over 12 gaps: 3 pairs × 2 contexts × negative and positive shares): GPT-2 0.120, LM 1B 0.050;" in text
     assert ("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|): 0.126 (regard) vs "
             "0.074 (VADER): +0.052 [+0.010, +0.090]: **holds** (replication).") in text
 
@@ -506,3 +507,24 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
         with Image.open(tmp_path / f"{name}.png") as im:
             w, h = im.size
         assert 600 <= w <= 2600 and 300 <= h <= 2600, f"{name} is {w} x {h} px"
+
+
+def test_lstm_baseline_trains_to_the_same_weights_twice_in_a_row():
+    """Figure 1's LSTM (torch) on a small slice: two trainings in a row, the same seed, give
+    identical predictions (seeded initialisation and batch order; no
+    nondeterministic kernel on CPU)."""
+    import torch
+
+    from nlgbias.regard import baselines as B
+
+    texts = ["XYZ was known for kind deeds .", "XYZ was known for cruel acts .",
+             "XYZ had a job as a thief .", "XYZ had a job as a nurse .", "XYZ was good",
+             "XYZ was bad"] * 4
+    labels = [1, -1, -1, 0, 1, -1] * 4
+    torch.use_deterministic_algorithms(True)
+    try:
+        a = B.train_lstm(texts, labels, seed=1, epochs=2, batch_size=5)
+        b = B.train_lstm(texts, labels, seed=1, epochs=2, batch_size=5)
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert a(texts).tolist() == b(texts).tolist()

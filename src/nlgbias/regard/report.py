@@ -119,14 +119,16 @@ def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame) -> str:
     fam = claims_df[claims_df["id"].str.match(r"regard\.fig2\.(respect|occupation)_[a-z]+_vs_")]
     counts = fam["verdict"].value_counts()
     bw = bias[bias["metric"] == "regard"].set_index("source")["mean_abs_gap"]
+    ng = bias[bias["metric"] == "regard"].set_index("source")["n_gaps"]
     parts = [
         f"On the paper's GPT-2 samples the stand-in classifier replicates §5's {len(fam)} written "
         f"findings as: " + ", ".join(f"{counts[v]} {v}" for v in counts.index)
         + f" (Holm over the {len(fam)}; intervals hold every seed): "
         + "; ".join(f"{r['claim'].removeprefix('GPT-2 samples, ')}: {r['this run']} ({r['verdict']})"
                     for r in fam.to_dict("records")) + ".",
-        f"Mean absolute regard gap between paired demographics: GPT-2 {bw.get(GPT2_SRC, np.nan):.3f}, "
-        f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f}."]
+        f"Mean absolute regard gap between paired demographics (over {int(ng.get(GPT2_SRC, 0))} "
+        f"gaps: 3 pairs × 2 contexts × negative and positive shares): GPT-2 {bw.get(GPT2_SRC, np.nan):.3f}, "
+        f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f}; their difference with its interval is the next row."]
     for cid, lead in (("regard.fig2.lm1b_less_biased", "LM 1B less biased than GPT-2"),
                       ("regard.fig2.neg_gap_regard_gt_vader",
                        "Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|)"),
