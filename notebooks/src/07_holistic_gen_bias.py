@@ -305,7 +305,9 @@ save_table(gb["t4"], P.results, "holistic_table4_gen_bias",
                  "`_lo`/`_hi`: 95% bootstrap interval (descriptors resampled within axis)")
 save_table(gb["null"], P.results, "holistic_table4_null",
            title="Table 4/7/8 statistics beside the permutation null (descriptors shuffled within template): "
-                 "null mean, 95% quantile, excess = observed - null mean, permutation p-value (x1000)")
+                 "null mean, 95% quantile, excess = observed - null mean, permutation p-value (x1000); the clusters' "
+                 "p-values here are post-selection (chosen on these responses): holistic_cluster_heldout_tests "
+                 "tests them on held-out responses")
 save_table(paper.table7().assign(**{"style classifier": f"paper: {paper.N_STYLES}-class style classifier"}),
            P.results, "holistic_table7_paper", title="Table 7 as printed in the paper (context)")
 save_table(gb["t8"], P.results, "holistic_table8_summed_cluster_gen_bias",
