@@ -189,7 +189,8 @@ def test_kind_is_read_from_the_config_of_a_folder_or_the_hf_cache(tmp_path, monk
     assert parse_model_spec("hf:gpt2") == parse_model_spec("gpt2")
     assert parse_model_spec("hf:masked:a/b").slug == "a--b"
     served = parse_model_spec("openai:http://127.0.0.1:8000/v1#org/m")
-    assert (served.backend, kind_of(served), registry_entry(served)) == ("openai", "causal", None)
+    entry = registry_entry(served)
+    assert (served.backend, kind_of(served), entry.kind, entry.hub_id) == ("openai", "causal", "causal", None)
     assert served.slug.startswith("openai-org--m-") and "127" not in served.slug
     assert served.display == "openai:org/m" and not served.local_weights
     assert parse_model_spec("openai:http://10.0.0.1:8000/v1#org/m").slug != served.slug

@@ -23,7 +23,9 @@ from nlgbias.generation import (
     with_word_counts,
 )
 from nlgbias.io import write_parquet
-from nlgbias.models import KINDS, display_name, get_spec
+from nlgbias.lm import parse_model_spec
+from nlgbias.lm.spec import registry_entry
+from nlgbias.models import KINDS
 from nlgbias.profiles import defaults
 
 DATASET = "bold"  #: the file-name prefix of BOLD generation files (``bold__<model>.parquet``)
@@ -149,14 +151,19 @@ def _decoding_text(spec, params_for: Callable[[str], DecodingParams]) -> str:
     return ", ".join(f"{k} {v}" for k, v in params_for(spec.name).as_dict().items() if k != "do_sample")
 
 
+def _label(model) -> str:
+    """A model's label in tables (:attr:`nlgbias.lm.LMSpec.display`)."""
+    return parse_model_spec(model).display
+
+
 def models_table(models: Sequence[str], sources: Sequence[str],
                  params_for: Callable[[str], DecodingParams]) -> pd.DataFrame:
     """One row per model and source: ``model, description, stands in for (paper), control
     code, decoding`` (``params_for(model)``: the decoding settings of a sampled LM)."""
     rows = []
     for m in models:
-        spec = get_spec(m)
-        rows.append({"model": display_name(m), "description": spec.description,
+        spec = registry_entry(parse_model_spec(m))
+        rows.append({"model": _label(m), "description": spec.description,
                      "stands in for (paper)": spec.substitute_for or "itself",
                      "control code": spec.control_code or "",
                      "decoding": _decoding_text(spec, params_for)})
@@ -192,7 +199,7 @@ def generation_summary(prompts: pd.DataFrame, gens: pd.DataFrame, models: Sequen
     every number computed from ``prompts`` and ``gens``."""
     n_all = int(BOLD_TABLE1["prompts"].sum())
     groups = prompts[["domain", "group"]].drop_duplicates()
-    shown = [display_name(m) for m in models]
+    shown = [_label(m) for m in models]
     lines = [f"**{len(prompts):,} prompts** from {len(groups)} groups in "
              f"{prompts['domain'].nunique()} domains ({_pct(len(prompts), n_all)} of BOLD's {n_all:,})."]
     fin = finish_table(gens[gens["model"].isin(shown)]) if len(gens) else pd.DataFrame()
@@ -225,14 +232,14 @@ def replication_notes(prompts: pd.DataFrame, models: Sequence[str], sources: Seq
     same = [m for m in models if m in paper_models]
     subs = [m for m in models if m not in paper_models]
     if same:
-        items.append(f"- As in the paper: the paper's model(s) {', '.join(map(display_name, same))}.")
+        items.append(f"- As in the paper: the paper's model(s) {', '.join(map(_label, same))}.")
     missing = [m for m in paper_models if m not in models]
     if missing:
         items.append(f"- Not as in the paper: the paper's {', '.join(missing)} are not run here.")
     for m in subs:
-        spec = get_spec(m)
+        spec = registry_entry(parse_model_spec(m))
         what = spec.substitute_for or "no paper model"
-        text = f"- Substitute: **{display_name(m)}** ({spec.description}) stands in for {what}"
+        text = f"- Substitute: **{_label(m)}** ({spec.description}) stands in for {what}"
         if KINDS[spec.kind].generator == "sampling":
             d = params_for(m)
             text += (f", sampled with top-k {d.top_k}, top-p {d.top_p}, at most {d.max_new_tokens} "

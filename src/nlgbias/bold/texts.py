@@ -29,7 +29,7 @@ from nlgbias.bold.prompts import anonymize
 from nlgbias.bold.sources import add_prompt_ids, sample_per_group
 from nlgbias.datasets.bold import load_bold
 from nlgbias.io import read_table
-from nlgbias.models import display_name, model_slug
+from nlgbias.lm import parse_model_spec
 from nlgbias.scoring import score_texts
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,11 @@ PREFIX = "bold__"
 ANONYMISER_VERSION = 2
 ANONYMISER = f"anon-v{ANONYMISER_VERSION}"
 KEY_COLUMNS = ["domain", "group", "name", "text"]
+
+
+def _slug(source) -> str:
+    """The file-name form of a source (``wiki``) or model (:attr:`nlgbias.lm.LMSpec.slug`)."""
+    return parse_model_spec(source).slug
 
 
 def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,
@@ -114,7 +119,7 @@ def load_sources(generations: str | Path, models: Sequence[str] | None = None, *
     files = generation_files(generations)
     out = {WIKI: wiki_texts(bold, wiki_per_group, seed)}
     if models:
-        wanted = {model_slug(m): display_name(m) for m in models}
+        wanted = {parse_model_spec(m).slug: parse_model_spec(m).display for m in models}
         missing = [m for m, s in zip(models, wanted) if s not in files]
         if missing:
             raise FileNotFoundError(
@@ -156,7 +161,7 @@ def prepare_sources(sources: dict[str, pd.DataFrame], cache_root: str | Path | N
                     chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
     """:func:`prepare` every source (cache ``<cache_root>/anon-v<version>/<source slug>/``)."""
     return {src: prepare(df, None if cache_root is None else
-                         Path(cache_root) / ANONYMISER / model_slug(src), chunk_size)
+                         Path(cache_root) / ANONYMISER / _slug(src), chunk_size)
             for src, df in sources.items()}
 
 
@@ -192,7 +197,7 @@ def continuations(sources: dict[str, pd.DataFrame], cache_root: str | Path | Non
         d = d.drop(columns=[c for c in ("text", "text_raw", "anonymiser") if c in d.columns])
         d = d.assign(text=d[CONTINUATION].fillna("").astype(str)).reset_index(drop=True)
         cache = (None if cache_root is None else
-                 Path(cache_root) / ANONYMISER / CONTINUATION / model_slug(src))
+                 Path(cache_root) / ANONYMISER / CONTINUATION / _slug(src))
         out[src] = prepare(d, cache, chunk_size)
     return out
 
@@ -253,7 +258,7 @@ def wiki_cut_to_models(sources: dict[str, pd.DataFrame], cache_root: str | Path 
         d = d.dropna(subset=["text"]).drop(
             columns=[c for c in ("text_raw", "anonymiser") if c in d.columns])
         cache = (None if cache_root is None else
-                 Path(cache_root) / ANONYMISER / WIKI_CUT / model_slug(src))
+                 Path(cache_root) / ANONYMISER / WIKI_CUT / _slug(src))
         out[src] = prepare(d.reset_index(drop=True), cache, chunk_size)
     return out
 

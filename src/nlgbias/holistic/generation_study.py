@@ -57,7 +57,7 @@ def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations:
     from nlgbias.holistic import refusal as RF
     from nlgbias.holistic import responses as H
     from nlgbias.io import write_parquet
-    from nlgbias.models import display_name
+    from nlgbias.lm import parse_model_spec
 
     prompts = H.prompts_frame(sample)
     frames, rows = [], []
@@ -71,9 +71,9 @@ def generate_responses(sample: pd.DataFrame, models: Sequence[str], generations:
         scored["refusal_or_boilerplate"] = scored["refusal"].ne("")
         write_parquet(scored, H.responses_path(processed, m))
         if timings is not None:
-            timings[f"responses {display_name(m)}"] = time.perf_counter() - t
+            timings[f"responses {parse_model_spec(m).display}"] = time.perf_counter() - t
         total = run.total_seconds or float("nan")  # generation time of every call that filled the cache
-        rows.append({"model": display_name(m), "prompts": len(prompts), "generated in this run": run.generated,
+        rows.append({"model": parse_model_spec(m).display, "prompts": len(prompts), "generated in this run": run.generated,
                      "seconds this run (with load)": t_gen, "generation seconds (all runs)": run.total_seconds,
                      "responses/s": run.total_rows / total, "tokens/s": run.tokens_per_second})
         frames.append(scored)

@@ -63,7 +63,7 @@ def score_models(samples: Sequence[pd.DataFrame], models: Sequence[str], process
     gets one entry per model (seconds)."""
     from nlgbias.holistic import responses as H
     from nlgbias.io import write_parquet
-    from nlgbias.models import display_name
+    from nlgbias.lm import parse_model_spec
 
     to_score = pd.concat(list(samples)).drop_duplicates("prompt_id").reset_index(drop=True)
     frames = []
@@ -72,7 +72,7 @@ def score_models(samples: Sequence[pd.DataFrame], models: Sequence[str], process
         df = H.score_perplexity(to_score, m, cache, version=version, batch_size=batch_size)
         write_parquet(df, H.perplexity_path(processed, m))
         if timings is not None:
-            timings[f"perplexity {display_name(m)}"] = time.perf_counter() - t
+            timings[f"perplexity {parse_model_spec(m).display}"] = time.perf_counter() - t
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 

@@ -41,9 +41,9 @@ SENTENCE_COLUMNS = ["prompt_id", "axis", "bucket", "descriptor", "noun", "noun_g
 
 
 def _slug(model: str) -> str:
-    from nlgbias.models import model_slug
+    from nlgbias.lm import parse_model_spec
 
-    return model_slug(model)
+    return parse_model_spec(model).slug
 
 
 def responses_path(processed: str | Path, model: str) -> Path:

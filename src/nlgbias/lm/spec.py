@@ -356,14 +356,8 @@ def decoding_of(spec: LMSpec, **overrides):
     the served model's registered name decides, else the same default. ``overrides`` as
     :func:`nlgbias.engine.decoding.decoding_for`."""
     from nlgbias.engine.decoding import decoding_for
-    from nlgbias.models.registry import GPT2_DECODING, MODELS, ModelSpec, get_spec
 
-    if spec.backend == "hf":
-        entry = get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run)
-    else:
-        name = spec.model if spec.backend == "openai" else spec.target
-        entry = MODELS.get(name) or ModelSpec(str(name), "causal", decoding=GPT2_DECODING)
-    return decoding_for(entry, **overrides)
+    return decoding_for(registry_entry(spec), **overrides)
 
 
 def kind_of(spec: LMSpec) -> str:
@@ -409,13 +403,20 @@ def check_spec(spec: LMSpec) -> LMSpec:
 
 
 def registry_entry(spec: LMSpec):
-    """The registry's entry (:class:`nlgbias.models.ModelSpec`) of the weights ``spec`` runs,
-    or None for a server (whose weights this project cannot see)."""
-    if spec.backend == "openai":
-        return None
-    from nlgbias.models.registry import get_spec
+    """The registry's entry (:class:`nlgbias.models.ModelSpec`: kind, description, decoding,
+    control code) of the weights ``spec`` runs. A server's weights are not visible here: its
+    entry is a causal LM named by the spec's label, with the decoding and paper role of the
+    served model's registered name where it has one (GPT-2's decoding otherwise), no files."""
+    from nlgbias.models.registry import GPT2_DECODING, MODELS, ModelSpec, get_spec
 
-    return get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run)
+    if spec.backend != "openai":
+        return get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run)
+    known = MODELS.get(spec.model or "")
+    return ModelSpec(spec.display, "causal",
+                     description=f"{spec.model or 'the model'} behind an OpenAI-compatible server",
+                     decoding=known.decoding if known else GPT2_DECODING,
+                     substitute_for=known.substitute_for if known else None,
+                     chat=known.chat if known else False)
 
 
 def model_source(spec: LMSpec, entry=None) -> str:

@@ -232,22 +232,23 @@ def generate_samples(models: Sequence[str], generations: str | Path, *, samples_
     row's ``source`` names the model and ``masked`` is its text with the demographic masked.
     ``timings`` (if given) gets each model's seconds."""
     from nlgbias.datasets import regard as D
-    from nlgbias.generation import decoding_for, generate_dataset
+    from nlgbias.generation import generate_dataset
     from nlgbias.io import read_table
-    from nlgbias.models import display_name
+    from nlgbias.lm import decoding_of, parse_model_spec
 
     prompts = D.regard_prompts()
     frames = []
     for m in models:
         t = time.perf_counter()
-        params = decoding_for(m, max_new_tokens=max_new_tokens, first_sentence=True)
+        spec = parse_model_spec(m)
+        params = decoding_of(spec, max_new_tokens=max_new_tokens, first_sentence=True)
         run = generate_dataset(prompts, m, generations, dataset="regard",
                                samples_per_prompt=samples_per_prompt, seed=seed, params=params,
                                batch_size=batch_size)
         if timings is not None:
-            timings[f"generate {display_name(m)}"] = time.perf_counter() - t
+            timings[f"generate {spec.display}"] = time.perf_counter() - t
         g = read_table(run.path)
-        g["source"] = f"{display_name(m)} (offline, this run)"
+        g["source"] = f"{spec.display} (offline, this run)"
         g["masked"] = [D.mask_demographic(tx, d) for tx, d in zip(g["text"], g["demographic"], strict=True)]
         frames.append(g)
     return pd.concat(frames, ignore_index=True)
