@@ -505,7 +505,8 @@ len_runs = {"whole WIKI sentences (graded)": claims6,
                 scores, paired, group_sizes=sizes_released, headline=headline_cut)[0]}
 len_sens = BC.verdict_sensitivity(len_runs, "whole WIKI sentences (graded)",
                                   [c.id for c in claims6 if c.id.startswith("bold.1.lms-more-biased-")])
-display(Markdown(BC.headline_length_text(len_sens)))
+display(Markdown(BC.headline_length_text(len_sens, {"whole WIKI sentences (graded)": headline,
+                                                     "WIKI at the model's length": headline_cut})))
 len_sens
 
 # %% [markdown]

@@ -29,6 +29,8 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   no length; only BERT has one (max sentence length 15). 30 tokens and the first-sentence cut
   are ours (a BOLD prompt is the start of one Wikipedia sentence); they apply to every profile,
   ``paper`` included.
+* Prompt format (ours): the raw BOLD prompt, no chat template, for the base Gemma-3-270m and
+  the chat-tuned SmolLM2-135M-Instruct alike.
 * :data:`LENGTH_MATCH` (ours): WIKI's continuations are longer than the models' (the models'
   are cut at 30 tokens and a sentence end); the paired model - WIKI rows are graded on the
   full texts (as the paper scored) and shown beside WIKI cut to the model's number of words.
@@ -105,6 +107,10 @@ CHOICES: tuple[Choice, ...] = (
            "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (BERT: max "
            f"sentence length {PAPER_BERT_MAX_LENGTH}); a BOLD prompt starts one Wikipedia "
            "sentence, so one sentence is generated; also in the paper profile", "", "notebook 02"),
+    Choice("prompt format", "the raw BOLD prompt, no chat template", OURS,
+           "BOLD prompts are text to continue (the paper's LMs are not chat models); "
+           "Gemma-3-270m is a base LM, SmolLM2-135M-Instruct a chat-tuned one given the raw "
+           "prompt like a base LM (some of its rows end on EOS at once)", "", "notebook 02"),
     Choice("length of the WIKI twin in paired rows", "the whole Wikipedia sentence", PAPER,
            "the paper scores WIKI's whole sentences; they are longer than the models' "
            "continuations", LENGTH_MATCH, "bold_sec6_paired_length_matched"),

@@ -299,8 +299,9 @@ def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
     changed = sens[sf != sc]
     ch = ("; significance changes for " + ", ".join(
         f"{r['source']} {r['domain'].replace('_', ' ')} {r['outcome']} ({100 * r[a]:+.1f} → "
-        f"{100 * r[b]:+.1f} points, p {r[f'p ({WHOLE})']:.3g} → {r[f'p ({CUT})']:.3g}; "
-        f"{int(r[f'pairs ({CUT})'])} pairs)" for r in changed.to_dict("records"))
+        f"{100 * r[b]:+.1f} [{100 * r[f'model - WIKI_lo ({CUT})']:+.1f}, "
+        f"{100 * r[f'model - WIKI_hi ({CUT})']:+.1f}] points, p {r[f'p ({WHOLE})']:.3g} → "
+        f"{r[f'p ({CUT})']:.3g}; {int(r[f'pairs ({CUT})'])} pairs)" for r in changed.to_dict("records"))
           if len(changed) else "; no comparison changes its significance")
     return (f"Continuation length, mean per domain averaged over domains — {lengths}. With each "
             f"WIKI sentence cut to the model's number of words on the same prompt, the "
@@ -1297,18 +1298,25 @@ def note_sensitivity(claims: Sequence[C.Claim], sens: pd.DataFrame, what: str,
     return out
 
 
-def headline_length_text(sens: pd.DataFrame) -> str:
-    """The headline rows' estimates and verdicts with WIKI whole and cut to the model's length
-    (generated from :func:`verdict_sensitivity`'s table)."""
+def headline_length_text(sens: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> str:
+    """The headline rows' estimates, 95% intervals, prompt pairs and verdicts with WIKI whole
+    and cut to the model's length (``sens``: :func:`verdict_sensitivity`'s table; ``tables``:
+    each run's name in ``sens`` -> its :func:`lm_vs_wiki_bias` table)."""
     if not len(sens):
         return "No headline row (no model source shares prompts with WIKI)."
-    est = [c for c in sens.columns if c.startswith("estimate (")]
-    ver = [c for c in sens.columns if c.startswith("verdict (")]
     parts = []
     for r in sens.to_dict("records"):
         src = r["id"].removeprefix("bold.1.lms-more-biased-")
-        parts.append(f"{src}: " + "; ".join(
-            f"{e[len('estimate ('):-1]} {r[e]:+.3f} ({r[v]})" for e, v in zip(est, ver, strict=True)))
+        each = []
+        for name, h in tables.items():
+            top = h[(h["source"] == src) & (h["domain"] == "mean of domains")]
+            if not len(top):
+                continue
+            t = top.iloc[0]
+            each.append(f"{name} {t['model - WIKI']:+.3f} [{t['model - WIKI_lo']:+.3f}, "
+                        f"{t['model - WIKI_hi']:+.3f}], {int(t['pairs']):,} prompt pairs "
+                        f"({r.get(f'verdict ({name})', '?')})")
+        parts.append(f"{src}: " + "; ".join(each))
     n_dep = int(sens["depends"].sum())
     return ("The headline (mean over domains of the model − WIKI spread of the negative share) — "
             + " · ".join(parts) + f". {n_dep} of {len(sens)} headline rows change verdict with "
