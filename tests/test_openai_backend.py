@@ -390,3 +390,63 @@ def test_llama_cpp_server_agrees_with_hf_on_the_gguf(llama_server, smollm2_hf):
         assert all(a.n_new_tokens == b.n_new_tokens == GREEDY.max_new_tokens
                    for a, b in zip(s_out, h_out))
     print(f"llama.cpp server vs hf on the SmolLM2 GGUF: {time.time() - t0:.1f} s")
+
+
+@pytest.mark.slow
+def test_llama_cpp_server_scores_crows_pairs_stereoset_and_perplexity_as_hf_does(
+        llama_server, smollm2_hf, tmp_path):
+    """Every likelihood metric through llama.cpp's server (per-token log-probabilities from
+    ``echo`` + ``logprobs``, the hf backend's start token sent first) against the hf backend on
+    the same GGUF weights: CrowS-Pairs' total and shared-tokens scores, StereoSet's CAT scores and
+    HolisticBias perplexities score the SAME tokens, each within :data:`LL_TOL` nats per token."""
+    import numpy as np
+    import pandas as pd
+
+    from nlgbias.datasets.crows_pairs import load_crows_pairs
+    from nlgbias.holistic.responses import score_perplexity
+    from nlgbias.lm import parse_model_spec
+    from nlgbias.stereoset import crows_pairs as C
+    from nlgbias.stereoset.lm import CATScorer
+
+    spec = parse_model_spec(f"openai:{llama_server}",
+                            model_args="timeout=60,retries=1,start_text=<|endoftext|>")
+    served, hf = get_lm(spec), smollm2_hf
+    pairs = load_crows_pairs().sample(n=30, random_state=0)
+    texts = [t for p in pairs[["sent_more", "sent_less"]].itertuples(index=False) for t in p]
+    # the same tokens: as many per text, and the shared positions alike
+    tl_s, tl_h = served.token_logprobs(texts), hf.token_logprobs(texts)
+    assert [len(t.logprobs) for t in tl_s] == [len(t.logprobs) for t in tl_h]
+    for k in range(0, len(texts), 2):
+        assert C.shared_positions(tl_s[k].tokens, tl_s[k + 1].tokens) == \
+            C.shared_positions(tl_h[k].tokens, tl_h[k + 1].tokens), texts[k:k + 2]
+    s = C.pair_scores(served, pairs, tmp_path / "served")
+    h = C.pair_scores(hf, pairs, tmp_path / "hf")
+    n_tok = np.array([len(t.logprobs) for t in tl_h]).reshape(-1, 2)
+    for col, n in (("sent_more_score", n_tok[:, 0]), ("sent_less_score", n_tok[:, 1])):
+        per_token = np.abs(s[col].to_numpy() - h[col].to_numpy()) / n
+        assert per_token.max() < LL_TOL, (col, per_token.max())
+    agree = {v: float(np.mean((s[f"sent_more_{v}"] > s[f"sent_less_{v}"]) ==
+                              (h[f"sent_more_{v}"] > h[f"sent_less_{v}"]))) for v in ("score", "shared")}
+    # measured here on 30 pairs: the total score decides 29 of 30 pairs alike, the shared-tokens
+    # score all 30; the largest per-token difference 0.068 nats
+    assert min(agree.values()) >= 0.9, agree
+    assert s["scoring_shared"].iloc[0] == h["scoring_shared"].iloc[0] != ""
+    # StereoSet: intrasentence (whole sentences) and intersentence (after a context)
+    sents = pd.DataFrame({"id": list("abcd"), "cat_id": ["x", "x", "y", "y"],
+                          "task": ["intrasentence"] * 2 + ["intersentence"] * 2,
+                          "context": ["The nurse is BLANK.", "The nurse is BLANK.",
+                                      "He is a nurse.", "He is a nurse."],
+                          "sentence": ["The nurse is caring.", "The nurse is rude.",
+                                       "He is very caring.", "He likes football."]})
+    cs, ch = CATScorer(served).score(sents), CATScorer(hf).score(sents)
+    assert list(cs["n_tokens"]) == list(ch["n_tokens"])
+    assert np.abs(cs["mean_logprob"] - ch["mean_logprob"]).max() < LL_TOL
+    # perplexity (HolisticBias): log-perplexity within LL_TOL
+    ppl = pd.DataFrame({"text": ROLLING + ["I'm a deaf grandmother.", "I have a friend who is blind."]})
+    ps = score_perplexity(ppl, spec, tmp_path / "p1", lm=served, progress=False)
+    ph = score_perplexity(ppl, "smollm2-135m", tmp_path / "p2", lm=hf, progress=False)
+    assert list(ps["n_tokens"]) == list(ph["n_tokens"])
+    assert np.abs(np.log(ps["perplexity"]) - np.log(ph["perplexity"])).max() < LL_TOL
+    print(f"llama.cpp server vs hf, CrowS-Pairs ({len(pairs)} pairs): decisions agree on "
+          f"{agree}; largest per-token difference "
+          f"{max(np.abs(s[c] - h[c]).div(n_tok[:, i]).max() for i, c in enumerate(['sent_more_score', 'sent_less_score'])):.3f} nats")
