@@ -389,7 +389,7 @@ def test_stereoset_and_perplexity_score_a_served_model_through_the_interface(mon
     np.testing.assert_allclose(served["mean_logprob"], local["mean_logprob"], rtol=1e-5)
     assert list(served["n_tokens"]) == list(local["n_tokens"])
     texts = ["The nurse was kind.", "A doctor."]
-    np.testing.assert_allclose(L.sentence_logprobs(hf_backend.HFLM(loaded=loaded), texts)["logprob"],
+    np.testing.assert_allclose(hf_backend.HFLM(loaded=loaded).sentence_logprobs(texts)["logprob"],
                                L.sentence_logprobs(loaded, texts)["logprob"], rtol=1e-5)
     pairs = pd.DataFrame({"pair_id": [0, 1], "sent_more": ["The nurse was kind.", "He was rude."],
                           "sent_less": ["The doctor was kind.", "She was rude."],

@@ -526,12 +526,13 @@ def sentence_logprobs(lm, texts: Sequence[str], *, contexts: Sequence[str] | Non
     ``shared_prefix``: texts sharing leading tokens (:func:`prefix_groups`, or the given
     ``groups`` of positions) run them once.
     Masked LMs: the pseudo-log-likelihood of the text (``contexts`` not supported).
-    ``lm`` may also be a model of :mod:`nlgbias.lm` (a server, vLLM): its
-    ``sentence_logprobs`` answers (whole texts by rolling log-likelihood, texts after a
-    context by ``loglikelihood``), and the batching keywords are the backend's.
+    Metrics reach a model through :mod:`nlgbias.lm` (whose ``hf`` backend calls this); this
+    is the forward-pass code over loaded weights.
     """
-    if not isinstance(lm, tuple) and callable(getattr(lm, "loglikelihood_rolling", None)):
-        return lm.sentence_logprobs(texts, contexts)
+    if callable(getattr(lm, "loglikelihood_rolling", None)):
+        raise TypeError("likelihood.sentence_logprobs is the forward-pass code over loaded weights "
+                        "(a LoadedModel or (model, tokenizer)); a model of nlgbias.lm answers "
+                        "its own sentence_logprobs")
     model, tok, device, kind = _unpack(lm)
     texts = list(texts)
     if contexts is not None and len(contexts) != len(texts):

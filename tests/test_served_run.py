@@ -1,0 +1,65 @@
+"""``./run_all.sh --models "openai:<URL>#<model>"`` against a real OpenAI-compatible server
+started here on 127.0.0.1 (``transformers serve``, which has no prompt log-probabilities) on a
+tiny local checkpoint: every notebook runs in the smoke profile with the served model; what the
+server cannot do is left out by name (05's likelihood scoring, 07's perplexities) and 08, which
+tunes weights in this process, is skipped with one message; the scorecard of what ran is
+written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from notebook_chain import save_folder_model
+from test_openai_backend import _ORPHAN_GUARD, _free_port, _stop, _wait
+
+from nlgbias.paths import project_root
+
+
+@pytest.fixture(scope="module")
+def tiny_server(tmp_path_factory):
+    from transformers.utils.import_utils import is_serve_available
+
+    if not is_serve_available():
+        pytest.skip("transformers serve needs fastapi, uvicorn, pydantic and openai: "
+                    "pip install -e '.[serve]'")
+    folder = str(save_folder_model(tmp_path_factory.mktemp("user") / "my model"))
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve") / "server.log"
+    argv = ["transformers", "serve", folder, "--host", "127.0.0.1", "--port", str(port),
+            "--device", "cpu", "--dtype", "float32", "--log-level", "warning"]
+    code = (f"{_ORPHAN_GUARD}\nimport sys\nfrom transformers.cli.transformers import main\n"
+            f"sys.argv = {argv!r}\nmain()")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=subprocess.STDOUT,
+                                env=env)
+    try:
+        _wait(f"http://127.0.0.1:{port}/health", proc, log)
+        yield f"openai:http://127.0.0.1:{port}/v1#{folder}"
+    finally:
+        _stop(proc)
+
+
+@pytest.mark.notebooks
+@pytest.mark.slow
+def test_a_served_model_runs_every_notebook_it_can_and_the_scorecard_is_written(tiny_server, tmp_path):
+    root = tmp_path / "run"
+    cmd = [sys.executable, "-m", "nlgbias.runner", "--profile", "smoke", "--models", tiny_server,
+           "-p", "root", str(root)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    done = subprocess.run(cmd, cwd=project_root(), env=env, capture_output=True, text=True,
+                          timeout=1800)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-4000:]
+    assert "SKIPPED 08_bias_tuning.ipynb" in out and "in this process" in out, out[-3000:]
+    assert "SKIPPED 05_stereoset_cat.ipynb" in out and "echo" in out, out[-3000:]
+    for nb in ("01", "02", "03", "04", "06", "07"):
+        assert list((root / "notebooks" / "executed" / "smoke").glob(f"{nb}_*.ipynb")), nb
+    assert (root / "results" / "smoke" / "SCORECARD.md").is_file()
+    # the server's URL never reaches a file name or a table
+    url = tiny_server.split("#")[0].removeprefix("openai:")
+    for table in (root / "results" / "smoke").glob("*.csv"):
+        assert url not in table.read_text(encoding="utf-8"), table.name
