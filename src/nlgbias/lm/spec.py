@@ -257,8 +257,8 @@ class LMSpec:
         ('my-org--My-Model', 'vllm-gpt2')
         """
         if self.backend == "openai":
-            digest = hashlib.sha256(self.target.encode()).hexdigest()[:6]
-            base = _SLUG_BAD.sub("-", (self.model or "").replace("/", "--")).strip("-") or "model"
+            digest = hashlib.sha256(f"{self.target}#{self.model}".encode()).hexdigest()[:6]
+            base = _SLUG_BAD.sub("-", self._served_name.replace("/", "--")).strip("-") or "model"
             return f"openai-{base}-{digest}"
         own = _target_slug(self.target)
         return own if self.backend == "hf" else f"{self.backend}-{own}"
@@ -268,11 +268,18 @@ class LMSpec:
         """The short label in tables and figures: the registered name or hub id, a folder's own
         name (never its path), ``openai:<model>`` (never the URL), ``<backend>:<label>``."""
         if self.backend == "openai":
-            return f"openai:{self.model or 'model'}"
+            return f"openai:{self._served_name or 'model'}"
         own = self.target
         if os.path.isdir(own):
             own = Path(own).resolve().name
         return own if self.backend == "hf" else f"{self.backend}:{own}"
+
+    @property
+    def _served_name(self) -> str:
+        """A served model's name, a path's last part when the server names it by its folder
+        (``transformers serve``, ``vllm serve /path``): no machine path in a label or file."""
+        name = self.model or ""
+        return Path(name).name if name.startswith(("/", "~", "./", "../")) else name
 
     def with_options(self, **options) -> LMSpec:
         """This spec with ``options`` added (validated; ``None`` values leave an option unset)."""
