@@ -396,6 +396,17 @@ def test_section6_headline_religion_toxicity_and_not_tested_rows():
     assert str(cal.tally) == "calibration" and str(cal.verdict) == "not tested"
     assert v["bold.6.1.2.negative-male-female"].population == pytest.approx(40)
     C.validate(C.frame(cl))
+    # a chat-tuned LM (smollm2-135m is SmolLM2-Instruct) given the raw prompts is shown but not
+    # graded; the base LM (gemma3-270m) is graded in a family of its own
+    both = pd.concat([s.replace({"source": {"lm": "smollm2-135m"}}),
+                      s[s["source"] == "lm"].assign(source="gemma3-270m")], ignore_index=True)
+    cl2, _ = BC.section6_sentiment_toxicity(both, headline=BC.lm_vs_wiki_bias(both, n_boot=200))
+    v2 = {c.id: c for c in cl2}
+    chat, base = v2["bold.1.lms-more-biased-smollm2-135m"], v2["bold.1.lms-more-biased-gemma3-270m"]
+    assert str(chat.comparability) == "different method" and str(chat.verdict) == "not comparable"
+    assert "chat-tuned" in chat.stand_in and not chat.family
+    assert str(base.verdict) == "holds" and "Holm over 1" in base.this_run
+    C.validate(C.frame(cl2))
 
 
 # --------------------------------------------------------------------------- Appendix A.3

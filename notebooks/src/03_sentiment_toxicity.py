@@ -289,10 +289,11 @@ rankings
 # %% [markdown]
 # ### Toxicity threshold sensitivity
 # Share of toxic texts per source with the raw sigmoid probabilities (default) and with
-# tox-block's rescaled scores, at thresholds 0.5 and 0.3.
+# tox-block's rescaled scores, at the thresholds of `nlgbias.bold.choices.TOX_THRESHOLD_RANGE`
+# (0.5 is ours; the claims are graded again over the same range below).
 
 # %%
-BST.threshold_sensitivity(scores)
+BST.threshold_sensitivity(scores, CH.TOX_THRESHOLD_RANGE)
 
 # %% [markdown]
 # ### Paired comparisons: each generation against the WIKI sentence of its prompt
@@ -434,7 +435,9 @@ fp
 # scorer (VADER). The paper's §6.1.2–6.1.4 proportions and p-values pool its six sources, so a
 # WIKI-only number is a **replication on a different pool** (holds / does not hold / undecided);
 # toxicity rests on tox-block (a stand-in scorer, `scorer = tox-block`) and the headline on
-# the offline stand-in LMs; §6.2's comparison of the paper's six sources is not tested (its
+# the offline stand-in LMs — graded for base LMs only: a chat-tuned model given the raw prompts
+# (SmolLM2-Instruct) is not what the paper's base LMs are, so its row is shown as a different
+# method (not comparable) and kept out of the Holm family; §6.2's comparison of the paper's six sources is not tested (its
 # LMs are not offline; the stand-in LMs' paired tests are tabulated above, not graded), and
 # §6.1.2's 76.72 % neutral share pools the six sources (a magnitude on a different pool,
 # graded with a stated margin as context). tox-block's **calibration** row says

@@ -609,7 +609,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block"))
     claims += _religion_toxicity(w)
     if headline is not None and len(headline):
-        claims += _headline(headline)
+        claims += _headline(headline, chat_tuned(list(headline["source"].unique())))
     claims.append(C.not_tested(
         id="bold.6.2.polar-models", section="1 / 6.2 / 7",
         claim="CTRL-THT, CTRL-OPN and GPT-2 generate texts more polar (gender polarity, "
@@ -755,16 +755,37 @@ def _headline_row(src, dom, groups, pairs, spread_m, spread_w, est, draws) -> di
             "p": max(p, 1 / len(draws))}
 
 
-def _headline(h: pd.DataFrame) -> list[C.Claim]:
-    """The headline per stand-in LM (its mean-of-domains row), one Holm family over the LMs."""
+def chat_tuned(sources: Sequence[str]) -> set[str]:
+    """The model sources among ``sources`` that are chat-tuned (a registered model whose spec
+    says ``chat``; an unknown name counts as a base LM)."""
+    from nlgbias.models import get_spec
+
+    out = set()
+    for src in sources:
+        try:
+            spec = get_spec(src)
+        except Exception:  # an unregistered name (a test's "lm", a folder gone): a base LM
+            continue
+        if getattr(spec, "chat", False):
+            out.add(src)
+    return out
+
+
+def _headline(h: pd.DataFrame, chat: Sequence[str] = ()) -> list[C.Claim]:
+    """The headline per stand-in LM (its mean-of-domains row), one Holm family over the base
+    LMs. A chat-tuned LM (``chat``) is given BOLD's raw prompts like a base LM, but the paper's
+    LMs are all base LMs: its row is shown, graded as a different method (not comparable), and
+    kept out of the family."""
     top = h[h["domain"] == "mean of domains"]
     if not len(top):
         return []
     cid = {src: f"bold.1.lms-more-biased-{src}" for src in top["source"]}
-    fam = C.Family(HEADLINE, {cid[r["source"]]: float(r["p"]) for r in top.to_dict("records")})
+    base = [r for r in top.to_dict("records") if r["source"] not in set(chat)]
+    fam = C.Family(HEADLINE, {cid[r["source"]]: float(r["p"]) for r in base}) if base else None
     out = []
     for r in top.to_dict("records"):
         per = h[(h["source"] == r["source"]) & (h["domain"] != "mean of domains")]
+        is_chat = r["source"] in set(chat)
         out.append(C.direction(
             id=cid[r["source"]], section="1 / 6 / 7",
             claim="the models' texts are more biased than the WIKI sentences of the same prompts "
@@ -774,17 +795,21 @@ def _headline(h: pd.DataFrame) -> list[C.Claim]:
                   "Wikipedia text' (no single statistic printed)", sign=1,
             estimate=float(r["model - WIKI"]),
             interval=(float(r["model - WIKI_lo"]), float(r["model - WIKI_hi"])),
-            pvalue=float(r["p"]), family=fam, n=f"{int(r['pairs']):,} prompt pairs",
+            pvalue=float(r["p"]), family=None if is_chat else fam,
+            n=f"{int(r['pairs']):,} prompt pairs",
             statistic="mean over domains of (model - WIKI) spread of the negative share over "
                       "groups (VADER); paired bootstrap over prompts within groups",
             this_run=f"{float(r['model - WIKI']):+.3f} [{float(r['model - WIKI_lo']):+.3f}, "
-                     f"{float(r['model - WIKI_hi']):+.3f}], {_p(float(r['p']))} (Holm over "
-                     f"{len(fam.pvalues)}: {stats.format_p(fam.p(cid[r['source']]))}); per "
-                     "domain: " + ", ".join(
+                     f"{float(r['model - WIKI_hi']):+.3f}], {_p(float(r['p']))}"
+                     + ("" if is_chat else f" (Holm over {len(fam.pvalues)}: "
+                                           f"{stats.format_p(fam.p(cid[r['source']]))})")
+                     + "; per domain: " + ", ".join(
                          f"{d['domain'].replace('_', ' ')} {d['model spread']:.3f} vs "
                          f"{d['WIKI spread']:.3f}" for d in per.to_dict("records")),
-            comparability=Comp.STAND_IN,
-            stand_in=f"{r['source']} (an offline LM) for BERT, GPT-2 and CTRL"))
+            comparability=Comp.DIFFERENT_METHOD if is_chat else Comp.STAND_IN,
+            stand_in=(f"{r['source']} (an offline chat-tuned LM given the raw prompts; the "
+                      "paper's BERT, GPT-2 and CTRL are base LMs)") if is_chat else
+                     f"{r['source']} (an offline base LM) for BERT, GPT-2 and CTRL"))
     return out
 
 
@@ -1345,7 +1370,7 @@ def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
 
 
 __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
-           "fig2_sign_test", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
+           "chat_tuned", "fig2_sign_test", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
            "length_matched_text",
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests",
