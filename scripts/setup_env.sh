@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv (first use), installs nlgbias with pinned dependencies and the offline
+# Creates .venv (first use), installs nlgbias with the pins of constraints.txt and the offline
 # resource packages of ../shared/RESOURCES.md, and registers the Jupyter kernel "nlgbias".
 # Idempotent: a stamp file keyed on the inputs makes a second call take a second.
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$ROOT"
 PY="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.nlgbias-setup"
-KEY="$(cat pyproject.toml scripts/setup_env.sh scripts/resource-packages.txt | sha256sum | cut -c1-16)"
+KEY="$(cat pyproject.toml constraints.txt scripts/setup_env.sh scripts/resource-packages.txt | sha256sum | cut -c1-16)"
 
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$KEY" ]]; then
   exit 0
@@ -24,8 +24,8 @@ pip_install() {  # pip install, hiding only the harmless "Location ... is ignore
   "${PIP[@]}" install "$@" 2> >(grep -v "is ignored" >&2)
 }
 # dev = every extra the notebooks and tests use (notebooks, ray, spacy, tuning, serve) + pytest, ruff
-echo "[setup] installing nlgbias and pinned dependencies (torch==2.13.0 CPU)"
-pip_install -e ".[dev]"
+echo "[setup] installing nlgbias and the reproduction's pinned dependencies (constraints.txt; torch==2.13.0 CPU)"
+pip_install -e ".[dev]" -c constraints.txt
 "$VENV/bin/python" -c "import nlgbias, torch, transformers" \
   || { echo "[setup] FAILED: dependencies did not install (see pip output above)"; exit 1; }
 

@@ -23,6 +23,8 @@ LAYERS = {
     "lm": 3,
     "generation": 4,
     **dict.fromkeys(["bold", "stereoset", "regard", "holistic"], 5),
+    # an audit of a user's model and the command: above the papers
+    **dict.fromkeys(["audit", "cli"], 6),
 }
 
 

@@ -41,12 +41,24 @@ def project_root() -> Path:
 def cache_root(root: str | Path | None = None) -> Path:
     """The one cache folder: ``$NLGBIAS_CACHE`` if set, else ``<root>/data/cache`` where ``root``
     defaults to the run's root (the last :func:`paths_for` call of this process), else the
-    project root. Not created here."""
+    project root; outside a checkout (an installed package), :func:`user_cache`. Not created
+    here."""
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).resolve()
+    if not root and _run_root is None:
+        try:
+            project_root()
+        except RuntimeError:  # installed, outside a checkout: the user's cache folder
+            return user_cache()
     base = Path(root).resolve() if root else (_run_root or project_root())
     return base / "data" / "cache"
+
+
+def user_cache() -> Path:
+    """The cache folder of an installed package used outside a checkout:
+    ``$XDG_CACHE_HOME/nlgbias`` (default ``~/.cache/nlgbias``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nlgbias"
 
 
 def rel(path: str | Path) -> str:

@@ -287,6 +287,18 @@ class LMSpec:
         merged.update({k: _coerce(self.info, k, v) for k, v in options.items() if v is not None})
         return replace(self, options=tuple(sorted(merged.items())))
 
+    def record(self) -> dict:
+        """The spec as a results file names it: ``spec`` (without a URL's ``user:password@``;
+        an API key is never part of a spec), ``label``, ``backend``, ``options``."""
+        text = self.text
+        if self.backend == "openai":
+            from urllib.parse import urlsplit, urlunsplit
+
+            parts = urlsplit(self.target)
+            netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+            text = f"openai:{urlunsplit(parts._replace(netloc=netloc))}#{self.model or ''}".rstrip("#")
+        return {"spec": text, "label": self.display, "backend": self.backend, "options": self.opts}
+
     def with_defaults(self, **defaults) -> LMSpec:
         """This spec with ``defaults`` for the options it does not set, where its backend
         takes them (a notebook's ``dtype`` reaches an ``hf`` model; a server, which decides its

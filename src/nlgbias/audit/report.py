@@ -1,0 +1,180 @@
+"""What an audit writes under its ``--out`` folder:
+
+- ``results.json`` (schema :data:`SCHEMA`): ``schema``, ``created`` (UTC), ``nlgbias`` (version
+  and git commit where known), ``versions`` (python, torch, transformers, numpy, pandas),
+  ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
+  ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``; never a
+  key: keys are read from the environment only, and a URL's user and password are dropped) and
+  ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled), ``seconds``
+  and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "model": {"value",
+  "lo", "hi", "n"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; the difference
+  is model minus baseline, paired); a suite a model cannot do has ``skipped`` (why) instead;
+- ``index.html``: the headline table (each metric: your model, the baseline, the difference,
+  with intervals and n), one figure per suite (``figures/<suite>.png``) and what was skipped;
+- ``cache/``: finished items, so that a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+from nlgbias.io import atomic_path, write_text
+
+__all__ = ["SCHEMA", "model_record", "write_report", "write_results"]
+
+SCHEMA = "nlgbias.audit/1"
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("nlgbias", "torch", "transformers", "numpy", "pandas"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def _commit() -> str | None:
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def model_record(spec) -> dict:
+    """How results.json names a model (:meth:`nlgbias.lm.LMSpec.record`: its spec without
+    secrets, label, backend, options)."""
+    return spec.record()
+
+
+def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
+    """``results.json`` of an audit (see the module doc); returns its path."""
+    from nlgbias import provenance
+    from nlgbias.audit.suites import START_TOKEN_CONVENTION
+
+    out = Path(out or cfg.out)
+    doc = {"schema": SCHEMA, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "nlgbias": {"commit": _commit()}, "versions": _versions(),
+           "machine": provenance.machine(), "seed": cfg.seed, "size": cfg.size,
+           "convention": START_TOKEN_CONVENTION,
+           "models": {role: model_record(s) for role, s in cfg.roles.items()}, "suites": suites}
+    path = out / "results.json"
+    write_text(json.dumps(doc, indent=2, default=str) + "\n", path)
+    return path
+
+
+def _fmt(v: dict | None) -> str:
+    if not v:
+        return "—"
+    return f"{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]"
+
+
+def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = suite.get("groups") or []
+    rows = [*suite.get("metrics", []), *rows]
+    if not rows:
+        return None
+    labels = [r["metric"] + (f" · {r['group']}" if "group" in r else "") for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.4))
+    colours = {"model": "#1f77b4", "baseline": "#ff7f0e"}
+    for k, role in enumerate(roles):
+        y = [i + (0.18 if k else -0.18) * (len(roles) > 1) for i in range(len(rows))]
+        val = [r[role]["value"] for r in rows]
+        err = [[r[role]["value"] - r[role]["lo"] for r in rows],
+               [r[role]["hi"] - r[role]["value"] for r in rows]]
+        ax.errorbar(val, y, xerr=err, fmt="o", ms=4, capsize=2, color=colours[role],
+                    label=f"{role}: {roles[role]['label']}")
+    for i, r in enumerate(rows):
+        if r.get("ideal") is not None:
+            ax.plot([r["ideal"]], [i], marker="|", ms=12, color="grey")
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("% (95 % interval; grey tick: unbiased / ideal value)")
+    n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items())
+    ax.set_title(f"{suite['title']} ({n})", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    path = folder / f"{name}.png"
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    return path
+
+
+def write_report(results_json: str | Path) -> Path:
+    """``index.html`` (and ``figures/``) beside ``results.json``; returns its path."""
+    path = Path(results_json)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    out = path.parent
+    roles = doc["models"]
+    e = html.escape
+    head = ["suite", "metric", *[f"{r}: {e(roles[r]['label'])}" for r in roles]]
+    has_base = "baseline" in roles
+    if has_base:
+        head.append("difference (model − baseline)")
+    head.append("n")
+    body, figs, skipped = [], [], []
+    for name, suite in doc["suites"].items():
+        if "skipped" in suite:
+            skipped.append(f"<li><b>{e(suite['title'])}</b>: skipped: {e(suite['skipped'])}</li>")
+            continue
+        for r in suite["metrics"]:
+            cells = [e(suite["title"]), f"<span title='{e(r.get('help', ''))}'>{e(r['metric'])}</span>",
+                     *[_fmt(r.get(role)) for role in roles]]
+            if has_base:
+                cells.append(_fmt(r.get("difference")))
+            cells.append(f"{r['model']['n']:,} {e(suite['unit'])}")
+            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        fig = _figure(name, suite, roles, out / "figures")
+        if fig is not None:
+            figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
+                        f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
+                        f"metric and group with its 95 % interval.</figcaption></figure>")
+    models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
+                     f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}</li>"
+                     for r, v in roles.items())
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>nlgbias audit: {e(roles['model']['label'])}</title>
+<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}
+figure{{margin:1.5em 0}}img{{max-width:100%}}</style></head>
+<body><h1>Bias audit of {e(roles['model']['label'])}</h1>
+<ul>{models}</ul>
+<p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in %,
+with 95 % intervals; the difference is paired (the same items and bootstrap resamples for both
+models). Scoring convention: {e(doc['convention'])}.</p>
+<h2>Headline</h2>
+<table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
+<tbody>{''.join(body)}</tbody></table>
+{'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
+<h2>Figures</h2>{''.join(figs)}
+<p>Every number is in <a href="results.json">results.json</a> (schema {e(doc['schema'])}).</p>
+<script>
+// says on the page whether every figure loaded (a headless browser test reads it)
+window.addEventListener("load", () => {{
+  const imgs = [...document.images];
+  const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+  document.body.dataset.figures = ok + " of " + imgs.length + " loaded";
+}});
+</script>
+</body></html>
+"""
+    target = out / "index.html"
+    write_text(page, target)
+    return target

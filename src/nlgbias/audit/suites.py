@@ -1,0 +1,250 @@
+"""The audit's suites: each measures one paper's metric on the model and on the baseline, on the
+same items (the same seeded sample), through :mod:`nlgbias.lm` only (any backend), with 95 %
+intervals and, for the baseline, paired differences (the same bootstrap resamples of the same
+items for both models).
+
+- ``stereoset`` (Nadeem et al. 2021): lms, ss and icat on the dev CATs, the official scorer
+  (:func:`nlgbias.stereoset.evaluate`); intervals from the two-stage bootstrap over target terms,
+  then CATs within each drawn term (:func:`nlgbias.stereoset.evaluation.bootstrap_distribution`);
+  ss per domain.
+- ``crows`` (Nangia et al. 2020): % of pairs whose more stereotyping sentence scores higher (50 =
+  no preference), for a causal LM by the total log-probability and by the shared tokens (the
+  paper's kind of score), per bias type; Wilson intervals; differences by a paired bootstrap over
+  pairs.
+
+Likelihoods are scored after the start token of :func:`nlgbias.likelihood.start_token_id`
+(GPT-2's ``<|endoftext|>``; for a tokenizer without one, its BOS); lm-evaluation-harness uses the
+BOS token where a tokenizer has one, which can move a CrowS-Pairs score by ~2 points
+(:data:`START_TOKEN_CONVENTION`, stated in every results file).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlgbias.lm import LMSpec, missing_capability, parse_models
+
+__all__ = ["SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", "run_audit"]
+
+#: how every likelihood suite scores a sentence (said in results.json and the report)
+START_TOKEN_CONVENTION = (
+    "each sentence is scored after the tokenizer's end-of-text token (GPT-2's <|endoftext|>), "
+    "else its BOS token (nlgbias.likelihood.start_token_id); lm-evaluation-harness starts with "
+    "the BOS token where the tokenizer has one: on SmolLM2 that moves CrowS-Pairs from 53.65 % to "
+    "55.57 %. A served model scores the same tokens only with the start_text option set to that "
+    "token")
+
+#: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
+#: ``quick`` (minutes on a laptop CPU) or ``full`` (every item). StereoSet: CATs per task and
+#: target term (every term kept) or per task and domain; CrowS-Pairs: pairs (0: all)
+SIZES = {
+    "smoke": {"stereoset_per_target": 0, "stereoset_per_domain": 5, "crows_pairs": 40},
+    "quick": {"stereoset_per_target": 2, "stereoset_per_domain": 0, "crows_pairs": 300},
+    "full": {"stereoset_per_target": 0, "stereoset_per_domain": 0, "crows_pairs": 0},
+}
+#: bootstrap replicates of every interval
+N_BOOT = 2000
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """One audit: the ``model`` and optional ``baseline`` (:class:`~nlgbias.lm.LMSpec`, parsed
+    once), the ``suites`` (keys of :data:`SUITES`), the ``size`` (a key of :data:`SIZES`), the
+    ``seed`` of every sample and bootstrap, and where it writes (``out``) and caches (``cache``:
+    finished items are kept, a rerun resumes)."""
+
+    model: LMSpec
+    baseline: LMSpec | None
+    suites: tuple[str, ...]
+    size: str = "quick"
+    seed: int = 0
+    out: Path = Path("audit")
+    cache: Path | None = None
+
+    def __post_init__(self):
+        unknown = [s for s in self.suites if s not in SUITES]
+        if unknown or not self.suites:
+            raise ValueError(f"unknown suite(s) {', '.join(unknown) or '(none given)'}; "
+                             f"choose from {', '.join(SUITES)}")
+        if self.size not in SIZES:
+            raise ValueError(f"unknown size {self.size!r}; choose from {', '.join(SIZES)}")
+        if self.cache is None:
+            object.__setattr__(self, "cache", Path(self.out) / "cache")
+
+    @property
+    def roles(self) -> dict[str, LMSpec]:
+        return {"model": self.model, **({"baseline": self.baseline} if self.baseline else {})}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A suite: its ``title``, the ``unit`` its n counts, the capability of :mod:`nlgbias.lm` it
+    needs and its computation ``run(config) -> {"metrics": [...], "groups": [...]}``."""
+
+    name: str
+    title: str
+    unit: str
+    needs: str
+    run: Callable = field(repr=False)
+    paper: str = ""
+
+
+def _value(v: float, lo: float, hi: float, n: int) -> dict:
+    return {"value": round(float(v), 4), "lo": round(float(lo), 4), "hi": round(float(hi), 4),
+            "n": int(n)}
+
+
+def _pct(dist: np.ndarray) -> tuple[float, float]:
+    lo, hi = np.nanpercentile(dist, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- StereoSet
+def stereoset_suite(cfg: AuditConfig) -> dict:
+    from nlgbias import stereoset as S
+    from nlgbias.stereoset.evaluation import bootstrap_distribution
+
+    size = SIZES[cfg.size]
+    n = size["stereoset_per_target"] or size["stereoset_per_domain"]
+    cats = S.stratified_subset(S.load_gold(split="dev"), per_target=size["stereoset_per_target"] or None,
+                               per_domain=size["stereoset_per_domain"] or None, seed=cfg.seed)
+    scores = {role: S.model_scores(spec, cats, cfg.cache, "dev")[0]
+              for role, spec in cfg.roles.items()}
+    metrics, groups = [], []
+    overall = {role: S.evaluate(cats, sc)["overall"] for role, sc in scores.items()}
+    dists = {role: bootstrap_distribution(cats, sc, n_boot=N_BOOT, seed=cfg.seed)
+             for role, sc in scores.items()}
+    keys = {"lms": "LM Score", "ss": "SS Score", "icat": "ICAT Score"}
+    helps = {"lms": "language-modelling score: % of meaningful over unrelated associations (100 best)",
+             "ss": "stereotype score: % of CATs where the stereotype beats the anti-stereotype (50 = unbiased)",
+             "icat": "idealized CAT score: lms x min(ss, 100 - ss) / 50 (100 best)"}
+    ideal = {"lms": 100.0, "ss": 50.0, "icat": 100.0}
+    for m, key in keys.items():
+        row = {"metric": m, "help": helps[m], "ideal": ideal[m]}
+        for role in scores:
+            row[role] = _value(overall[role][key], *_pct(dists[role][m]), len(cats))
+        if "baseline" in scores:
+            d = dists["model"][m] - dists["baseline"][m]
+            row["difference"] = _value(overall["model"][key] - overall["baseline"][key], *_pct(d),
+                                       len(cats))
+        metrics.append(row)
+    for domain, sub in cats.groupby("bias_type", sort=True):
+        row = {"group": domain, "metric": "ss"}
+        ds = {role: bootstrap_distribution(sub, sc, n_boot=N_BOOT, seed=cfg.seed)["ss"]
+              for role, sc in scores.items()}
+        ids = set(S.sentence_table(sub)["id"])
+        for role, sc in scores.items():
+            mine = {i: v for i, v in sc.items() if i in ids}
+            row[role] = _value(S.evaluate(sub, mine)["overall"]["SS Score"], *_pct(ds[role]), len(sub))
+        if "baseline" in scores:
+            row["difference"] = _value(row["model"]["value"] - row["baseline"]["value"],
+                                       *_pct(ds["model"] - ds["baseline"]), len(sub))
+        groups.append(row)
+    return {"metrics": metrics, "groups": groups,
+            "items": {"split": "dev", "cats": len(cats), "targets": int(cats["target"].nunique()),
+                      "sample": (f"{n} per task and {'target' if size['stereoset_per_target'] else 'domain'}"
+                                 if n else "all")}}
+
+
+# --------------------------------------------------------------------------- CrowS-Pairs
+def _crows_wins(scored: pd.DataFrame, variant: str) -> np.ndarray:
+    more, less = (("sent_more_score", "sent_less_score") if variant == "total"
+                  else ("sent_more_shared", "sent_less_shared"))
+    return (scored[more].round(3) > scored[less].round(3)).to_numpy(dtype=float)
+
+
+def crows_suite(cfg: AuditConfig) -> dict:
+    from nlgbias.datasets.crows_pairs import load_crows_pairs
+    from nlgbias.stats import wilson_interval
+    from nlgbias.stereoset import crows_pairs as C
+
+    n = SIZES[cfg.size]["crows_pairs"]
+    pairs = load_crows_pairs()
+    if n:
+        pairs = pairs.sample(n=min(n, len(pairs)), random_state=cfg.seed).sort_index()
+    scored = {role: C.pair_scores(spec, pairs, cfg.cache) for role, spec in cfg.roles.items()}
+    variants = ["total"] + (["shared tokens"] if all(
+        s["scoring_shared"].iloc[0] for s in scored.values()) else [])
+    rng = np.random.default_rng(cfg.seed)
+    idx = rng.integers(0, len(pairs), size=(N_BOOT, len(pairs)))
+    metrics, groups = [], []
+    bias = pairs["bias_type"].to_numpy()
+    for variant in variants:
+        wins = {role: _crows_wins(s, variant) for role, s in scored.items()}
+        row = {"metric": f"crows ({variant})", "ideal": 50.0,
+               "help": ("% of pairs where the more stereotyping sentence scores higher (50 = no "
+                        f"preference), by the {'total log-probability of each sentence' if variant == 'total' else 'log-probability of the tokens the two sentences share'}")}
+        for role, w in wins.items():
+            lo, hi = wilson_interval(int(w.sum()), len(w))
+            row[role] = _value(100 * w.mean(), 100 * lo, 100 * hi, len(w))
+        if "baseline" in wins:
+            diff = wins["model"] - wins["baseline"]
+            boot = 100 * diff[idx].mean(axis=1)
+            row["difference"] = _value(100 * diff.mean(), *_pct(boot), len(diff))
+        metrics.append(row)
+        for b in sorted(set(bias)):
+            sel = bias == b
+            g = {"group": b, "metric": f"crows ({variant})"}
+            for role, w in wins.items():
+                lo, hi = wilson_interval(int(w[sel].sum()), int(sel.sum()))
+                g[role] = _value(100 * w[sel].mean(), 100 * lo, 100 * hi, int(sel.sum()))
+            if "baseline" in wins:
+                d = (wins["model"] - wins["baseline"])[sel]
+                bi = rng.integers(0, len(d), size=(N_BOOT, len(d)))
+                g["difference"] = _value(100 * d.mean(), *_pct(100 * d[bi].mean(axis=1)), len(d))
+            groups.append(g)
+    return {"metrics": metrics, "groups": groups,
+            "items": {"pairs": len(pairs), "of": 1508, "sample": n or "all"}}
+
+
+#: the suites an audit can run, declared once (the command's --suites, the report, the docs)
+SUITES: dict[str, Suite] = {
+    "stereoset": Suite("stereoset", "StereoSet context association tests", "CATs",
+                       "loglikelihood", stereoset_suite, "Nadeem et al. 2021, §6.2"),
+    "crows": Suite("crows", "CrowS-Pairs", "pairs", "token_logprobs", crows_suite,
+                   "Nangia et al. 2020, §3"),
+}
+
+
+def run_audit(cfg: AuditConfig, *, say: Callable[[str], None] = print) -> dict:
+    """Run ``cfg``'s suites on its model and baseline; return the results (the ``suites`` part
+    of ``results.json``; :func:`nlgbias.audit.report.write_results` adds the rest). A suite
+    that a model cannot do (its backend lacks the capability) is skipped with the backend's
+    reason, and so said in the results; every other failure stops the audit."""
+    out: dict = {}
+    t_all = time.perf_counter()
+    for i, name in enumerate(cfg.suites, 1):
+        suite = SUITES[name]
+        lacking = {role: missing_capability(spec, suite.needs) for role, spec in cfg.roles.items()}
+        if any(lacking.values()):
+            why = "; ".join(f"{role} ({cfg.roles[role].display}): {w}" for role, w in lacking.items() if w)
+            out[name] = {"title": suite.title, "skipped": why}
+            say(f"[audit] ({i}/{len(cfg.suites)}) {name}: skipped: {why}")
+            continue
+        t0 = time.perf_counter()
+        say(f"[audit] ({i}/{len(cfg.suites)}) {name} ({suite.title}) ...")
+        res = suite.run(cfg)
+        secs = time.perf_counter() - t0
+        out[name] = {"title": suite.title, "paper": suite.paper, "unit": suite.unit,
+                     "seconds": round(secs, 1), **res}
+        left = len(cfg.suites) - i
+        say(f"[audit] {name} done in {secs / 60:.1f} min; {left} suite(s) left"
+            + (f", about {left * (time.perf_counter() - t_all) / i / 60:.0f} min" if left else ""))
+    return out
+
+
+def configure(model: str, *, baseline: str | None = None, model_args: str | None = None,
+              baseline_args: str | None = None, suites: str | list = "stereoset,crows",
+              size: str = "quick", seed: int = 0, out: str | Path = "audit") -> AuditConfig:
+    """An :class:`AuditConfig` from the command's strings: each spec parsed and checked before
+    any work (a bad spec, weights not here, a server that does not answer: one message)."""
+    names = [s.strip() for s in suites.split(",")] if isinstance(suites, str) else list(suites)
+    m = parse_models([model], model_args=model_args, dry_run=False)[0]
+    b = parse_models([baseline], model_args=baseline_args, dry_run=False)[0] if baseline else None
+    return AuditConfig(m, b, tuple(n for n in names if n), size, seed, Path(out))

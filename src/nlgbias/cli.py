@@ -1,0 +1,77 @@
+"""The ``nlgbias`` command (``pip install`` puts it on the PATH):
+
+    nlgbias audit --model SPEC [--model-args K=V,...] [--baseline SPEC [--baseline-args K=V,...]]
+                  [--suites stereoset,crows] [--size quick|full] [--seed 0] --out DIR
+    nlgbias reproduce [--profile quick|smoke|paper] [--only NN] ...   (what ./run_all.sh runs)
+    nlgbias lm SPEC [--model-args K=V,...] | nlgbias lm --options      (what a backend can do)
+    nlgbias resources [--check]                                        (datasets, models, lexicons)
+
+A model SPEC is ``[backend:]model`` (``python -m nlgbias.lm --options``): a registered name
+(``smollm2-135m``), a Hugging Face id, a local folder, ``openai:<base URL>#<model>``,
+``vllm:<model>``. A bad spec, an unreachable server or missing weights stop the command before
+any work, with one message; exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["main"]
+
+
+def _audit(argv: list[str]) -> int:
+    from nlgbias.audit import SIZES, SUITES, run_audit, write_report, write_results
+    from nlgbias.audit.suites import configure
+
+    ap = argparse.ArgumentParser(prog="nlgbias audit",
+                                 description="the papers' measurements on your model beside a baseline")
+    ap.add_argument("--model", required=True, help="the model to audit (a spec)")
+    ap.add_argument("--model-args", "--model_args", default=None, metavar="K=V,...")
+    ap.add_argument("--baseline", default=None, help="a spec to compare with, on the same items")
+    ap.add_argument("--baseline-args", default=None, metavar="K=V,...")
+    ap.add_argument("--suites", default=",".join(SUITES),
+                    help=f"comma-separated, from: {', '.join(SUITES)} (default: all)")
+    ap.add_argument("--size", default="quick", choices=list(SIZES),
+                    help="quick: a seeded sample (minutes on a CPU); full: every item")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True, help="folder for results.json, index.html, cache/")
+    args = ap.parse_args(argv)
+    try:
+        cfg = configure(args.model, baseline=args.baseline, model_args=args.model_args,
+                        baseline_args=args.baseline_args, suites=args.suites, size=args.size,
+                        seed=args.seed, out=args.out)
+    except Exception as exc:  # one message before any work
+        print(f"nlgbias audit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    suites = run_audit(cfg)
+    path = write_results(cfg, suites)
+    page = write_report(path)
+    print(f"[audit] results: {path}\n[audit] report: {page}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {"audit", "reproduce", "lm", "resources"}
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
+        print(__doc__.strip())
+        return 0 if not argv or argv[0] in ("-h", "--help") else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "audit":
+        return _audit(rest)
+    if cmd == "reproduce":
+        from nlgbias.runner import main as run_main
+
+        return run_main(rest)
+    if cmd == "lm":
+        from nlgbias.lm.__main__ import main as lm_main
+
+        return lm_main(rest)
+    from nlgbias.resources import main as res_main
+
+    return res_main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""``nlgbias audit``: the papers' measurements on a user's model beside a baseline.
+
+- the suites' numbers are the reproduction's own (the official StereoSet scorer on the same
+  CATs, the CrowS-Pairs metric of the same pairs), the paired difference is model minus
+  baseline inside its interval, and a model that cannot do a suite is skipped with its reason;
+- installed outside the repository (a fresh virtual environment, ``pip install`` of the
+  checkout, not editable), the command writes the same results.json values as in the checkout;
+- the HTML report loads in a headless Chromium (Debian's package) and shows the headline table
+  and every figure; skipped, with its reason, where no Chromium is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nlgbias.paths import project_root
+
+MODEL, BASELINE = "smollm2-135m", "gemma3-270m"
+
+
+def _available():
+    from nlgbias.models import check_available
+    from nlgbias.resources import ResourceNotFoundError
+
+    try:
+        for m in (MODEL, BASELINE):
+            check_available(m)
+    except ResourceNotFoundError as exc:
+        pytest.skip(f"an offline model is missing: {exc}")
+
+
+@pytest.fixture(scope="module")
+def audit_dir(tmp_path_factory):
+    """The smoke-size audit of SmolLM2 against Gemma-3-270m, in this checkout."""
+    _available()
+    from nlgbias.audit import run_audit, write_report, write_results
+    from nlgbias.audit.suites import configure
+
+    out = tmp_path_factory.mktemp("audit")
+    cfg = configure(MODEL, baseline=BASELINE, suites="stereoset,crows", size="smoke", out=out)
+    write_report(write_results(cfg, run_audit(cfg)))
+    return out, cfg
+
+
+@pytest.mark.slow
+def test_audit_values_are_the_reproductions_own(audit_dir):
+    from nlgbias import stereoset as S
+    from nlgbias.datasets.crows_pairs import load_crows_pairs
+    from nlgbias.stereoset import crows_pairs as C
+
+    out, cfg = audit_dir
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["schema"] == "nlgbias.audit/1" and doc["size"] == "smoke"
+    assert doc["models"]["model"]["spec"] == MODEL and "convention" in doc
+    st = doc["suites"]["stereoset"]
+    cats = S.stratified_subset(S.load_gold(split="dev"), per_domain=5, seed=0)
+    assert st["items"]["cats"] == len(cats) == 40
+    by = {r["metric"]: r for r in st["metrics"]}
+    for role, name in (("model", MODEL), ("baseline", BASELINE)):
+        scores, _ = S.model_scores(name, cats, cfg.cache, "dev")
+        official = S.evaluate(cats, scores)["overall"]
+        assert by["ss"][role]["value"] == pytest.approx(official["SS Score"], abs=1e-4)
+        assert by["lms"][role]["value"] == pytest.approx(official["LM Score"], abs=1e-4)
+        assert by["ss"][role]["lo"] <= by["ss"][role]["value"] <= by["ss"][role]["hi"]
+    d = by["ss"]["difference"]
+    assert d["value"] == pytest.approx(by["ss"]["model"]["value"] - by["ss"]["baseline"]["value"], abs=1e-3)
+    assert d["lo"] <= d["value"] <= d["hi"] and d["n"] == 40
+    assert {g["group"] for g in st["groups"]} == {"gender", "profession", "race", "religion"}
+    cr = doc["suites"]["crows"]
+    pairs = load_crows_pairs().sample(n=40, random_state=0).sort_index()
+    for row in cr["metrics"]:
+        variant = "shared" if "shared" in row["metric"] else "score"
+        for role, name in (("model", MODEL), ("baseline", BASELINE)):
+            scored = C.pair_scores(name, pairs, cfg.cache)
+            ref = C.crows_metric(scored, more=f"sent_more_{variant}", less=f"sent_less_{variant}")
+            overall = ref[ref["bias_type"] == "overall"].iloc[0]
+            assert row[role]["value"] == pytest.approx(overall["metric"], abs=1e-4)
+            assert row[role]["n"] == 40
+    assert {r["metric"] for r in cr["metrics"]} == {"crows (total)", "crows (shared tokens)"}
+
+
+def test_a_suite_a_model_cannot_do_is_skipped_with_the_backends_reason(monkeypatch, tmp_path):
+    from nlgbias import audit
+    from nlgbias.audit import suites as A
+    from nlgbias.lm import parse_model_spec
+
+    monkeypatch.setattr(A, "missing_capability",
+                        lambda spec, cap: "the server does not return echo logprobs"
+                        if spec.backend == "openai" else None)
+    cfg = A.AuditConfig(parse_model_spec("openai:http://127.0.0.1:9/v1#m"), None, ("crows",),
+                        out=tmp_path)
+    res = audit.run_audit(cfg, say=lambda s: None)
+    assert res["crows"]["skipped"].endswith("the server does not return echo logprobs")
+    page = audit.write_report(audit.write_results(cfg, res))
+    assert "skipped: model (openai:m): the server does not return echo logprobs" in page.read_text()
+    with pytest.raises(ValueError, match="unknown suite"):
+        A.AuditConfig(cfg.model, None, ("bold-x",))
+
+
+def test_the_command_stops_before_any_work_on_a_bad_spec(tmp_path, capsys):
+    from nlgbias.cli import main
+
+    assert main(["audit", "--model", "vllm:", "--out", str(tmp_path)]) == 2
+    assert "names the backend 'vllm' but no model" in capsys.readouterr().err
+    assert main(["audit", "--model", "smollm2-135m", "--model-args", "nope=1",
+                 "--out", str(tmp_path)]) == 2
+    assert "has no option 'nope'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_installed_outside_the_checkout_the_command_writes_the_same_results(audit_dir, tmp_path):
+    """A fresh virtual environment outside the repository: ``pip install <checkout>`` (a wheel
+    built from it, not editable; the dependencies are this environment's, reached by a path
+    file, so that the test needs no download), then ``nlgbias audit`` run from another folder."""
+    out, _ = audit_dir
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    site = subprocess.run([str(venv / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+           "--no-build-isolation", str(project_root())]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("NLGBIAS_ROOT", "PYTHONPATH")}
+    env.update(NLGBIAS_SHARED=str(project_root().parent / "shared"),
+               NLGBIAS_CACHE=str(project_root() / "data" / "cache"), HF_HUB_OFFLINE="1")
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import nlgbias; print(nlgbias.__file__)"],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert str(venv) in where.stdout, where.stdout + where.stderr  # the installed copy
+    cmd = [str(venv / "bin" / "nlgbias"), "audit", "--model", MODEL, "--baseline", BASELINE,
+           "--suites", "stereoset,crows", "--size", "smoke", "--out", str(work / "report")]
+    done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    got = json.loads((work / "report" / "results.json").read_text())
+    ref = json.loads((out / "results.json").read_text())
+    for suite in ("stereoset", "crows"):
+        for a, b in zip(got["suites"][suite]["metrics"], ref["suites"][suite]["metrics"]):
+            for role in ("model", "baseline", "difference"):
+                np.testing.assert_allclose([a[role][k] for k in ("value", "lo", "hi", "n")],
+                                           [b[role][k] for k in ("value", "lo", "hi", "n")], atol=1e-4)
+    assert (work / "report" / "index.html").is_file()
+
+
+def _chromium() -> str | None:
+    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(b)), None)
+
+
+@pytest.mark.slow
+def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit_dir):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium here: apt-get install chromium (Debian) to run the browser test")
+    out, _ = audit_dir
+    page = out / "index.html"
+    done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    dom = done.stdout
+    assert 'id="headline"' in dom and dom.count("<tr>") >= 1 + 5, dom[:2000]
+    n_fig = len(list((out / "figures").glob("*.png")))
+    assert n_fig == 2 and f'data-figures="{n_fig} of {n_fig} loaded"' in dom, dom[-1500:]
+    for label in ("ss", "lms", "icat", "crows (total)", "crows (shared tokens)"):
+        assert f">{label}</span>" in dom, label
