@@ -418,3 +418,21 @@ def test_holistic_perplexity_of_a_served_model(monkeypatch, tmp_path):
     local = score_perplexity(sents, "tiny", tmp_path / "b", lm=hf_backend.HFLM(loaded=loaded), dtype=None, progress=False)
     np.testing.assert_allclose(served["perplexity"], local["perplexity"], rtol=1e-5)
     assert set(served["model"]) == {"openai:tiny"}
+
+
+def test_the_start_token_convention_is_an_option_and_keys_the_caches():
+    """``start_token=bos`` (lm-evaluation-harness's convention) makes causal scoring start with
+    the tokenizer's BOS where it has one; the default is ``<|endoftext|>`` where the vocabulary
+    has it; a cache of likelihoods is keyed by the convention."""
+    from transformers import AutoTokenizer  # noqa: F401  (the tiny tokenizer below is a fast one)
+
+    tok = tiny_lm("llama", chat=True).tokenizer
+    vocab = tok.get_vocab()
+    eot = vocab.get("<|endoftext|>")
+    assert L.start_token_id(tok) == (eot if eot is not None else tok.bos_token_id or tok.eos_token_id)
+    tok.nlgbias_start_convention = "bos"
+    assert L.start_token_id(tok) == (tok.bos_token_id if tok.bos_token_id is not None
+                                     else (eot if eot is not None else tok.eos_token_id))
+    del tok.nlgbias_start_convention
+    spec = parse_model_spec("smollm2-135m", model_args="start_token=bos")
+    assert spec.scoring_tag == "-start-bos" and parse_model_spec("smollm2-135m").scoring_tag == ""

@@ -50,7 +50,8 @@ from nlgbias.progress import tqdm
 log = logging.getLogger(__name__)
 
 __all__ = ["causal_items", "causal_logprobs", "load_lm", "lm_kind", "masked_positions_logprobs", "perplexity",
-           "prefix_groups", "pseudo_log_likelihood", "sentence_logprobs", "start_token_id"]
+           "prefix_groups", "pseudo_log_likelihood", "sentence_logprobs", "start_token_id",
+           "START_CONVENTIONS"]
 
 
 def _torch():
@@ -114,10 +115,19 @@ def lm_kind(model, kind: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- token helpers
+#: the start-token conventions of causal scoring (:func:`start_token_id`)
+START_CONVENTIONS = ("endoftext", "bos")
+
+
 def start_token_id(tokenizer) -> int | None:
     """The unconditional start token of causal scoring: ``<|endoftext|>`` when the vocabulary
     has it (StereoSet's official choice, GPT-2's document separator; also SmolLM2's), else BOS
-    (Gemma's ``<bos>``), else EOS, else None."""
+    (Gemma's ``<bos>``), else EOS, else None. A tokenizer loaded with the ``bos`` convention
+    (the ``hf`` backend's ``start_token=bos`` option: lm-evaluation-harness's choice) starts
+    with its BOS token where it has one."""
+    if getattr(tokenizer, "nlgbias_start_convention", "endoftext") == "bos" \
+            and tokenizer.bos_token_id is not None:
+        return int(tokenizer.bos_token_id)
     vocab = tokenizer.get_vocab()
     if "<|endoftext|>" in vocab:
         return int(vocab["<|endoftext|>"])

@@ -54,8 +54,10 @@ def _commit() -> str | None:
 
 def model_record(spec) -> dict:
     """How results.json names a model (:meth:`nlgbias.lm.LMSpec.record`: its spec without
-    secrets, label, backend, options)."""
-    return spec.record()
+    secrets, label, backend, options) and the start-token convention it was scored with."""
+    from nlgbias.audit.suites import convention_of
+
+    return {**spec.record(), "start_token": convention_of(spec)}
 
 
 def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
@@ -147,7 +149,8 @@ def write_report(results_json: str | Path) -> Path:
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
                         f"metric and group with its 95 % interval.</figcaption></figure>")
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
-                     f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}</li>"
+                     f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
+                     f"{e(str(v.get('start_token')))}</li>"
                      for r, v in roles.items())
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nlgbias audit: {e(roles['model']['label'])}</title>

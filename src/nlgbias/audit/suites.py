@@ -34,11 +34,21 @@ __all__ = ["SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", 
 
 #: how every likelihood suite scores a sentence (said in results.json and the report)
 START_TOKEN_CONVENTION = (
-    "each sentence is scored after the tokenizer's end-of-text token (GPT-2's <|endoftext|>), "
-    "else its BOS token (nlgbias.likelihood.start_token_id); lm-evaluation-harness starts with "
-    "the BOS token where the tokenizer has one: on SmolLM2 that moves CrowS-Pairs from 53.65 % to "
-    "55.57 %. A served model scores the same tokens only with the start_text option set to that "
-    "token")
+    "each sentence is scored after a start token: by default the tokenizer's <|endoftext|> "
+    "where its vocabulary has one, else its BOS (StereoSet's official code; "
+    "nlgbias.likelihood.start_token_id); --model-args start_token=bos takes "
+    "lm-evaluation-harness's convention (BOS where the tokenizer has one), which decides some "
+    "pairs differently. A served model scores the same tokens only with its start_text option set "
+    "to the start token")
+
+
+def convention_of(spec: LMSpec) -> str:
+    """The start-token convention a model was scored with (its options)."""
+    if not spec.local_weights:
+        text = spec.opts.get("start_text")
+        return f"served: start_text {text!r}" if text else "served: no start text (the first token is not scored)"
+    return spec.opts.get("start_token", "endoftext")
+
 
 #: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
 #: ``quick`` (minutes on a laptop CPU) or ``full`` (every item). StereoSet: CATs per task and

@@ -134,7 +134,7 @@ def score_perplexity(sentences: pd.DataFrame, model, cache_dir: str | Path, *,
 
     from nlgbias.scoring import score_texts
 
-    folder = Path(cache_dir) / "perplexity" / f"{spec.slug}__{version}__{dt}"
+    folder = Path(cache_dir) / "perplexity" / f"{spec.slug}{spec.scoring_tag}__{version}__{dt}"
     cols = [c for c in SENTENCE_COLUMNS if c in sentences.columns]
     out = score_texts(sentences[[*cols, "text"]], "text", fn, folder, chunk_size=chunk_size,
                       desc=f"perplexity {spec.display}", progress=progress)

@@ -363,9 +363,15 @@ def _load(spec: LMSpec):
     from nlgbias.models import load_model
 
     o = spec.opts
+    conv = o.get("start_token", "endoftext")
+    if conv not in L.START_CONVENTIONS:
+        raise ValueError(f"start_token must be one of {', '.join(L.START_CONVENTIONS)}, got {conv!r}")
     device = o.get("device", "cpu")
     dt = o.get("dtype", "auto")
     dt = resolve_dtype(dt, device) if dt is not None else "float32"
-    return load_model(spec.target, kind=spec.kind, device=device, dtype=getattr(torch, dt),
-                      revision=o.get("revision"), trust_remote_code=bool(o.get("trust_remote_code")),
-                      device_map=o.get("device_map"), dry_run=spec.dry_run)
+    loaded = load_model(spec.target, kind=spec.kind, device=device, dtype=getattr(torch, dt),
+                        revision=o.get("revision"), trust_remote_code=bool(o.get("trust_remote_code")),
+                        device_map=o.get("device_map"), dry_run=spec.dry_run)
+    if loaded.tokenizer is not None and conv != "endoftext":
+        loaded.tokenizer.nlgbias_start_convention = conv  # read by likelihood.start_token_id
+    return loaded

@@ -68,7 +68,11 @@ _DEVICE = {"device": Option(str, "where the weights run: cpu, cuda, cuda:1 (defa
            "batch_size": Option(int, "sequences per forward pass")}
 _HUB = {"revision": Option(str, "a Hugging Face revision (branch, tag or commit)"),
         "trust_remote_code": Option(bool, "run the model repository's own code"),
-        "device_map": Option(str, "transformers' device_map (e.g. auto: spread over GPUs)")}
+        "device_map": Option(str, "transformers' device_map (e.g. auto: spread over GPUs)"),
+        "start_token": Option(str, "the token causal scoring starts after: endoftext (default; "
+                                   "<|endoftext|> where the vocabulary has it, else BOS; StereoSet's "
+                                   "official code) | bos (lm-evaluation-harness's: BOS where the "
+                                   "tokenizer has one)")}
 
 
 @dataclass(frozen=True)
@@ -286,6 +290,13 @@ class LMSpec:
         merged = self.opts
         merged.update({k: _coerce(self.info, k, v) for k, v in options.items() if v is not None})
         return replace(self, options=tuple(sorted(merged.items())))
+
+    @property
+    def scoring_tag(self) -> str:
+        """What a cache of this model's likelihoods is keyed by beyond its slug and dtype: the
+        start-token convention when it is not the default ("" or ``-start-bos``)."""
+        conv = self.opts.get("start_token", "endoftext")
+        return "" if conv == "endoftext" else f"-start-{conv}"
 
     def record(self) -> dict:
         """The spec as a results file names it: ``spec`` (without a URL's ``user:password@``;

@@ -192,7 +192,7 @@ def model_scores(name, cats: pd.DataFrame, interim: str | Path, split: str = "de
     spec = parse_model_spec(name).with_defaults(device=device, dtype=dtype or "float32")
     sents = sentence_table(cats)
     dt = spec.opts.get("dtype")
-    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "")
+    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "") + spec.scoring_tag
     cache = Path(interim) / "stereoset" / split / tag
     done = ShardCache(cache, key="id").done_keys()
     if scorer is None and not set(sents["id"]) <= done:

@@ -135,7 +135,7 @@ def pair_scores(lm, pairs: pd.DataFrame, interim: str | Path, *, dtype: str | No
     kind = lm.kind if isinstance(lm, LM) and lm.kind else kind_of(spec)
     if kind not in ("causal", "masked"):
         raise ValueError(f"model {spec.display!r} has no likelihood scorer (kind {kind!r})")
-    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "")
+    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "") + spec.scoring_tag
     cache = Path(interim) / "crows_pairs" / f"{tag}-tokens"
     holder = {"lm": lm if isinstance(lm, LM) else None}
 
