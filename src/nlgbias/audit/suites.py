@@ -145,7 +145,7 @@ def stereoset_suite(cfg: AuditConfig) -> dict:
                                        len(cats))
         metrics.append(row)
     for domain, sub in cats.groupby("bias_type", sort=True):
-        row = {"group": domain, "metric": "ss"}
+        row = {"group": domain, "metric": "ss", "ideal": 50.0}
         ds = {role: bootstrap_distribution(sub, sc, n_boot=N_BOOT, seed=cfg.seed)["ss"]
               for role, sc in scores.items()}
         ids = set(S.sentence_table(sub)["id"])
@@ -200,7 +200,7 @@ def crows_suite(cfg: AuditConfig) -> dict:
         metrics.append(row)
         for b in sorted(set(bias)):
             sel = bias == b
-            g = {"group": b, "metric": f"crows ({variant})"}
+            g = {"group": b, "metric": f"crows ({variant})", "ideal": 50.0}
             for role, w in wins.items():
                 lo, hi = wilson_interval(int(w[sel].sum()), int(sel.sum()))
                 g[role] = _value(100 * w[sel].mean(), 100 * lo, 100 * hi, int(sel.sum()))
