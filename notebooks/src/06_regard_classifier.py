@@ -261,20 +261,22 @@ display(Markdown(T.figure2_text(fig2_claims, bias)))
 #
 # Sources as in notebooks 03–04 (`nlgbias.bold.texts.load_sources`): **WIKI** — the Wikipedia
 # sentences of the BOLD prompts, read from the dataset (`bold_wiki_per_group` per group, 0 = all)
-# — and every model whose generations notebook 02 wrote. The two gender groups of WIKI are
-# scored whole (2,048 actors, 1,156 actresses): the male > female calibration row needs more
-# than a 500-text sample. Gender (American actors / actresses)
-# and race (African / European Americans) groups; the person's name is masked (`XYZ`) before
-# classification. Chi-square test of §6.3 on positive regard across sources.
+# — and every model whose generations notebook 02 wrote. The four WIKI groups of Table 5 are
+# scored whole (2,048 actors, 1,156 actresses, 1,854 African and 4,839 European Americans;
+# the gender groups only in `smoke`): the calibration then compares the stand-in with the
+# paper's classifier on the paper's own texts, and the male > female row needs more than a
+# 500-text sample. Gender (American actors / actresses) and race (African / European
+# Americans) groups; the person's name is masked (`XYZ`) before classification. Chi-square
+# test of §6.3 on positive regard across sources.
 
 # %%
 groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
 bold_sources = BT.load_prepared(P.generations, cache_root=P.interim / "bold_texts",
                                 wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
-# the calibration's gender contrast (male > female positive regard) needs more texts than a
-# sample gives: every WIKI text of the two gender groups is scored (MiniLM features are cheap)
-bold_sources = X.wiki_whole_groups(bold_sources, list(paper.BOLD_GROUPS["gender"]),
-                                   P.interim / "bold_texts", seed=seed)
+# the calibration on the paper's own texts: every WIKI text of Table 5's groups is scored
+# (MiniLM features are cheap; in smoke only the gender groups, which the male > female row needs)
+whole = list(paper.BOLD_GROUPS["gender"]) + ([] if profile == "smoke" else list(paper.BOLD_GROUPS["race"]))
+bold_sources = X.wiki_whole_groups(bold_sources, whole, P.interim / "bold_texts", seed=seed)
 bold = X.bold_texts(bold_sources, groups)
 t = time.perf_counter()
 bold_scored = X.classify(bold, "masked", clf, P.interim / "regard")

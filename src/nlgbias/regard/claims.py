@@ -14,7 +14,7 @@ What each row compares decides its tally (:mod:`nlgbias.claims`):
   encoder with MLP heads, a soft vote of the seeds, for the paper's BERT): against the paper's
   classifier's printed output on the same texts: its test accuracy (Figure 1, the 30 test
   texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI row
-  (BOLD's own Wikipedia sentences; the gender groups scored whole), each share or accuracy with
+  (BOLD's own Wikipedia sentences, every text of the four groups), each share or accuracy with
   the stated margin :data:`CALIBRATION_MARGIN`;
 - **replication on the stand-in**: everything the stand-in classifier measures on the paper's
   GPT-2 and LM 1B samples (Figure 2, §5) and on BOLD's texts: directions hold / do not hold /
