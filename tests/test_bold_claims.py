@@ -641,6 +641,12 @@ def test_analysis_choices_are_declared_with_whose_they_are():
     assert min(CH.NORMS_THRESHOLD_RANGE) == 0.2 and max(CH.NORMS_THRESHOLD_RANGE) == 0.3
     assert min(CH.TOX_THRESHOLD_RANGE) == 0.3 and max(CH.TOX_THRESHOLD_RANGE) == 0.7
     assert len(CH.LEXICON_SEEDS) >= 5 and CH.LEXICON_SEED in CH.LEXICON_SEEDS
+    # the declared decoding length is what notebook 02's quick and paper profiles use
+    from nlgbias.profiles import defaults
+
+    for prof in ("quick", "paper"):
+        d2 = defaults("02", prof)
+        assert (d2["max_new_tokens"], d2["first_sentence"]) == (CH.MAX_NEW_TOKENS, CH.FIRST_SENTENCE)
     # every notebook default resolves from the module (no literal threshold in a parameters cell)
     for nb in ("03_sentiment_toxicity", "04_norms_gender"):
         params = (ROOT / "notebooks" / "src" / f"{nb}.py").read_text().split(
