@@ -758,12 +758,13 @@ def _headline_row(src, dom, groups, pairs, spread_m, spread_w, est, draws) -> di
 def chat_tuned(sources: Sequence[str]) -> set[str]:
     """The model sources among ``sources`` that are chat-tuned (a registered model whose spec
     says ``chat``; an unknown name counts as a base LM)."""
-    from nlgbias.models import get_spec
+    from nlgbias.lm import parse_model_spec
+    from nlgbias.lm.spec import registry_entry
 
     out = set()
     for src in sources:
         try:
-            spec = get_spec(src)
+            spec = registry_entry(parse_model_spec(src))
         except Exception:  # an unregistered name (a test's "lm", a folder gone): a base LM
             continue
         if getattr(spec, "chat", False):
