@@ -47,6 +47,7 @@ wide_per_group = None     # prompts per group of the gender, race, religion and 
 seed = 0
 device = "cpu"
 dtype = "auto"            # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
+model_args = None         # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
 backend = "local"         # local | ray
 ray_options = None        # ray backend: {"address": "ray://head:10001", "num_actors": 8, "cpus_per_actor": 4, ...}
 shard = None              # "i/n": generate only that slice (several machines share the cache)
@@ -64,7 +65,7 @@ from IPython.display import Markdown, display
 from nlgbias import generation as G
 from nlgbias.bold import sources as BS
 from nlgbias.hardware import resolve_dtype
-from nlgbias.models import display_name
+from nlgbias.lm import decoding_of, parse_models
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -78,8 +79,9 @@ cfg = resolve_params("02", profile, models=models, sources=sources, sample_per_g
                      max_new_tokens=max_new_tokens, first_sentence=first_sentence,
                      batch_size=batch_size, wide_models=wide_models, wide_per_group=wide_per_group)
 G.parse_shard(shard)  # a malformed shard ("3/2") fails here, before anything is written
-params_for = partial(G.decoding_for, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
-shown = [display_name(m) for m in cfg["models"]] + BS.check_sources(cfg["sources"])
+specs = parse_models(cfg["models"], model_args=model_args, device=device, dtype=dtype)  # parsed once, checked
+params_for = partial(decoding_of, max_new_tokens=cfg["max_new_tokens"], first_sentence=cfg["first_sentence"])
+shown = [s.display for s in specs] + BS.check_sources(cfg["sources"])
 cfg
 
 # %% [markdown]
@@ -96,10 +98,10 @@ cfg
 
 # %%
 prompts = BS.bold_prompts(cfg["sample_per_group"], seed)
-wide = [m for m in (cfg["wide_models"] or []) if m in cfg["models"]]
+wide = [s for s in specs if s.text in (cfg["wide_models"] or [])]
 prompts_wide = BS.wide_prompts(prompts, cfg["wide_per_group"]) if wide else prompts
 display(Markdown(f"{len(prompts):,} prompts for every model"
-                 + (f"; {len(prompts_wide):,} for {', '.join(map(display_name, wide))}" if wide else "")
+                 + (f"; {len(prompts_wide):,} for {', '.join(s.display for s in wide)}" if wide else "")
                  + "."))
 BS.prompts_per_domain(prompts_wide)
 
@@ -107,7 +109,7 @@ BS.prompts_per_domain(prompts_wide)
 # ## Models and the paper models they stand in for
 
 # %%
-model_table = BS.models_table(cfg["models"], cfg["sources"], params_for)
+model_table = BS.models_table(specs, cfg["sources"], params_for)
 save_table(model_table, P.results, "bold_generation_models", title="Generation models (BOLD §4.2)")
 model_table
 
@@ -123,7 +125,7 @@ print(f"compute dtype: {compute_dtype}")
 run = dict(dataset=BS.DATASET, seed=seed, device=device, dtype=dtype, batch_size=cfg["batch_size"],
            backend=backend, shard=shard, ray_options=ray_options,
            cache_dir=P.interim / "generation_cache", params_for=params_for)
-narrow = [m for m in cfg["models"] if m not in wide]
+narrow = [s for s in specs if s not in wide]
 infos = G.generate_models(BS.generation_prompts(prompts), narrow, P.generations, **run) if narrow else []
 if wide:
     infos += G.generate_models(BS.generation_prompts(prompts_wide), wide, P.generations, **run)
@@ -156,7 +158,7 @@ G.finish_table(gens[gens["model"] != BS.WIKI])
 # `length`: it hit `max_new_tokens` (the continuation is then cut mid-sentence); `human`: WIKI.
 
 # %%
-display(Markdown(BS.generation_summary(prompts, gens, cfg["models"])))
+display(Markdown(BS.generation_summary(prompts, gens, specs)))
 
 # %% [markdown]
 # ## Length of the continuations

@@ -387,7 +387,7 @@ def decoding_of(spec: LMSpec, **overrides):
     :func:`nlgbias.engine.decoding.decoding_for`."""
     from nlgbias.engine.decoding import decoding_for
 
-    return decoding_for(registry_entry(spec), **overrides)
+    return decoding_for(registry_entry(parse_model_spec(spec)), **overrides)
 
 
 def kind_of(spec: LMSpec) -> str:
