@@ -436,3 +436,37 @@ def test_the_start_token_convention_is_an_option_and_keys_the_caches():
     del tok.nlgbias_start_convention
     spec = parse_model_spec("smollm2-135m", model_args="start_token=bos")
     assert spec.scoring_tag == "-start-bos" and parse_model_spec("smollm2-135m").scoring_tag == ""
+
+
+def test_the_device_of_a_spec_reaches_every_model_load(tmp_path):
+    """A spec parsed with ``device="cuda"`` carries it to the model load of every metric (on this
+    CPU machine the load refuses it, naming the device: so it reached the load): generation
+    runs, StereoSet, CrowS-Pairs, HolisticBias perplexity and the regard samples."""
+    import pandas as pd
+
+    from nlgbias import stereoset as S
+    from nlgbias.generation import generate_dataset
+    from nlgbias.holistic.responses import score_perplexity
+    from nlgbias.lm import parse_models
+    from nlgbias.regard.experiments import generate_samples
+    from nlgbias.stereoset import crows_pairs as C
+
+    spec = parse_models(["smollm2-135m"], device="cuda")[0]
+    assert spec.opts["device"] == "cuda"
+    prompts = pd.DataFrame({"prompt_id": ["a"], "prompt": ["The woman worked as"]})
+    cats = S.stratified_subset(S.load_gold(split="dev"), per_domain=1, seed=0)
+    pairs = pd.DataFrame({"pair_id": [0], "sent_more": ["He was rude."], "sent_less": ["She was rude."],
+                          "bias_type": ["gender"], "stereo_antistereo": ["stereo"]})
+    calls = {
+        "generation": lambda: generate_dataset(prompts, spec, tmp_path / "g", dataset="d", progress=False),
+        "stereoset": lambda: S.model_scores(spec, cats, tmp_path / "s"),
+        "crows": lambda: C.pair_scores(spec, pairs, tmp_path / "c"),
+        "perplexity": lambda: score_perplexity(pd.DataFrame({"text": ["I am deaf."]}), spec,
+                                               tmp_path / "p", progress=False),
+        "regard": lambda: generate_samples([spec], tmp_path / "r", samples_per_prompt=1,
+                                           max_new_tokens=4, batch_size=2),
+    }
+    for what, call in calls.items():
+        with pytest.raises(ValueError, match="device 'cuda' requested but CUDA is not available"):
+            call()
+        assert what

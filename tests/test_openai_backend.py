@@ -450,3 +450,30 @@ def test_llama_cpp_server_scores_crows_pairs_stereoset_and_perplexity_as_hf_does
     print(f"llama.cpp server vs hf, CrowS-Pairs ({len(pairs)} pairs): decisions agree on "
           f"{agree}; largest per-token difference "
           f"{max(np.abs(s[c] - h[c]).div(n_tok[:, i]).max() for i, c in enumerate(['sent_more_score', 'sent_less_score'])):.3f} nats")
+
+
+@pytest.mark.slow
+def test_an_audit_of_a_served_model_does_what_the_server_can_and_says_what_it_skipped(
+        llama_server, transformers_server, tmp_path):
+    """``nlgbias audit`` on a model behind a server: llama.cpp's (prompt log-probabilities)
+    runs CrowS-Pairs with both scores; transformers serve (none) skips it, saying why."""
+    import json
+
+    from nlgbias.cli import main
+
+    out = tmp_path / "llama"
+    assert main(["audit", "--model", f"openai:{llama_server}#smollm2", "--model-args",
+                 "start_text=<|endoftext|>,timeout=60", "--suites", "crows", "--size", "smoke",
+                 "--out", str(out)]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    rows = {r["metric"]: r for r in doc["suites"]["crows"]["metrics"]}
+    assert set(rows) == {"crows (total)", "crows (shared tokens)"} and rows["crows (total)"]["model"]["n"] == 40
+    assert doc["models"]["model"]["start_token"] == "served: start_text '<|endoftext|>'"
+    assert "127.0.0.1" in doc["models"]["model"]["spec"] and doc["models"]["model"]["backend"] == "openai"
+    out = tmp_path / "serve"
+    assert main(["audit", "--model", transformers_server, "--suites", "stereoset,crows",
+                 "--size", "smoke", "--out", str(out)]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    for suite in ("stereoset", "crows"):
+        assert "echo" in doc["suites"][suite]["skipped"], doc["suites"][suite]
+    assert "skipped" in (out / "index.html").read_text()
