@@ -129,8 +129,13 @@ def test_installed_outside_the_checkout_the_command_writes_the_same_results(audi
                            "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    checkout = tmp_path / "checkout"  # a copy: building writes build/ beside the sources
+    shutil.copytree(project_root() / "src", checkout / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(project_root() / name, checkout / name)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
-           str(project_root())]  # the build backend (setuptools, wheel) from the index
+           str(checkout)]  # the build backend (setuptools, wheel) from the index
     done = subprocess.run(pip, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     work = tmp_path / "elsewhere"
