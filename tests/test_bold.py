@@ -8,6 +8,7 @@ import pytest
 
 from nlgbias.bold import prompts as B
 from nlgbias.datasets.bold import load_bold
+from nlgbias.plots import legend_marks
 
 
 @pytest.fixture(scope="module")
@@ -286,17 +287,6 @@ def _props(domain: str, groups, sources=("WIKI", "lm")) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _legend_marks(fig) -> list[bool]:
-    """Whether each legend entry of ``fig`` has a visible mark."""
-    out = []
-    for leg in [a.get_legend() for a in fig.axes] + list(fig.legends):
-        if leg is None:
-            continue
-        for h in leg.legend_handles:
-            out.append(h is not None and h.get_visible() and (h.get_alpha() is None or h.get_alpha() > 0))
-    return out
-
-
 def test_bold_figures_readable_size_and_legend_marks():
     import matplotlib
 
@@ -319,7 +309,7 @@ def test_bold_figures_readable_size_and_legend_marks():
     for name, fig in figs.items():
         w, _ = fig.get_size_inches()
         assert w * 150 <= 2000, f"{name} is {w * 150:.0f} px wide at 150 dpi"
-        marks = _legend_marks(fig)
+        marks = legend_marks(fig)
         assert marks and all(marks), f"{name}: a legend entry has no mark"
     # the toxicity panel draws a dot for the source with 0 toxic texts (its legend points at it)
     ax = figs["fig3d"].axes[0]

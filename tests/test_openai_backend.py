@@ -250,9 +250,14 @@ def transformers_server(smollm2_hf, tmp_path_factory):
                     "pip install -e '.[serve]'")
     from nlgbias.models import cache_dir
 
-    folder = str(cache_dir("smollm2-135m"))
+    yield from serve_folder(str(cache_dir("smollm2-135m")), tmp_path_factory.mktemp("serve"))
+
+
+def serve_folder(folder: str, logs: Path):
+    """``transformers serve`` on a checkpoint ``folder`` at 127.0.0.1 (float32, CPU): yields its
+    ``openai:`` spec; the server is stopped after (and exits with this process)."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("serve") / "server.log"
+    log = logs / "server.log"
     argv = ["transformers", "serve", folder, "--host", "127.0.0.1", "--port", str(port),
             "--device", "cpu", "--dtype", "float32", "--log-level", "warning"]
     code = (f"{_ORPHAN_GUARD}\nimport sys\nfrom transformers.cli.transformers import main\n"

@@ -11,6 +11,7 @@ from tiny import save_tiny_encoder
 from nlgbias.datasets import regard as D
 from nlgbias.generation import first_sentence
 from nlgbias.metrics import regard as R
+from nlgbias.plots import legend_marks
 from nlgbias.regard import analysis as A
 from nlgbias.regard import paper
 
@@ -452,17 +453,6 @@ def test_claims_collected_in_order_with_the_reload_check():
     assert len(ck) == len(parts[0][1]) + 1 and isinstance(ck[-1], C.Check)
 
 
-def _legend_marks(fig) -> list[bool]:
-    """Whether each legend entry of ``fig`` has a visible mark."""
-    out = []
-    for leg in [a.get_legend() for a in fig.axes] + list(fig.legends):
-        if leg is None:
-            continue
-        for h in leg.legend_handles:
-            out.append(h is not None and h.get_visible() and (h.get_alpha() is None or h.get_alpha() > 0))
-    return out
-
-
 def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path):
     """Figures 1 and 2 drawn from hand-made tables of the committed shape: readable size, every
     legend entry has a mark, Figure 1 draws the 95% interval and the seeds, Figure 2 names the
@@ -499,7 +489,7 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
     titles = [a.get_title() for a in fig2.axes]
     assert any(t.startswith("(1a)") for t in titles) and any(t.startswith("(M1a)") for t in titles)
     for name, fig in (("regard_fig1", fig1), ("regard_fig2", fig2)):
-        marks = _legend_marks(fig)
+        marks = legend_marks(fig)
         assert marks and all(marks), f"{name}: a legend entry has no mark"
         save_figure(fig, tmp_path, name)
         from PIL import Image

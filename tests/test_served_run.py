@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from notebook_chain import save_folder_model
-from test_openai_backend import _ORPHAN_GUARD, _free_port, _stop, _wait
+from test_openai_backend import serve_folder
 
 from nlgbias.paths import project_root
 
@@ -26,21 +26,7 @@ def tiny_server(tmp_path_factory):
         pytest.skip("transformers serve needs fastapi, uvicorn, pydantic and openai: "
                     "pip install -e '.[serve]'")
     folder = str(save_folder_model(tmp_path_factory.mktemp("user") / "my model"))
-    port = _free_port()
-    log = tmp_path_factory.mktemp("serve") / "server.log"
-    argv = ["transformers", "serve", folder, "--host", "127.0.0.1", "--port", str(port),
-            "--device", "cpu", "--dtype", "float32", "--log-level", "warning"]
-    code = (f"{_ORPHAN_GUARD}\nimport sys\nfrom transformers.cli.transformers import main\n"
-            f"sys.argv = {argv!r}\nmain()")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=subprocess.STDOUT,
-                                env=env)
-    try:
-        _wait(f"http://127.0.0.1:{port}/health", proc, log)
-        yield f"openai:http://127.0.0.1:{port}/v1#{folder}"
-    finally:
-        _stop(proc)
+    yield from serve_folder(folder, tmp_path_factory.mktemp("serve"))
 
 
 @pytest.mark.notebooks

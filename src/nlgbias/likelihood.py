@@ -442,6 +442,20 @@ def masked_token_logprobs(model, tokenizer, texts: Sequence[str], targets: Seque
                                      progress=progress)
 
 
+def _masked_items(tokenizer, encoded, positions):
+    """One masked copy per (text, position): ``(inputs, positions, targets, owners)``."""
+    inputs, pos, tgt, owner = [], [], [], []
+    for k, ids in enumerate(encoded):
+        for p in positions[k]:
+            x = list(ids)
+            x[p] = tokenizer.mask_token_id
+            inputs.append(x)
+            pos.append(p)
+            tgt.append(ids[p])
+            owner.append(k)
+    return inputs, pos, tgt, owner
+
+
 def pseudo_log_likelihood(model, tokenizer, encoded: Sequence[Sequence[int]],
                           score_positions: Sequence[Sequence[int]] | None = None, *,
                           batch_size: int = 32, device: str = "cpu", progress: bool = False,
@@ -453,19 +467,11 @@ def pseudo_log_likelihood(model, tokenizer, encoded: Sequence[Sequence[int]],
     if tokenizer.mask_token_id is None:
         raise ValueError("pseudo-log-likelihood needs a tokenizer with a mask token")
     special = set(tokenizer.all_special_ids)
-    inputs, pos, tgt, owner = [], [], [], []
-    counts = np.zeros(len(encoded), dtype=np.int64)
-    for k, ids in enumerate(encoded):
-        ps = (score_positions[k] if score_positions is not None
-              else [p for p, t in enumerate(ids) if t not in special])
-        for p in ps:
-            x = list(ids)
-            x[p] = tokenizer.mask_token_id
-            inputs.append(x)
-            pos.append(p)
-            tgt.append(ids[p])
-            owner.append(k)
-        counts[k] = len(ps)
+    positions = [score_positions[k] if score_positions is not None
+                 else [p for p, t in enumerate(ids) if t not in special]
+                 for k, ids in enumerate(encoded)]
+    counts = np.array([len(ps) for ps in positions], dtype=np.int64)
+    inputs, pos, tgt, owner = _masked_items(tokenizer, encoded, positions)
     lp = masked_positions_logprobs(model, tokenizer, inputs, pos, tgt, batch_size=batch_size,
                                    device=device, progress=progress)
     sums = np.zeros(len(encoded))
@@ -506,15 +512,7 @@ def masked_token_scores(model, tokenizer, encoded: Sequence[Sequence[int]],
                         device: str = "cpu", progress: bool = False) -> list[np.ndarray]:
     """Per encoded text, each token's log-probability masked in turn given the rest (the
     pseudo-log-likelihood's terms) at ``positions[k]``, ``nan`` at the other positions."""
-    inputs, pos, tgt, owner = [], [], [], []
-    for k, ids in enumerate(encoded):
-        for p in positions[k]:
-            x = list(ids)
-            x[p] = tokenizer.mask_token_id
-            inputs.append(x)
-            pos.append(p)
-            tgt.append(ids[p])
-            owner.append(k)
+    inputs, pos, tgt, owner = _masked_items(tokenizer, encoded, positions)
     lp = masked_positions_logprobs(model, tokenizer, inputs, pos, tgt, batch_size=batch_size,
                                    device=device, progress=progress)
     out = [np.full(len(ids), np.nan) for ids in encoded]

@@ -76,3 +76,15 @@ def spell_emoji(text: str) -> str:
     if names:
         out.append(", ".join(names))
     return "".join(out)
+
+
+def legend_marks(fig) -> list[bool]:
+    """Whether each legend entry of ``fig`` (its axes' legends and its own) has a visible mark:
+    a legend entry without one names something the figure does not draw."""
+    out = []
+    for leg in [a.get_legend() for a in fig.axes] + list(fig.legends):
+        if leg is None:
+            continue
+        for h in leg.legend_handles:
+            out.append(h is not None and h.get_visible() and (h.get_alpha() is None or h.get_alpha() > 0))
+    return out
