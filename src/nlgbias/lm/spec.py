@@ -340,7 +340,8 @@ def parse_model_spec(spec: str | LMSpec, *, model_args: str | dict | None = None
                      dry_run: bool | None = None, **options) -> LMSpec:
     """Parse ``spec`` (see the module doc) into an :class:`LMSpec` with ``model_args``
     (``"k=v,..."`` or a dict) and ``options`` added; an :class:`LMSpec` is returned with them
-    added. Raises :class:`ModelSpecError` saying what is wrong and the forms there are."""
+    added. ``dry_run`` (None: the profile's, read here where the spec is made) is the paper
+    profile's dry run: a hub model stands in as a tiny random model of its architecture. Raises :class:`ModelSpecError` saying what is wrong and the forms there are."""
     extra = {**parse_model_args(model_args), **options}
     if isinstance(spec, LMSpec):
         out = spec.with_options(**extra)
@@ -375,6 +376,10 @@ def parse_model_spec(spec: str | LMSpec, *, model_args: str | dict | None = None
             if not t:
                 raise ModelSpecError(f"model spec {spec!r} states the kind {k!r} but no model")
             kind, rest = k, t
+    if dry_run is None:  # where the spec is made: the profile's (./run_all.sh --dry-run)
+        from nlgbias.profiles import dry_run as profile_dry_run
+
+        dry_run = profile_dry_run()
     out = LMSpec(backend, rest, model, kind, dry_run=bool(dry_run))
     return out.with_options(**extra) if extra else out
 
