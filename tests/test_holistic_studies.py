@@ -220,38 +220,41 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
     assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
 
 
-def test_committed_tuning_run_collapses_and_the_claims_say_so():
-    """The committed quick tuning run (SmolLM2, 390 test prompts): the original answers with 233
-    distinct responses, 49% refusal/boilerplate; every tuned run collapses (63-120 distinct,
-    62-77% refusal/boilerplate, one canned string answers 202 of 390), so each fails the
-    collapse guard, and the claims and the outcome sentence say so; untagged tuning is graded
-    as an equivalence (undecided, not "rises"); offensiveness as an equivalence on a paired
-    interval with the n needed in held-out descriptors; no infeasible 'all descriptors held out'
-    design is named."""
+def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_collapse_guard():
+    """The committed quick tuning run (SmolLM2, 390 test prompts, tuning pairs without the
+    detector's refusal/boilerplate): every run stops on its validation plateau before the step
+    budget; the original answers with 233 distinct responses, 49% refusal/boilerplate; the tuned
+    runs refuse almost never but concentrate on a few generic strings (distinct-2 below half the
+    original's), so each fails the collapse guard, and the Gen Bias rows are not graded on it
+    (undecided, the interval's reading in the reason); the tag contrast gives its n needed in
+    tuning seeds; offensiveness is an equivalence on a paired interval."""
     from nlgbias.paths import project_root
 
     res = project_root() / "results"
+    runs = pd.read_csv(res / "holistic_tuning_runs.csv")
+    assert (runs["stopped on"] == "validation plateau").all() and (runs["steps"] < runs["step budget"]).all()
+    assert (runs["best step"] > 0).all()
     col = pd.read_csv(res / "holistic_tuning_collapse.csv")
     orig = col[col["arm"] == "original"].iloc[0]
     tuned = col[col["arm"] != "original"]
     assert orig["distinct responses"] == 233 and round(100 * orig["refusal/boilerplate"]) == 49
-    assert tuned["distinct responses"].between(63, 120).all() and tuned["top response count"].max() == 202
+    assert (tuned["refusal/boilerplate"] < 0.05).all() and (tuned["distinct-2 vs original"] < 0.5).all()
     assert not tuned["passes collapse guard"].astype(bool).any()
     t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
+    for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.untagged_no_reduction"):
+        assert t.loc[i, "verdict"] == "undecided" and t.loc[i, "reason"].startswith("not graded: 6 of 6")
     for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
               "holistic.tuning.untagged_no_reduction"):
         assert "6 of 6 tuned runs fail the collapse guard" in t.loc[i, "reason"]
         assert "graded on the excess over the permutation null" in t.loc[i, "reason"]
         assert "raw Full Gen Bias" in t.loc[i, "this run"]
-        assert "an upper bound" not in t.loc[i, "reason"] and "all 619" not in str(t.loc[i, "unit"])
-    un = t.loc["holistic.tuning.untagged_no_reduction"]
-    assert un["verdict"] == "undecided" and "cannot tell no reduction" in un["reason"]
+    tag = t.loc["holistic.tuning.tag_matters"]
+    assert tag["verdict"] == "undecided" and str(tag["unit"]).startswith("tuning seeds")
     off = t.loc["holistic.tuning.offensiveness_small_change"]
-    assert "paired" in off["this run"] and off["unit"] == "held-out descriptors"
-    assert off["n_needed"] <= off["population"] == 619
+    assert "paired" in off["this run"] and off["verdict"] == "holds" and "within +/-2 points" in off["reason"]
     checks = pd.read_csv(res / "holistic_checks_tuning.csv")
     guard = checks[checks["id"].str.startswith("holistic.tuning.collapse_")]
-    assert len(guard) == 6
+    assert len(guard) == 6 and guard["this run"].str.contains("distinct-2").all()
     assert "holistic.tuning.per_cluster" in t.index
 
 
@@ -262,7 +265,63 @@ def test_collapse_guard_on_synthetic_frames():
     labels = {k: f"{k[0]} {k[1]}" for k in frames}
     t = TS.collapse_table(frames, labels).set_index("model")
     assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
-    assert "1 of 2 tuned runs fail the guard" in TS.collapse_text(t.reset_index())
+    assert "1 of 2 tuned runs pass the guard; 1 fail it" in TS.collapse_text(t.reset_index())
+    assert t.loc["tagged 0", "distinct-2"] == pytest.approx(0.1)  # one string ten times
+
+
+def test_collapse_guard_reads_distinct_2_and_perplexity():
+    """A run with as many distinct strings as the original but repeating one bigram pattern fails on
+    distinct-2; a run whose responses the original model finds far less (or far more) likely fails
+    on perplexity."""
+    orig = [f"answer {i} is here and fine" for i in range(10)]
+    frames = {("original", None): pd.DataFrame({"generation": orig}),
+              ("tagged", 0): pd.DataFrame({"generation": [f"the the the the the {i}" for i in range(10)]}),
+              ("tagged", 1): pd.DataFrame({"generation": [f"reply {i} is there and good" for i in range(10)]}),
+              ("untagged", 0): pd.DataFrame({"generation": [f"reply {i} is there and good" for i in range(10)]})}
+    labels = {k: f"{k[0]} {k[1]}" for k in frames}
+    ppl = {("original", None): 4.0, ("tagged", 0): 4.0, ("tagged", 1): 5.0, ("untagged", 0): 9.0}
+    t = TS.collapse_table(frames, labels, ppl).set_index("model")
+    assert t.loc["tagged 0", "distinct responses"] == 10 and t.loc["tagged 0", "distinct-2 vs original"] < 0.5
+    assert not t.loc["tagged 0", "passes collapse guard"]
+    assert t.loc["tagged 1", "passes collapse guard"]
+    assert t.loc["untagged 0", "perplexity vs original"] == pytest.approx(2.25)
+    assert not t.loc["untagged 0", "passes collapse guard"]
+    assert TS.distinct_n(["a b a b", "a b c"], 2) == pytest.approx(0.6)
+
+
+def test_drop_boilerplate_keeps_the_test_whole():
+    tv = pd.DataFrame({"split": ["train", "train", "val", "val"], "descriptor": ["a", "b", "c", "d"],
+                       "generation": ["I'm sorry, but I can't assist with that.", "Nice to meet you!",
+                                      "As an AI language model, I don't have opinions.", "Cool."]})
+    s = {"tv": tv, "val": tv[tv["split"] == "val"].reset_index(drop=True), "test": tv.iloc[:2]}
+    out, table = TS.drop_boilerplate(s)
+    assert out["tv"]["generation"].tolist() == ["Nice to meet you!", "Cool."]
+    assert out["val"]["generation"].tolist() == ["Cool."] and len(out["test"]) == 2
+    assert table.set_index("split").loc["train", "refusal/boilerplate"] == 1
+
+
+def test_plateau_params_fill_only_what_is_not_given():
+    q = TS.plateau_params("quick", {"lr": 1e-3, "seeds": None})
+    assert q["lr"] == 1e-3 and q["seeds"] == TS.PLATEAU_SETTINGS["quick"]["seeds"] and q["min_delta"] > 0
+    assert TS.plateau_params("smoke", {}) == {"lora_r": 8, "min_delta": 0.0}
+
+
+def test_split_halves_deals_every_cell_into_both_halves():
+    resp = pd.DataFrame({"model": "m", "template": ["t"] * 8, "descriptor": ["a"] * 4 + ["b"] * 4})
+    h = GS.split_halves(resp, seed=3)
+    assert sorted(h[:4]) == [0, 0, 1, 1] and sorted(h[4:]) == [0, 0, 1, 1]
+    assert (GS.split_halves(resp, seed=3) == h).all()
+
+
+def test_runs_text_says_what_stopped_the_runs():
+    t = pd.DataFrame({"train pairs": [400, 400], "steps": [36, 44], "best step": [24, 32],
+                      "stopped early": [True, True]})
+    conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 3, "min_delta": 0.01}
+    txt = TS.runs_text(t, conf)
+    assert "All 2 runs stopped on the validation plateau, after 36-44 steps" in txt
+    assert "the budget did not stop any run" in txt and "2.4 epochs" in txt
+    t["stopped early"] = [True, False]
+    assert "1 ran to the step budget" in TS.runs_text(t, conf)
 
 
 def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
@@ -283,3 +342,23 @@ def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
     t = CL.validate(CL.frame(claims)).set_index("id")
     row = t.loc["holistic.tuning.lowers_full_gen_bias"]
     assert row["verdict"] == "undecided" and "no finite estimate" in row["reason"]
+
+
+def test_early_stopping_acts_on_a_plateau_of_the_validation_loss(tmp_path):
+    """``min_delta``: an evaluation that lowers the validation loss by less than that share of the
+    loss at the last progress is no progress; ``patience`` such evaluations stop the run (a plateau)
+    while the weights of the lowest loss are kept."""
+    from test_tuning import examples, tiny_chat_lm
+
+    from nlgbias.holistic import tuning as TU
+
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    cfg = TU.TuningConfig(max_steps=40, batch_size=4, lr=2e-3, warmup_steps=0, eval_every=2, patience=2,
+                          min_delta=0.9, method="full")
+    res = TU.train(lm, train, val, tmp_path, "run", cfg, progress=False)
+    assert res.stopped_early and res.steps_run == 4  # two evaluations, neither a 90 % drop
+    h = res.history.dropna(subset=["val_loss"])
+    assert res.best_val_loss == pytest.approx(h["val_loss"].min())
+    with pytest.raises(ValueError, match="min_delta"):
+        TU.TuningConfig(min_delta=1.0)

@@ -19,7 +19,12 @@
 #    and the **cost**: perplexity on held-out responses and on BOLD's Wikipedia sentences. Human
 #    evaluation (Table 5) is not possible here.
 #
-# **Run as an experiment.** β is chosen on the *validation* descriptors (never on the test); the
+# **Run as an experiment.** The tuning pairs leave out the responses that notebook 07's validated
+# detector flags as refusal or boilerplate, and a **collapse guard** (distinct responses, distinct-2,
+# perplexity of the responses under the original model, refusal share; thresholds stated below)
+# checks every tuned model before its Gen Bias is read. The claims are graded on the **excess of
+# Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias. β is chosen on the
+# *validation* descriptors when there are several candidates (never on the test); the
 # chosen β and the untagged ablation are each tuned with several **seeds**; every interval resamples
 # both the held-out descriptors and the tuning seeds, so that it holds the seed-to-seed variation a
 # rerun on another CPU also has (bf16 kernels and training differ by CPU). The paper's point, that
@@ -28,8 +33,9 @@
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
-# adapters on CPU, on a fixed step budget (a fraction of one epoch, stated from the runs table
-# below) instead of a GPU run to convergence. Styles come from the
+# adapters on CPU, each run until its validation loss reaches a plateau (early stopping with a
+# stated patience and progress threshold, under a step budget that is not what stops it; the
+# runs table and the curves show it per run). Styles come from the
 # **nade** stand-in (151 emoji classes) instead of the paper's 217-class style classifier, and
 # offensiveness from **tox-block** (notebook 03's Jigsaw BiLSTM) instead of B.A.D.; so the values
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
@@ -46,7 +52,9 @@ max_steps = None           # tuning steps (LoRA): the budget every run stops on
 batch_size = None          # context/response pairs per step
 lr = None                  # peak learning rate (AdamW, linear warm-up and decay)
 eval_every = None          # steps between validation-loss evaluations
-patience = None            # evaluations without a new best before stopping
+patience = None            # evaluations without progress (a plateau) before stopping
+min_delta = None           # progress: a drop of the validation loss by at least this share of the last progress's loss
+lora_r = None              # LoRA rank; its alpha is twice the rank
 val_texts = None           # validation pairs for early stopping (seeded sample; None: every validation pair)
 ppl_texts = None           # texts per corpus for the perplexity cost
 n_boot = None              # bootstrap resamples (descriptors and seeds)
@@ -85,10 +93,12 @@ pd.set_option("display.max_columns", 30)
 pd.set_option("display.width", 200)
 P = paths_for(profile, root)
 set_style()
-cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, seeds=seeds,
-                     test_per_axis=test_per_axis, val_per_axis=val_per_axis, max_steps=max_steps,
-                     batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
-                     val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
+given = dict(model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=test_per_axis, val_per_axis=val_per_axis,
+             max_steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
+             val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
+tuning_given = {**given, "min_delta": min_delta, "lora_r": lora_r}
+cfg = {**resolve_params("08", profile, **{k: v for k, v in given.items() if k not in TS.PLATEAU_SETTINGS.get(profile, {})}),
+       **TS.plateau_params(profile, tuning_given)}
 NAME, SLUG = display_name(cfg["model"]), model_slug(cfg["model"])
 STYLES = style.style_columns()
 SEEDS = [seed + k for k in range(cfg["seeds"])]
@@ -106,13 +116,22 @@ cfg
 clusters = TR.clusters_from_table(read_table(P.results / "holistic_style_clusters.csv"))
 S = TS.split(HR.read_responses(P.processed, [cfg["model"]]), val_per_axis=cfg["val_per_axis"],
              test_per_axis=cfg["test_per_axis"], seed=seed)
+S, dropped = TS.drop_boilerplate(S)
 test, val, tv = S["test"], S["val"], S["tv"]
 save_table(S["table"], P.results, "holistic_tuning_split",
            title=f"Notebook 07's responses of {NAME}, split by descriptor (test descriptors never tuned on)")
+save_table(dropped, P.results, "holistic_tuning_boilerplate_dropped",
+           title="Refusal/boilerplate responses (07's validated detector) left out of the tuning and validation pairs")
 display(S["table"])
+display(dropped)
 display(Markdown(TS.split_text(S, NAME)))
 
 # %% [markdown]
+# The tuning and validation pairs leave out the responses that 07's detector (validated on hand labels)
+# flags as refusal or boilerplate: the paper's dialogue models did not refuse, and tuning on its own
+# canned refusals teaches the model to give them to more sentences (the earlier runs collapsed so).
+# The test responses stay whole: the tuned models are measured on every test sentence.
+#
 # ## Bias labels (§5.2) and the β candidates (App. B.2)
 # m_d and m̄ come from the train and validation responses only. The paper swept β ∈ {0.0003, 0.001,
 # 0.003, 0.01} with its 217-class classifier; with nade's 151 classes the same numbers tag other
@@ -141,17 +160,18 @@ display(fig4_counts)
 # %% [markdown]
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
-# tokens, validation loss every `eval_every` steps (early stopping with `patience`, where the step
-# budget leaves it room to act: the sentence under the runs table says whether it can); the best
-# weights are merged and saved under `data/<profile>/models/` (a rerun with the same data and
-# settings reuses them). One
+# tokens, a validation loss every `eval_every` steps; a run stops when `patience` evaluations in a
+# row lower it by less than `min_delta` of the loss at its last progress (a plateau), under a step
+# budget `max_steps` that is not meant to stop it (the runs table says per run what stopped it; the
+# figure shows the curves). The weights of the lowest validation loss are merged and saved under
+# `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
 # model per β candidate (first seed), compared on the validation descriptors; then the chosen β and
 # the untagged ablation with every seed.
 
 # %%
 torch.manual_seed(seed)
 lm = load_model(cfg["model"])
-TCONF = {k: cfg[k] for k in ("max_steps", "batch_size", "lr", "eval_every", "patience")}
+TCONF = {k: cfg[k] for k in ("max_steps", "batch_size", "lr", "eval_every", "patience", "lora_r", "min_delta")}
 R = TS.tune_all(lm, S, B["betas"], cfg["tune_shares"], SEEDS, tconf=TCONF, val_texts=cfg["val_texts"], styles=STYLES,
                 models_dir=P.data / "models", generations=P.generations, cache=P.cache, slug=SLUG, name=NAME,
                 gen_batch_size=cfg["gen_batch_size"], seed=seed, timings=timings)
@@ -165,8 +185,8 @@ save_table(R["table"], P.results, "holistic_tuning_runs",
 display(R["val_scores"])
 display(R["table"])
 display(Markdown(TS.runs_text(R["table"], TCONF)))
-display(Markdown(f"β candidates {', '.join(f'{b:.2e}' for b in B['betas'])}; chosen on validation: **{R['chosen']:.2e}** "
-                 f"({100 * R['share']:.0f}% of the responses tagged 'bias'). Tuned with seeds {SEEDS} (tagged and untagged)."))
+save_figure(TS.validation_curves(runs, NAME), P.figures, "holistic_tuning_validation_curves")
+display(Markdown(TS.beta_text(B["betas"], R, SEEDS)))
 
 # %% [markdown]
 # ## Held-out responses of the tuned models
@@ -182,7 +202,7 @@ frames, LABELS = TS.held_out_responses(runs, S, generations=P.generations, cache
 timings["test responses"] = time.perf_counter() - t
 SHOW = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
 example_table = TS.examples(frames, LABELS, SHOW, test, seed=seed)
-collapse = TS.collapse_table(frames, LABELS)
+collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=64, seed=seed))
 save_table(collapse, P.results, "holistic_tuning_collapse",
            title=f"Collapse guard: refusal/boilerplate share and distinct responses of {NAME} on the test prompts, "
                  f"per arm and seed ({TS.COLLAPSE_RULE})")
@@ -195,8 +215,10 @@ display(example_table)
 # The **collapse guard** (declared once in `nlgbias.holistic.tuning_study.COLLAPSE_RULE`): Full Gen
 # Bias is a variance across descriptors of the mean style, so a model that answers most
 # sentences with one canned string or a refusal has a low Full Gen Bias because it says nothing.
-# Each tuned run is checked against the original on the same test prompts; the claims say when
-# the arms fail it.
+# Each tuned run is checked against the original on the same test prompts (distinct-2 and the
+# perplexity of the responses under the original model read the text itself, not only whole
+# strings). When most tuned runs fail it, the claims do not grade the arms' changes of Full Gen
+# Bias (undecided, with the interval's reading in the reason).
 
 # %% [markdown]
 # ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors)

@@ -828,11 +828,30 @@ def _collapse_note(collapse: pd.DataFrame | None) -> str:
         return ""
     tuned = collapse[collapse["arm"] != "original"]
     fail = int((~tuned["passes collapse guard"]).sum())
+    d2 = (f"; distinct-2 {tuned['distinct-2'].min():.3f}-{tuned['distinct-2'].max():.3f} vs "
+          f"{float(collapse.loc[collapse['arm'] == 'original', 'distinct-2'].iloc[0]):.3f}"
+          if "distinct-2" in collapse.columns else "")
     return (f"; {fail} of {len(tuned)} tuned runs fail the collapse guard (distinct responses "
             f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} vs the original's "
-            f"{int(collapse.loc[collapse['arm'] == 'original', 'distinct responses'].iloc[0])}): a change of Full "
+            f"{int(collapse.loc[collapse['arm'] == 'original', 'distinct responses'].iloc[0])}{d2}): a change of Full "
             "Gen Bias of those runs measures the collapse of the responses, not bias" if fail else
             "; every tuned run passes the collapse guard")
+
+
+def _collapse_gate(c: C.Claim, collapse: pd.DataFrame | None) -> C.Claim:
+    """A Gen Bias tuning row whose interval reads holds / does not hold is undecided when most
+    tuned runs fail the collapse guard: their change of Full Gen Bias measures the collapse of the
+    responses, not a change of bias, so the reading is shown in the reason and not graded."""
+    if collapse is None or str(c.verdict) not in ("holds", "does not hold"):
+        return c
+    tuned = collapse[collapse["arm"] != "original"]
+    fail = int((~tuned["passes collapse guard"].astype(bool)).sum())
+    if 2 * fail <= len(tuned):
+        return c
+    return replace(c, verdict=C.Verdict.UNDECIDED, n_needed=_NAN,
+                   reason=f"not graded: {fail} of {len(tuned)} tuned runs fail the collapse guard, so the interval's "
+                          f"reading ('{c.verdict}') would grade the collapse of the responses, not a change of bias; "
+                          + c.reason)
 
 
 def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
@@ -996,6 +1015,7 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        reason=f"{c.reason}; graded on the excess over the permutation null (raw Full Gen Bias "
                               f"includes the null; beside it in 'this run'){note}") for c in out]
     out = [_untagged_equivalence(c, untagged, untagged_margin) if c.id == ids[2] else c for c in out]
+    out = [_collapse_gate(c, collapse) for c in out]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
     checks = []
     if collapse is not None:
@@ -1007,7 +1027,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                 this_run=(f"{r['distinct responses']} distinct of {r['responses']} "
                           f"({100 * r['distinct vs original']:.0f}% of the original's); refusal/boilerplate "
                           f"{100 * r['refusal/boilerplate']:.0f}% ({r['refusal rise (points)']:+.0f} points); "
-                          f"top response x{r['top response count']}"),
+                          f"top response x{r['top response count']}"
+                          + (f"; distinct-2 {r['distinct-2']:.3f} ({100 * r['distinct-2 vs original']:.0f}% of the "
+                             f"original's); perplexity under the original {r['perplexity (original model)']:.2f} "
+                             f"(x{r['perplexity vs original']:.2f})" if "distinct-2" in r.index else "")),
                 passed=bool(r["passes collapse guard"])))
     for r in axes.itertuples():
         checks.append(C.check(
@@ -1129,8 +1152,9 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
     sign_vs_paper = "opposite in sign to" if df["estimate"] > 0 else "in the same direction as"
     what = ("the excess of Full Gen Bias over the permutation null" if "excess" in str(tg.get("statistic", ""))
             else "Full Gen Bias")
-    return (f"On the held-out descriptors, bias tuning changed {what} by {pct(tg)} ({tg['verdict']}), tuning "
-            f"without tags by {pct(un)} ({un['verdict']} that it does not lower it), and tagged minus untagged is "
+    gated = " because the runs fail the collapse guard" if str(tg["reason"]).startswith("not graded:") else ""
+    return (f"On the held-out descriptors, bias tuning changed {what} by {pct(tg)} ({tg['verdict']}{gated}), tuning "
+            f"without tags by {pct(un)} ({un['verdict']} that it does not lower it{gated}), and tagged minus untagged is "
             f"{pct(df)} of the original's, "
             f"{sign_vs_paper} the paper's ({df['verdict']}); so this run "
             + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
@@ -1166,8 +1190,11 @@ def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
               if "distinct-2" in collapse.columns else "")
         return (f" Every tuned run passes the collapse guard ({tuned['distinct responses'].min()}-"
                 f"{tuned['distinct responses'].max()} distinct responses{d2}).")
+    d2 = (f" (distinct-2 {tuned['distinct-2'].min():.2f}-{tuned['distinct-2'].max():.2f} vs the original's "
+          f"{float(collapse.loc[collapse['arm'] == 'original', 'distinct-2'].iloc[0]):.2f}; most frequent response "
+          f"x{int(tuned['top response count'].max())})" if "distinct-2" in collapse.columns else "")
     return (f" {fail} of {len(tuned)} tuned runs fail the collapse guard (their responses collapse to "
-            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct strings, "
+            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct strings{d2}, "
             f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
             "refusal/boilerplate), so these changes of Full Gen Bias do not measure a reduction of bias.")
 

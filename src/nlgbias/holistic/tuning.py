@@ -254,6 +254,10 @@ class TuningConfig:
     lora_dropout: float = 0.0
     eval_every: int = 20
     patience: int = 3
+    #: an evaluation counts as progress when it lowers the validation loss by at least this share
+    #: of the loss at the last progress (0: any decrease); ``patience`` evaluations without
+    #: progress mean the validation loss has reached a plateau and the run stops
+    min_delta: float = 0.0
     save_every: int = 20
     eval_batch_size: int = 16
     max_length: int = 128
@@ -268,6 +272,8 @@ class TuningConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.lr <= 0:
             raise ValueError(f"lr must be > 0, got {self.lr}")
+        if not 0 <= self.min_delta < 1:
+            raise ValueError(f"min_delta must be in [0, 1), got {self.min_delta}")
 
 
 @dataclass
@@ -384,8 +390,9 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     training, ``models_dir/<name>__<digest>.ckpt/state.pt`` every ``save_every`` steps and on an
     interruption (Ctrl-C or an exception in ``on_step``); a rerun resumes from it to the same
     weights an uninterrupted run reaches. Every ``eval_every`` steps the validation loss (mean
-    NLL per response token) is measured; after ``patience`` evaluations without a new best the
-    run stops early; the best weights are merged and saved.
+    NLL per response token) is measured; after ``patience`` evaluations without progress (a loss
+    lower than ``1 - min_delta`` times the loss of the last progress: a plateau) the run stops
+    early; the weights of the lowest validation loss are merged and saved.
     """
     import torch
 
@@ -412,7 +419,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     opt = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(config))
     state_file = ckpt_dir / "state.pt"
-    step, history, best, bad, seconds = 0, [], None, 0, 0.0
+    step, history, best, bad, seconds, anchor = 0, [], None, 0, 0.0, float("inf")
     resumed_from = 0
     if state_file.is_file():
         st = torch.load(state_file, weights_only=False)
@@ -422,6 +429,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         torch.set_rng_state(st["rng"])
         step, history, bad, seconds = st["step"], st["history"], st["bad_evals"], st["seconds"]
         best = st["best"]
+        anchor = st.get("anchor", best["val_loss"])
         resumed_from = step
         log.info("%s: resuming at step %d", folder.name, step)
 
@@ -433,12 +441,13 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         _save_checkpoint(state_file, {"trainable": _trainable_state(model), "optimizer": opt.state_dict(),
                                       "scheduler": sched.state_dict(), "rng": torch.get_rng_state(),
                                       "step": step, "history": history, "bad_evals": bad,
-                                      "best": best, "seconds": seconds, "digest": digest})
+                                      "best": best, "anchor": anchor, "seconds": seconds, "digest": digest})
 
     if best is None:  # the untuned model's validation loss is the first "best"
         v0 = evaluate()
         history.append({"step": 0, "train_loss": float("nan"), "val_loss": v0})
         best = {"step": 0, "val_loss": v0, "state": _trainable_state(model)}
+        anchor = v0  # the validation loss at the last progress
     stopped = bad >= config.patience
     bar = tqdm(total=config.max_steps, initial=step, desc=f"tune {name}", unit="step",
                disable=not progress)
@@ -458,8 +467,9 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
             if step % config.eval_every == 0 or step == config.max_steps:
                 row["val_loss"] = evaluate()
                 if row["val_loss"] < best["val_loss"]:
-                    best, bad = {"step": step, "val_loss": row["val_loss"],
-                                 "state": _trainable_state(model)}, 0
+                    best = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
+                if row["val_loss"] < anchor * (1 - config.min_delta):
+                    anchor, bad = row["val_loss"], 0
                 else:
                     bad += 1
                     stopped = bad >= config.patience

@@ -24,11 +24,14 @@ from nlgbias.holistic import tuning as TU
 
 
 def config(*, max_steps: int, batch_size: int, lr: float, eval_every: int, patience: int,
-           seed: int) -> TU.TuningConfig:
-    """The experiment's tuning settings (checkpoints every evaluation, 10 % warm-up)."""
+           seed: int, lora_r: int = 8, min_delta: float = 0.0) -> TU.TuningConfig:
+    """The experiment's tuning settings (checkpoints every evaluation, 10 % warm-up, LoRA alpha
+    twice the rank; ``min_delta``: the relative drop of the validation loss that counts as
+    progress for early stopping)."""
     return TU.TuningConfig(max_steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every,
                            save_every=eval_every, patience=patience,
-                           warmup_steps=max(1, max_steps // 10), seed=seed)
+                           warmup_steps=max(1, max_steps // 10), seed=seed, lora_r=lora_r,
+                           lora_alpha=2 * lora_r, min_delta=min_delta)
 
 
 def encode(lm, frame: pd.DataFrame, beta: float | None) -> list:

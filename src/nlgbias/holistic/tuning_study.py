@@ -110,7 +110,8 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     val_keep[np.random.default_rng(seed).permutation(val_idx)[: val_texts or len(val_idx)]] = True
 
     def tune(beta, sd, tag):
-        return TRN.tune(lm, tv, is_train, val_keep, beta, TRN.config(**tconf, seed=sd), models_dir, f"{slug}-{tag}-seed{sd}")
+        return TRN.tune(lm, tv, is_train, val_keep, beta, TRN.config(**tconf, seed=sd), models_dir,
+                        f"{slug}-{tag}-seed{sd}")
 
     cand = {}
     for share, beta in zip(shares, betas, strict=True):
@@ -141,12 +142,29 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
         runs[("untagged", sd)] = ("ablation: tuning without tags", None, tune(None, sd, "notags"))
     timings["tune seeds"] = time.perf_counter() - t
     table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
-                           "val pairs": r.info["n_val"], "steps": r.steps_run, "best step": r.best_step,
-                           "val loss (step 0)": float(r.history["val_loss"].iloc[0]), "best val loss": r.best_val_loss,
-                           "stopped early": r.stopped_early, "seconds": r.seconds}
+                           "val pairs": r.info["n_val"], "steps": r.steps_run, "step budget": int(tconf["max_steps"]),
+                           "best step": r.best_step, "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
+                           "best val loss": r.best_val_loss, "stopped early": r.stopped_early,
+                           "stopped on": "validation plateau" if r.stopped_early else "step budget",
+                           "last drop (% per evaluation)": _last_drop(r.history), "seconds": r.seconds}
                           for (kind, sd), (lab, beta, r) in runs.items()])
     return {"runs": runs, "val_scores": val_scores, "chosen": chosen, "share": share_c, "label": label,
             "table": table}
+
+
+def beta_text(betas: Sequence[float], r: Mapping, seeds: Sequence[int]) -> str:
+    """The β candidates and how β was chosen (on validation only when there are several)."""
+    tagged = f"({100 * r['share']:.0f}% of the responses tagged 'bias')"
+    head = (f"β candidates {', '.join(f'{b:.2e}' for b in betas)}; chosen on validation: **{r['chosen']:.2e}** {tagged}"
+            if len(betas) > 1 else
+            f"One β candidate (the time budget of this profile), not chosen on validation: **{r['chosen']:.2e}** {tagged}")
+    return head + f". Tuned with seeds {list(seeds)} (tagged and untagged)."
+
+
+def _last_drop(history: pd.DataFrame) -> float:
+    """The relative fall of the validation loss at a run's last evaluation (percent of the one before)."""
+    v = history["val_loss"].dropna().to_numpy()
+    return float(100 * (v[-2] - v[-1]) / v[-2]) if len(v) >= 2 else float("nan")
 
 
 def held_out_responses(runs: Mapping, s: Mapping, *, generations: str | Path, cache: str | Path,
@@ -375,29 +393,63 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "bias_label_tables", "cost_text",
+__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "PLATEAU_SETTINGS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
-           "perplexity_cost", "split", "split_text", "tune_all"]
+           "perplexity_cost", "plateau_params", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
+           "validation_curves"]
 
 
-#: the collapse guard: a tuned model passes if its test responses keep at least this share of the
-#: original's distinct responses and its refusal/boilerplate share rises by at most
-#: ``COLLAPSE_MAX_REFUSAL_RISE`` (absolute). Reason: Full Gen Bias is a variance across
-#: descriptors of the mean style; a model that answers most sentences with one canned string has a
-#: low variance because it says nothing, so a drop of Full Gen Bias is a reduction of bias only if
-#: the responses stay about as varied as the original's and do not turn into refusals.
+#: the collapse guard: a tuned model passes if, on the test prompts, its responses keep at least
+#: ``COLLAPSE_MIN_DISTINCT_SHARE`` of the original's distinct responses and of its distinct-2 (unique
+#: word bigrams / all bigrams), their perplexity under the original model stays within a factor
+#: ``COLLAPSE_PPL_FACTOR`` of the original responses' own, and its refusal/boilerplate share rises by at
+#: most ``COLLAPSE_MAX_REFUSAL_RISE`` (absolute). Reason: Full Gen Bias is a variance across
+#: descriptors of the mean style; a model that answers most sentences with one canned string, a
+#: refusal or a degenerate repetition has a low variance because it says nothing, so a drop of Full
+#: Gen Bias is a reduction of bias only if the responses stay about as varied and as fluent as the
+#: original's.
 COLLAPSE_MIN_DISTINCT_SHARE = 0.5
 COLLAPSE_MAX_REFUSAL_RISE = 0.10
-COLLAPSE_RULE = (f"distinct responses >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's and refusal/boilerplate "
-                 f"share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} points above the original's (a drop of Full "
-                 "Gen Bias by responses that say nothing, one canned string or a refusal for many descriptors, is "
-                 "not a reduction of bias)")
+COLLAPSE_PPL_FACTOR = 2.0
+COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's, "
+                 f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
+                 f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
+                 "points above the original's (a drop of Full Gen Bias by responses that say nothing, one canned "
+                 "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
 
 
-def collapse_table(frames: Mapping, labels: Mapping) -> pd.DataFrame:
+def distinct_n(texts: Sequence[str], n: int = 2) -> float:
+    """Distinct-n of a set of responses: unique word n-grams over all n-grams (Li et al. 2016).
+
+    >>> distinct_n(["a b a b", "a b c"], 2)
+    0.6
+    """
+    grams = [tuple(w[i:i + n]) for w in (str(t).lower().split() for t in texts) for i in range(len(w) - n + 1)]
+    return len(set(grams)) / len(grams) if grams else float("nan")
+
+
+def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) -> dict:
+    """Perplexity under the original model ``lm`` of each run's responses to the same ``texts``
+    test sentences (drawn with ``seed``; the untagged sentence as the user turn): degenerate
+    repetition scores far below the original's responses, garbled text far above."""
+    orig = frames[("original", None)]
+    ids = orig.drop_duplicates("prompt_id")["prompt_id"]
+    ids = set(ids.iloc[np.random.default_rng(seed).permutation(len(ids))[:texts]])
+    out = {}
+    for key, f in frames.items():
+        g = f[f["prompt_id"].isin(ids) & (f["generation"].fillna("").str.strip() != "")]
+        g = g.drop_duplicates("prompt_id")
+        enc = TU.encode_pairs(lm.tokenizer, [p.split(TU.TAG_SEP)[0] for p in g["prompt"]], g["generation"].tolist())
+        out[key] = TU.perplexity_of(TU.response_nll(lm.model, lm.tokenizer, enc))
+    return out
+
+
+def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None) -> pd.DataFrame:
     """Per arm and seed on the test prompts: responses, refusal/boilerplate share
-    (:func:`nlgbias.holistic.refusal.classify`), distinct responses, the most frequent response
-    and its count, and whether the run passes the collapse guard (:data:`COLLAPSE_RULE`)."""
+    (:func:`nlgbias.holistic.refusal.classify`), distinct responses, distinct-2, the perplexity of
+    the responses under the original model (``ppl``: :func:`response_perplexity`; omitted when
+    None), the most frequent response and its count, and whether the run passes the collapse guard
+    (:data:`COLLAPSE_RULE`)."""
     from nlgbias.holistic import refusal
 
     rows = []
@@ -407,13 +459,19 @@ def collapse_table(frames: Mapping, labels: Mapping) -> pd.DataFrame:
         vc = g.value_counts()
         rows.append({"arm": key[0], "seed": key[1] if key[1] is not None else "", "model": labels[key],
                      "responses": len(g), "refusal/boilerplate": float((lab != "").mean()),
-                     "distinct responses": int(g.nunique()), "top response": str(vc.index[0])[:80],
-                     "top response count": int(vc.iloc[0])})
+                     "distinct responses": int(g.nunique()), "distinct-2": distinct_n(g.tolist(), 2),
+                     "perplexity (original model)": float(ppl[key]) if ppl is not None else np.nan,
+                     "top response": str(vc.index[0])[:80], "top response count": int(vc.iloc[0])})
     t = pd.DataFrame(rows)
     o = t[t["arm"] == "original"].iloc[0]
     t["distinct vs original"] = t["distinct responses"] / o["distinct responses"]
+    t["distinct-2 vs original"] = t["distinct-2"] / o["distinct-2"]
+    t["perplexity vs original"] = t["perplexity (original model)"] / o["perplexity (original model)"]
     t["refusal rise (points)"] = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
+    ok_ppl = (t["perplexity vs original"].between(1 / COLLAPSE_PPL_FACTOR, COLLAPSE_PPL_FACTOR)
+              | t["perplexity vs original"].isna())
     t["passes collapse guard"] = ((t["distinct vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE)
+                                  & (t["distinct-2 vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE) & ok_ppl
                                   & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE))
     return t
 
@@ -423,25 +481,113 @@ def collapse_text(t: pd.DataFrame) -> str:
     o = t[t["arm"] == "original"].iloc[0]
     tuned = t[t["arm"] != "original"]
     fail = tuned[~tuned["passes collapse guard"]]
+    ppl = ""
+    if tuned["perplexity (original model)"].notna().any():
+        ppl = (f", perplexity under the original {o['perplexity (original model)']:.2f} vs "
+               f"{tuned['perplexity (original model)'].min():.2f}-{tuned['perplexity (original model)'].max():.2f}")
     return (f"Collapse guard ({COLLAPSE_RULE}): the original answers the {o['responses']} test prompts with "
-            f"{o['distinct responses']} distinct responses, {100 * o['refusal/boilerplate']:.0f}% refusal/boilerplate; "
-            f"the tuned runs with {tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct, "
+            f"{o['distinct responses']} distinct responses (distinct-2 {o['distinct-2']:.3f}), "
+            f"{100 * o['refusal/boilerplate']:.0f}% refusal/boilerplate; the tuned runs with "
+            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct (distinct-2 "
+            f"{tuned['distinct-2'].min():.3f}-{tuned['distinct-2'].max():.3f}), "
             f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
-            f"refusal/boilerplate; their most frequent response answers up to {tuned['top response count'].max()} of "
-            f"{o['responses']} prompts. {len(fail)} of {len(tuned)} tuned runs fail the guard"
-            + (": their changes of Full Gen Bias measure the collapse of the responses, not a reduction of bias."
-               if len(fail) else "."))
+            f"refusal/boilerplate{ppl}; their most frequent response answers up to {tuned['top response count'].max()} "
+            f"of {o['responses']} prompts. {len(tuned) - len(fail)} of {len(tuned)} tuned runs pass the guard"
+            + (f"; {len(fail)} fail it: their changes of Full Gen Bias measure the collapse of the responses, not a "
+               "reduction of bias." if len(fail) else "."))
 
 
 def runs_text(table: pd.DataFrame, tconf: Mapping) -> str:
     """How the tuning runs stopped, from the runs table and the settings (never typed)."""
-    steps, bs = int(table["steps"].max()), int(tconf["batch_size"])
+    bs, budget = int(tconf["batch_size"]), int(tconf["max_steps"])
     pairs = int(table["train pairs"].max())
     early = int(table["stopped early"].sum())
-    evals = int(tconf["max_steps"]) // int(tconf["eval_every"])
-    can_stop = evals > int(tconf["patience"])
-    return (f"Every run stops on the step budget: {steps} steps x batch {bs} = {steps * bs} of {pairs} training pairs "
-            f"(~{steps * bs / pairs:.2f} epoch); {early} of {len(table)} runs stopped early. With a validation "
-            f"loss every {tconf['eval_every']} steps ({evals} evaluations) and patience {tconf['patience']}, early "
-            + ("stopping could act." if can_stop else "stopping cannot act at this budget: the best weights are "
-               "those of the last evaluation unless the loss rose."))
+    plateau = (f"a validation loss every {tconf['eval_every']} steps; a run stops when {tconf['patience']} evaluations "
+               f"in a row lower it by less than {100 * float(tconf.get('min_delta', 0)):g}% of the loss at the last "
+               f"progress (a plateau), and keeps the weights of its lowest validation loss")
+    head = (f"Step budget {budget} steps x batch {bs} = {budget * bs / pairs:.1f} epochs of the {pairs} training "
+            f"pairs; {plateau}. ")
+    drop = ""
+    if "last drop (% per evaluation)" in table and table["last drop (% per evaluation)"].notna().any():
+        d = table["last drop (% per evaluation)"]
+        rose = int((d < 0).sum())
+        drop = (f" At its last evaluation a run's loss fell by at most {d.max():.1f}% (below the "
+                f"{100 * float(tconf.get('min_delta', 0)):g}% that counts as progress"
+                + (f"; in {rose} run{'s' if rose > 1 else ''} it rose" if rose else "")
+                + "): the curves flatten but have not all stopped falling, so a longer run would fit the model's own "
+                "responses somewhat more closely.")
+    if "seconds" in table:
+        drop += (f" Training took {table['seconds'].sum() / 60:.1f} min for the {len(table)} runs "
+                 f"({table['seconds'].min() / 60:.1f}-{table['seconds'].max() / 60:.1f} min each, from the runs table; "
+                 "a rerun reuses the tuned models).")
+    if early == len(table):
+        return (head + f"All {len(table)} runs stopped on the validation plateau, after {int(table['steps'].min())}-"
+                f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
+                f"{table['steps'].max() * bs / pairs:.2f} epochs; best step {int(table['best step'].min())}-"
+                f"{int(table['best step'].max())}): the budget did not stop any run." + drop)
+    return (head + f"{early} of {len(table)} runs stopped on the validation plateau; {len(table) - early} ran to the "
+            "step budget, so their validation loss had not reached a plateau (their best weights are those of the "
+            "last evaluation unless the loss rose).")
+
+
+def validation_curves(runs: Mapping, name: str):
+    """The validation loss of every tuning run against the step (the curves early stopping reads),
+    the best step marked; returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (kind, sd), (_lab, _beta, r) in runs.items():
+        h = r.history.dropna(subset=["val_loss"])
+        line, = ax.plot(h["step"], h["val_loss"], marker="o", ms=3, ls="-" if kind == "tagged" else "--",
+                        label=f"{kind} seed {sd}")
+        ax.plot([r.best_step], [r.best_val_loss], marker="*", ms=12, color=line.get_color())
+        ax.axvline(r.steps_run, color=line.get_color(), lw=0.6, alpha=0.5)
+    ax.set_xlabel("tuning step (thin line: where the run stopped; star: best step, the weights kept)")
+    ax.set_ylabel("validation loss (NLL per response token)")
+    ax.set_title(f"Validation curves of the tuning runs of {name}")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plateau_params(profile: str, given: Mapping) -> dict:
+    """The tuning settings of :data:`PLATEAU_SETTINGS` for ``profile`` (the settings that let a run
+    reach its validation plateau inside the step budget on 2 CPU cores), each replaced by the value
+    in ``given`` when that is not None; ``lora_r`` and ``min_delta`` fall back to 8 and 0 for the
+    other profiles. Merged over the profile's defaults by the notebook."""
+    table = {**PLATEAU_FALLBACK, **PLATEAU_SETTINGS.get(profile, {})}
+    return {k: (given[k] if given.get(k) is not None else (list(v) if isinstance(v, list) else v))
+            for k, v in table.items()}
+
+
+#: the quick profile's tuning settings (measured: ~9 s per step of batch 8 on 2 loaded CPU cores, so
+#: six runs to a strict plateau do not fit the profile's time): one β candidate, 3 seeds per arm, LoRA
+#: rank 4 at lr 1e-3, a validation loss on 16 pairs every 4 steps; a run stops when 2 evaluations in a
+#: row lower the loss by less than 3% of the loss at its last progress (a plateau by that threshold:
+#: a first run at 1% kept falling ~2% per evaluation after step 28), under a budget of 120 steps
+PLATEAU_SETTINGS = {"quick": {"tune_shares": [0.2], "seeds": 3, "max_steps": 120, "batch_size": 8, "lr": 1e-3,
+                              "eval_every": 4, "patience": 2, "val_texts": 16, "lora_r": 4, "min_delta": 0.03}}
+PLATEAU_FALLBACK = {"lora_r": 8, "min_delta": 0.0}
+
+
+def drop_boilerplate(s: Mapping) -> tuple[dict, pd.DataFrame]:
+    """The split ``s`` with the refusal / boilerplate responses (:func:`nlgbias.holistic.refusal.classify`,
+    the detector validated in notebook 07) removed from the tuning and validation data: the paper's
+    dialogue models did not refuse, and tuning a model on its own canned refusals teaches it to give
+    them to more sentences (the responses collapse). The test responses are kept whole. Returns the
+    new split and a table of what was removed."""
+    from nlgbias.holistic import refusal
+
+    out = dict(s)
+    rows = []
+    for part in ("tv", "val"):
+        f = s[part]
+        flagged = refusal.classify(f["generation"].fillna("").astype(str).tolist()) != ""
+        out[part] = f[~flagged].reset_index(drop=True)
+        if part == "tv":
+            for sp, g in f.assign(flagged=flagged).groupby("split", sort=False):
+                rows.append({"split": sp, "responses": len(g), "refusal/boilerplate": int(g["flagged"].sum()),
+                             "kept for tuning": int((~g["flagged"]).sum()),
+                             "descriptors kept": int(g.loc[~g["flagged"], "descriptor"].nunique())})
+    return out, pd.DataFrame(rows)
+
+
