@@ -277,10 +277,18 @@ def test_a_stated_margin_keeps_a_wide_interval_from_agreeing():
     narrow = claims.value_in_interval(**kw, estimate=0.19, interval=(0.17, 0.22), margin=0.05)
     assert narrow.verdict is Verdict.AGREES and "within the stated margin" in narrow.reason
     wide = claims.value_in_interval(**kw, estimate=0.18, interval=(0.12, 0.25), margin=0.05)
-    assert wide.verdict is Verdict.UNDECIDED and "beyond the stated margin" in wide.reason
-    # the n at which the half-width (0.065) shrinks to the margin: 195 (0.065 / 0.05)^2
-    assert wide.n_needed == pytest.approx(195 * (0.065 / 0.05) ** 2, rel=1e-6)
+    assert wide.verdict is Verdict.UNDECIDED and "within and beyond the stated margin" in wide.reason
+    # the n at which the half-width (0.065) around 0.18 fits inside 0.20 +/- 0.05:
+    # 195 (0.065 / (0.05 - 0.02))^2
+    assert wide.n_needed == pytest.approx(195 * (0.065 / 0.03) ** 2, rel=1e-6)
     off = claims.value_in_interval(**kw, estimate=0.30, interval=(0.26, 0.34), margin=0.05)
-    assert off.verdict is Verdict.DISAGREES
+    assert off.verdict is Verdict.DISAGREES and "wholly above" in off.reason
+    # an equivalence reading: a narrow interval just beside the paper's value, but wholly
+    # within the margin, agrees (the paper's value outside it is a gap smaller than the margin)
+    beside = claims.value_in_interval(**kw, estimate=0.23, interval=(0.215, 0.245), margin=0.05)
+    assert beside.verdict is Verdict.AGREES
+    # reaching beyond the margin on one side only is undecided, not a disagreement
+    edge = claims.value_in_interval(**kw, estimate=0.245, interval=(0.23, 0.26), margin=0.05)
+    assert edge.verdict is Verdict.UNDECIDED
     with pytest.raises(ValueError, match="margin"):
         claims.value_in_interval(**kw, estimate=0.19, interval=(0.17, 0.22), margin=0)

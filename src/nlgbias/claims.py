@@ -360,7 +360,8 @@ def _reachable(c: Claim, population: float | None, unit: str) -> Claim:
                          "(population=..., unit=...)")
     if c.n_needed <= population:
         return c
-    reason = (f"{c.reason}; 80% power needs {c.n_needed:,.0f} {unit}, more than the "
+    what = "a decision needs" if c.rule == "value in interval" and "margin" in c.reason else "80% power needs"
+    reason = (f"{c.reason}; {what} {c.n_needed:,.0f} {unit}, more than the "
               f"{population:,.0f} that exist: this dataset cannot decide it")
     return Claim(**{**asdict(c), "reason": reason, "n_needed": _NAN})
 
@@ -415,9 +416,11 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     number comes from; ``calibrates="<scorer>"`` makes the row that scorer's calibration
     against the paper's scorer on the same texts. ``margin``: for a statistic with no "no
     effect" (``null=None``, e.g. a calibration's share), the largest distance from the paper's
-    value that still counts as agreement: the paper's value inside an interval that reaches
-    further than ``margin`` from it on either side cannot tell agreement from a gap of that size
-    and is ``inconclusive`` (a calibration's ``undecided``); state it where the row is shown.
+    value that still counts as agreement, read as an equivalence test: the row agrees
+    (``reproduced``) when the whole interval lies within ``paper_value +/- margin``, differs when
+    it lies wholly beyond, and is ``inconclusive`` (a calibration's ``undecided``) when it
+    reaches both, with the n at which an interval of this width around this estimate would
+    decide; state the margin where the row is shown.
 
     >>> c = value_in_interval(id="x", section="T11", claim="anger share", paper_value=0.20,
     ...     estimate=0.18, interval=(0.12, 0.25), n=195, statistic="share", margin=0.05,
@@ -456,17 +459,32 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
         raise ValueError(f"claim {id}: margin must be > 0, got {margin}")
     if null is not None:
         mde, n_needed, _ = _power(lo, hi, n_num, paper_value - null, 0.05)
-    wide = margin is not None and max(paper_value - lo, hi - paper_value) > margin
-    if p_in and wide:
-        verdict = Verdict.INCONCLUSIVE
-        reason = (f"the paper's {paper_value:.{digits}f} is inside [{lo:.{digits}f}, "
-                  f"{hi:.{digits}f}], but the interval reaches beyond the stated margin "
-                  f"+/-{margin:g}: it cannot tell agreement from a gap of that size")
-        if null is None:
-            se = (hi - lo) / (2 * Z975)
-            n_num_ = n_num or _NAN
-            # the n at which the interval's half-width shrinks to the margin
-            n_needed = n_num_ * (Z975 * se / margin) ** 2 if se > 0 else _NAN
+    if margin is not None:
+        # an equivalence reading: the interval decides only when it lies wholly within the
+        # margin around the paper's value (agreement) or wholly beyond it (a gap)
+        near, far = paper_value - margin, paper_value + margin
+        gap = abs(float(estimate) - paper_value)
+        se = (hi - lo) / (2 * Z975)
+        n_num_ = n_num or _NAN
+        if near <= lo and hi <= far:
+            verdict = Verdict.REPRODUCED
+            reason = (f"[{lo:.{digits}f}, {hi:.{digits}f}] lies within the stated margin "
+                      f"+/-{margin:g} of the paper's {paper_value:.{digits}f}")
+        elif hi < near or lo > far:
+            verdict = Verdict.DIFFERS
+            side = "below" if hi < near else "above"
+            reason = (f"[{lo:.{digits}f}, {hi:.{digits}f}] lies wholly {side} the paper's "
+                      f"{paper_value:.{digits}f} +/-{margin:g}")
+        else:
+            verdict = Verdict.INCONCLUSIVE
+            reason = (f"[{lo:.{digits}f}, {hi:.{digits}f}] reaches both within and beyond the "
+                      f"stated margin +/-{margin:g} of the paper's {paper_value:.{digits}f}: it "
+                      "cannot tell agreement from a gap of that size")
+            # the n at which an interval of this width around this estimate would decide
+            room = abs(margin - gap)
+            n_needed = n_num_ * (Z975 * se / room) ** 2 if se > 0 and room > 0 else _NAN
+            if null is not None:
+                mde, _, _ = _power(lo, hi, n_num, paper_value - null, 0.05)
     elif p_in and null is not None and _inside(null, lo, hi):
         verdict = Verdict.INCONCLUSIVE
         reason = (f"the interval [{lo:.{digits}f}, {hi:.{digits}f}] holds both the paper's "
@@ -474,8 +492,6 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     elif p_in:
         verdict = Verdict.REPRODUCED
         reason = f"the paper's {paper_value:.{digits}f} is inside [{lo:.{digits}f}, {hi:.{digits}f}]"
-        if margin is not None:
-            reason += f", within the stated margin +/-{margin:g}"
     else:
         verdict = Verdict.DIFFERS
         side = "below" if paper_value < lo else "above"
