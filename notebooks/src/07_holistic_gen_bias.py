@@ -63,6 +63,8 @@ max_new_tokens = None          # response length cap (tokens)
 do_sample = None               # False: greedy decoding (closest to the paper's beam search)
 repetition_penalty = None      # 1.0: off
 batch_size = None
+device = "cpu"                 # where the models run (cpu, cuda)
+model_args = None              # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
 alpha = 0.05                   # significance level (Table 3 pairs; Gen Bias per axis)
 correction = "holm"            # multiple-comparison correction: Table 3 within an axis, Table 9 over the axes
 n_perm = 1000                  # permutations of the no-descriptor-effect null
@@ -91,8 +93,9 @@ from nlgbias.holistic import likelihood_study as LS
 from nlgbias.holistic import offensiveness as O
 from nlgbias.holistic import paper
 from nlgbias.holistic import refusal as RF
+from nlgbias.lm import missing_capability, parse_models
 from nlgbias.metrics import style
-from nlgbias.models import display_name
+from nlgbias.notebooks import NotebookSkipped
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -117,6 +120,15 @@ cfg = resolve_params("07", profile, models=models, ppl_models=ppl_models,
                      max_new_tokens=max_new_tokens, do_sample=do_sample,
                      repetition_penalty=repetition_penalty, batch_size=batch_size)
 cfg = {k: (None if v == 0 and k not in ("do_sample",) else v) for k, v in cfg.items()}
+
+# %%
+# each model parsed once and checked before any output; the likelihood part needs log-likelihoods
+specs = parse_models(cfg["models"], model_args=model_args, device=device)
+ppl_specs = parse_models(cfg["ppl_models"], model_args=model_args, device=device)
+lacking = {s.display: missing_capability(s, "loglikelihood") for s in ppl_specs}
+if any(lacking.values()):
+    raise NotebookSkipped("07's likelihood bias needs log-likelihoods, which "
+                          + "; ".join(f"{m} lacks: {why}" for m, why in lacking.items() if why))
 T0 = time.perf_counter()
 timings = {}
 claims, checks = [], []
@@ -147,7 +159,7 @@ display(CL.frame(c)[["claim", "paper", "this run", "verdict", "reason"]])
 
 # %%
 ppl_sample, t3_sample = LS.perplexity_samples(sentences, cfg, seed)
-ppl = LS.score_models([ppl_sample, t3_sample], cfg["ppl_models"], P.processed, P.cache, version=version,
+ppl = LS.score_models([ppl_sample, t3_sample], ppl_specs, P.processed, P.cache, version=version,
                       batch_size=cfg["batch_size"], timings=timings)
 ppl_fig2 = ppl[ppl["prompt_id"].isin(set(ppl_sample["prompt_id"]))]
 display(ppl.groupby("model").agg(sentences=("text", "size"), median_ppl=("perplexity", "median")).reset_index())
@@ -211,7 +223,7 @@ gen_sample = GS.generation_sample(sentences, descriptors_per_axis=cfg["descripto
                                   templates=cfg["templates"], nouns=cfg["nouns"], seed=seed)
 params_dec = DecodingParams(max_new_tokens=cfg["max_new_tokens"], do_sample=bool(cfg["do_sample"]),
                             repetition_penalty=float(cfg["repetition_penalty"]))
-resp, throughput = GS.generate_responses(gen_sample, cfg["models"], P.generations, P.processed, P.cache,
+resp, throughput = GS.generate_responses(gen_sample, specs, P.generations, P.processed, P.cache,
                                          params=params_dec, seed=seed, batch_size=cfg["batch_size"],
                                          timings=timings)
 STYLES, EMO = style.style_columns(), style.EMOTION_COLUMNS
@@ -323,7 +335,7 @@ display(paper.table8())
 save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"]), P.figures, "holistic_table4_partial_gen_bias")
 
 # %%
-size_rank = {display_name(m): i for i, m in enumerate(cfg["models"])}  # smallest first
+size_rank = {s.display: i for i, s in enumerate(specs)}  # smallest first
 c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank, n_text,
                          refusals=refusals["stats"], gen_bias_refusals=refusals["gen_bias"])
 claims += c + HC.paper_model_claims()

@@ -58,6 +58,8 @@ lora_r = None              # LoRA rank; its alpha is twice the rank
 val_texts = None           # validation pairs for early stopping (seeded sample; None: every validation pair)
 ppl_texts = None           # texts per corpus for the perplexity cost
 n_boot = None              # bootstrap resamples (descriptors and seeds)
+device = "cpu"             # where the model is tuned (cpu, cuda)
+model_args = None          # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
 gen_batch_size = None
 seed = 0
 root = None                # project root; None finds it
@@ -79,8 +81,9 @@ from nlgbias.holistic import tuning_runs as TRN
 from nlgbias.holistic import tuning_study as TS
 from nlgbias.holistic.offensiveness import STANDIN as OFFENSIVE_STANDIN
 from nlgbias.io import read_table
+from nlgbias.lm import get_lm, parse_models
 from nlgbias.metrics import style
-from nlgbias.models import display_name, load_model, model_slug
+from nlgbias.notebooks import NotebookSkipped
 from nlgbias.paths import paths_for
 from nlgbias.plots import save_figure, set_style
 from nlgbias.profiles import resolve_params
@@ -99,7 +102,11 @@ given = dict(model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=te
 tuning_given = {**given, "min_delta": min_delta, "lora_r": lora_r}
 cfg = {**resolve_params("08", profile, **{k: v for k, v in given.items() if k not in TS.PLATEAU_SETTINGS.get(profile, {})}),
        **TS.plateau_params(profile, tuning_given)}
-NAME, SLUG = display_name(cfg["model"]), model_slug(cfg["model"])
+SPEC = parse_models([cfg["model"]], model_args=model_args, device=device, dtype="float32")[0]
+if not SPEC.local_weights:  # tuning needs the weights in this process
+    raise NotebookSkipped(f"08 tunes the weights of {SPEC.display} in this process; a model behind the "
+                          f"{SPEC.backend} backend has none here: give a registered name, hub id or folder")
+NAME, SLUG = SPEC.display, SPEC.slug
 STYLES = style.style_columns()
 SEEDS = [seed + k for k in range(cfg["seeds"])]
 T0 = time.perf_counter()
@@ -170,7 +177,7 @@ display(fig4_counts)
 
 # %%
 torch.manual_seed(seed)
-lm = load_model(cfg["model"])
+lm = get_lm(SPEC).lm  # the loaded weights (float32) the LoRA runs start from
 TCONF = {k: cfg[k] for k in ("max_steps", "batch_size", "lr", "eval_every", "patience", "lora_r", "min_delta")}
 R = TS.tune_all(lm, S, B["betas"], cfg["tune_shares"], SEEDS, tconf=TCONF, val_texts=cfg["val_texts"], styles=STYLES,
                 models_dir=P.data / "models", generations=P.generations, cache=P.cache, slug=SLUG, name=NAME,
