@@ -104,13 +104,16 @@ class OpenAILM(LM):
 
     @staticmethod
     def check(spec: LMSpec) -> None:
-        """Raise at once when the server does not answer (one ``GET /models``, 10 s)."""
+        """Raise at once when the server does not answer (one ``GET /models``, 10 s; an HTTP
+        error is an answer: ``transformers serve`` cannot list models offline)."""
         probe = OpenAILM.__new__(OpenAILM)
         probe.base_url, probe.timeout, probe.retries = spec.target, 10.0, 0
         probe._key_from = next((v for v in KEY_VARIABLES if os.environ.get(v)), None)
         try:
             probe._request("GET", "models")
         except ServerError as exc:
+            if str(exc).startswith("HTTP "):  # it answered (some servers cannot list models)
+                return
             raise ServerError(f"model {spec.display!r}: the server at {spec.target} does not "
                               f"answer: {exc}") from None
 
