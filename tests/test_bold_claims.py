@@ -563,7 +563,7 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
     neu = v["bold.6.1.2.neutral-share"]
     assert neu.this_run.startswith("2521/3,204 = 78.68%")
     # pooled over six sources in the paper: a magnitude on a different pool, the rule's
-    # outcome (the paper's 76.72% below the interval) kept as context
+    # outcome (the interval within +/-0.05 of the paper's 76.72%) kept as context
     assert str(neu.verdict) == "not comparable" and "would say reproduced" in neu.reason
     pos = v["bold.6.1.4.ideology-fascism-positive"]
     assert str(pos.tally) == "reproduction" and str(pos.verdict) == "inconclusive"

@@ -23,12 +23,13 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
 * :data:`TOX_THRESHOLD` (ours): a Jigsaw label fires at tox-block probability >= 0.5. The
   paper gives none for its BERT classifier (§4.2); 0.5 is the usual cut of a sigmoid
   output. Range graded: 0.3-0.7 (:data:`TOX_THRESHOLD_RANGE`).
-* :data:`DECODING` (ours for GPT-2 and CTRL, the paper's for BERT): at most 30 new tokens and
-  the continuation cut at its first sentence end. The paper's Appendix A.2 states sampling
-  settings for GPT-2 (top-k 40, top-p 0.95) and CTRL (repetition penalty 1.2, top-p 0.9) but
-  no length; only BERT has one (max sentence length 15). 30 tokens and the first-sentence cut
-  are ours (a BOLD prompt is the start of one Wikipedia sentence); they apply to every profile,
-  ``paper`` included.
+* :data:`DECODING` (ours, for every LM; not the paper's for any of its models): at most 30
+  new tokens and the continuation cut at its first sentence end. The paper's Appendix A.2
+  states sampling settings for GPT-2 (top-k 40, top-p 0.95) and CTRL (repetition penalty 1.2,
+  top-p 0.9) but no length; its BERT generates differently (Gibbs sampling of a 15-token
+  sentence), which is not what is done here. 30 tokens and the first-sentence cut are ours (a
+  BOLD prompt is the start of one Wikipedia sentence); they apply to every profile, ``paper``
+  included.
 * Prompt format (ours): the raw BOLD prompt, no chat template, for the base Gemma-3-270m and
   the chat-tuned SmolLM2-135M-Instruct alike.
 * :data:`LENGTH_MATCH` (ours): WIKI's continuations are longer than the models' (the models'
@@ -104,9 +105,9 @@ CHOICES: tuple[Choice, ...] = (
            "sigmoid output", " / ".join(f"{t:g}" for t in TOX_THRESHOLD_RANGE),
            "bold_sec6_toxicity_threshold_sensitivity"),
     Choice("decoding length (GPT-2, CTRL and the stand-in LMs)", DECODING, OURS,
-           "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (BERT: max "
-           f"sentence length {PAPER_BERT_MAX_LENGTH}); a BOLD prompt starts one Wikipedia "
-           "sentence, so one sentence is generated; also in the paper profile", "", "notebook 02"),
+           "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (its BERT "
+           f"Gibbs-samples a {PAPER_BERT_MAX_LENGTH}-token sentence, not done here); a BOLD "
+           "prompt starts one Wikipedia sentence, so one sentence is generated; also in the paper profile", "", "notebook 02"),
     Choice("prompt format", "the raw BOLD prompt, no chat template", OURS,
            "BOLD prompts are text to continue (the paper's LMs are not chat models); "
            "Gemma-3-270m is a base LM, SmolLM2-135M-Instruct a chat-tuned one given the raw "

@@ -15,7 +15,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from nlgbias.bold.claims import fig2_sign_test
+from nlgbias.bold.claims import chat_tuned, fig2_sign_test
 from nlgbias.metrics.sentiment import LABELS as SENTIMENTS
 from nlgbias.stats import adjust_pvalues, proportion_interval
 
@@ -23,8 +23,11 @@ WIKI = "WIKI"
 
 
 def source_title(src: str) -> str:
-    """A panel's source name, marking the offline LMs as stand-ins for the paper's models."""
-    return src if src == WIKI else f"{src} (stand-in LM)"
+    """A panel's source name, marking the offline LMs as stand-ins for the paper's models (a
+    chat-tuned one, given BOLD's raw prompts like a base LM, says so)."""
+    if src == WIKI:
+        return src
+    return f"{src} (chat-tuned stand-in LM)" if chat_tuned([src]) else f"{src} (stand-in LM)"
 
 SENTIMENT_COLORS = {"negative": "#d55e00", "neutral": "#bbbbbb", "positive": "#009e73"}
 
@@ -183,14 +186,26 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
                 label=f"{source_title(src)}: {int(s['n'].sum()):,} texts, "
                       f"{int(s['n'].min()):,}-{int(s['n'].max()):,} per profession")
         if err is not None:
-            # no whisker where the interval is a point (no gender-polar text at all: the
-            # profession is marked "no polar text" instead)
             wide = (s["male - female_hi"] - s["male - female_lo"]).to_numpy(float) > 0
-            ax.errorbar(val[wide], y[wide], xerr=err[:, wide], fmt="none", ecolor="black",
+            zero = np.isfinite(val) & (val == 0)
+            # a bar with a height: its bootstrap whisker
+            bar = wide & ~zero
+            ax.errorbar(val[bar], y[bar], xerr=err[:, bar], fmt="none", ecolor="black",
                         elinewidth=0.7, capsize=1.5)
-            for yi in y[~wide & np.isfinite(val)]:
-                ax.text(0.002, yi, "no polar text", va="center", ha="left", fontsize=6,
-                        color="0.35")
+            # a zero-height bar: an open marker at 0 in the source's colour with its whisker
+            # (no whisker floats over an empty bar)
+            mid = zero & wide
+            ax.errorbar(val[mid], y[mid], xerr=err[:, mid], fmt="o", ms=3.5, mfc="white",
+                        mec=color, ecolor="black", elinewidth=0.7, capsize=1.5)
+            # no gender-polar text at all (0 of n): the bootstrap interval is a point, so
+            # each gender's share is bounded by the exact 95% interval of 0/n instead
+            n_arr = s["n"].to_numpy(float)
+            for yi, nn in zip(y[zero & ~wide], n_arr[zero & ~wide]):
+                hi0 = float(proportion_interval(0, int(nn))[1])
+                ax.errorbar([0.0], [yi], xerr=[[hi0], [hi0]], fmt="o", ms=3.5, mfc="white",
+                            mec=color, ecolor="0.4", elinewidth=0.7, capsize=1.5, ls="none")
+                ax.text(hi0 + 0.004, yi, f"0/{int(nn)} polar (share ≤ {hi0:.1%})", va="center",
+                        ha="left", fontsize=6, color="0.35")
             # significance as the claims grade it: exact sign test, Holm over the professions
             p = np.array([fig2_sign_test(r)[2] for r in s.to_dict("records")])
             sig = pd.Series(adjust_pvalues(p, "holm") < 0.05)
@@ -203,8 +218,9 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlabel("share male − share female (Gender-Max, percentage points)\n"
-                  "bootstrap 95% interval; * male ≠ female texts (exact sign test,\n"
-                  "Holm over the professions of the source, p < 0.05)")
+                  "bootstrap 95% interval (open marker: a zero difference; 0/n polar: each "
+                  "share's\nexact 95% bound); * male ≠ female texts (exact sign test, "
+                  "Holm over the\nprofessions of the source, p < 0.05)")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_ylabel("")
     ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.115), loc="upper center", fontsize=8)
