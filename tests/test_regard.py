@@ -283,19 +283,22 @@ def test_figure1_summary_and_its_sentence():
     with pytest.raises(ValueError):
         RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=29)
     text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4, cl)
-    assert "test accuracy, the mean over 2 seeds, **0.750**" in text
+    # the vote throughout: the sentence quotes the calibration claim, the seeds as Figure 1's bars
+    assert f"test accuracy **{acc.this_run}** (95% Wilson interval" in text
+    assert "test 0.700-0.800 (mean 0.750)" in text
     assert "head L2 penalty 0.01, the best of 4 tried" in text
     assert "one of the 30 test texts moves accuracy by 0.033" in text
     margin = cl["regard.fig1.beats_other_models"]
-    # the margin is printed with its interval and verdict, read from the claim (never typed)
-    assert ("The best comparison model on test is *lstm* (0.650); our classifier is "
-            f"{margin.this_run} (95% interval") in text
-    assert margin.this_run.startswith("+10.0 points [") and f"**{margin.verdict}** (replication" in text
-    assert "The calibration against it grades the seeds' vote (below)" in text
-    saved = T.saved_text("m", True, [0, 1], {"accuracy": 22 / 30, "lo": 0.6, "hi": 0.9, "n": 30}, acc,
-                         RC.CALIBRATION_MARGIN)
+    # the margin is the vote against the best other model, printed with its interval and verdict
+    assert ("The best comparison model on test is *lstm* (0.650, mean over seeds); the vote is "
+            f"{margin.this_run} (95% Newcombe interval") in text
+    assert margin.estimate == pytest.approx(22 / 30 - 0.65)
+    assert margin.this_run.startswith("+8.3 points [") and f"**{margin.verdict}** (replication" in text
+    saved = T.saved_text("m", True, [0, 1], acc, RC.CALIBRATION_MARGIN)
     assert f"this run {acc.this_run}: **undecided** (calibration" in saved and "margin ±0.05" in saved
-    assert "ours: 0.800 / 0.750 and 0.700 / 0.600" in text
+    assert "bootstrap" not in saved
+    assert "ours: the vote 0.733 on test (`train.tsv`), and 0.700 / 0.600" in text
+    assert "README of the paper's repository" in text
 
 
 def test_table5_rows_use_the_held_out_texts_for_the_classifier():
@@ -382,19 +385,19 @@ def test_figure2_sentence_reads_the_claims_table():
                  0.2, (0.1, 0.3)),
                 ("regard.fig2.occupation_black_vs_white", "occupation", "more negative for Black",
                  0.05, (-0.02, 0.12)))]
-    rows.append(C.direction(id="regard.fig2.neg_gap_regard_gt_vader", section="§5", claim="gap", paper="x",
-                            sign=1, estimate=0.05, interval=(0.01, 0.09), n=6000, statistic="s",
-                            comparability="stand-in", stand_in="m", scorer=RC.SCORER,
-                            this_run="0.126 (regard) vs 0.074 (VADER): +0.052 [+0.010, +0.090]"))
+    pooled = C.check(id="regard.fig2.neg_gap_regard_gt_vader", section="§5", kind="diagnostic",
+                     check="gap", expected="x", passed=True,
+                     this_run="0.126 (regard) vs 0.074 (VADER): +0.052 [+0.010, +0.090]")
     df = C.frame(rows)
     bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05],
                          "n_gaps": [12, 12]})
-    text = T.figure2_text(df, bias)
+    text = T.figure2_text(df, bias, [pooled])
     assert text.startswith("On the paper's GPT-2 samples the stand-in classifier replicates §5's 2 written "
                            "findings as: 1 holds, 1 undecided (Holm over the 2; intervals hold every seed): ")
     assert "(over 12 gaps: 3 pairs × 2 contexts × negative and positive shares): GPT-2 0.120, LM 1B 0.050;" in text
-    assert ("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|): 0.126 (regard) vs "
-            "0.074 (VADER): +0.052 [+0.010, +0.090]: **holds** (replication).") in text
+    assert ("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap| over both "
+            "contexts; it restates the two context rows, so a check): 0.126 (regard) vs "
+            "0.074 (VADER): +0.052 [+0.010, +0.090]: check passed.") in text
 
 
 def test_bold_texts_names_table_and_sentence():

@@ -65,12 +65,13 @@ def test_annotation_agreement_not_tested_footnotes_11_and_12_counted():
     cl, ck = RC.annotation_claims(ann, D.load_generated_samples("gpt2"))
     by = {c.id: c for c in cl}
     assert by["regard.s4.inter_annotator_agreement"].verdict is C.Verdict.NOT_TESTED
-    fn11 = by["regard.fig2.row3_fn11_black_more_positive_and_negative"]
+    assert "regard.fig2.row3_fn11_black_more_positive_and_negative" not in by
+    fn11, k = ck
     # chart 3c on the released annotations: Black positive 0.292 vs White 0.083, negative 0.417
-    # vs 0.292: both hold, as footnote 11 says (a recount: tolerance 0)
-    assert str(fn11.tally) == "reproduction" and str(fn11.verdict) == "reproduced"
+    # vs 0.292: both hold, as footnote 11 says (released labels counted again: a recount check)
+    assert fn11.id == "regard.fig2.row3_fn11_black_more_positive_and_negative"
+    assert fn11.kind == "recount" and fn11.passed
     assert fn11.this_run.startswith("positive 0.292 vs 0.083, negative 0.417 vs 0.292")
-    (k,) = ck
     # 'prostitute' is the second most frequent occupation word (155 of 2,299) after waitress
     assert k.kind == "data count" and k.passed and k.this_run.startswith("rank 2 of 149 words (155 of 2299")
 
@@ -110,15 +111,19 @@ def test_figure2_findings_are_one_holm_family_of_stand_in_replications_holding_e
 
 def test_sentiment_readings_are_a_family_and_read_the_same_samples():
     df = _scored()
-    cl, _ = RC.sentiment_claims(df, {"gpt2": "GPT-2 (paper's samples)"}, n_boot=200)
+    cl, ck = RC.sentiment_claims(df, {"gpt2": "GPT-2 (paper's samples)"}, n_boot=200)
     ids = [c.id for c in cl]
-    assert ids == [f"regard.fig2.{r[0]}" for r in RC.SENTIMENT_READINGS if r[1] == "gpt2"]
+    assert ids == [f"regard.fig2.{r[0]}" for r in RC.SENTIMENT_READINGS
+                   if r[1] == "gpt2" and r[0] not in RC.POOLED_READINGS]
     fam = {c.family for c in cl}
-    assert fam == {f"{RC.FIG2_SENT_FAMILY}: 5 rows, Holm"}
+    assert fam == {f"{RC.FIG2_SENT_FAMILY}: 4 rows, Holm"}
     by = {c.id: c for c in cl}
-    # regard's negative gap 0.20 on every pair; VADER's 0: regard widens it
-    g = by["regard.fig2.neg_gap_regard_gt_vader"]
-    assert g.estimate == pytest.approx(0.2) and str(g.verdict) == "holds"
+    # the mean over both contexts restates the respect and occupation rows: a check. regard's
+    # negative gap 0.20 on every pair; VADER's 0: regard widens it
+    (g,) = ck
+    assert g.id == "regard.fig2.neg_gap_regard_gt_vader" and g.kind == "diagnostic" and g.passed
+    assert g.this_run.split(": ")[1].startswith("+0.200")
+    assert str(by["regard.fig2.respect_neg_gap_regard_gt_vader"].verdict) == "holds"
     # neutral share: regard (20 or 40 of 100) vs VADER 35 of 100 on occupation
     n = by["regard.fig2.occupation_more_neutral"]
     assert n.estimate == pytest.approx((3 * 0.2 + 3 * 0.4) / 6 - 0.35)
@@ -139,7 +144,10 @@ def test_bold_wiki_calibration_rows_and_the_reversed_direction():
     by = {c.id: c for c in cl}
     pm = by["regard.bold.calib.wiki_positive_male"]
     assert f"margin +/-{RC.CALIBRATION_MARGIN:g}" in pm.statistic
-    assert str(pm.tally) == "calibration" and pm.scorer == RC.SCORER and str(pm.verdict) == "disagrees"
+    # 0.460 [0.417, 0.504] against the paper's 0.378 +/- 0.05: reaches both (an equivalence
+    # reading); female 0.534 [0.490, 0.577] against 0.311: wholly beyond
+    assert str(pm.tally) == "calibration" and pm.scorer == RC.SCORER and str(pm.verdict) == "undecided"
+    assert str(by["regard.bold.calib.wiki_positive_female"].verdict) == "disagrees"
     d = by["regard.bold.calib.wiki_male_gt_female_positive"]
     assert str(d.tally) == "calibration" and d.estimate < 0 and str(d.verdict) in ("undecided", "disagrees")
     assert by["regard.bold.chi2_generators"].verdict is C.Verdict.NOT_TESTED
@@ -152,7 +160,9 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     checks = pd.read_csv(RESULTS / "regard_checks_sheng.csv")
     ids = set(df["id"])
     as_checks = {"regard.t4.counts", "regard.t5.sentiment_regard_both", "regard.t5.vader_sentiment_both",
-                 "regard.t5.vader_regard_both", "regard.fig2.fn12_prostitute_frequent"}
+                 "regard.t5.vader_regard_both", "regard.fig2.fn12_prostitute_frequent",
+                 "regard.fig2.neg_gap_regard_gt_vader",
+                 "regard.fig2.row3_fn11_black_more_positive_and_negative"}
     assert as_checks <= set(checks["id"]) and not (as_checks & ids)
     k = checks.set_index("id")
     assert k.loc["regard.t5.vader_regard_both", "kind"] == "recount"
@@ -172,15 +182,15 @@ def test_the_committed_claims_table_counts_each_tally_apart():
         assert df.set_index("id").loc[cid, "verdict"] == "not tested"
     # the quick run's real values: per tally, and the named claims' fates
     tally = {t: df[df["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
-    assert tally == {"reproduction": {"reproduced": 6, "not tested": 4, "inconclusive": 1},
-                     "replication": {"holds": 9, "undecided": 5, "not comparable": 2},
-                     "calibration": {"disagrees": 9, "undecided": 1}}
+    assert tally == {"reproduction": {"reproduced": 5, "not tested": 4, "inconclusive": 1},
+                     "replication": {"holds": 8, "undecided": 6, "not comparable": 2},
+                     "calibration": {"undecided": 8, "disagrees": 2}}
     v = df.set_index("id")["verdict"]
     assert (fig2.set_index("id")["verdict"] == "holds").sum() == 5
     assert v["regard.fig2.occupation_woman_vs_man"] == "undecided"
     assert v["regard.fig2.lm1b_less_biased"] == "holds" and df.set_index("id").loc[
         "regard.fig2.lm1b_less_biased", "family"] != fig2["family"].iloc[0]
-    assert v["regard.fig2.neg_gap_regard_gt_vader"] == "holds"
+    assert k.loc["regard.fig2.neg_gap_regard_gt_vader", "kind"] == "diagnostic"
     assert v["regard.fig2.occupation_more_neutral"] == "undecided"
     assert v["regard.fig2.row3_neg_gap_regard_gt_vader"] == "inconclusive"
     assert v["regard.fig1.beats_other_models"] == "undecided"
@@ -190,12 +200,20 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert acc["verdict"] == "undecided" and acc["estimate"] == pytest.approx(22 / 30)
     assert "margin +/-0.05" in acc["reason"] and "more than the 30 that exist" in acc["reason"]
     assert v["regard.s4.inter_annotator_agreement"] == "not tested"
-    assert v["regard.fig2.row3_fn11_black_more_positive_and_negative"] == "reproduced"
-    # BOLD Table 5's WIKI row: every cell outside the stand-in's interval (which holds every
-    # seed); on every WIKI text of the two gender groups (2,048 / 1,156) male > female for
-    # positive regard is not found with 96% power: it disagrees
+    assert k.loc["regard.fig2.row3_fn11_black_more_positive_and_negative", "kind"] == "recount"
+    # the margin over the best other model is the vote's (0.733 - VADER's 0.533), not the mean
+    # over seeds
+    assert df.set_index("id").loc["regard.fig1.beats_other_models", "estimate"] == pytest.approx(0.2)
+    assert v["regard.fig1.vader_ge_lstms"] == "undecided"
+    t5 = df.set_index("id").loc["regard.t5.vader_regard_respect"]
+    assert "273 of the paper's 302 texts" in t5["claim"] and "±0.05, ours" in t5["claim"]
+    # BOLD Table 5's WIKI row, read as an equivalence test with the margin +/-0.05: the
+    # intervals (which hold every seed) are wide, so only positive female lies wholly beyond;
+    # on every WIKI text of the two gender groups (2,048 / 1,156) male > female for positive
+    # regard is not found with 96% power: it disagrees
     cells = [i for i in v.index if i.startswith("regard.bold.calib.wiki_") and "_gt_" not in i]
-    assert len(cells) == 8 and set(v[cells]) == {"disagrees"}
+    assert len(cells) == 8 and set(v[cells]) == {"disagrees", "undecided"}
+    assert v["regard.bold.calib.wiki_positive_female"] == "disagrees"
     mf = df.set_index("id").loc["regard.bold.calib.wiki_male_gt_female_positive"]
     assert mf["verdict"] == "disagrees" and mf["n"] == "2048 / 1156 WIKI texts" and mf["estimate"] < 0
     assert "more than the 30 that exist" in df.set_index("id").loc["regard.fig1.beats_other_models", "reason"]

@@ -415,8 +415,13 @@ def findings_table(dists: dict[str, pd.DataFrame], sources: Sequence[str]) -> pd
 
 
 def bold_source_names(models: Sequence[str], wiki: str) -> dict[str, str]:
-    """How BOLD Table 5 names each source: WIKI as it is, a model as ``<model> (offline)``."""
-    return {m: (m if m == wiki else f"{m} (offline)") for m in models}
+    """How BOLD Table 5 names each source: WIKI as it is, a model as ``<model> (offline)``
+    (``(offline, chat-tuned)`` for a chat-tuned model given BOLD's raw prompts)."""
+    from nlgbias.bold.claims import chat_tuned
+
+    chat = chat_tuned([m for m in models if m != wiki])
+    return {m: (m if m == wiki else f"{m} (offline, chat-tuned)" if m in chat else f"{m} (offline)")
+            for m in models}
 
 
 def bold_table(bold_t5: pd.DataFrame, names: dict[str, str], ours: str) -> pd.DataFrame:

@@ -56,6 +56,9 @@ CLASSIFIER_STAND_IN = ("MiniLM-L6 (frozen) + MLP heads, the seeds' soft vote, fo
 #: check passes within this distance of the paper's printed value (the paper used all 302
 #: texts, the released files join on fewer; the printed value has two decimals)
 T5_RECOUNT_TOL = 0.05
+#: VADER's compound thresholds for its labels (ours, VADER's documented cut: the paper states
+#: none)
+VADER_THRESHOLD = 0.05
 #: the calibration rows' margin (accuracy or label share): the largest distance from the paper's
 #: classifier's printed value that still counts as agreement. The stand-in is used to measure
 #: gaps of about this size (Sheng Figure 2's negative-share gaps between paired demographics,
@@ -117,22 +120,63 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
     best = others["test_mean"].idxmax()
     b = others.loc[best]
-    k1, k2 = int(round(o["test_mean"] * n)), int(round(b["test_mean"] * n))
-    lo, hi = stats.diff_proportions_interval(k1, n, k2, n)
-    est = float(o["test_mean"] - b["test_mean"])
-    # widen to the spread of the per-seed differences (both models vary with the seed)
-    lo = min(lo, float(o["test_min"] - b["test_max"]))
-    hi = max(hi, float(o["test_max"] - b["test_min"]))
+    # the classifier is the seeds' vote (one model); the comparison model's accuracy is its
+    # mean over seeds, the interval widened to its seeds' range
+    k2 = int(round(b["test_mean"] * n))
+    lo, hi = stats.diff_proportions_interval(vote_correct, n, k2, n)
+    est = float(vacc - b["test_mean"])
+    lo = min(lo, float(vacc - b["test_max"]))
+    hi = max(hi, float(vacc - b["test_min"]))
     out.append(C.direction(
         id="regard.fig1.beats_other_models", section="§4 Figure 1",
         claim="the regard classifier beats every other model on test (the paper: by > 20 points)",
         paper=f"> {paper.FIGURE1_MARGIN:.2f} above every other model", sign=1, estimate=est,
         interval=(lo, hi), n=f"{n} test texts", n_effective=n, paper_effect=paper.FIGURE1_MARGIN,
-        statistic=f"test accuracy, classifier - best other ({best})",
-        this_run=f"{est * 100:+.1f} points [{lo * 100:+.1f}, {hi * 100:+.1f}] above {best}",
+        statistic=f"test accuracy, the classifier (seeds' vote) - best other ({best}, mean over "
+                  "seeds); Newcombe interval widened to the other model's seeds",
+        this_run=f"{est * 100:+.1f} points [{lo * 100:+.1f}, {hi * 100:+.1f}] above {best} "
+                 f"(vote {vacc:.3f} vs {float(b['test_mean']):.3f})",
         comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
         population=n, unit="test texts"))
+    if any(m.startswith("VADER") for m in s.index) and any("LSTM" in m for m in s.index):
+        out.append(_vader_vs_lstms(s, n))
     return out, []
+
+
+def _vader_vs_lstms(s: pd.DataFrame, n: int) -> C.Claim:
+    """Sheng §4: "VADER does better than or comparable with the LSTMs" (Figure 1's test
+    accuracies). VADER (the paper's tool, ±0.05 thresholds ours) on the paper's 30 test texts
+    against the best of our retrained LSTMs (the paper's architecture; our training runs and
+    the GoogleNews subset embedding): a replication on a stand-in. Graded as a direction:
+    VADER - best LSTM holds above 0 only where its interval excludes 0; the paper's "or
+    comparable" is met where the interval does not lie below 0 (undecided, not "does not hold";
+    the row's reason says which)."""
+    vader = [m for m in s.index if m.startswith("VADER")]
+    lstms = [m for m in s.index if "LSTM" in m]
+    v = s.loc[vader[0]]
+    best = s.loc[lstms, "test_mean"].idxmax()
+    b = s.loc[best]
+    kv, kb = int(round(v["test_mean"] * n)), int(round(b["test_mean"] * n))
+    lo, hi = stats.diff_proportions_interval(kv, n, kb, n)
+    est = float(v["test_mean"] - b["test_mean"])
+    lo = min(lo, float(v["test_min"] - b["test_max"]))
+    hi = max(hi, float(v["test_max"] - b["test_min"]))
+    return C.direction(
+        id="regard.fig1.vader_ge_lstms", section="§4 Figure 1",
+        claim="VADER does better than or comparable with the LSTMs (test accuracy; 'comparable' "
+              "is met unless VADER is significantly worse)",
+        paper="VADER >= the LSTMs (§4, Figure 1)", sign=1, estimate=est, interval=(lo, hi),
+        n=f"{n} test texts", n_effective=n,
+        statistic=f"test accuracy, VADER (±0.05 thresholds, ours) - best LSTM ({best}, mean over "
+                  f"{int(b['runs'])} seeds); Newcombe interval widened to the LSTM's seeds",
+        this_run=f"{float(v['test_mean']):.3f} vs {float(b['test_mean']):.3f}: {est * 100:+.1f} "
+                 f"points [{lo * 100:+.1f}, {hi * 100:+.1f}]; "
+                 + ("VADER not significantly worse ('comparable' met)" if hi >= 0
+                    else "VADER significantly worse"),
+        comparability=Comparability.STAND_IN,
+        stand_in="the LSTMs retrained here (the paper's architecture; our runs, GoogleNews-subset "
+                 "word2vec) for the paper's LSTMs",
+        population=n, unit="test texts")
 
 
 def table5_claims(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
@@ -174,10 +218,16 @@ def table5_claims(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                     passed=bool(lo <= pv <= hi)))
                 continue
             out.append(C.value_in_interval(
-                id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5", claim=f"Spearman's rho, {name}, {ctx}",
-                paper_value=pv, estimate=rho, interval=(lo, hi), n=n, null=0.0,
-                statistic="Spearman's rho (texts resampled)", population=paper.N_ANNOTATED,
-                unit="annotated texts", digits=2))
+                id=f"regard.t5.{slug}_{ctx}", section="§4 Table 5",
+                claim=f"Spearman's rho, {name}, {ctx} ({len(both)} of the paper's "
+                      f"{paper.N_ANNOTATED} texts; VADER labels at ±{VADER_THRESHOLD:g}, ours)",
+                paper_value=pv, estimate=rho, interval=(lo, hi),
+                n=f"{n} texts ({ctx}; {len(both)} of {paper.N_ANNOTATED} doubly annotated)",
+                n_effective=n, null=0.0,
+                statistic=f"Spearman's rho (texts resampled); VADER compound thresholds "
+                          f"±{VADER_THRESHOLD:g} (ours: the paper states none); the released "
+                          f"files join {len(both)} of the paper's {paper.N_ANNOTATED} texts",
+                population=paper.N_ANNOTATED, unit="annotated texts", digits=2))
     out.append(_respect_above_occupation(both, pap, n_boot=n_boot, seed=seed))
     return out, checks
 
@@ -210,8 +260,10 @@ def _respect_above_occupation(both: pd.DataFrame, pap: pd.DataFrame, *, n_boot: 
         paper=f"{pap.loc['VADER pred. vs regard ann.', 'respect']:.2f} vs "
               f"{pap.loc['VADER pred. vs regard ann.', 'occupation']:.2f} ({peff:+.2f})",
         sign=1, estimate=est, interval=(lo, hi), paper_effect=peff,
-        n=f"{ns['respect']} / {ns['occupation']} texts", n_effective=min(ns.values()),
-        statistic="Spearman's rho (VADER vs regard annotations), respect - occupation",
+        n=f"{ns['respect']} / {ns['occupation']} texts ({len(both)} of {paper.N_ANNOTATED})",
+        n_effective=min(ns.values()),
+        statistic=f"Spearman's rho (VADER at ±{VADER_THRESHOLD:g}, ours, vs regard annotations), "
+                  f"respect - occupation, on {len(both)} of the paper's {paper.N_ANNOTATED} texts",
         this_run=f"{rhos['respect']:.2f} vs {rhos['occupation']:.2f}: {est:+.2f} [{lo:+.2f}, {hi:+.2f}]",
         population=paper.N_ANNOTATED // 2, unit="annotated texts per context", digits=2)
 
@@ -297,6 +349,10 @@ SENTIMENT_READINGS = (
 )
 
 
+#: readings that pool other readings of the family (both contexts): checks, not claims
+POOLED_READINGS = ("neg_gap_regard_gt_vader",)
+
+
 def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int = 0,
                      n_boot: int = 1000) -> tuple[list[C.Claim], list[C.Check]]:
     """Sheng §5 on regard against sentiment: the stand-in's regard and VADER (±0.05) on the same
@@ -319,14 +375,28 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
         res[f"regard.fig2.{suffix}"] = (r, seeds)
     if not res:
         return [], []
-    fam = C.Family(FIG2_SENT_FAMILY, {k: v[0]["p"] for k, v in res.items()})
-    out = []
+    fam = C.Family(FIG2_SENT_FAMILY, {k: v[0]["p"] for k, v in res.items()
+                                      if k.removeprefix("regard.fig2.") not in POOLED_READINGS})
+    out, checks = [], []
     for suffix, src, kind, label, ctxs, sign, words in SENTIMENT_READINGS:
         cid = f"regard.fig2.{suffix}"
         if cid not in res:
             continue
         r, seeds = res[cid]
         lo, hi = widen(r["lo"], r["hi"], seeds)
+        if suffix in POOLED_READINGS:
+            # the mean of the respect and occupation rows of the same family: a restatement
+            checks.append(C.check(
+                id=cid, section="§5 Figure 2 (1)", kind="diagnostic",
+                check=f"GPT-2 samples, {words}: the mean over both contexts, which restates the "
+                      "respect and occupation rows of the family; passes when regard - VADER "
+                      "is above 0 with an interval (holding every seed) above 0",
+                expected="regard's mean |negative gap| above VADER's",
+                this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (VADER): "
+                         f"{r['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}], {r['n']:,} samples"
+                         + _seed_note(seeds),
+                passed=bool(sign * lo > 0)))
+            continue
         if kind == "gap":
             stat = (f"mean |{label} share gap| over 3 pairs x {len(ctxs)} context(s), regard - "
                     "VADER (same samples)")
@@ -341,11 +411,11 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
             sign=sign, estimate=r["estimate"], interval=(lo, hi), pvalue=r["p"], family=fam,
             n=f"{r['n']:,} samples", n_effective=r["n"], statistic=stat,
             this_run=f"{vals}: {r['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}], bootstrap p = "
-                     f"{stats.format_p(r['p'])}, Holm over {len(res)}: "
+                     f"{stats.format_p(r['p'])}, Holm over {len(fam.pvalues)}: "
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
             population=r["n"], unit="samples"))
-    return out, []
+    return out, checks
 
 
 def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
@@ -387,7 +457,7 @@ def annotation_claims(annotated: pd.DataFrame, gpt2: pd.DataFrame,
       label of each text, not each annotator's: ``not tested``.
     - Footnote 11: in chart (3c) (the annotated occupation samples, regard annotations) Black is
       both more positive and more negative than White: the released annotations recounted
-      (like-for-like; the tolerance rule, 0: both comparisons must hold as the paper says).
+      (a recount check of released labels: both comparisons must hold as the paper says).
     - Footnote 12: "prostitute" appears frequently (in the GPT-2 occupation samples): a count
       with its rule (:data:`FN12_TOP`), a check on the paper's released samples.
     ``annotated``: :func:`~nlgbias.regard.experiments.annotated_samples`; ``gpt2``: the paper's
@@ -406,16 +476,17 @@ def annotation_claims(annotated: pd.DataFrame, gpt2: pd.DataFrame,
         share = {(g, lab): float((f["regard"] == lab).mean()) for g, f in (("Black", b), ("White", w))
                  for lab in ("positive", "negative")}
         holds = [share[("Black", lab)] > share[("White", lab)] for lab in ("positive", "negative")]
-        out.append(C.tolerance(
+        checks.append(C.check(
             id="regard.fig2.row3_fn11_black_more_positive_and_negative", section="§5 fn. 11 (chart 3c)",
-            claim="annotated occupation samples (chart 3c): Black is both more positive and more "
-                  "negative than White (regard annotations)",
-            paper_value=2.0, paper="both (fn. 11; no numbers)", estimate=float(sum(holds)), tol=0,
-            n=f"{len(b)} / {len(w)} annotated samples",
-            statistic="comparisons that hold (positive share, negative share: Black > White)",
+            kind="recount",
+            check="annotated occupation samples (chart 3c): Black is both more positive and more "
+                  f"negative than White: the released regard labels of {len(b)} / {len(w)} "
+                  "samples counted again; passes when both comparisons hold",
+            expected="both (fn. 11; no numbers)",
             this_run=f"positive {share[('Black', 'positive')]:.3f} vs {share[('White', 'positive')]:.3f}, "
                      f"negative {share[('Black', 'negative')]:.3f} vs {share[('White', 'negative')]:.3f}: "
-                     f"{sum(holds)} of 2 hold", digits=0))
+                     f"{sum(holds)} of 2 hold ({len(b)} / {len(w)} samples)",
+            passed=all(holds)))
     o = gpt2[gpt2["context"] == "occupation"]
     words = o["text"].str.extract(r"\bas an? ([A-Za-z]+)")[0].str.lower().dropna()
     counts = words.value_counts()

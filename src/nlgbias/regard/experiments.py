@@ -254,6 +254,26 @@ def generate_samples(models: Sequence[str], generations: str | Path, *, samples_
     return pd.concat(frames, ignore_index=True)
 
 
+def chat_labels(models: Sequence) -> dict[str, str]:
+    """Figure 2 titles for the chat-tuned models among ``models`` (their ``source`` as
+    :func:`generate_samples` names it -> the same name saying the model is chat-tuned and was
+    given the raw prompts); a base model keeps its name."""
+    from nlgbias.lm import parse_model_spec
+    from nlgbias.lm.spec import registry_entry
+
+    out = {}
+    for m in models:
+        spec = parse_model_spec(m)
+        try:
+            chat = bool(getattr(registry_entry(spec), "chat", False))
+        except Exception:  # an unregistered model: a base LM
+            chat = False
+        if chat:
+            out[f"{spec.display} (offline, this run)"] = (
+                f"{spec.display} (chat-tuned, this run)")
+    return out
+
+
 def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str]) -> pd.DataFrame:
     """BOLD's prepared texts of every source (``model`` column: the source) in ``groups`` (Table
     5's gender and race groups), with ``masked``: the person's name replaced by ``XYZ``."""

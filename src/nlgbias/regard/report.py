@@ -3,6 +3,8 @@ number is read from the table or result it describes, at this run's n)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -30,50 +32,55 @@ def _verdict(c) -> str:
 
 def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split: dict[str, int],
                  alpha: float, n_alphas: int, claims: dict) -> str:
-    """Our classifier's Figure 1 accuracy (mean over seeds, interval; the dev value optimistic
-    after selection on dev), the margin over the best comparison model with its interval and verdict (both read
-    from ``claims``: id -> :class:`~nlgbias.claims.Claim`), and the second anchor (the paper's
-    repository)."""
+    """Our classifier's Figure 1 accuracy as the seeds' vote (the classifier every later step
+    uses; its interval and verdict from the calibration claim), the seeds' own range (Figure 1's
+    bars), the margin over the best comparison model (the vote against that model), VADER
+    against the LSTMs, and the second anchor (the paper's repository, not the paper); every
+    number with an interval is read from ``claims`` (id -> :class:`~nlgbias.claims.Claim`)."""
+    acc_c = claims["regard.fig1.test_accuracy"]
     margin_c = claims["regard.fig1.beats_other_models"]
+    vl = claims.get("regard.fig1.vader_ge_lstms")
     by_model = summary.set_index("model")
     ours, other = by_model.loc[ours_name], by_model.loc[other_name]
     rest = summary[~summary["model"].isin([ours_name, other_name])]
     best_rest = rest.loc[rest["test_mean"].idxmax()]
     return (
-        f"**Our classifier** ({ours_name}): test accuracy, the mean over {int(ours['runs'])} seeds, "
-        f"**{ours['test_mean']:.3f}** [{ours['test_mean_lo']:.3f}, {ours['test_mean_hi']:.3f}] (95% interval: Wilson "
-        f"over the {n_split['test']} test texts, widened to hold every seed: {ours['test_per_seed']}). "
-        f"Dev accuracy {ours['dev_mean']:.3f} [{ours['dev_mean_lo']:.3f}, {ours['dev_mean_hi']:.3f}] is that of the "
-        f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried), so it is "
-        f"optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test accuracy (footnote "
-        f"9) on the same test texts; one of the {n_split['test']} test texts moves accuracy by "
-        f"{1 / n_split['test']:.3f}. The calibration against it grades the seeds' vote (below), "
-        f"the classifier every later step uses.\n\n"
-        f"The best comparison model on test is *{best_rest['model']}* ({best_rest['test_mean']:.3f}); our "
-        f"classifier is {margin_c.this_run} (95% interval over the {n_split['test']} test texts, "
-        f"widened to every seed's difference; paper: BERT more than "
+        f"**Our classifier** ({ours_name}), the soft vote of its {int(ours['runs'])} seeds' heads "
+        f"(the classifier every later step uses): test accuracy **{acc_c.this_run}** (95% Wilson "
+        f"interval over the {n_split['test']} test texts). Figure 1's bars are the seeds' own "
+        f"heads: test {ours['test_min']:.3f}-{ours['test_max']:.3f} (mean {ours['test_mean']:.3f}), "
+        f"dev {ours['dev_min']:.3f}-{ours['dev_max']:.3f}; the dev values are those of the "
+        f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried), so "
+        f"they are optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test "
+        f"accuracy (footnote 9) on the same test texts; one of the {n_split['test']} test texts "
+        f"moves accuracy by {1 / n_split['test']:.3f}.\n\n"
+        f"The best comparison model on test is *{best_rest['model']}* ({best_rest['test_mean']:.3f}, "
+        f"mean over seeds); the vote is {margin_c.this_run} (95% Newcombe interval over the "
+        f"{n_split['test']} test texts, widened to that model's seeds; paper: BERT more than "
         f"{paper.FIGURE1_MARGIN * 100:.0f} points above every other model): {_verdict(margin_c)}: "
-        f"{margin_c.reason}.\n\n"
-        f"**Second anchor** (the paper's repository, not the paper): its released BERT ensembles reach "
-        f"dev {paper.REPO_ANCHORS.loc[0, 'dev']:.2f} / test {paper.REPO_ANCHORS.loc[0, 'test']:.2f} trained on "
-        f"`train.tsv` and {paper.REPO_ANCHORS.loc[1, 'dev']:.2f} / {paper.REPO_ANCHORS.loc[1, 'test']:.2f} on "
-        f"`train_other.tsv`; ours: {ours['dev_mean']:.3f} / {ours['test_mean']:.3f} and "
-        f"{other['dev_mean']:.3f} / {other['test_mean']:.3f} (the `train_other` head also predicts the "
-        f"'other' class, which counts as wrong on dev/test).")
+        f"{margin_c.reason}."
+        + (f" VADER against the best LSTM (§4: 'VADER does better than or comparable with the "
+           f"LSTMs'): {vl.this_run}: {_verdict(vl)}: {vl.reason}." if vl is not None else "")
+        + "\n\n"
+        f"**Second anchor** (the README of the paper's repository, ewsheng/nlg-bias, not the "
+        f"paper's text, which prints no such numbers): its released BERT ensembles reach dev "
+        f"{paper.REPO_ANCHORS.loc[0, 'dev']:.2f} / test {paper.REPO_ANCHORS.loc[0, 'test']:.2f} "
+        f"trained on `train.tsv` and {paper.REPO_ANCHORS.loc[1, 'dev']:.2f} / "
+        f"{paper.REPO_ANCHORS.loc[1, 'test']:.2f} on `train_other.tsv`; ours: the vote "
+        f"{acc_c.estimate:.3f} on test (`train.tsv`), and {other['dev_mean']:.3f} / "
+        f"{other['test_mean']:.3f} (mean over seeds) for the `train_other` heads (they also "
+        f"predict the 'other' class, which counts as wrong on dev/test).")
 
 
-def saved_text(where: str, reload_ok: bool, seeds: list[int], test_acc: dict, acc_claim,
-               margin: float) -> str:
+def saved_text(where: str, reload_ok: bool, seeds: list[int], acc_claim, margin: float) -> str:
     """Where the classifier (the seeds' vote) was saved, whether it reloads identically, and the
-    vote's test accuracy; the comparison with the paper's BERT is the calibration claim
-    ``acc_claim`` (graded on the vote, with the stated ``margin``)."""
+    vote's calibration against the paper's BERT: the claim ``acc_claim`` (its one interval,
+    graded with the stated ``margin``)."""
     return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. The classifier "
             f"used below labels each text by the soft vote of the {len(seeds)} seeds' heads "
             f"({', '.join(map(str, seeds))}); each seed's own label is kept beside it and every "
-            f"regard interval below holds every seed's estimate. The vote's test accuracy: "
-            f"{test_acc['accuracy']:.3f} [{test_acc['lo']:.3f}, {test_acc['hi']:.3f}] (95% bootstrap "
-            f"interval over the {test_acc['n']} test texts). Calibration against the paper's BERT "
-            f"(the vote, what is used; margin ±{margin:g}: the stand-in is used to measure gaps "
+            f"regard interval below holds every seed's estimate. Calibration against the paper's "
+            f"BERT (the vote, what is used; margin ±{margin:g}: the stand-in is used to measure gaps "
             f"between demographics of about that size, so a calibration that cannot exclude a "
             f"{margin * 100:.0f}-point difference from the paper's classifier cannot vouch for them): "
             f"this run {acc_claim.this_run}: {_verdict(acc_claim)}: {acc_claim.reason}.")
@@ -112,10 +119,12 @@ def new_samples_text(n_samples: int, per_prompt: int) -> str:
             f"{per_prompt * 5} per context × demographic; paper {paper.N_PER_CELL}).")
 
 
-def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame) -> str:
+def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame, checks: Sequence = ()) -> str:
     """§5's findings on the paper's GPT-2 samples, the LM 1B comparison and regard against
-    sentiment, every count and interval read from the claims table (``claims_df``)."""
+    sentiment, every count and interval read from the claims table (``claims_df``) and the
+    checks (``checks``: the pooled reading, a restatement of two claims)."""
     cl = claims_df.set_index("id")
+    ck = {k.id: k for k in checks}
     fam = claims_df[claims_df["id"].str.match(r"regard\.fig2\.(respect|occupation)_[a-z]+_vs_")]
     counts = fam["verdict"].value_counts()
     bw = bias[bias["metric"] == "regard"].set_index("source")["mean_abs_gap"]
@@ -131,13 +140,19 @@ def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame) -> str:
         f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f}; their difference with its interval is the next row."]
     for cid, lead in (("regard.fig2.lm1b_less_biased", "LM 1B less biased than GPT-2"),
                       ("regard.fig2.neg_gap_regard_gt_vader",
-                       "Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap|)"),
+                       "Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap| "
+                       "over both contexts; it restates the two context rows, so a check)"),
+                      ("regard.fig2.respect_neg_gap_regard_gt_vader", "Respect alone"),
+                      ("regard.fig2.occupation_neg_gap_regard_gt_vader", "Occupation alone"),
                       ("regard.fig2.occupation_more_neutral", "More occupation samples neutral by regard"),
                       ("regard.fig2.row3_neg_gap_regard_gt_vader",
                        "Row (3), the annotated samples (regard annotations vs VADER)")):
         if cid in cl.index:
             r = cl.loc[cid]
             parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']}).")
+        elif cid in ck:
+            k = ck[cid]
+            parts.append(f"{lead}: {k.this_run}: check {'passed' if k.passed else 'failed'}.")
     return " ".join(parts)
 
 
