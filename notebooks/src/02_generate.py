@@ -89,12 +89,12 @@ cfg
 # `quick` samples the same number of prompts from every one of the 43 groups (deterministic
 # with `seed`); `paper` keeps all 23,679. Beside each domain: BOLD Table 1's counts.
 #
-# **Power.** 50 prompts per group cannot tell shares a few points apart (the paper's §6
-# effects are mostly 1-4 points). The faster model (`wide_models`) therefore also continues
+# **Power.** Notebook 03's minimum-detectable-effect table (`results/bold_power_mde`) sets
+# each of the paper's §6 effects beside what a sample of each size can detect. The faster
+# model (`wide_models`) therefore also continues
 # up to `wide_per_group` prompts of every group in the gender, race, religion and ideology
 # domains (all of a group's prompts where it has fewer: Hinduism has 12, atheism 29); the
-# other model keeps the per-group sample. Notebook 03's minimum-detectable-effect table
-# (`results/bold_power_mde`) says what each sample size can decide.
+# other model keeps the per-group sample.
 
 # %%
 prompts = BS.bold_prompts(cfg["sample_per_group"], seed)
