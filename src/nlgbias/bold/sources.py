@@ -145,10 +145,10 @@ def write_sources(prompts: pd.DataFrame, sources: Sequence[str], out_dir: str | 
 
 
 # --------------------------------------------------------------------------- notebook 02 tables
-def _decoding_text(spec, params_for: Callable[[str], DecodingParams]) -> str:
-    if KINDS[spec.kind].generator == "gibbs":
+def _decoding_text(model, entry, params_for: Callable[[str], DecodingParams]) -> str:
+    if KINDS[entry.kind].generator == "gibbs":
         return "Gibbs: " + ", ".join(f"{k} {v}" for k, v in GibbsParams().as_dict().items())
-    return ", ".join(f"{k} {v}" for k, v in params_for(spec.name).as_dict().items() if k != "do_sample")
+    return ", ".join(f"{k} {v}" for k, v in params_for(model).as_dict().items() if k != "do_sample")
 
 
 def _label(model) -> str:
@@ -166,7 +166,7 @@ def models_table(models: Sequence[str], sources: Sequence[str],
         rows.append({"model": _label(m), "description": spec.description,
                      "stands in for (paper)": spec.substitute_for or "itself",
                      "control code": spec.control_code or "",
-                     "decoding": _decoding_text(spec, params_for)})
+                     "decoding": _decoding_text(m, spec, params_for)})
     for s in check_sources(sources):
         rows.append({"model": s, "description": SOURCES[s][0], "stands in for (paper)": s.upper(),
                      "control code": "", "decoding": "—"})
