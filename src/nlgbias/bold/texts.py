@@ -47,8 +47,11 @@ KEY_COLUMNS = ["domain", "group", "name", "text"]
 
 
 def _slug(source) -> str:
-    """The file-name form of a source (``wiki``) or model (:attr:`nlgbias.lm.LMSpec.slug`)."""
-    return parse_model_spec(source).slug
+    """The file-name form of a source as the generation files label it (``WIKI``, a model's
+    display label such as ``openai:my-model``): :func:`nlgbias.models.model_slug` of the label."""
+    from nlgbias.models import model_slug
+
+    return model_slug(source)
 
 
 def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,

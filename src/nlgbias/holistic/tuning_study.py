@@ -439,6 +439,9 @@ def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) 
     for key, f in frames.items():
         g = f[f["prompt_id"].isin(ids) & (f["generation"].fillna("").str.strip() != "")]
         g = g.drop_duplicates("prompt_id")
+        if not len(g):  # no response with text (a collapsed run): no perplexity to compare
+            out[key] = float("nan")
+            continue
         enc = TU.encode_pairs(lm.tokenizer, [p.split(TU.TAG_SEP)[0] for p in g["prompt"]], g["generation"].tolist())
         out[key] = TU.perplexity_of(TU.response_nll(lm.model, lm.tokenizer, enc))
     return out
