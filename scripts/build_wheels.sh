@@ -61,7 +61,7 @@ if [[ -z "$wheel" ]]; then
   wheel="$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1)"
 fi
 echo "[wheels] installing $wheel with the project's llamacpp extra"
-"$PY" -m pip install -q "$wheel" -e "$ROOT[llamacpp]" 2> >(grep -v "is ignored" >&2)
+"$PY" -m pip install -q "$wheel" -e "$ROOT[llamacpp]" -c "$ROOT/constraints.txt" 2> >(grep -v "is ignored" >&2)
 # its echo log-probabilities are off by one token for a model without a BOS token (SmolLM2)
 "$PY" scripts/patch_llama_cpp.py
 "$PY" -c "import llama_cpp, llama_cpp.server; print('[wheels] llama_cpp', llama_cpp.__version__)"

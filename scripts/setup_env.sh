@@ -8,7 +8,7 @@ cd "$ROOT"
 PY="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.nlgbias-setup"
-KEY="$(cat pyproject.toml constraints.txt scripts/setup_env.sh scripts/resource-packages.txt | sha256sum | cut -c1-16)"
+KEY="$(cat pyproject.toml constraints.txt scripts/setup_env.sh scripts/build_wheels.sh scripts/resource-packages.txt | sha256sum | cut -c1-16)"
 
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$KEY" ]]; then
   exit 0
@@ -28,6 +28,10 @@ echo "[setup] installing nlgbias and the reproduction's pinned dependencies (con
 pip_install -e ".[dev]" -c constraints.txt
 "$VENV/bin/python" -c "import nlgbias, torch, transformers" \
   || { echo "[setup] FAILED: dependencies did not install (see pip output above)"; exit 1; }
+
+# llama.cpp's server for the served-model tests, where this machine has compiled its wheel once
+# (scripts/build_wheels.sh; no compile here: without the wheel those tests are skipped, saying so)
+bash scripts/build_wheels.sh --cached
 
 echo "[setup] installing offline resource packages (scripts/resource-packages.txt)"
 while read -r line; do
