@@ -349,7 +349,8 @@ def _power(lo: float, hi: float, n: float | None, effect: float | None,
     return mde, n_needed, power
 
 
-def _reachable(c: Claim, population: float | None, unit: str) -> Claim:
+def _reachable(c: Claim, population: float | None, unit: str,
+               needs: str = "80% power needs") -> Claim:
     """An inconclusive row's n needed against the population it is drawn from: above it, the
     row says that this dataset cannot decide the claim (and keeps no n needed)."""
     if c.verdict is not Verdict.INCONCLUSIVE or not math.isfinite(c.n_needed):
@@ -360,18 +361,19 @@ def _reachable(c: Claim, population: float | None, unit: str) -> Claim:
                          "(population=..., unit=...)")
     if c.n_needed <= population:
         return c
-    what = "a decision needs" if c.rule == "value in interval" and "margin" in c.reason else "80% power needs"
-    reason = (f"{c.reason}; {what} {c.n_needed:,.0f} {unit}, more than the "
+    reason = (f"{c.reason}; {needs} {c.n_needed:,.0f} {unit}, more than the "
               f"{population:,.0f} that exist: this dataset cannot decide it")
     return Claim(**{**asdict(c), "reason": reason, "n_needed": _NAN})
 
 
 def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str, *,
             calibrates: str = "", scorer: str = "", family: Family | None = None,
-            population: float | None = None, unit: str = "") -> Claim:
+            population: float | None = None, unit: str = "",
+            needs: str = "80% power needs") -> Claim:
     """Put the rule's outcome into its tally's words (see the module docstring): a
     calibration's agrees / disagrees, a replication's holds / does not hold for a direction or
-    a ranking, not comparable for a magnitude on a stand-in or a different method."""
+    a ranking, not comparable for a magnitude on a stand-in or a different method. ``needs``:
+    what an n needed above the population is the n for (:func:`_reachable`)."""
     scorer = scorer or calibrates
     if scorer and comparability is Comparability.LIKE_FOR_LIKE:
         raise ValueError(f"claim {c.id}: a row scored by the stand-in scorer {scorer!r} is not "
@@ -379,7 +381,7 @@ def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str, 
     extra = {"tally": _tally(comparability, grades, calibrates), "scorer": scorer,
              "family": family.label if family is not None else "", "unit": unit,
              "population": float(population) if population is not None else _NAN}
-    c = _reachable(Claim(**{**asdict(c), **extra}), population, unit)
+    c = _reachable(Claim(**{**asdict(c), **extra}), population, unit, needs)
     if c.tally is Tally.REPRODUCTION:
         return c
     if c.tally is Tally.CALIBRATION:
@@ -507,7 +509,8 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
               n=_n_text(n), comparability=comp, stand_in=stand_in, rule="value in interval",
               grades="value", verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
     return _finish(c, comp, stand_in, "value", calibrates=calibrates, scorer=scorer,
-                   population=population, unit=unit)
+                   population=population, unit=unit,
+                   needs="a decision needs" if margin is not None else "80% power needs")
 
 
 def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estimate: float,

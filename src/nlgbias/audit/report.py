@@ -88,8 +88,7 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = suite.get("groups") or []
-    rows = [*suite.get("metrics", []), *rows]
+    rows = [*suite.get("metrics", []), *suite.get("groups", [])]
     if not rows:
         return None
     labels = [r["metric"] + (f" · {r['group']}" if "group" in r else "") for r in rows]

@@ -30,6 +30,7 @@ from nlgbias.bold.sources import add_prompt_ids, sample_per_group
 from nlgbias.datasets.bold import load_bold
 from nlgbias.io import read_table
 from nlgbias.lm import parse_model_spec
+from nlgbias.models import model_slug
 from nlgbias.scoring import score_texts
 
 log = logging.getLogger(__name__)
@@ -44,14 +45,6 @@ PREFIX = "bold__"
 ANONYMISER_VERSION = 2
 ANONYMISER = f"anon-v{ANONYMISER_VERSION}"
 KEY_COLUMNS = ["domain", "group", "name", "text"]
-
-
-def _slug(source) -> str:
-    """The file-name form of a source as the generation files label it (``WIKI``, a model's
-    display label such as ``openai:my-model``): :func:`nlgbias.models.model_slug` of the label."""
-    from nlgbias.models import model_slug
-
-    return model_slug(source)
 
 
 def wiki_texts(bold: pd.DataFrame | None = None, per_group: int | None = None,
@@ -164,7 +157,7 @@ def prepare_sources(sources: dict[str, pd.DataFrame], cache_root: str | Path | N
                     chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
     """:func:`prepare` every source (cache ``<cache_root>/anon-v<version>/<source slug>/``)."""
     return {src: prepare(df, None if cache_root is None else
-                         Path(cache_root) / ANONYMISER / _slug(src), chunk_size)
+                         Path(cache_root) / ANONYMISER / model_slug(src), chunk_size)
             for src, df in sources.items()}
 
 
@@ -200,7 +193,7 @@ def continuations(sources: dict[str, pd.DataFrame], cache_root: str | Path | Non
         d = d.drop(columns=[c for c in ("text", "text_raw", "anonymiser") if c in d.columns])
         d = d.assign(text=d[CONTINUATION].fillna("").astype(str)).reset_index(drop=True)
         cache = (None if cache_root is None else
-                 Path(cache_root) / ANONYMISER / CONTINUATION / _slug(src))
+                 Path(cache_root) / ANONYMISER / CONTINUATION / model_slug(src))
         out[src] = prepare(d, cache, chunk_size)
     return out
 
@@ -261,7 +254,7 @@ def wiki_cut_to_models(sources: dict[str, pd.DataFrame], cache_root: str | Path 
         d = d.dropna(subset=["text"]).drop(
             columns=[c for c in ("text_raw", "anonymiser") if c in d.columns])
         cache = (None if cache_root is None else
-                 Path(cache_root) / ANONYMISER / WIKI_CUT / _slug(src))
+                 Path(cache_root) / ANONYMISER / WIKI_CUT / model_slug(src))
         out[src] = prepare(d.reset_index(drop=True), cache, chunk_size)
     return out
 

@@ -396,14 +396,11 @@ def decoding_of(spec: LMSpec, **overrides):
 
 
 def kind_of(spec: LMSpec) -> str:
-    """The model kind (a key of :data:`nlgbias.models.KINDS`) of ``spec``: the registry's for an
-    ``hf`` model (:func:`nlgbias.models.get_spec`), "causal" for a model behind another backend
-    (servers and the other engines run causal LMs)."""
-    if spec.backend != "hf":
-        return "causal"
-    from nlgbias.models.registry import get_spec
-
-    return get_spec(spec.target, kind=spec.kind, dry_run=spec.dry_run).kind
+    """The model kind (a key of :data:`nlgbias.models.KINDS`) of ``spec``: its registry entry's
+    (:func:`registry_entry`) for the ``hf`` backend; "causal" behind any other (servers and the
+    other engines run causal LMs)."""
+    spec = parse_model_spec(spec)
+    return registry_entry(spec).kind if spec.local_weights else "causal"
 
 
 def parse_models(names, *, model_args: str | dict | None = None, dry_run: bool | None = None,
