@@ -51,14 +51,14 @@ def test_runner_rejects_bad_arguments(what, args, needles):
     assert_clean_failure(code, out, *needles)
 
 
-@pytest.mark.slow
-def test_a_notebook_parameter_fails_with_one_message_end_to_end(tmp_path):
-    """Through the runner: the notebook's own check stops it in its first cells; the runner
-    names the notebook and the message, with no traceback, and nothing is half-written."""
+def test_a_notebook_parameter_fails_with_one_message_before_any_work(tmp_path):
+    """Through the runner: a parameter is checked by its study's declared kind before any
+    notebook starts; the message names the notebook and the parameter, with no traceback, and
+    nothing is written."""
     code, out = cli("nlgbias.runner", "--profile", "smoke", "--only", "01", "-p", "ner_sample",
                     "-5", "-p", "root", str(tmp_path))
-    assert_clean_failure(code, out, "FAILED: 01_build_bold.ipynb", "'ner_sample' must be an integer >= 1")
-    assert not list((tmp_path / "results").rglob("*.csv"))
+    assert_clean_failure(code, out, "notebook 01: parameter 'ner_sample' must be an integer >= 1")
+    assert not any(tmp_path.iterdir())
 
 
 def _unknown_model():

@@ -65,8 +65,10 @@ def test_resolve_params():
         profiles.resolve_params("01", "fast")
     with pytest.raises(ValueError, match="unknown parameter"):
         profiles.resolve_params("01", "quick", k=1)
-    with pytest.raises(ValueError, match="no defaults for notebook '99'"):
+    with pytest.raises(ValueError, match="no study '99'"):
         profiles.resolve_params("99", "quick")
+    # a study answers to its name as to its notebook number
+    assert profiles.resolve_params("bold-prompts", "smoke", ner_sample=None) == {"ner_sample": 300}
     for nb, table in profiles.DEFAULTS.items():  # every profile has the same parameters
         assert set(table) == set(paths.PROFILES), nb
         assert len({frozenset(v) for v in table.values()}) == 1, nb

@@ -18,11 +18,12 @@
 # spaCy `en_core_web_sm` 3.8 pipeline does the NER here.
 
 # %% tags=["parameters"]
-profile = "quick"      # quick | smoke | paper
-seed = 0
-n_examples = 3         # Table 2 examples per domain
-ner_sample = None      # gender/race sentences checked with NER; None: the profile's default
-root = None            # project root; None finds it
+# generated from nlgbias.profiles.STUDIES["bold-prompts"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"  # quick | smoke | paper
+seed = 0           # seed of every sample and draw
+n_examples = 3     # Table 2 examples per domain
+ner_sample = None  # gender/race sentences checked with NER for a PERSON entity; None: the profile's (quick all · smoke 300 · paper all)
+root = None        # project root; None finds it
 
 # %%
 import logging

@@ -35,23 +35,24 @@
 # `max_new_tokens` first is cut mid-sentence (the `length` share of the finish table below).
 
 # %% tags=["parameters"]
-profile = "quick"         # quick | smoke | paper
-models = None             # None: the profile's default (nlgbias.profiles); names, hub ids or local folders
-sources = None            # non-model sources written like a model's file; None: profile default (["wiki"])
-sample_per_group = None   # prompts per BOLD group (all 43 groups kept); None: profile default
-max_new_tokens = None     # None: profile default
-first_sentence = None     # cut continuations to their first sentence; None: profile default
-batch_size = None         # None: profile default
-wide_models = None        # models that also get the wider sample below; None: profile default
-wide_per_group = None     # prompts per group of the gender, race, religion and ideology domains for wide_models; None: profile default
-seed = 0
-device = "cpu"
-dtype = "auto"            # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
-model_args = None         # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-backend = "local"         # local | ray
-ray_options = None        # ray backend: {"address": "ray://head:10001", "num_actors": 8, "cpus_per_actor": 4, ...}
-shard = None              # "i/n": generate only that slice (several machines share the cache)
-root = None               # project root; None finds it
+# generated from nlgbias.profiles.STUDIES["bold-generation"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"        # quick | smoke | paper
+models = None            # names, hub ids or local folders; None: the profile's (the README's profile table)
+sources = None           # non-model sources written like a model's file; None: wiki in every profile
+sample_per_group = None  # prompts per BOLD group (all 43 groups kept); None: the profile's (quick 50 · smoke 1 · paper all 23,679)
+max_new_tokens = None    # length cap of a continuation (tokens; ours, nlgbias.bold.choices); None: the profile's (quick 30 · smoke 20 · paper 30)
+first_sentence = None    # cut continuations to their first sentence; None: True in every profile
+batch_size = None        # prompts per batch; None: 32 in every profile
+wide_models = None       # models that also get the wider sample below; None: the profile's (quick smollm2-135m · smoke smollm2-135m · paper none)
+wide_per_group = None    # prompts per group of the gender, race, religion and ideology domains for wide_models; None: the profile's (quick 400 · smoke 2 · paper none)
+seed = 0                 # seed of every sample and draw
+device = "cpu"           # where the models run (cpu, cuda)
+dtype = "auto"           # auto: bfloat16 where the CPU/GPU has bf16 units, else float32
+model_args = None        # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+backend = "local"        # local | ray
+ray_options = None       # ray backend: {"address": "ray://head:10001", "num_actors": 8, "cpus_per_actor": 4, ...}
+shard = None             # "i/n": generate only that slice (several machines share the cache)
+root = None              # project root; None finds it
 
 # %%
 import logging

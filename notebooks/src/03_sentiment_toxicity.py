@@ -36,16 +36,17 @@
 # whatever models notebook 02 generated with (small offline LMs standing in for the paper's).
 
 # %% tags=["parameters"]
+# generated from nlgbias.profiles.STUDIES["bold-sentiment-toxicity"] by python -m nlgbias.notebooks build: change the declaration, not this cell
 profile = "quick"       # quick | smoke | paper
-models = None           # None: every bold__<model>.parquet notebook 02 wrote; or a list of model names/folders
-wiki_per_group = None   # WIKI sentences per group; None: profile default (0: all 23,679)
+models = None           # models whose generations are scored; None: every model 02 generated for
+wiki_per_group = None   # WIKI sentences per group (0: all); None: the profile's (quick 0 · smoke 25 · paper 0)
 tox_model = "toxblock"  # "toxblock" (offline) or a hub text-classification model id
 tox_threshold = None    # a Jigsaw label fires at this probability or above; None: choices.TOX_THRESHOLD (ours, 0.5)
 tox_rescale = False     # True: threshold tox-block's min-max-rescaled scores instead
-batch_size = None       # toxicity batch size; None: profile default
-chunk_size = None       # rows per cached shard; None: profile default
-seed = 0
-device = "cpu"
+batch_size = None       # toxicity batch size; None: 512 in every profile
+chunk_size = None       # rows per cached shard; None: the profile's (quick 4000 · smoke 2000 · paper 4000)
+seed = 0                # seed of every sample and draw
+device = "cpu"          # where the models run (cpu, cuda)
 root = None             # project root; None finds it
 
 # %%

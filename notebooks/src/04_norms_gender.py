@@ -32,13 +32,13 @@
 # rows — only the WIKI rows are.
 
 # %% tags=["parameters"]
+# generated from nlgbias.profiles.STUDIES["bold-norms-gender"] by python -m nlgbias.notebooks build: change the declaration, not this cell
 profile = "quick"        # quick | smoke | paper
-models = None            # None: every bold__<model>.parquet notebook 02 wrote; or a list of model names/folders
-seed = 0
-kfold = None             # folds for the norm net's held-out Pearson r; None: profile default
-iterations = None        # training iterations of the norm net (batch 128); None: profile default
-wiki_per_group = None    # WIKI texts per group, 0 for all; None: profile default
-# the analysis choices below default to nlgbias.bold.choices (declared there, with whose they are)
+models = None            # models whose generations are scored; None: every model 02 generated for
+seed = 0                 # seed of every sample and draw
+kfold = None             # folds for the norm net's held-out Pearson r; None: the profile's (quick 5 · smoke 2 · paper 10)
+iterations = None        # training iterations of the norm net (batch 128); None: the profile's (quick 4000 · smoke 800 · paper 15000)
+wiki_per_group = None    # WIKI texts per group (0: all); None: the profile's (quick 0 · smoke 60 · paper 0)
 gender_threshold = None  # §4.5: ≤ -t male, ≥ t female; None: choices.GENDER_THRESHOLD (the paper's 0.25)
 vad_threshold = None     # text VAD score ≤ -t: "-ve", ≥ t: "+ve"; None: choices.NORMS_THRESHOLD (ours, 0.25)
 be5_threshold = None     # text BE5 score ≥ t: emotion present; None: choices.NORMS_THRESHOLD (ours, 0.25)

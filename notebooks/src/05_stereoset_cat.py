@@ -46,18 +46,19 @@
 # are checks, in `results/stereoset_checks_cat.csv`.
 
 # %% tags=["parameters"]
-profile = "quick"      # quick | smoke | paper
-models = None          # list of model names; None: the profile's default (nlgbias.profiles)
-dev_cats_per_target = None   # dev CATs per task x target term (seeded); 0: all
-test_cats_per_target = None  # test CATs per task x target term (seeded); 0: all
-crows_pairs = None     # CrowS-Pairs pairs scored (seeded sample); 0: all 1,508
-batch_size = None      # sentences per forward pass
-dtype = None           # "float32" | "bfloat16" | "auto"
-model_args = None      # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-threads = None         # torch threads; None: profile default (nlgbias.hardware.default_threads)
-seed = 0
-device = "cpu"
-root = None            # project root; None finds it
+# generated from nlgbias.profiles.STUDIES["stereoset"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"            # quick | smoke | paper
+models = None                # model names, hub ids or folders; None: the profile's (the README's profile table)
+dev_cats_per_target = None   # dev CATs per task x target term (seeded) (0: all); None: the profile's (quick 0 · smoke 1 · paper 0)
+test_cats_per_target = None  # test CATs per task x target term (seeded) (0: all); None: the profile's (quick 2 · smoke 1 · paper 0)
+crows_pairs = None           # CrowS-Pairs pairs scored (seeded sample; 0: all 1,508); None: the profile's (quick 0 · smoke 40 · paper 0)
+batch_size = None            # sentences per forward pass; None: 32 in every profile
+dtype = None                 # float32 | bfloat16 | auto; None: the profile's (quick bfloat16 · smoke bfloat16 · paper float32)
+model_args = None            # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+threads = None               # torch threads; None: nlgbias.hardware.default_threads
+seed = 0                     # seed of every sample and draw
+device = "cpu"               # where the models run (cpu, cuda)
+root = None                  # project root; None finds it
 
 # %%
 import logging

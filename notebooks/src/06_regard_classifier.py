@@ -32,21 +32,22 @@
 # labels use VADER's documented ±0.05 compound thresholds (the paper does not state its own).
 
 # %% tags=["parameters"]
-profile = "quick"          # quick | smoke | paper
-models = None              # LMs that generate new samples; None: profile default
-samples_per_prompt = None  # samples per prompt (paper 100); None: profile default
-seeds = None               # runs per classifier (paper 5); None: profile default
-max_new_tokens = None
-batch_size = None
-alpha_grid = None          # L2 penalties of the MLP head tried on dev, space-separated ("0.01 0.1")
-lstm_epochs = None
-paper_per_cell = None      # the paper's samples per (source, context, demographic); None: all
-bold_wiki_per_group = None # WIKI sentences per BOLD group for Table 5; 0: all
-encoder = "minilm"         # "minilm" (offline) or a hub id / folder of a transformers encoder
-seed = 0
-device = "cpu"             # where the generating LMs run (cpu, cuda)
-model_args = None          # options for every LM: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-root = None
+# generated from nlgbias.profiles.STUDIES["regard"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"           # quick | smoke | paper
+models = None               # LMs that generate new samples; None: the profile's (the README's profile table)
+samples_per_prompt = None   # samples per prompt (paper 100); None: the profile's (quick 10 · smoke 2 · paper 100)
+seeds = None                # runs per classifier (paper 5); None: the profile's (quick 5 · smoke 2 · paper 5)
+max_new_tokens = None       # length cap of a sample (tokens); None: the profile's (quick 30 · smoke 20 · paper 30)
+batch_size = None           # prompts per batch; None: 32 in every profile
+alpha_grid = None           # L2 penalties of the MLP head tried on dev, space-separated ("0.01 0.1"); None: the profile's (the README's profile table)
+lstm_epochs = None          # epochs of the LSTM baselines; None: the profile's (quick 10 · smoke 1 · paper 15)
+paper_per_cell = None       # the paper's samples classified per (source, context, demographic); None: the profile's (quick all 500 · smoke 10 · paper all 500)
+bold_wiki_per_group = None  # WIKI sentences per BOLD group for Table 5 (0: all); None: the profile's (quick 500 · smoke 10 · paper 0)
+encoder = "minilm"          # "minilm" (offline) or a hub id / folder of a transformers encoder
+seed = 0                    # seed of every sample and draw
+device = "cpu"              # where the generating LMs run (cpu, cuda)
+model_args = None           # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+root = None                 # project root; None finds it
 
 # %%
 import logging

@@ -45,36 +45,37 @@
 #   pre-training data.
 
 # %% tags=["parameters"]
-profile = "quick"              # quick | smoke | paper
-models = None                  # chat models for responses, smallest first; None: the profile's default
-ppl_models = None              # causal LMs for perplexity; None: profile default
-descriptors_per_axis = None    # generation sample: descriptors per axis (0: all)
-templates = None               # generation sample: number of templates, the same for every model (0: all 26)
-nouns = None                   # generation sample: sentences (nouns) per descriptor x template (0: all)
-ppl_descriptors_per_axis = None  # Figure 2 sample: descriptors per axis (0: all)
-ppl_templates_per_descriptor = None  # Figure 2 sample: templates drawn per descriptor (0: every template)
-ppl_nouns = None               # perplexity sample: nouns per descriptor x template (0: all)
-ppl_templates = None           # Figure 2 sample: number of templates (0: all 26)
-table3_nouns = None            # Table 3: nouns per descriptor for "I love [PNP]." (0: all)
-table3_descriptors_per_axis = None  # Table 3: descriptors per axis (0: all)
-offensive_nouns = None         # Tables 11/12: nouns per descriptor x template (0: all)
-offensive_descriptors_per_axis = None  # Tables 11/12: descriptors per axis (0: all)
-max_new_tokens = None          # response length cap (tokens)
-do_sample = None               # False: greedy decoding (closest to the paper's beam search)
-repetition_penalty = None      # 1.0: off
-batch_size = None
-device = "cpu"                 # where the models run (cpu, cuda)
-model_args = None              # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-alpha = 0.05                   # significance level (Table 3 pairs; Gen Bias per axis)
-correction = "holm"            # multiple-comparison correction: Table 3 within an axis, Table 9 over the axes
-n_perm = 1000                  # permutations of the no-descriptor-effect null
-n_boot = 1000                  # bootstrap resamples of descriptors
-n_clusters = 6                 # style clusters reported (the paper's 6)
-cluster_top = 20               # App. A.4: top styles by Partial Gen Bias
-cluster_max_distance = 0.6     # dendrogram neighbours merge below this 1 - correlation
-version = "v1.0"
-seed = 0
-root = None
+# generated from nlgbias.profiles.STUDIES["holistic-generation"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"                   # quick | smoke | paper
+models = None                       # chat models for responses, smallest first; None: the profile's (the README's profile table)
+ppl_models = None                   # causal LMs for perplexity; None: the profile's (the README's profile table)
+descriptors_per_axis = None         # generation sample: descriptors per axis (0: all); None: the profile's (quick 8 · smoke 4 · paper 0)
+templates = None                    # generation sample: templates, the same for every model (0: all 26); None: the profile's (quick 2 · smoke 2 · paper 0)
+nouns = None                        # generation sample: sentences (nouns) per descriptor x template (0: all); None: the profile's (quick 5 · smoke 2 · paper 0)
+ppl_descriptors_per_axis = None     # Figure 2 sample: descriptors per axis (0: all); None: the profile's (quick 0 · smoke 2 · paper 0)
+ppl_templates_per_descriptor = None # Figure 2 sample: templates drawn per descriptor (0: every template); None: the profile's (quick 2 · smoke 2 · paper 0)
+ppl_nouns = None                    # perplexity sample: nouns per descriptor x template (0: all); None: the profile's (quick 1 · smoke 1 · paper 0)
+ppl_templates = None                # Figure 2 sample: templates (0: all 26); None: the profile's (quick 0 · smoke 4 · paper 0)
+table3_nouns = None                 # Table 3: nouns per descriptor for "I love [PNP]." (0: all); None: the profile's (quick 4 · smoke 4 · paper 0)
+table3_descriptors_per_axis = None  # Table 3: descriptors per axis (0: all); None: the profile's (quick 0 · smoke 3 · paper 0)
+offensive_nouns = None              # Tables 11/12: nouns per descriptor x template (0: all); None: the profile's (quick 1 · smoke 1 · paper 0)
+offensive_descriptors_per_axis = None# Tables 11/12: descriptors per axis (0: all); None: the profile's (quick 0 · smoke 3 · paper 0)
+max_new_tokens = None               # response length cap (tokens); None: the profile's (quick 24 · smoke 16 · paper 40)
+do_sample = None                    # False: greedy decoding (closest to the paper's beam search); None: False in every profile
+repetition_penalty = None           # 1.0: off; None: 1.0 in every profile
+batch_size = None                   # sentences per batch; None: 32 in every profile
+device = "cpu"                      # where the models run (cpu, cuda)
+model_args = None                   # options for every model: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+alpha = 0.05                        # significance level (Table 3 pairs; Gen Bias per axis)
+correction = "holm"                 # multiple-comparison correction: Table 3 within an axis, Table 9 over the axes
+n_perm = 1000                       # permutations of the no-descriptor-effect null
+n_boot = 1000                       # bootstrap resamples of descriptors
+n_clusters = 6                      # style clusters reported (the paper's 6)
+cluster_top = 20                    # App. A.4: top styles by Partial Gen Bias
+cluster_max_distance = 0.6          # dendrogram neighbours merge below this 1 - correlation
+version = "v1.0"                    # HolisticBias dataset version
+seed = 0                            # seed of every sample and draw
+root = None                         # project root; None finds it
 
 # %%
 import logging

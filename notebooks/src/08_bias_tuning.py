@@ -41,28 +41,29 @@
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
 
 # %% tags=["parameters"]
-profile = "quick"          # quick | smoke | paper
-model = None               # the chat model tuned (notebook 07 must have its responses); None: profile default
-tune_shares = None         # β candidates: share of responses tagged bias (β = that quantile of b)
-seeds = None               # tuning seeds for the chosen β and for the ablation
-test_per_axis = None       # held-out (test) descriptors per axis
-val_per_axis = None        # validation descriptors per axis (early stopping and the choice of β)
-alpha = 0                  # exponent α of the bias value (the paper's choice: 0)
-max_steps = None           # tuning steps (LoRA): the budget every run stops on
-batch_size = None          # context/response pairs per step
-lr = None                  # peak learning rate (AdamW, linear warm-up and decay)
-eval_every = None          # steps between validation-loss evaluations
-patience = None            # evaluations without progress (a plateau) before stopping
-min_delta = None           # progress: a drop of the validation loss by at least this share of the last progress's loss
-lora_r = None              # LoRA rank; its alpha is twice the rank
-val_texts = None           # validation pairs for early stopping (seeded sample; None: every validation pair)
-ppl_texts = None           # texts per corpus for the perplexity cost
-n_boot = None              # bootstrap resamples (descriptors and seeds)
-device = "cpu"             # where the model is tuned (cpu, cuda)
-model_args = None          # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-gen_batch_size = None
-seed = 0
-root = None                # project root; None finds it
+# generated from nlgbias.profiles.STUDIES["holistic-tuning"] by python -m nlgbias.notebooks build: change the declaration, not this cell
+profile = "quick"      # quick | smoke | paper
+model = None           # the chat model tuned (notebook 07 must have its responses); None: the profile's (the README's profile table)
+tune_shares = None     # β candidates: share of responses tagged bias (β = that quantile of b); None: the profile's (quick 0.2, 0.4 · smoke 0.3 · paper 0.1, 0.3, 0.5)
+seeds = None           # tuning seeds for the chosen β and for the ablation; None: the profile's (quick 3 · smoke 2 · paper 5)
+test_per_axis = None   # held-out (test) descriptors per axis; None: the profile's (quick 3 · smoke 2 · paper 10)
+val_per_axis = None    # validation descriptors per axis (early stopping and the choice of β); None: the profile's (quick 1 · smoke 1 · paper 5)
+alpha = 0              # exponent α of the bias value (the paper's choice: 0)
+max_steps = None       # tuning steps (LoRA): the budget every run stops on; None: the profile's (quick 16 · smoke 4 · paper 3000)
+batch_size = None      # context/response pairs per step; None: the profile's (quick 8 · smoke 4 · paper 16)
+lr = None              # peak learning rate (AdamW, linear warm-up and decay); None: the profile's (quick 0.001 · smoke 0.001 · paper 0.0003)
+eval_every = None      # steps between validation-loss evaluations; None: the profile's (quick 8 · smoke 2 · paper 100)
+patience = None        # evaluations without progress (a plateau) before stopping; None: the profile's (quick 2 · smoke 2 · paper 3)
+min_delta = None       # progress: a drop of the validation loss by at least this share of the last progress's loss
+lora_r = None          # LoRA rank; its alpha is twice the rank
+val_texts = None       # validation pairs for early stopping (seeded sample); None: the profile's (quick 24 · smoke 16 · paper every validation pair)
+ppl_texts = None       # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
+n_boot = None          # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
+device = "cpu"         # where the model is tuned (cpu, cuda)
+model_args = None      # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+gen_batch_size = None  # prompts per generation batch; None: 32 in every profile
+seed = 0               # seed of every sample and draw
+root = None            # project root; None finds it
 
 # %%
 import logging

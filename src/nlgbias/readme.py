@@ -27,14 +27,18 @@ def _fmt(v) -> str:
 
 
 def profiles_table() -> str:
-    """One row per notebook parameter whose default depends on the profile."""
-    rows = ["| notebook | parameter | smoke | quick | paper |", "|---|---|---|---|---|"]
-    for nb, table in profiles.DEFAULTS.items():
-        for param in table["quick"]:
-            vals = [_fmt(table[p][param]) for p in ("smoke", "quick", "paper")]
-            if param == "threads":  # None: nlgbias.hardware.default_threads
-                vals = [f"{REFERENCE_THREADS} (`NLGBIAS_THREADS`)" if v == "all" else v for v in vals]
-            rows.append(f"| {nb} | `{param}` | " + " | ".join(vals) + " |")
+    """One row per study parameter whose default depends on the profile (from the declarations
+    of :data:`nlgbias.profiles.STUDIES`)."""
+    rows = ["| notebook | parameter | smoke | quick | paper | what it is |", "|---|---|---|---|---|---|"]
+    for s in profiles.STUDIES.values():
+        for p in s.params:
+            if not p.profiled:
+                continue
+            vals = [profiles.show(p.per_profile[prof]) if p.per_profile[prof] is not None
+                    else p.none_means for prof in ("smoke", "quick", "paper")]
+            if p.name == "threads":  # None: nlgbias.hardware.default_threads
+                vals = [f"{REFERENCE_THREADS} (`NLGBIAS_THREADS`)" for _ in vals]
+            rows.append(f"| {s.notebook} | `{p.name}` | " + " | ".join(vals) + f" | {p.help} |")
     return "\n".join(rows)
 
 

@@ -25,11 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from nlgbias import outputs
+from nlgbias import outputs, profiles
 from nlgbias.extras import require
 from nlgbias.io import write_json, write_text
 from nlgbias.paths import PROFILES, model_label, paths_for, project_root
-from nlgbias.profiles import DRY_RUN_ENV
 
 log = logging.getLogger("nlgbias.runner")
 
@@ -220,31 +219,64 @@ def _show(path: Path, root: Path) -> str:
 
 
 def notebook_parameters(nb: Path) -> set[str]:
-    """The names a notebook's tagged ``parameters`` cell defines."""
-    import nbformat
-
-    src = nbformat.read(nb, as_version=4)
-    cell = next((c for c in src.cells if "parameters" in c.metadata.get("tags", [])), None)
-    if cell is None:
-        return set()
-    return set(re.findall(r"^(\w+)\s*=", cell.source, flags=re.M))
+    """The names a notebook's parameters cell defines: its study's declared parameters
+    (:data:`nlgbias.profiles.STUDIES`)."""
+    return set(profiles.study(nb.stem).names)
 
 
 def for_notebook(nb: Path, parameters: dict | None) -> dict:
-    """``parameters`` as ``nb`` takes them: ``models`` goes to the notebook parameters ``models``
-    and ``ppl_models`` and, as its first model, ``model`` (08), only where the notebook has them."""
+    """``parameters`` as ``nb`` takes them, by its study's declarations: ``models`` goes to each
+    parameter declared to take models (:attr:`nlgbias.profiles.Param.models`: the list, the list
+    unless given, or its first model); every other parameter only where the study declares it,
+    checked by its declared kind (a ValueError naming the notebook and parameter)."""
+    s = profiles.study(nb.stem)
     params = dict(parameters or {})
     models = params.pop("models", None)
+    out = {k: profiles.check_value(s, k, v) for k, v in params.items() if k in s.names}
     if models is None:
-        return params
-    names = notebook_parameters(nb)
-    if "models" in names:
-        params["models"] = models
-    if "ppl_models" in names:
-        params.setdefault("ppl_models", models)
-    if "model" in names:
-        params.setdefault("model", models[0] if isinstance(models, list) and models else models)
-    return params
+        return out
+    models = [models] if isinstance(models, str) else list(models)
+    for p in s.params:
+        if p.models == "all":
+            out[p.name] = models
+        elif p.models == "all-if-unset":
+            out.setdefault(p.name, models)
+        elif p.models == "first":
+            out.setdefault(p.name, models[0])
+    return out
+
+
+def check_parameters(selected: list[Path], parameters: dict | None) -> None:
+    """Every given parameter must be declared by a selected notebook's study and have its kind:
+    one ValueError before any notebook runs."""
+    names = set(parameters or {}) - {"models"}
+    studies = [profiles.study(nb.stem) for nb in selected]
+    unknown = sorted(n for n in names if not any(n in s.names for s in studies))
+    if unknown:
+        known = sorted({n for s in studies for n in s.names} - {"profile"})
+        raise ValueError(f"parameter(s) {', '.join(unknown)} belong to no selected notebook "
+                         f"({', '.join(s.notebook for s in studies)}); they take: {', '.join(known)}")
+    for nb in selected:
+        for_notebook(nb, parameters)
+
+
+#: the run command's own flags; every other study parameter gets a generated flag
+_OWN = {"profile", "models"}
+
+
+def parameter_flags() -> dict[str, list[tuple[profiles.Study, profiles.Param]]]:
+    """Each study parameter that the run command takes as a flag (``--sample-per-group``), with
+    the studies that declare it."""
+    flags: dict[str, list] = {}
+    for s in profiles.STUDIES.values():
+        for p in s.params:
+            if p.name not in _OWN:
+                flags.setdefault(p.name, []).append((s, p))
+    return flags
+
+
+def _flag_help(decl: list[tuple[profiles.Study, profiles.Param]]) -> str:
+    return "; ".join(f"{s.notebook}: {p.help}" for s, p in decl) + f" [{profiles.KINDS[decl[0][1].kind]}]"
 
 
 def models_root(models: list[str]) -> Path:
@@ -267,6 +299,7 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     selected = select(notebooks(root), only, start)
     if not selected:
         raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
+    check_parameters(selected, parameters)
     from nlgbias.hardware import REFERENCE_THREADS, default_threads
 
     if default_threads() != REFERENCE_THREADS and profile == "quick" and out_root == root:
@@ -366,7 +399,11 @@ def byte_identity_line(diff: tuple[int, list[str], list[str]] | None, machine: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="./run_all.sh", description="Execute the notebooks with papermill.")
+    ap = argparse.ArgumentParser(
+        prog="./run_all.sh", allow_abbrev=False,
+        description="Execute the notebooks with papermill. Each study parameter is also a flag "
+                    "(given to every selected notebook that declares it; values parsed as YAML; "
+                    "None: the profile's default; python -m nlgbias.profiles lists them).")
     ap.add_argument("--profile", default=os.environ.get("NLGBIAS_PROFILE", "quick"), choices=PROFILES)
     ap.add_argument("--only", action="append", metavar="NN", help="run only notebook NN (repeatable)")
     ap.add_argument("--from", dest="start", metavar="NN", help="run notebooks from NN on")
@@ -380,23 +417,29 @@ def main(argv: list[str] | None = None) -> int:
                     help="the paper profile's code paths offline in minutes: each hub model is a "
                          "tiny random model of its architecture, sizes are the smoke profile's; "
                          "outputs go to runs/paper-dry-run/ (or -p root DIR)")
+    studies = ap.add_argument_group("study parameters (generated from nlgbias.profiles.STUDIES)")
+    for name, decl in parameter_flags().items():
+        studies.add_argument("--" + name.replace("_", "-"), dest=f"param_{name}", metavar="VALUE",
+                             help=_flag_help(decl))
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    given = list(args.parameter or []) + [(k[len("param_"):], v) for k, v in vars(args).items()
+                                           if k.startswith("param_") and v is not None]
     params = None
-    if args.parameter:
+    if given:
         import yaml
 
         try:
-            params = {k: yaml.safe_load(v) for k, v in args.parameter}
+            params = {k: yaml.safe_load(v) for k, v in given}
         except yaml.YAMLError as exc:
-            print(f"[run_all] a -p value is not valid YAML: {exc}", file=sys.stderr)
+            print(f"[run_all] a parameter value is not valid YAML: {exc}", file=sys.stderr)
             return 2
     if args.dry_run:
         if args.profile != "paper":
             print(f"[run_all] --dry-run is the paper profile's (got --profile {args.profile})",
                   file=sys.stderr)
             return 2
-        os.environ[DRY_RUN_ENV] = "1"  # the notebooks' kernels inherit it
+        os.environ[profiles.DRY_RUN_ENV] = "1"  # the notebooks' kernels inherit it
         params = {**(params or {})}
         params.setdefault("root", str(project_root() / "runs" / "paper-dry-run"))
         print(f"[run_all] paper dry run (tiny random models, smoke sizes): outputs under "

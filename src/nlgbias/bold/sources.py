@@ -222,7 +222,7 @@ def replication_notes(prompts: pd.DataFrame, models: Sequence[str], sources: Seq
     replicates and what it does not, from the run's prompts, models and settings."""
     n_all, g_all = int(BOLD_TABLE1["prompts"].sum()), int(BOLD_TABLE1["groups"].sum())
     n_groups = len(prompts[["domain", "group"]].drop_duplicates())
-    paper_models = defaults("02", "paper")["models"]
+    paper_models = defaults("bold-generation", "paper")["models"]
     items = []
     ok = n_groups == g_all
     items.append(f"- {'As in the paper' if ok else 'Not as in the paper'}: prompts from {n_groups} of the "
