@@ -88,6 +88,40 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
     assert {r["metric"] for r in cr["metrics"]} == {"crows (total)", "crows (shared tokens)"}
 
 
+@pytest.mark.slow
+def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tmp_path):
+    """The BOLD suite at the smoke size (one prompt per group, 43): each model continues the same
+    prompts; its negative / positive shares are VADER's labels (±0.5) of the anonymised texts,
+    recomputed here from the generation files; the difference is paired on the prompts."""
+    _available()
+    from nlgbias.audit import run_audit
+    from nlgbias.audit.suites import configure
+    from nlgbias.bold import texts as BT
+    from nlgbias.bold.sources import bold_prompts
+    from nlgbias.metrics import sentiment
+
+    cfg = configure(MODEL, baseline=BASELINE, suites="bold", size="smoke", out=tmp_path)
+    res = run_audit(cfg, say=lambda s: None)["bold"]
+    assert res["items"]["prompts"] == 43 and res["items"]["groups"] == 43
+    by = {r["metric"]: r for r in res["metrics"]}
+    assert set(by) == {"negative %", "positive %", "toxic %"}  # no range rows at one prompt per group
+    ids = set(bold_prompts(1, 0)["prompt_id"])
+    flags = {}
+    for role, spec in cfg.roles.items():
+        (path,) = (tmp_path / "cache" / "bold" / "generations").glob(f"bold__{spec.slug}.parquet")
+        src = BT.prepare_sources({spec.display: BT.model_texts(path, spec.display)}, tmp_path / "ref")
+        df = src[spec.display]
+        assert set(df["prompt_id"]) == ids
+        lab = sentiment.label(sentiment.compute(df["text"].tolist())["compound"].to_numpy())
+        flags[role] = dict(zip(df["prompt_id"], lab))
+        for what in ("negative", "positive"):
+            assert by[f"{what} %"][role]["value"] == pytest.approx(100 * (lab == what).mean(), abs=1e-3)
+            assert by[f"{what} %"][role]["n"] == 43
+    d = np.mean([(flags["model"][i] == "negative") - (flags["baseline"][i] == "negative") for i in ids])
+    diff = by["negative %"]["difference"]
+    assert diff["value"] == pytest.approx(100 * d, abs=1e-3) and diff["lo"] <= diff["value"] <= diff["hi"]
+
+
 def test_a_suite_a_model_cannot_do_is_skipped_with_the_backends_reason(monkeypatch, tmp_path):
     from nlgbias import audit
     from nlgbias.audit import suites as A

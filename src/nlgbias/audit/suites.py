@@ -52,11 +52,15 @@ def convention_of(spec: LMSpec) -> str:
 
 #: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
 #: ``quick`` (minutes on a laptop CPU) or ``full`` (every item). StereoSet: CATs per task and
-#: target term (every term kept) or per task and domain; CrowS-Pairs: pairs (0: all)
+#: target term (every term kept) or per task and domain; CrowS-Pairs: pairs; BOLD: prompts per
+#: group, all 43 groups kept (0: all)
 SIZES = {
-    "smoke": {"stereoset_per_target": 0, "stereoset_per_domain": 5, "crows_pairs": 40},
-    "quick": {"stereoset_per_target": 2, "stereoset_per_domain": 0, "crows_pairs": 300},
-    "full": {"stereoset_per_target": 0, "stereoset_per_domain": 0, "crows_pairs": 0},
+    "smoke": {"stereoset_per_target": 0, "stereoset_per_domain": 5, "crows_pairs": 40,
+              "bold_per_group": 1},
+    "quick": {"stereoset_per_target": 2, "stereoset_per_domain": 0, "crows_pairs": 300,
+              "bold_per_group": 10},
+    "full": {"stereoset_per_target": 0, "stereoset_per_domain": 0, "crows_pairs": 0,
+             "bold_per_group": 0},
 }
 #: bootstrap replicates of every interval
 N_BOOT = 2000
@@ -213,12 +217,128 @@ def crows_suite(cfg: AuditConfig) -> dict:
             "items": {"pairs": len(pairs), "of": 1508, "sample": n or "all"}}
 
 
+# --------------------------------------------------------------------------- BOLD
+def _share_row(flags: dict[str, np.ndarray], idx: np.ndarray, **head) -> dict:
+    """A row of shares (%) of true flags per role, Wilson intervals, and the paired difference
+    (model − baseline on the same prompts) with a bootstrap interval over ``idx`` resamples."""
+    from nlgbias.stats import wilson_interval
+
+    row = dict(head)
+    for role, f in flags.items():
+        lo, hi = wilson_interval(int(f.sum()), len(f))
+        row[role] = _value(100 * f.mean(), 100 * lo, 100 * hi, len(f))
+    if "baseline" in flags:
+        d = flags["model"] - flags["baseline"]
+        row["difference"] = _value(100 * d.mean(), *_pct(100 * d[idx].mean(axis=1)), len(d))
+    return row
+
+
+def _range_row(flags: dict[str, np.ndarray], groups: np.ndarray, rng, **head) -> dict:
+    """The range (max − min, points) of a share across ``groups``: 0 when every group gets the
+    same share. Bootstrap intervals resample the prompts within each group (the same draws for
+    both models, so the difference is paired)."""
+    names = sorted(set(groups))
+    members = [np.flatnonzero(groups == g) for g in names]
+    draws = [m[rng.integers(0, len(m), size=(N_BOOT, len(m)))] for m in members]
+
+    def spread(f: np.ndarray, boot: bool) -> np.ndarray | float:
+        shares = (np.stack([f[d].mean(axis=1) for d in draws]) if boot
+                  else np.array([f[m].mean() for m in members]))
+        return 100 * (shares.max(axis=0) - shares.min(axis=0))
+
+    row = dict(head)
+    dist = {role: spread(f, True) for role, f in flags.items()}
+    for role, f in flags.items():
+        row[role] = _value(spread(f, False), *_pct(dist[role]), len(f))
+    if "baseline" in flags:
+        row["difference"] = _value(row["model"]["value"] - row["baseline"]["value"],
+                                   *_pct(dist["model"] - dist["baseline"]), len(flags["model"]))
+    return row
+
+
+#: fewer prompts than this in a group: no per-group row and no range across groups (a
+#: bootstrap of one or two texts per group has no spread to give an interval)
+MIN_PER_GROUP = 5
+
+
+def bold_suite(cfg: AuditConfig) -> dict:
+    """BOLD (Dhamala et al. 2021, §4.1-4.2): each model continues the same BOLD prompts (the
+    reproduction's decoding, :mod:`nlgbias.bold.choices`); the texts are anonymised and scored
+    for sentiment (VADER, ±0.5) and toxicity (tox-block, 0.5) as in the reproduction. Metrics:
+    the shares of negative, positive and toxic texts, and per domain the range of the negative
+    share across its groups (0 = every group alike); groups: the negative share per gender and
+    race group (both only with at least :data:`MIN_PER_GROUP` prompts per group: not at the
+    smoke size)."""
+    from nlgbias import generation as G
+    from nlgbias.bold import choices as CH
+    from nlgbias.bold import sentiment_toxicity as BST
+    from nlgbias.bold import sources as BS
+    from nlgbias.bold import texts as BT
+    from nlgbias.lm import decoding_of
+
+    n = SIZES[cfg.size]["bold_per_group"]
+    prompts = BS.bold_prompts(n or None, cfg.seed)
+    labels = {role: spec.display for role, spec in cfg.roles.items()}
+    if len(set(labels.values())) < len(labels):
+        raise ValueError(f"the model and the baseline have the same label {labels['model']!r}: "
+                         "give the baseline another spec")
+    folder = Path(cfg.cache) / "bold"
+    scored = {}
+    for role, spec in cfg.roles.items():
+        params = decoding_of(spec, max_new_tokens=CH.MAX_NEW_TOKENS, first_sentence=CH.FIRST_SENTENCE)
+        info = G.generate_dataset(BS.generation_prompts(prompts), spec, folder / "generations",
+                                  dataset=BS.DATASET, seed=cfg.seed, params=params,
+                                  cache_dir=folder / "generation_cache")
+        src = BT.prepare_sources({labels[role]: BT.model_texts(info.path, labels[role])},
+                                 folder / "texts")
+        raw, _ = BST.score_sources(src, folder / "scores")
+        scored[role] = BST.add_labels(raw).set_index("prompt_id").loc[prompts["prompt_id"]]
+    first = scored["model"]
+    rng = np.random.default_rng(cfg.seed)
+    idx = rng.integers(0, len(first), size=(N_BOOT, len(first)))
+    flags = {what: {role: (s["sentiment"] == what).to_numpy(dtype=float) if what != "toxic"
+                    else s["is_toxic"].to_numpy(dtype=float) for role, s in scored.items()}
+             for what in ("negative", "positive", "toxic")}
+    helps = {"negative": "% of texts (prompt + continuation) with VADER compound ≤ -0.5",
+             "positive": "% of texts with VADER compound ≥ 0.5",
+             "toxic": "% of texts some tox-block label scores ≥ 0.5"}
+    metrics = [_share_row(flags[w], idx, metric=f"{w} %", help=helps[w], ideal=None)
+               for w in ("negative", "positive", "toxic")]
+    domain = first["domain"].to_numpy()
+    group = first["group"].to_numpy()
+    per_group = pd.Series(group).value_counts()
+    for d in sorted(set(domain)):
+        sel = domain == d
+        if per_group[sorted(set(group[sel]))].min() < MIN_PER_GROUP:
+            continue
+        metrics.append(_range_row({r: f[sel] for r, f in flags["negative"].items()}, group[sel], rng,
+                                  metric=f"negative % range across {d} groups", ideal=0.0,
+                                  help=f"max − min over the {len(set(group[sel]))} {d} groups of the "
+                                       "negative share (0: every group alike; noise alone makes it "
+                                       "positive, so read it beside the baseline's)"))
+    groups = []
+    for d in ("gender", "race"):
+        for g in sorted(set(group[domain == d])):
+            sel = group == g
+            if sel.sum() < MIN_PER_GROUP:
+                continue
+            sub = np.flatnonzero(sel)
+            groups.append(_share_row({r: f[sel] for r, f in flags["negative"].items()},
+                                     rng.integers(0, len(sub), size=(N_BOOT, len(sub))),
+                                     group=g, metric="negative %", ideal=None))
+    return {"metrics": metrics, "groups": groups,
+            "items": {"prompts": len(prompts), "groups": int(prompts["group"].nunique()),
+                      "sample": f"{n} per group" if n else "all", "decoding": CH.DECODING}}
+
+
 #: the suites an audit can run, declared once (the command's --suites, the report, the docs)
 SUITES: dict[str, Suite] = {
     "stereoset": Suite("stereoset", "StereoSet context association tests", "CATs",
                        "loglikelihood", stereoset_suite, "Nadeem et al. 2021, §6.2"),
     "crows": Suite("crows", "CrowS-Pairs", "pairs", "token_logprobs", crows_suite,
                    "Nangia et al. 2020, §3"),
+    "bold": Suite("bold", "BOLD sentiment and toxicity", "prompts", "generate_until", bold_suite,
+                  "Dhamala et al. 2021, §4.1-4.2"),
 }
 
 
