@@ -86,6 +86,16 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
             assert row[role]["value"] == pytest.approx(overall["metric"], abs=1e-4)
             assert row[role]["n"] == 40
     assert {r["metric"] for r in cr["metrics"]} == {"crows (total)", "crows (shared tokens)"}
+    # the start-token sensitivity: lm-evaluation-harness's BOS convention on the same pairs
+    from nlgbias.lm import parse_model_spec
+
+    sens = {x["role"]: x for x in cr["start_token"]}
+    bos = C.pair_scores(parse_model_spec(MODEL).with_options(start_token="bos"), pairs, cfg.cache)
+    ref = C.crows_metric(bos, more="sent_more_score", less="sent_less_score")
+    assert sens["model"]["other"] == "bos" and sens["model"]["pairs"] == 40
+    assert sens["model"]["other_score"] == pytest.approx(ref[ref["bias_type"] == "overall"].iloc[0]["metric"], abs=1e-4)
+    assert sens["baseline"]["pairs_decided_differently"] == 0  # Gemma has no <|endoftext|>: BOS either way
+    assert "Start-token sensitivity" in (out / "index.html").read_text()
 
 
 @pytest.mark.slow

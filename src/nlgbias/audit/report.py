@@ -147,6 +147,10 @@ def write_report(results_json: str | Path) -> Path:
             figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
                         f"metric and group with its 95 % interval.</figcaption></figure>")
+    sens = [f"<li>{e(roles[x['role']]['label'])}: {x['score']:.1f} % after the {e(x['convention'])} "
+            f"start token, {x['other_score']:.1f} % after {e(x['other'])}; "
+            f"{x['pairs_decided_differently']} of {x['pairs']} pairs decided differently</li>"
+            for x in doc["suites"].get("crows", {}).get("start_token", [])]
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
                      f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
                      f"{e(str(v.get('start_token')))}</li>"
@@ -165,6 +169,7 @@ models). Scoring convention: {e(doc['convention'])}.</p>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>
 {'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
+{'<h2>Start-token sensitivity (CrowS-Pairs, total score)</h2><p>lm-evaluation-harness scores a sentence after the BOS token where a tokenizer has one (<code>--model-args start_token=bos</code>); StereoSet&#39;s code after <code>&lt;|endoftext|&gt;</code>. The same pairs under the other convention:</p><ul id="start-token">' + ''.join(sens) + '</ul>' if sens else ''}
 <h2>Figures</h2>{''.join(figs)}
 <p>Every number is in <a href="results.json">results.json</a> (schema {e(doc['schema'])}).</p>
 <script>

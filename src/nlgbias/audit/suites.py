@@ -213,8 +213,29 @@ def crows_suite(cfg: AuditConfig) -> dict:
                 bi = rng.integers(0, len(d), size=(N_BOOT, len(d)))
                 g["difference"] = _value(100 * d.mean(), *_pct(100 * d[bi].mean(axis=1)), len(d))
             groups.append(g)
-    return {"metrics": metrics, "groups": groups,
+    return {"metrics": metrics, "groups": groups, "start_token": _start_token_sensitivity(cfg, pairs, scored),
             "items": {"pairs": len(pairs), "of": 1508, "sample": n or "all"}}
+
+
+def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict) -> list[dict]:
+    """The CrowS-Pairs total score of each model with weights in this process under the other
+    start-token convention (``endoftext`` ↔ lm-evaluation-harness's ``bos``): the score, and how
+    many pairs it decides differently (0 where both conventions give the same token)."""
+    from nlgbias.lm import kind_of
+    from nlgbias.stereoset import crows_pairs as C
+
+    out = []
+    for role, spec in cfg.roles.items():
+        if not spec.local_weights or kind_of(spec) != "causal":
+            continue
+        mine = spec.opts.get("start_token", "endoftext")
+        other = "endoftext" if mine == "bos" else "bos"
+        alt = C.pair_scores(spec.with_options(start_token=other), pairs, cfg.cache)
+        a, b = _crows_wins(scored[role], "total"), _crows_wins(alt, "total")
+        out.append({"role": role, "convention": mine, "other": other,
+                    "score": round(100 * float(a.mean()), 4), "other_score": round(100 * float(b.mean()), 4),
+                    "pairs_decided_differently": int((a != b).sum()), "pairs": len(a)})
+    return out
 
 
 # --------------------------------------------------------------------------- BOLD
