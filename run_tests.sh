@@ -8,6 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 bash scripts/setup_env.sh
+bash scripts/browser.sh   # Chromium for the audit report's browser test, where it can be installed
 export PYTHONHASHSEED=0 TOKENIZERS_PARALLELISM=false
 # idle OpenMP threads sleep, not spin: a 2-thread run on a shared 2-core machine (same numbers)
 if [[ -z "${GOMP_SPINCOUNT:-}" ]]; then export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"; fi
