@@ -225,3 +225,10 @@ def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit
     assert n_fig == 2 and f'data-figures="{n_fig} of {n_fig} loaded"' in dom, dom[-1500:]
     for label in ("ss", "lms", "icat", "crows (total)", "crows (shared tokens)"):
         assert f">{label}</span>" in dom, label
+    # each suite's page, linked from the index, holds every metric and group row
+    doc = json.loads((out / "results.json").read_text())
+    for name, suite in doc["suites"].items():
+        assert f"href=\"{name}.html\"" in dom or f"href='{name}.html'" in dom, name
+        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                               (out / f"{name}.html").as_uri()], capture_output=True, text=True, timeout=120)
+        assert done.stdout.count("<tr>") == 2 + len(suite["metrics"]) + len(suite["groups"]), name

@@ -10,7 +10,9 @@
   "lo", "hi", "n"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; the difference
   is model minus baseline, paired); a suite a model cannot do has ``skipped`` (why) instead;
 - ``index.html``: the headline table (each metric: your model, the baseline, the difference,
-  with intervals and n), one figure per suite (``figures/<suite>.png``) and what was skipped;
+  with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped and a
+  link to each suite's page ``<suite>.html`` (every metric and group row with what it is, the
+  items sampled, the figure);
 - ``cache/``: finished items, so that a rerun resumes.
 """
 
@@ -107,7 +109,7 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("% (95 % interval; grey tick: unbiased / ideal value)")
-    n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items())
+    n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
     ax.set_title(f"{suite['title']} ({n})", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
@@ -115,6 +117,58 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
+    return path
+
+
+_STYLE = """<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+figure{margin:1.5em 0}img{max-width:100%}</style>"""
+
+
+def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:
+    """An HTML table of metric (and group) rows: each role's value [95 % interval], the paired
+    difference where there is a baseline, n and what the metric is."""
+    e = html.escape
+    has_group = any("group" in r for r in rows)
+    head = [*(["group"] if has_group else []), "metric", *[f"{r}: {e(roles[r]['label'])}" for r in roles]]
+    if "baseline" in roles:
+        head.append("difference (model − baseline)")
+    head += ["n", "what it is"]
+    body = []
+    for r in rows:
+        cells = [*([e(str(r.get("group", "")))] if has_group else []), e(r["metric"]),
+                 *[_fmt(r.get(role)) for role in roles]]
+        if "baseline" in roles:
+            cells.append(_fmt(r.get("difference")))
+        cells += [f"{r['model']['n']:,} {e(unit)}", e(r.get("help", ""))]
+        body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return (f"<table id='{table_id}'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | None) -> Path:
+    """``<suite>.html``: the suite's every metric and group row, what was sampled, its figure."""
+    e = html.escape
+    roles = doc["models"]
+    items = ", ".join(f"{e(str(k))}: {e(str(v))}" for k, v in (suite.get("items") or {}).items())
+    fig = (f"<figure><img src='figures/{figure.name}' alt='{e(suite['title'])}'></figure>"
+           if figure is not None else "")
+    groups = (f"<h2>Per group</h2>{_rows_table(suite['groups'], roles, suite['unit'], 'groups')}"
+              if suite.get("groups") else "")
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(suite['title'])}: nlgbias audit</title>
+{_STYLE}</head><body><p><a href="index.html">← the audit</a></p>
+<h1>{e(suite['title'])}</h1>
+<p>{e(suite.get('paper', ''))}. Items: {items}. Computed in {suite.get('seconds', 0):.0f} s; size
+{e(doc['size'])}, seed {doc['seed']}. Values in %, with 95 % intervals; the difference is paired
+(the same items and resamples for both models).</p>
+<h2>Metrics</h2>{_rows_table(suite['metrics'], roles, suite['unit'], 'metrics')}
+{groups}{fig}
+<p>The same numbers are in <a href="results.json">results.json</a> (<code>suites.{e(name)}</code>).</p>
+</body></html>
+"""
+    path = out / f"{name}.html"
+    write_text(page, path)
     return path
 
 
@@ -130,7 +184,7 @@ def write_report(results_json: str | Path) -> Path:
     if has_base:
         head.append("difference (model − baseline)")
     head.append("n")
-    body, figs, skipped = [], [], []
+    body, figs, skipped, details = [], [], [], []
     for name, suite in doc["suites"].items():
         if "skipped" in suite:
             skipped.append(f"<li><b>{e(suite['title'])}</b>: skipped: {e(suite['skipped'])}</li>")
@@ -143,6 +197,9 @@ def write_report(results_json: str | Path) -> Path:
             cells.append(f"{r['model']['n']:,} {e(suite['unit'])}")
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         fig = _figure(name, suite, roles, out / "figures")
+        detail = _suite_page(name, suite, doc, out, fig)
+        details.append(f"<li><a href='{detail.name}'>{e(suite['title'])}</a>: every metric and "
+                       f"group, {len(suite['metrics']) + len(suite.get('groups', []))} rows</li>")
         if fig is not None:
             figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
@@ -157,9 +214,7 @@ def write_report(results_json: str | Path) -> Path:
                      for r, v in roles.items())
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nlgbias audit: {e(roles['model']['label'])}</title>
-<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}
-figure{{margin:1.5em 0}}img{{max-width:100%}}</style></head>
+{_STYLE}</head>
 <body><h1>Bias audit of {e(roles['model']['label'])}</h1>
 <ul>{models}</ul>
 <p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in %,
@@ -170,6 +225,7 @@ models). Scoring convention: {e(doc['convention'])}.</p>
 <tbody>{''.join(body)}</tbody></table>
 {'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
 {'<h2>Start-token sensitivity (CrowS-Pairs, total score)</h2><p>lm-evaluation-harness scores a sentence after the BOS token where a tokenizer has one (<code>--model-args start_token=bos</code>); StereoSet&#39;s code after <code>&lt;|endoftext|&gt;</code>. The same pairs under the other convention:</p><ul id="start-token">' + ''.join(sens) + '</ul>' if sens else ''}
+<h2>Each suite in detail</h2><ul id="details">{''.join(details)}</ul>
 <h2>Figures</h2>{''.join(figs)}
 <p>Every number is in <a href="results.json">results.json</a> (schema {e(doc['schema'])}).</p>
 <script>

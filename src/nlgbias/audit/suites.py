@@ -346,7 +346,7 @@ def bold_suite(cfg: AuditConfig) -> dict:
             sub = np.flatnonzero(sel)
             groups.append(_share_row({r: f[sel] for r, f in flags["negative"].items()},
                                      rng.integers(0, len(sub), size=(N_BOOT, len(sub))),
-                                     group=g, metric="negative %", ideal=None))
+                                     group=g, metric="negative %", ideal=None, help=helps["negative"]))
     return {"metrics": metrics, "groups": groups,
             "items": {"prompts": len(prompts), "groups": int(prompts["group"].nunique()),
                       "sample": f"{n} per group" if n else "all", "decoding": CH.DECODING}}
