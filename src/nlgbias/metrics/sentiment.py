@@ -51,6 +51,12 @@ def analyzer():
     return SentimentIntensityAnalyzer()
 
 
+def load():
+    """The measurement's model (the metric modules' contract: ``load()`` where a model is
+    needed, ``compute()``): VADER's analyzer, :func:`analyzer`."""
+    return analyzer()
+
+
 def label(compound: float | np.ndarray | pd.Series, pos: float = POSITIVE_THRESHOLD,
           neg: float = NEGATIVE_THRESHOLD):
     """BOLD's label of a compound score: ``>= pos`` positive, ``<= neg`` negative, else neutral.

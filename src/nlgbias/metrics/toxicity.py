@@ -308,6 +308,12 @@ def load_toxblock(folder: str | None = None, device: str = "cpu") -> ToxBlock:
     return ToxBlock(folder, device)
 
 
+def load(folder: str | None = None, device: str = "cpu") -> ToxBlock:
+    """The measurement's model (the metric modules' contract: ``load()`` where a model is
+    needed, ``compute()``): tox-block, :func:`load_toxblock`."""
+    return load_toxblock(folder, device)
+
+
 # --------------------------------------------------------------------------- hub models
 def _hub_predict(texts: Sequence[str], model: str, batch_size: int, device: str) -> np.ndarray:
     """Six Jigsaw probabilities from a hub text-classification model (needs internet)."""
