@@ -306,6 +306,16 @@ def test_bold_figures_readable_size_and_legend_marks():
                        "male - female_lo": [-0.16, 0.0, 0.02, 0.0],
                        "male - female_hi": [-0.04, 0.0, 0.18, 0.0]})
     figs["fig2"] = BF.plot_fig2(f2)
+    assert "w2v-hd-rebuilt" in figs["fig2"].axes[0].get_title()
+    words = pd.DataFrame({"model": ["smollm2-135m"] * 3 + ["gemma3-270m"] * 3 + ["wiki"] * 3,
+                          "domain": ["gender", "gender", "race"] * 3, "words": [5, 9, 12] * 3})
+    figs["lengths"] = BF.plot_generation_lengths(words, ["smollm2-135m", "gemma3-270m", "wiki"],
+                                                 30, True, 15)
+    ax = figs["lengths"].axes[0]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0] == "smollm2-135m (chat-tuned stand-in LM) (n = 3)", legend
+    assert "our choice" in ax.get_title() and "30 new tokens" in ax.get_title()
+    assert sorted(t.get_text() for t in ax.texts) == ["1"] * 3 + ["2"] * 3  # n per box
     for name, fig in figs.items():
         w, _ = fig.get_size_inches()
         assert w * 150 <= 2000, f"{name} is {w * 150:.0f} px wide at 150 dpi"

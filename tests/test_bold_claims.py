@@ -309,8 +309,8 @@ def test_norms_lexicon_calibration_against_tables_9_to_11():
 
 
 def test_calibration_margin_makes_a_wide_interval_undecided():
-    # this run's Table 11 WIKI counts (195 texts): fear 12 and sad 8, intervals reaching more
-    # than 5 points from the paper's share: undecided; anger 10 stays inside the margin
+    # this run's Table 11 WIKI counts (195 texts): fear 12, sad 8 and anger 10, intervals
+    # reaching further than a quarter of the paper's share (the relative margin): undecided
     p11 = paper.paper_norms_table(11).xs("WIKI", level="source")
     n_g = {g: int(p11.loc[g, "total"]) for g in p11.index}
     assert sum(n_g.values()) == 195
@@ -322,14 +322,57 @@ def test_calibration_margin_makes_a_wide_interval_undecided():
     cats, keys = _counts_frame(spec)
     cl, ch = _gender_norms(cats=cats, keys=keys)
     v = {c.id: c for c in cl}
-    for cat in ("fear", "sad"):
+    for cat in ("fear", "sad", "anger"):
         r = v[f"bold.A4.table11-{cat}"]
         assert str(r.verdict) == "undecided", r.reason
-        assert "stated margin +/-0.05" in r.reason and r.population == 195
-    assert str(v["bold.A4.table11-anger"].verdict) == "agrees"
+        pv = float((p11[cat] * p11["total"]).sum() / 195 / 100)
+        assert f"stated margin +/-{round(paper.calibration_margin(pv), 4):g}" in r.reason
+        assert r.population == 195
+    # joy: 94.4% against 83.6%, far beyond a quarter of the paper's complement (16.4%)
     assert str(v["bold.A4.table11-joy"].verdict) == "disagrees"
     # 0 of 195 against the paper's 0.5%: both about 0, a check
     assert "bold.A4.table11-dominance--ve" in {c.id for c in ch}
+
+
+def test_calibration_margin_is_relative_to_the_share():
+    # a quarter of the rarer side: 2.13% -> +/-0.53 points; 88.8% -> +/-2.8 points
+    assert paper.calibration_margin(0.0213) == pytest.approx(0.005325)
+    assert paper.calibration_margin(0.888) == pytest.approx(0.028)
+    # this run's Table 9 valence (-ve): 37 of 7,657 (0.48%) against MEmoLon's 2.13%; the old
+    # absolute margin (5 points) let it agree, a quarter of the share does not
+    p9 = paper.paper_norms_table(9).xs("WIKI", level="source")
+    n_g = {g: int(p9.loc[g, "total"]) for g in p9.index}
+    spec, left = {}, {"valence (-ve)": 37}
+    for g, n in n_g.items():
+        spec[g] = (n, {c: min(k, n) for c, k in left.items()})
+        left = {c: k - min(k, n) for c, k in left.items()}
+    cats, keys = _counts_frame(spec)
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    r = {c.id: c for c in cl}["bold.A4.table9-valence--ve"]
+    assert str(r.verdict) == "disagrees" and "-77% of the paper's share" in r.this_run, r.this_run
+
+
+def test_a_category_the_lexicon_does_not_track_is_not_comparable_in_tables_4_and_6():
+    # joy in every text: saturated in Table 4, and its calibration disagrees in Tables 9-11
+    # (100% against MEmoLon's 84-95%): Table 6's joy row, not saturated, is not comparable too
+    groups = {**{g: 50 for g in paper.paper_norms_table(9).xs("WIKI", level="source").index},
+              **{g: 50 for g in paper.paper_norms_table(10).xs("WIKI", level="source").index},
+              **{g: 50 for g in paper.paper_norms_table(11).xs("WIKI", level="source").index}}
+    spec = {g: (n, {"joy": n, "anger": 2}) for g, n in groups.items()}
+    spec |= {paper.MALE: (300, {"joy": 300, "anger": 30}), paper.FEMALE: (300, {"joy": 300, "anger": 10}),
+             "christianity": (100, {"joy": 99, "anger": 1}), "islam": (100, {"joy": 95, "anger": 2})}
+    cats, keys = _counts_frame(spec)
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    v = {c.id: c for c in cl}
+    for t in ("9", "10", "11"):
+        assert str(v[f"bold.A4.table{t}-joy"].verdict) == "disagrees"
+    for cid in ("bold.6.1.2.table4-joy", "bold.6.1.4.table6-joy"):
+        assert str(v[cid].verdict) == "not comparable" and v[cid].family == ""
+        assert "does not track MEmoLon in joy" in v[cid].stand_in
+    assert "the lexicon saturates" in v["bold.6.1.2.table4-joy"].stand_in
+    # anger keeps its family and names its calibration
+    assert v["bold.6.1.2.table4-anger"].family.startswith("BOLD Table 4")
+    assert "its calibration in anger: Table 9" in v["bold.6.1.2.table4-anger"].stand_in
 
 
 #: this run's WIKI rows of Figure 2 (Gender-Max): male - female, n, se, bootstrap interval
@@ -410,7 +453,9 @@ def test_section6_headline_religion_toxicity_and_not_tested_rows():
     chat, base = v2["bold.1.lms-more-biased-smollm2-135m"], v2["bold.1.lms-more-biased-gemma3-270m"]
     assert str(chat.comparability) == "different method" and str(chat.verdict) == "not comparable"
     assert "chat-tuned" in chat.stand_in and not chat.family
-    assert str(base.verdict) == "holds" and "Holm over 1" in base.this_run
+    # one base LM is one test: no family of one to "adjust" over
+    assert str(base.verdict) == "holds" and not base.family
+    assert "a single test, no family" in base.this_run and "Holm" not in base.this_run
     C.validate(C.frame(cl2))
 
 
@@ -489,11 +534,14 @@ def test_scoring_sensitivity_by_hand():
     assert "During metrics calculation we use anonymize the prompts" in text
     assert "at most 30.0" in text and "+20.0 → +50.0" in text
     assert "1 on the continuation alone" in text and "0 significant differences reverse" in text
+    # a difference that becomes significant on the continuation alone fails the check (no
+    # reversal is not enough), and so does a reversal
     chk = BC.continuation_check(s)
-    assert chk.passed and "significant 0 -> 1; 0 reversed" in chk.this_run
+    assert not chk.passed and "(1 become significant, 0 stop being, 0 reverse)" in chk.this_run
+    assert BC.continuation_check(BC.scoring_sensitivity(full, alone.assign(p=0.2))).passed
     flipped = BC.continuation_check(BC.scoring_sensitivity(
         full.assign(p=0.01), alone.assign(**{"model - WIKI": -0.3, "p": 0.01})))
-    assert not flipped.passed and "1 reversed" in flipped.this_run
+    assert not flipped.passed and "1 reverse)" in flipped.this_run
 
 
 def test_table3_cell_anatomy_by_hand():
@@ -565,8 +613,10 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
     # pooled over six sources in the paper: a magnitude on a different pool, the rule's
     # outcome (the interval within +/-0.05 of the paper's 76.72%) kept as context
     assert str(neu.verdict) == "not comparable" and "would say reproduced" in neu.reason
+    # stated 'across all models' (WIKI and five LMs): WIKI alone is a different pool
     pos = v["bold.6.1.4.ideology-fascism-positive"]
-    assert str(pos.tally) == "reproduction" and str(pos.verdict) == "inconclusive"
+    assert str(pos.tally) == "replication" and str(pos.verdict) == "undecided"
+    assert str(pos.comparability) == "different pool" and "across all models" in pos.stand_in
     assert "fascism 22/115" in pos.this_run and "populism 7/59" in pos.this_run
     # the non-directional source comparison is about the paper's six sources: not tested
     assert str(v["bold.6.2.gender-sentiment-sources"].verdict) == "not tested"
@@ -584,6 +634,9 @@ def test_toxic_rare_reason_names_its_threshold_dependence():
     assert str(tox.verdict) == "holds"
     assert "depends on the tox-block threshold" in tox.reason
     assert "threshold 0.3: undecided" in tox.reason
+    # flagged for the scorecard with the setting that changes it
+    assert tox.sensitive_to == "tox-block threshold: threshold 0.3 undecided"
+    assert C.SENSITIVE_COLUMN in C.frame(list(v.values())).columns
     # a row whose verdict does not change keeps its reason
     assert all("depends on" not in c.reason for i, c in v.items() if i != "bold.6.2.toxic-rare")
 
@@ -629,6 +682,19 @@ def test_wiki_cut_to_the_models_words_on_a_hand_made_pair(tmp_path):
     text = BC.length_matched_text(lm)
     assert "lm: 3.5 words against WIKI's 4.0 (1.5 after the cut)" in text
     assert BC.length_check(lm).passed
+
+
+def test_length_check_fails_when_significance_changes_without_a_reversal():
+    # 3 differences: one significant on the whole sentences stays so, one becomes significant
+    # at the model's length; none reverses, yet the paired tests say something else: fails
+    a, b = f"model - WIKI ({BC.WHOLE})", f"model - WIKI ({BC.CUT})"
+    sens = pd.DataFrame({a: [0.10, 0.02, -0.01], b: [0.09, 0.08, -0.01],
+                         f"p ({BC.WHOLE})": [0.001, 0.40, 0.9], f"p ({BC.CUT})": [0.002, 0.01, 0.9]})
+    sens["shift"] = sens[b] - sens[a]
+    ck = BC.length_check(sens)
+    assert not ck.passed
+    assert f"significant 1 on {BC.WHOLE} -> 2 on {BC.CUT}" in ck.this_run
+    assert "1 become significant, 0 stop being, 0 reverse" in ck.this_run
 
 
 def test_analysis_choices_are_declared_with_whose_they_are():

@@ -126,3 +126,22 @@ def test_the_committed_headline_counts_only_like_for_like_and_every_stand_in_sco
     assert not uncalibrated, f"stand-in scorers without a calibration row: {sorted(uncalibrated)}"
     need = pd.to_numeric(card["n_needed"], errors="coerce")
     assert (need.isna() | (need <= pd.to_numeric(card["population"], errors="coerce"))).all()
+
+
+def test_rows_sensitive_to_an_analysis_choice_are_flagged_and_counted(tmp_path):
+    from dataclasses import replace
+
+    rows = _claims()
+    rows[4] = replace(rows[4], sensitive_to="lexicon choices: thresholds 0.2 agrees")
+    claims.save(rows, "bold_claims_sec6", results=tmp_path)
+    # a table without any sensitive row keeps exactly the claims columns
+    claims.save([replace(_claims()[0], id="regard.x")], "regard_claims_x", results=tmp_path)
+    assert list(pd.read_csv(tmp_path / "regard_claims_x.csv").columns) == list(claims.CLAIM_COLUMNS)
+    assert claims.SENSITIVE_COLUMN in pd.read_csv(tmp_path / "bold_claims_sec6.csv").columns
+    card = scorecard.collect(tmp_path)
+    assert card[claims.SENSITIVE_COLUMN].tolist().count("") == len(card) - 1
+    text = scorecard.write(tmp_path).read_text()
+    assert ("outcome changes inside the stated range of an analysis choice (column *sensitive "
+            "to* below; the outcome counted is the one graded at the stated value): BOLD (Dhamala "
+            "et al. 2021): 1 of 1 (1 disagrees).") in text
+    assert "| lexicon choices: thresholds 0.2 agrees |" in text

@@ -60,10 +60,11 @@ from functools import partial
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 from IPython.display import Markdown, display
 
 from nlgbias import generation as G
+from nlgbias.bold import choices as CH
+from nlgbias.bold import figures as BF
 from nlgbias.bold import sources as BS
 from nlgbias.hardware import resolve_dtype
 from nlgbias.lm import decoding_of, parse_models
@@ -165,19 +166,8 @@ display(Markdown(BS.generation_summary(prompts, gens, specs)))
 # ## Length of the continuations
 
 # %%
-words = G.with_word_counts(gens)
-n_of = words.groupby("model").size()
-words["model"] = words["model"].map(lambda m: f"{m} (n = {n_of[m]:,})")
-fig, ax = plt.subplots(figsize=(8, 3.8))
-sns.boxplot(data=words, x="domain", y="words", hue="model", ax=ax, fliersize=1.5,
-            hue_order=[f"{m} (n = {n_of[m]:,})" for m in shown if m in n_of.index])
-cap = (f"models: at most {cfg['max_new_tokens']} new tokens"
-       + (", cut at the first sentence end" if cfg["first_sentence"] else "")
-       + "; WIKI: the rest of the Wikipedia sentence")
-ax.set(xlabel="", ylabel="words in the continuation",
-       title=f"Continuation length by domain\n({cap})")
-ax.tick_params(axis="x", rotation=15)
-ax.legend(title="", fontsize=8)
+fig = BF.plot_generation_lengths(G.with_word_counts(gens), shown, cfg["max_new_tokens"],
+                                 cfg["first_sentence"], CH.PAPER_BERT_MAX_LENGTH)
 save_figure(fig, P.figures, "bold_generation_lengths")
 plt.show()
 G.length_table(gens, shown)

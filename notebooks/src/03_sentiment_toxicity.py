@@ -15,10 +15,13 @@
 # 4. draws **Figures 3, 4 and 5** (sentiment and toxicity proportions per group) and
 #    recomputes the numbers and tests quoted in **§6.1.2–6.1.4 and §6.2** beside the
 #    paper's values;
-# 5. beyond the paper (which reports neither): gives every proportion a seeded percentile-bootstrap
-#    95% interval (texts resampled within the group, 1,000 draws, seed 0; columns
-#    `<proportion>_lo` / `<proportion>_hi`, error bars in the figures) and corrects every family
-#    of §6 tests with Holm and Benjamini–Hochberg (`p_holm`, `p_bh`, the family named in `family`).
+# 5. beyond the paper (which reports neither): gives every proportion in the tables a seeded
+#    percentile-bootstrap 95% interval (texts resampled within the group, 1,000 draws, seed 0;
+#    columns `<proportion>_lo` / `<proportion>_hi`), while the figures' whiskers and the claims
+#    use the exact interval of a share (Clopper–Pearson where the count or its complement is
+#    below 5, else Wilson: never zero-width at 0 of n, which the bootstrap is), and corrects every
+#    family of §6 tests with Holm and Benjamini–Hochberg (`p_holm`, `p_bh`, the family named in
+#    `family`).
 #
 # **Substitute (toxicity):** the paper fine-tuned BERT-large (whole word masking) on the
 # Jigsaw Toxic Comment data; that model was never released and no transformer toxicity
@@ -431,14 +434,16 @@ fp
 # %% [markdown]
 # ## The paper's claims, graded
 # `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim on WIKI with
-# the rules of `nlgbias.claims`, in three tallies never mixed. **Reproduction** (like-for-like)
-# only where the paper states the claim for every source and WIKI is scored with its own
-# scorer (VADER). The paper's §6.1.2–6.1.4 proportions and p-values pool its six sources, so a
-# WIKI-only number is a **replication on a different pool** (holds / does not hold / undecided);
-# toxicity rests on tox-block (a stand-in scorer, `scorer = tox-block`) and the headline on
-# the offline stand-in LMs — graded for base LMs only: a chat-tuned model given the raw prompts
-# (SmolLM2-Instruct) is not what the paper's base LMs are, so its row is shown as a different
-# method (not comparable) and kept out of the Holm family; §6.2's comparison of the paper's six sources is not tested (its
+# the rules of `nlgbias.claims`, in three tallies never mixed. None of them is a
+# **reproduction** (like-for-like) on WIKI alone: the paper's §6.1.2–6.1.4 proportions and
+# p-values pool its six sources, and its fascism readings are stated "across all models" (six
+# sources, WIKI one of them), so a WIKI-only number is a **replication on a different pool**
+# (holds / does not hold / undecided: WIKI can refute a per-source statement for itself but
+# not show it for every source); toxicity rests on tox-block (a stand-in scorer,
+# `scorer = tox-block`) and the headline on the offline stand-in LMs — graded for base LMs
+# only (one Holm family over them where there are two or more; one base LM is a single test): a
+# chat-tuned model given the raw prompts (SmolLM2-Instruct) is not what the paper's base LMs
+# are, so its row is shown as a different method (not comparable); §6.2's comparison of the paper's six sources is not tested (its
 # LMs are not offline; the stand-in LMs' paired tests are tabulated above, not graded), and
 # §6.1.2's 76.72 % neutral share pools the six sources (a magnitude on a different pool,
 # graded with a stated margin as context). tox-block's **calibration** row says
@@ -516,7 +521,9 @@ len_sens
 # %% [markdown]
 # ### The graded claims
 # A tox-block row whose verdict changes between the thresholds says so in its reason (with its
-# verdict at each threshold), and a headline row whose verdict changes with WIKI's length.
+# verdict at each threshold), and a headline row whose verdict changes with WIKI's length; both
+# name the choice and the settings that change the verdict in the column `sensitive to`, which
+# the scorecard counts.
 
 # %%
 claims6 = BC.note_sensitivity(claims6, tox_sens, "tox-block threshold")

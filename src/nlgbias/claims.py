@@ -179,6 +179,9 @@ CLAIM_COLUMNS: tuple[str, ...] = (
 CHECK_COLUMNS: tuple[str, ...] = ("id", "section", "check", "kind", "expected", "this run",
                                   "passed")
 CHECK_KINDS = ("by construction", "diagnostic", "data count", "recount")
+#: an optional column of a claims table, written only where some row has it: the analysis
+#: choices inside whose stated range the row's outcome changes (:attr:`Claim.sensitive_to`)
+SENSITIVE_COLUMN = "sensitive to"
 
 Z975 = stats.Z975
 _NAN = float("nan")
@@ -218,6 +221,9 @@ class Claim:
     scorer: str = ""  # the stand-in scorer this row's number comes from (its calibration key)
     unit: str = ""  # the unit n_needed is counted in (texts, descriptors, seeds, ...)
     population: float = _NAN  # how many of that unit exist to be drawn
+    #: the analysis choices (ours, each graded over a stated range) inside whose range this
+    #: row's outcome changes ("" where none does); written as :data:`SENSITIVE_COLUMN`
+    sensitive_to: str = ""
     extra: dict = field(default_factory=dict, compare=False)
 
     def row(self) -> dict:
@@ -775,9 +781,17 @@ def _n_text(n: int | str) -> str:
 
 
 def frame(claims: Iterable[Claim]) -> pd.DataFrame:
-    """The claims table: one row per claim, :data:`CLAIM_COLUMNS` (ids must be unique)."""
+    """The claims table: one row per claim, :data:`CLAIM_COLUMNS` (ids must be unique), and
+    :data:`SENSITIVE_COLUMN` after them where some row's outcome changes inside the stated range
+    of an analysis choice."""
+    claims = list(claims)
     rows = [c.row() for c in claims]
-    df = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    cols = list(CLAIM_COLUMNS)
+    if any(c.sensitive_to for c in claims):
+        cols.append(SENSITIVE_COLUMN)
+        for r, c in zip(rows, claims, strict=True):
+            r[SENSITIVE_COLUMN] = c.sensitive_to
+    df = pd.DataFrame(rows, columns=cols)
     dup = df["id"][df["id"].duplicated()].tolist()
     if dup:
         raise ValueError(f"claim ids must be unique; repeated: {dup}")

@@ -24,6 +24,7 @@ from nlgbias.claims import (
     CHECK_COLUMNS,
     CLAIM_COLUMNS,
     RULES,
+    SENSITIVE_COLUMN,
     TALLIES,
     TALLY_MEANING,
     TALLY_NAMES,
@@ -53,6 +54,7 @@ def collect(results: str | Path) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=["study", "table", *CLAIM_COLUMNS])
     card = pd.concat(frames, ignore_index=True)
+    card[SENSITIVE_COLUMN] = card.get(SENSITIVE_COLUMN, pd.Series("", index=card.index)).fillna("")
     dup = card["id"][card["id"].duplicated()].tolist()
     if dup:
         raise ValueError(f"claim ids repeated across tables: {dup}")
@@ -116,7 +118,28 @@ def counts_markdown(card: pd.DataFrame) -> list[str]:
         for p, r in c.iterrows():
             out.append(f"| {PAPERS.get(p, p)} | {r['claims']} | "
                        + " | ".join(str(r[v]) for v in words) + " |")
+        out += sensitive_lines(card, tally)
     return out
+
+
+def sensitive_lines(card: pd.DataFrame, tally: str) -> list[str]:
+    """One line under a tally's counts: per paper, how many of its rows change outcome inside
+    the stated range of an analysis choice (column :data:`~nlgbias.claims.SENSITIVE_COLUMN`),
+    by outcome; no line where no row does."""
+    if SENSITIVE_COLUMN not in card.columns:
+        return []
+    sub = card[(card["tally"] == tally) & (card[SENSITIVE_COLUMN].astype(str).str.strip() != "")]
+    if not len(sub):
+        return []
+    parts = []
+    for p, rows in sub.groupby("study", sort=False):
+        vc = rows["verdict"].value_counts()
+        total = int(((card["tally"] == tally) & (card["study"] == p)).sum())
+        parts.append(f"{PAPERS.get(p, p)}: {len(rows)} of {total} ("
+                     + ", ".join(f"{vc[w]} {w}" for w in TALLIES[tally] if w in vc) + ")")
+    return ["", "Rows whose outcome changes inside the stated range of an analysis choice "
+            "(column *sensitive to* below; the outcome counted is the one graded at the stated "
+            "value): " + "; ".join(parts) + "."]
 
 
 def calibration_outcomes(card: pd.DataFrame) -> dict[str, str]:
@@ -155,9 +178,12 @@ def _needed(r) -> str:
 
 def _table(sub: pd.DataFrame, tally: str, cal: dict[str, str]) -> list[str]:
     scorer_col = tally == "replication" and (sub["scorer"] != "").any()
+    sens_col = SENSITIVE_COLUMN in sub.columns and (sub[SENSITIVE_COLUMN].astype(str).str.strip()
+                                                    != "").any()
     head = ("| claim | paper | this run [95% interval] | n | comparability | rule | outcome "
-            "| why | n needed |" + (" calibration of its scorer |" if scorer_col else ""))
-    out = [head, "|---" * (9 + scorer_col) + "|"]
+            "| why | n needed |" + (" calibration of its scorer |" if scorer_col else "")
+            + (" sensitive to |" if sens_col else ""))
+    out = [head, "|---" * (9 + scorer_col + sens_col) + "|"]
     for _, r in sub.iterrows():
         claim = f"{r['section']}: {r['claim']}" if r["section"] else r["claim"]
         comp = r["comparability"] + (f" ({r['stand-in']})" if r["stand-in"] else "")
@@ -168,6 +194,8 @@ def _table(sub: pd.DataFrame, tally: str, cal: dict[str, str]) -> list[str]:
         if scorer_col:
             line += (f" {_cell(r['scorer'] + ': ' + cal.get(r['scorer'], ''))} |"
                      if r["scorer"] else " |")
+        if sens_col:
+            line += f" {_cell(r[SENSITIVE_COLUMN])} |"
         out.append(line)
     return out
 

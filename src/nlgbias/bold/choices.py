@@ -30,6 +30,11 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   sentence), which is not what is done here. 30 tokens and the first-sentence cut are ours (a
   BOLD prompt is the start of one Wikipedia sentence); they apply to every profile, ``paper``
   included.
+* Calibration margin of the norms lexicon (ours,
+  :data:`nlgbias.bold.paper.CALIBRATION_RELATIVE`): its WIKI share agrees with MEmoLon's
+  printed share when the whole 95% interval lies within a quarter of that share (of its
+  complement above one half). The paper gives no margin; a quarter because the Table 4 / 6
+  differences the lexicon grades are a quarter to a half of a category's share.
 * Prompt format (ours): the raw BOLD prompt, no chat template, for the base Gemma-3-270m and
   the chat-tuned SmolLM2-135M-Instruct alike.
 * :data:`LENGTH_MATCH` (ours): WIKI's continuations are longer than the models' (the models'
@@ -42,6 +47,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+
+from nlgbias.bold.paper import CALIBRATION_RELATIVE
 
 PAPER, OURS = "paper", "ours"
 
@@ -104,6 +111,12 @@ CHOICES: tuple[Choice, ...] = (
            "the paper gives none for its BERT toxicity classifier (§4.2); the usual cut of a "
            "sigmoid output", " / ".join(f"{t:g}" for t in TOX_THRESHOLD_RANGE),
            "bold_sec6_toxicity_threshold_sensitivity"),
+    Choice("norms lexicon calibration margin", f"{CALIBRATION_RELATIVE:.0%} of the paper's share "
+           "(of its complement above one half)", OURS,
+           "the paper gives none; the Table 4 / 6 WIKI differences the lexicon grades are a quarter "
+           "to a half of a category's share (anger 1.17, sad 1.93, fear 1.93 points on shares of "
+           "4.5-6.7%), so a share off by more than a quarter cannot vouch for them; an absolute "
+           "5 points let 0.48% pass for 2.13%", "", "notebook 04 (bold.A4.* rows)"),
     Choice("decoding length (GPT-2, CTRL and the stand-in LMs)", DECODING, OURS,
            "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (its BERT "
            f"Gibbs-samples a {PAPER_BERT_MAX_LENGTH}-token sentence, not done here); a BOLD "

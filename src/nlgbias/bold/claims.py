@@ -8,8 +8,9 @@ Three parts, one per notebook that makes the evidence:
   match are checks.
 - :func:`section6_sentiment_toxicity` (notebook 03): §6.1.2-6.1.4 and §6.2. The paper's
   §6.1.2-6.1.4 numbers pool its six sources (WIKI and five LMs), so a WIKI-only number is a
-  different pool (``not comparable``, the rule's outcome kept as context) unless the paper
-  states the claim for every source (fascism, "in every model"). Toxicity rests on tox-block
+  different pool (``not comparable``, the rule's outcome kept as context); where the paper
+  states a direction "across all models" (fascism), WIKI is one of the sources it covers: a
+  replication on a different pool (WIKI alone cannot show it for every source). Toxicity rests on tox-block
   (a stand-in for the paper's BERT-large) and §6.2 on the offline stand-in LMs: both
   ``not comparable``. Rare events get exact tests (Fisher, permutation chi-square) and
   Clopper-Pearson intervals; a generation and the WIKI sentence of its prompt are paired
@@ -37,7 +38,7 @@ from nlgbias import stats
 from nlgbias.bold.paper import (
     BOLD_TABLE1,
     CALIBRATION_EMPTY,
-    CALIBRATION_MARGIN,
+    CALIBRATION_RELATIVE,
     DIFF_GROUPS,
     FEMALE,
     GENDER_METRICS,
@@ -53,6 +54,7 @@ from nlgbias.bold.paper import (
     RACES,
     SUPER_GROUPS,
     TABLE3_TOLERANCE,
+    calibration_margin,
     paper_norms_table,
     paper_table3,
 )
@@ -63,6 +65,9 @@ Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
 POOLED = "the paper pools its six sources (WIKI, BERT, GPT-2, CTRL x3); no WIKI-only value printed"
 LEXICON = "expanded Warriner lexicon (GoogleNews word2vec) for MEmoLon"
+#: §6.1.4's fascism statements cover every source of Figure 5 (WIKI and the five LMs)
+EVERY_MODEL = ("WIKI only; the paper states it 'across all models' (Figure 5: WIKI, BERT, GPT-2, "
+               "CTRL x3), so one source can refute it for that source but not show it for all")
 #: the cosine gender metrics (Gender-Max, Gender-Wavg) rest on a rebuilt embedding
 W2V_SCORER = "w2v-hd-rebuilt"
 W2V = ("hard-debiased word2vec rebuilt offline (Bolukbasi et al. 2016 Neutralize and Equalize "
@@ -321,28 +326,42 @@ def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
             "The graded rows keep the whole sentences (what the paper scored).")
 
 
-def length_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
-    """A check: cutting WIKI to the model's length reverses no significant model - WIKI
-    difference (how far the differences move is in ``this_run``)."""
-    cid = "bold.6.2.length-matched"
+def _same_significance(sens: pd.DataFrame, cid: str, section: str, first: str, second: str,
+                       what: str, level: float) -> C.Check:
+    """A check that the paired model - WIKI differences of ``sens`` say the same under the
+    graded scoring (``first``) and another (``second``): each keeps its significance (p <
+    ``level``, McNemar) and direction; it fails where the other scoring makes a difference
+    significant, drops one or reverses one (the counts before and after in ``this_run``)."""
     if not len(sens):
-        return C.check(id=cid, section="6.2", kind="diagnostic",
-                       check="model - WIKI differences with WIKI cut to the model's length",
-                       expected="no significant difference reverses", this_run="no paired rows",
-                       passed=True)
-    a, b = f"model - WIKI ({WHOLE})", f"model - WIKI ({CUT})"
-    sf, sc = _sig_dir(sens[a], sens[f"p ({WHOLE})"], level), _sig_dir(sens[b], sens[f"p ({CUT})"], level)
+        return C.check(id=cid, section=section, kind="diagnostic",
+                       check=f"model - WIKI differences {what}",
+                       expected="every difference's significance unchanged",
+                       this_run="no paired rows", passed=True)
+    a, b = f"model - WIKI ({first})", f"model - WIKI ({second})"
+    sf, sc = _sig_dir(sens[a], sens[f"p ({first})"], level), _sig_dir(sens[b], sens[f"p ({second})"], level)
     flips = int(((sf * sc) < 0).sum())
+    gained, lost = int(((sf == 0) & (sc != 0)).sum()), int(((sf != 0) & (sc == 0)).sum())
     return C.check(
-        id=cid, section="6.2", kind="diagnostic",
-        check="the paired model - WIKI differences (graded on WIKI's whole sentences, as the "
-              "paper scored) keep their significant directions with WIKI cut to the model's "
-              "number of words on each prompt",
-        expected=f"no significant (p < {level:g}) difference reverses",
+        id=cid, section=section, kind="diagnostic",
+        check=f"the paired model - WIKI differences (graded on {first}, as the paper scored) say "
+              f"the same {what}: each keeps its significance (p < {level:g}, McNemar) and "
+              "direction",
+        expected=f"all {len(sens)} differences unchanged: none reverses, none becomes or stops "
+                 "being significant",
         this_run=f"{len(sens)} differences: median |shift| {100 * sens['shift'].abs().median():.1f}, "
                  f"max {100 * sens['shift'].abs().max():.1f} points; significant "
-                 f"{int((sf != 0).sum())} -> {int((sc != 0).sum())}; {flips} reversed",
-        passed=flips == 0)
+                 f"{int((sf != 0).sum())} on {first} -> {int((sc != 0).sum())} on {second} "
+                 f"({gained} become significant, {lost} stop being, {flips} reverse); "
+                 f"{int((sf == sc).sum())} of {len(sens)} unchanged",
+        passed=bool((sf == sc).all()))
+
+
+def length_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
+    """A check: cutting WIKI to the model's length leaves every paired model - WIKI difference
+    as it was at the ``level`` (:func:`_same_significance`): it fails where length alone
+    changes what the paired tests say."""
+    return _same_significance(sens, "bold.6.2.length-matched", "6.2", WHOLE, CUT,
+                              "with WIKI cut to the model's number of words on each prompt", level)
 
 
 def _sig_dir(d: pd.Series, p: pd.Series, level: float) -> pd.Series:
@@ -376,25 +395,10 @@ def scoring_sensitivity_text(sens: pd.DataFrame, level: float = 0.05) -> str:
 
 
 def continuation_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
-    """A check: scoring the continuation alone reverses no significant model - WIKI
-    difference (how far the differences move is in ``this_run``)."""
-    if not len(sens):
-        return C.check(id="bold.6.2.continuation-alone", section="3.3 / 6.2", kind="diagnostic",
-                       check="model - WIKI differences scored on the continuation alone",
-                       expected="no significant difference reverses",
-                       this_run="no paired rows", passed=True)
-    a, b = f"model - WIKI ({FULL})", f"model - WIKI ({ALONE})"
-    sf, sa = _sig_dir(sens[a], sens[f"p ({FULL})"], level), _sig_dir(sens[b], sens[f"p ({ALONE})"], level)
-    flips = int(((sf * sa) < 0).sum())
-    return C.check(
-        id="bold.6.2.continuation-alone", section="3.3 / 6.2", kind="diagnostic",
-        check="the paired model - WIKI differences (graded on prompt + continuation, as the "
-              "paper scored) keep their significant directions on the continuation alone",
-        expected=f"no significant (p < {level:g}) difference reverses",
-        this_run=f"{len(sens)} differences: median |shift| {100 * sens['shift'].abs().median():.1f}, "
-                 f"max {100 * sens['shift'].abs().max():.1f} points; significant "
-                 f"{int((sf != 0).sum())} -> {int((sa != 0).sum())}; {flips} reversed",
-        passed=flips == 0)
+    """A check: scoring the continuation alone leaves every paired model - WIKI difference as
+    it was at the ``level`` (:func:`_same_significance`)."""
+    return _same_significance(sens, "bold.6.2.continuation-alone", "3.3 / 6.2", FULL, ALONE,
+                              "scored on the continuation alone", level)
 
 
 def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | None = None,
@@ -523,7 +527,8 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                      f"[{100 * hl:.1f}%, {100 * hh:.1f}%]), {low} {cnt[low][0]}/{cnt[low][1]}; "
                      f"diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
             comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
-    # §6.1.4: fascism highest "in every model": stated per source, so WIKI is like-for-like
+    # §6.1.4: fascism highest "across all models": stated of each of the paper's sources, of
+    # which WIKI is one; WIKI alone cannot show "in every model" (a different pool)
     pol = w[w["domain"] == "political_ideology"]
     if len(pol):
         pg = sorted(pol["group"].unique())
@@ -539,14 +544,19 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                 id="bold.6.1.4.ideology-fascism-highest", section="6.1.4",
                 claim="negative sentiment: fascism has the largest share of the political "
                       "ideologies, in every source",
-                paper="fascism highest in every model", sign=1, estimate=ca / na - cb / nb,
+                paper="'proportions of texts with negative sentiment was largest for fascism "
+                      "across all models'", sign=1, estimate=ca / na - cb / nb,
                 interval=(lo, hi), pvalue=p, n=f"{na} fascism / {nb} {nxt} texts",
                 n_effective=float(min(na, nb)),
                 statistic=f"negative share on WIKI, fascism - next highest ({nxt}); {test}",
                 this_run=f"fascism {ca}/{na}, {nxt} {cb}/{nb}; diff {ca / na - cb / nb:+.3f} "
-                         f"[{lo:+.3f}, {hi:+.3f}], p = {stats.format_p(p)}"))
+                         f"[{lo:+.3f}, {hi:+.3f}], p = {stats.format_p(p)}",
+                comparability=Comp.DIFFERENT_POOL, stand_in=EVERY_MODEL,
+                population=min(pop("fascism"), pop(nxt)),
+                unit=f"texts in the smaller group (fascism {pop('fascism')}, {nxt} {pop(nxt)}: "
+                     "all their WIKI texts)"))
     # §6.1.4: "proportions of texts with positive sentiment are not the smallest in fascism
-    # across all models": stated per source, so WIKI (VADER) is like-for-like
+    # across all models": as above, WIKI is one of the sources the statement covers
     if len(pol):
         pg = sorted(pol["group"].unique())
         counts, totals = _counts(pol, "positive", pg)
@@ -570,6 +580,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                 this_run=f"fascism {ca}/{na} ({rank} of {len(pg)} from the smallest), {low} "
                          f"{cb}/{nb}; diff {ca / na - cb / nb:+.3f} [{lo:+.3f}, {hi:+.3f}], "
                          f"{_p(p)}",
+                comparability=Comp.DIFFERENT_POOL, stand_in=EVERY_MODEL,
                 population=min(pop("fascism"), pop(low)),
                 unit=f"texts in the smaller group (fascism {pop('fascism')}, {low} {pop(low)}: "
                      "all their WIKI texts)"))
@@ -780,7 +791,8 @@ def chat_tuned(sources: Sequence[str]) -> set[str]:
 
 def _headline(h: pd.DataFrame, chat: Sequence[str] = ()) -> list[C.Claim]:
     """The headline per stand-in LM (its mean-of-domains row), one Holm family over the base
-    LMs. A chat-tuned LM (``chat``) is given BOLD's raw prompts like a base LM, but the paper's
+    LMs where there are two or more (one base LM is a single test, graded at its own p). A
+    chat-tuned LM (``chat``) is given BOLD's raw prompts like a base LM, but the paper's
     LMs are all base LMs: its row is shown, graded as a different method (not comparable), and
     kept out of the family."""
     top = h[h["domain"] == "mean of domains"]
@@ -788,7 +800,9 @@ def _headline(h: pd.DataFrame, chat: Sequence[str] = ()) -> list[C.Claim]:
         return []
     cid = {src: f"bold.1.lms-more-biased-{src}" for src in top["source"]}
     base = [r for r in top.to_dict("records") if r["source"] not in set(chat)]
-    fam = C.Family(HEADLINE, {cid[r["source"]]: float(r["p"]) for r in base}) if base else None
+    # a family only where there is something to adjust over: one base LM is one test
+    fam = C.Family(HEADLINE, {cid[r["source"]]: float(r["p"]) for r in base}) \
+        if len(base) > 1 else None
     out = []
     for r in top.to_dict("records"):
         per = h[(h["source"] == r["source"]) & (h["domain"] != "mean of domains")]
@@ -809,7 +823,9 @@ def _headline(h: pd.DataFrame, chat: Sequence[str] = ()) -> list[C.Claim]:
             this_run=f"{float(r['model - WIKI']):+.3f} [{float(r['model - WIKI_lo']):+.3f}, "
                      f"{float(r['model - WIKI_hi']):+.3f}], {_p(float(r['p']))}"
                      + ("" if is_chat else f" (Holm over {len(fam.pvalues)}: "
-                                           f"{stats.format_p(fam.p(cid[r['source']]))})")
+                                           f"{stats.format_p(fam.p(cid[r['source']]))})"
+                        if fam is not None else " (the one base LM: a single test, no family "
+                                                "to adjust over)")
                      + "; per domain: " + ", ".join(
                          f"{d['domain'].replace('_', ' ')} {d['model spread']:.3f} vs "
                          f"{d['WIKI spread']:.3f}" for d in per.to_dict("records")),
@@ -850,7 +866,8 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     over the 18 professions (an exact sign test of male against female texts per profession);
     "only nursing" restates the family's other rows: a diagnostic check. Tables 4 and 6 rest on the expanded Warriner lexicon
     (``norms-lexicon``, a stand-in for MEmoLon): their directions are replications on that
-    stand-in, each table one Holm family (a category the lexicon saturates is not comparable);
+    stand-in, each table one Holm family (a category the lexicon saturates, or whose calibration
+    disagrees in every one of Tables 9-11, is not comparable);
     the lexicon's calibration rows set its WIKI shares against the paper's
     Tables 9-11 WIKI rows on the same texts."""
     claims, checks = [], []
@@ -955,8 +972,8 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     f2_claims, f2_checks = _figure2(f2)
     claims += f2_claims
     checks += f2_checks
-    claims += _norms_directions(cats, keys, group_sizes)
-    cal, cal_checks = _norms_calibration(cats, keys)
+    cal, cal_checks, cal_by_cat = _norms_calibration(cats, keys)
+    claims += _norms_directions(cats, keys, group_sizes, cal_by_cat)
     claims.append(C.not_tested(
         id="bold.6.3.table8-human-validation", section="6.3 / Table 8",
         claim="the automatic metrics agree with human (AMT) annotations: Spearman rho .91-.92 "
@@ -1080,10 +1097,30 @@ def _harmonic(a: float, b: float) -> float:
     return 2 / (1 / a + 1 / b)
 
 
+def _calibration_phrase(cal: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(f"Table {t} {'empty (a check)' if v == 'empty' else v}" for t, v in cal)
+
+
+def untracked(cal: Sequence[tuple[str, str]]) -> bool:
+    """Whether the lexicon fails to track MEmoLon in a category: its calibration rows (``cal``:
+    ``[(table, outcome), ...]`` of :func:`_norms_calibration`) all disagree (at least one)."""
+    graded = [v for _, v in cal if v != "empty"]
+    return bool(graded) and all(v == "disagrees" for v in graded)
+
+
 def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
-                      group_sizes: Mapping[str, int] | None) -> list[C.Claim]:
+                      group_sizes: Mapping[str, int] | None,
+                      calibration: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+                      ) -> list[C.Claim]:
     """Tables 4 and 6 on WIKI with the norms lexicon: each finding's direction (the sign of
-    the paper's WIKI cell), a replication on that stand-in scorer; one Holm family per table."""
+    the paper's WIKI cell), a replication on that stand-in scorer; one Holm family per table.
+
+    One rule for a category the lexicon does not stand in for, in both tables: where its
+    calibration against MEmoLon (``calibration``: per category the Tables 9-11 outcomes) is
+    ``disagrees`` in every table, or the lexicon saturates it (every text, or no text, of both
+    groups), the row is graded as a different method (not comparable) and stays out of the Holm
+    family. Every row names its category's calibration outcomes."""
+    calibration = calibration or {}
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
     df = df[df["source"] == WIKI]
@@ -1107,13 +1144,15 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
         cid = {e: f"bold.{section.split(' ')[0]}.table{num}-{e.split(' ')[0]}"
                   + ("-pos" if "(+ve)" in e else "-neg" if "(-ve)" in e else "")
                for e in findings}
-        # a category the lexicon puts every text (or no text) of both groups in is saturated:
-        # it cannot show a difference at all, so the row is not comparable (different method)
-        # and stays out of the Holm family
+        # a category the lexicon saturates (every text, or no text, of both groups) cannot show
+        # a difference; one whose calibration disagrees in every table is not MEmoLon's: both
+        # are graded as a different method (not comparable), outside the Holm family
         saturated = {e for e in findings if rows[e][0] == na and rows[e][1] == nb
                      or rows[e][0] == rows[e][1] == 0}
+        off = {e for e in findings if untracked(calibration.get(e, ()))}
+        out_of_family = saturated | off
         fam = C.Family(f"BOLD Table {num} (WIKI, norms lexicon)",
-                       {cid[e]: rows[e][2] for e in findings if e not in saturated})
+                       {cid[e]: rows[e][2] for e in findings if e not in out_of_family})
         for emo in findings:
             ca, cb, p, test = rows[emo]
             pv = float(pt[emo])
@@ -1121,15 +1160,20 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
             more = a if pv > 0 else b
             sat = " (the lexicon puts every text of both groups in it)" if ca == na and cb == nb \
                 else " (the lexicon puts no text of either group in it)" if ca == cb == 0 else ""
+            cal = _calibration_phrase(calibration.get(emo, ()))
             holm = (f"{_p(p)} (Holm over {len(fam.pvalues)}: {stats.format_p(fam.p(cid[emo]))})"
-                    if emo not in saturated else f"{_p(p)} (outside the Holm family)")
-            kw = (dict(comparability=Comp.DIFFERENT_METHOD,
-                       stand_in=f"the lexicon saturates: {LEXICON} puts "
-                                + ("every" if ca == na else "no") + " text of both groups in "
-                                f"{emo}, so no group difference can show (its calibration "
-                                "against MEmoLon's printed share disagrees)")
-                  if emo in saturated else
-                  dict(comparability=Comp.STAND_IN, stand_in=LEXICON, family=fam))
+                    if emo not in out_of_family else f"{_p(p)} (outside the Holm family)")
+            why = []
+            if emo in saturated:
+                why.append(f"the lexicon saturates: it puts {'every' if ca == na else 'no'} text "
+                           f"of both groups in {emo}, so no group difference can show")
+            if emo in off:
+                why.append(f"the lexicon does not track MEmoLon in {emo}: its calibration on the "
+                           f"WIKI texts disagrees in every table ({cal})")
+            kw = (dict(comparability=Comp.DIFFERENT_METHOD, stand_in=f"{LEXICON}; " + "; ".join(why))
+                  if emo in out_of_family else
+                  dict(comparability=Comp.STAND_IN, family=fam,
+                       stand_in=LEXICON + (f"; its calibration in {emo}: {cal}" if cal else "")))
             out.append(C.direction(
                 id=cid[emo], section=section,
                 claim=f"Table {num} WIKI: {more.replace('_', ' ')} texts more often {emo}",
@@ -1152,18 +1196,20 @@ CALIBRATION_TABLES = {"9": "race", "10": "political ideologies", "11": "left-win
 
 
 def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
-                       ) -> tuple[list[C.Claim], list[C.Check]]:
+                       ) -> tuple[list[C.Claim], list[C.Check], dict[str, list[tuple[str, str]]]]:
     """The norms lexicon against the paper's scorer on the same WIKI texts: per Table 9-11 and
     category, the share of the table's WIKI texts in the category (its groups pooled; the
     paper's pooled share is its group shares weighted by the same texts per group) against
-    this run's exact 95% interval, with the stated margin :data:`CALIBRATION_MARGIN` (an
-    interval that reaches further than it from the paper's share is undecided). A category
-    that both put in at most :data:`CALIBRATION_EMPTY` of the texts is a check (no
-    information at the margin's scale)."""
+    this run's exact 95% interval, with the relative margin :func:`calibration_margin` (a
+    quarter of the paper's share, of its complement above one half; an interval that reaches
+    further than it from the paper's share is undecided). A category that both put in at most
+    :data:`CALIBRATION_EMPTY` of the texts is a check (no information: a quarter of a share
+    near 0 is no margin). Also returns, per category, ``[(table, outcome), ...]`` (outcome
+    ``"empty"`` for a check), which the Table 4 / 6 rows read."""
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
     df = df[df["source"] == WIKI]
-    out, checks = [], []
+    out, checks, per_cat = [], [], {}
     for num, what in CALIBRATION_TABLES.items():
         pt = paper_norms_table(num).xs(WIKI, level="source")
         groups = [g for g in pt.index if (df["group"] == g).any()]
@@ -1184,26 +1230,39 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
                     id=cid, section=f"A.4 / Table {num}", kind="diagnostic",
                     check=f"Table {num} WIKI ({what}): {cat} holds (almost) no text for the "
                           "paper's scorer nor for the norms lexicon (both at most "
-                          f"{_pct(CALIBRATION_EMPTY, 0)}: no calibration information at the "
-                          f"margin's scale, +/-{100 * CALIBRATION_MARGIN:g} points)",
+                          f"{_pct(CALIBRATION_EMPTY, 0)}: no calibration information, a "
+                          f"relative margin of {CALIBRATION_RELATIVE:.0%} of a share near 0 "
+                          "is no margin)",
                     expected=f"{_pct(pv)} (MEmoLon, Table {num})",
                     this_run=f"{c} / {n:,} = {_pct(share)}", passed=True))
+                per_cat.setdefault(cat, []).append((num, "empty"))
                 continue
-            out.append(C.value_in_interval(
+            # a printed 0 leaves no relative margin: a quarter of the empty-category floor
+            margin = round(calibration_margin(pv) or CALIBRATION_RELATIVE * CALIBRATION_EMPTY, 4)
+            side = min(pv, 1 - pv) or CALIBRATION_EMPTY
+            row = C.value_in_interval(
                 id=cid, section=f"A.4 / Table {num}",
                 claim=f"norms lexicon vs the paper's MEmoLon on the same WIKI texts, Table {num} "
                       f"({what}): share of texts with {cat}",
                 paper=f"{_pct(pv)} (Table {num} WIKI rows of {len(groups)} groups, weighted by "
-                      "their texts)",
+                      f"their texts); agreement within +/-{_pct(margin)} ({CALIBRATION_RELATIVE:.0%}"
+                      f" of {'the share' if pv <= 0.5 else 'its complement'})",
                 paper_value=pv, estimate=share, interval=(lo, hi), n=n,
-                statistic=f"share of the {len(groups)} groups' WIKI texts (exact 95% interval)",
+                statistic=f"share of the {len(groups)} groups' WIKI texts (exact 95% interval); "
+                          f"margin {CALIBRATION_RELATIVE:.0%} of min(share, 1 - share) of the "
+                          "paper's (nlgbias.bold.paper.CALIBRATION_RELATIVE)",
                 this_run=f"{c} / {n:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}] "
-                         f"({100 * (share - pv):+.1f} points)",
+                         f"({100 * (share - pv):+.1f} points, "
+                         + (f"{(share - pv) / side:+.0%} of the paper's share)" if pv <= 0.5 else
+                            f"{_pct(1 - share, 1)} of texts without it against the paper's "
+                            f"{_pct(1 - pv, 1)})"),
                 comparability=Comp.STAND_IN, stand_in=LEXICON, calibrates="norms-lexicon",
-                margin=CALIBRATION_MARGIN, population=n,
+                margin=margin, population=n,
                 unit=f"WIKI texts of the table's {len(groups)} groups (all of them)",
-                digits=4))
-    return out, checks
+                digits=4)
+            out.append(row)
+            per_cat.setdefault(cat, []).append((num, str(row.verdict)))
+    return out, checks, per_cat
 
 
 # --------------------------------------------------------------------------- power
@@ -1293,10 +1352,12 @@ def family_sentence(df: pd.DataFrame) -> str:
     return "; ".join(out) + "." if out else ""
 
 
-def calibration_sentence(df: pd.DataFrame) -> str:
-    """The calibration rows per table: agrees on k of n, and the categories that disagree with
-    their gap (generated from the claims table)."""
+def calibration_sentence(df: pd.DataFrame, scorer: str | None = None) -> str:
+    """The calibration rows per table (of ``scorer`` only, if given): agrees on k of n, and the
+    categories that disagree with their gap (generated from the claims table)."""
     cal = df[df["tally"] == "calibration"]
+    if scorer is not None:
+        cal = cal[cal["scorer"] == scorer]
     if not len(cal):
         return "No calibration rows."
     out = []
@@ -1304,13 +1365,33 @@ def calibration_sentence(df: pd.DataFrame) -> str:
         agree = int((sub["verdict"] == "agrees").sum())
         dis = sub[sub["verdict"] == "disagrees"]
         gaps = ", ".join(f"{r['claim'].rsplit('with ', 1)[-1]} "
-                         f"{r['this run'].rsplit('(', 1)[-1].rstrip(')')}"
+                         f"({r['this run'].rsplit(' (', 1)[-1].rstrip(')')})"
                          for r in dis.to_dict("records"))
         not_tested = int((sub["verdict"] == "not tested").sum())
         out.append(f"{sec}: " + (f"not tested ({sub['reason'].iloc[0]})" if not_tested else
                                   f"agrees on {agree} of {len(sub)}"
                                   + (f"; disagrees on {gaps}" if gaps else "")))
     return "; ".join(out) + "."
+
+
+def sensitive_sentence(df: pd.DataFrame) -> str:
+    """How many rows of each tally change outcome inside the stated range of an analysis
+    choice (the claims table's *sensitive to* column), by their graded outcome (generated from
+    the claims table)."""
+    col = C.SENSITIVE_COLUMN
+    flagged = df[df[col].astype(str).str.strip().ne("")] if col in df.columns else df.iloc[:0]
+    parts = []
+    for tally, (n, counts) in C.tally_counts(df).items():
+        sub = flagged[flagged["tally"] == tally]
+        if not len(sub):
+            continue
+        by = ", ".join(f"{int((sub['verdict'] == w).sum())} of the {k} {w}" for w, k in counts
+                       if (sub["verdict"] == w).any())
+        parts.append(f"{len(sub)} of the {n} {tally} rows ({by})")
+    if not parts:
+        return "no graded row changes outcome inside the stated ranges."
+    return (" and ".join(parts) + " change outcome inside the stated ranges (column "
+            "`sensitive to`, counted in the scorecard).")
 
 
 # --------------------------------------------------------------------------- sensitivity
@@ -1337,18 +1418,23 @@ def verdict_sensitivity(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
 
 
 def note_sensitivity(claims: Sequence[C.Claim], sens: pd.DataFrame, what: str,
-                     ) -> list[C.Claim]:
+                     label: str | None = None) -> list[C.Claim]:
     """The claims with, for each row whose verdict changes inside the stated range of an
     analysis choice (``sens``: :func:`verdict_sensitivity`; ``what``: the choice, e.g.
-    "tox-block threshold"), the verdicts per choice appended to its reason."""
+    "tox-block threshold"), the verdicts per choice appended to its reason and, in its
+    ``sensitive_to`` (the claims table's *sensitive to* column, counted by the scorecard), the
+    choice (``label``, default ``what``) with each setting that gives another verdict."""
     dep = sens[sens["depends"]].set_index("id") if len(sens) else sens
     cols = [c for c in sens.columns if c.startswith("verdict (")]
     out = []
     for c in claims:
         if c.id in getattr(dep, "index", ()):
             per = ", ".join(f"{k[len('verdict ('):-1]}: {dep.loc[c.id, k]}" for k in cols)
+            moved = ", ".join(f"{k[len('verdict ('):-1]} {dep.loc[c.id, k]}" for k in cols
+                              if dep.loc[c.id, k] != str(c.verdict))
+            flag = "; ".join(x for x in (c.sensitive_to, f"{label or what}: {moved}") if x)
             c = C.Claim(**{**asdict(c), "reason": f"{c.reason}; the verdict depends on the "
-                                                     f"{what} ({per})"})
+                                                     f"{what} ({per})", "sensitive_to": flag})
         out.append(c)
     return out
 
@@ -1405,6 +1491,6 @@ __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", 
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests",
            "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
-           "section3", "seed_spread_sentence",
+           "section3", "seed_spread_sentence", "sensitive_sentence", "untracked",
            "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",
            "verdict_sensitivity"]

@@ -217,14 +217,59 @@ def plot_fig2(f2: pd.DataFrame) -> plt.Figure:
     ax.set_yticks(pos, order)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("share male − share female (Gender-Max, percentage points)\n"
+    ax.set_xlabel("share male − share female (Gender-Max on the rebuilt hard-debiased word2vec, "
+                  "percentage points)\n"
                   "bootstrap 95% interval (open marker: a zero difference; 0/n polar: each "
                   "share's\nexact 95% bound); * male ≠ female texts (exact sign test, "
                   "Holm over the\nprofessions of the source, p < 0.05)")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_ylabel("")
     ax.legend(frameon=False, bbox_to_anchor=(0.5, -0.115), loc="upper center", fontsize=8)
-    ax.set_title("BOLD Fig. 2: gender polarity per profession")
+    ax.set_title("BOLD Fig. 2: gender polarity per profession\nscorer w2v-hd-rebuilt: the "
+                 "hard-debiased word2vec rebuilt offline, not the paper's debiaswe file",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_generation_lengths(words: pd.DataFrame, models: list[str], max_new_tokens: int,
+                            first_sentence: bool, paper_bert_length: int | None = None,
+                            ) -> plt.Figure:
+    """Words in the continuation per domain (x) and source (colour), a box per source and
+    domain with its n under it (``words``: a row per continuation with ``model, domain,
+    words``; ``models``: the sources in legend order). The legend names each model as a
+    stand-in (a chat-tuned one says so) with its rows; the title says the length cap and the
+    first-sentence cut are ours, not the paper's (which states no length for GPT-2 or CTRL;
+    ``paper_bert_length``: its BERT's, named)."""
+    order = [m for m in models if m in set(words["model"])]
+    domains = list(dict.fromkeys(words["domain"]))
+    n_of = words.groupby("model").size()
+    label = {m: f"{source_title(WIKI if m.lower() == 'wiki' else m)} (n = {n_of[m]:,})"
+             for m in order}
+    d = words.assign(source=words["model"].map(label))
+    fig, ax = plt.subplots(figsize=(9.5, 4.6))
+    hue_order = [label[m] for m in order]
+    sns.boxplot(data=d, x="domain", y="words", hue="source", ax=ax, fliersize=1.5,
+                order=domains, hue_order=hue_order)
+    # n per box, under it (the boxes of one domain share its x position, dodged by source)
+    counts = d.groupby(["domain", "source"]).size()
+    width = 0.8 / len(hue_order)
+    for i, dom in enumerate(domains):
+        for k, src in enumerate(hue_order):
+            n = int(counts.get((dom, src), 0))
+            ax.text(i - 0.4 + width * (k + 0.5), -0.02, f"{n:,}", transform=ax.get_xaxis_transform(),
+                    ha="center", va="top", fontsize=6.5, rotation=90, color="0.3")
+    ax.set_xticks(range(len(domains)), [pretty(x, 12) for x in domains])
+    ax.tick_params(axis="x", pad=26)
+    cap = (f"models: at most {max_new_tokens} new tokens"
+           + (", cut at the first sentence end" if first_sentence else "")
+           + "; WIKI: the rest of the Wikipedia sentence\nthe cap and the cut are our choice: "
+           "the paper states no length for GPT-2 or CTRL"
+           + (f" (its BERT: {paper_bert_length} tokens)" if paper_bert_length else "")
+           + "; n per box under each box")
+    ax.set(xlabel="", ylabel="words in the continuation")
+    ax.set_title(f"BOLD continuation length by domain\n{cap}", fontsize=10)
+    ax.legend(title="", fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
 
