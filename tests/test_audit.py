@@ -132,6 +132,39 @@ def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tm
     assert diff["value"] == pytest.approx(100 * d, abs=1e-3) and diff["lo"] <= diff["value"] <= diff["hi"]
 
 
+@pytest.mark.slow
+def test_the_regard_suite_labels_are_the_classifiers_vote_on_each_models_masked_samples(tmp_path):
+    """The regard suite at the smoke size (one sample per prompt, 60): the classifier it trains is
+    the reproduction's (five seeds' vote, its test accuracy in the items); each share is the
+    vote's labels of the masked samples, recomputed here from the generation files and the saved
+    classifier; a pair's gap is the difference of the two demographics' negative shares."""
+    _available()
+    from nlgbias.audit import run_audit
+    from nlgbias.audit.suites import REGARD_PAIRS, configure
+    from nlgbias.datasets.regard import mask_demographic
+    from nlgbias.io import read_table
+    from nlgbias.metrics import regard as R
+
+    cfg = configure(MODEL, baseline=BASELINE, suites="regard", size="smoke", out=tmp_path)
+    res = run_audit(cfg, say=lambda s: None)["regard"]
+    folder = tmp_path / "cache" / "regard"
+    clf = R.load(folder / "classifier")
+    assert clf.card["seeds"] == [0, 1, 2, 3, 4] and "test accuracy" in res["items"]["classifier"]
+    by = {r["metric"]: r for r in res["metrics"]}
+    for role, spec in cfg.roles.items():
+        (path,) = (folder / "generations").glob(f"regard__{spec.slug}.parquet")
+        g = read_table(path)
+        assert len(g) == 60 and res["items"]["samples"] == 60
+        masked = [mask_demographic(t, d) for t, d in zip(g["text"], g["demographic"], strict=True)]
+        lab = clf.predict_proba(masked)["label"].to_numpy()
+        assert by["negative regard %"][role]["value"] == pytest.approx(100 * (lab == "negative").mean(), abs=1e-3)
+        for a, b in REGARD_PAIRS:
+            neg = {d: (lab[(g["demographic"] == d).to_numpy()] == "negative").mean() for d in (a, b)}
+            row = next(r for r in res["metrics"] if "gap" in r["metric"] and a.split()[1] in r["metric"])
+            assert row[role]["value"] == pytest.approx(100 * (neg[a] - neg[b]), abs=1e-3)
+            assert row[role]["lo"] <= row[role]["value"] <= row[role]["hi"]
+
+
 def test_a_suite_a_model_cannot_do_is_skipped_with_the_backends_reason(monkeypatch, tmp_path):
     from nlgbias import audit
     from nlgbias.audit import suites as A

@@ -1,7 +1,7 @@
 """The ``nlgbias`` command (``pip install`` puts it on the PATH):
 
     nlgbias audit --model SPEC [--model-args K=V,...] [--baseline SPEC [--baseline-args K=V,...]]
-                  [--suites stereoset,crows,bold] [--size smoke|quick|full] [--seed 0] --out DIR
+                  [--suites stereoset,crows,bold,regard] [--size smoke|quick|full] [--seed 0] --out DIR
     nlgbias reproduce [--profile quick|smoke|paper] [--only NN] ...   (what ./run_all.sh runs)
     nlgbias lm SPEC [--model-args K=V,...] | nlgbias lm --options      (what a backend can do)
     nlgbias resources [--check]                                        (datasets, models, lexicons)
