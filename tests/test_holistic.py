@@ -536,3 +536,29 @@ def test_descriptor_bootstrap_of_gen_bias():
     full = GB.full_gen_bias(df, ["s1", "s2"])
     lo, hi = np.quantile(b1.sum(axis=1), [0.025, 0.975])
     assert lo < full * 1.5 and hi > 0
+
+
+def test_n_needed_is_checked_against_v10_and_v11():
+    """An undecided row's n needed at its own estimate: reachable in v1.0, reachable only with
+    v1.1, or beyond both (the row says this dataset cannot decide it and keeps no n needed)."""
+    import math
+    from dataclasses import replace as _replace
+
+    from nlgbias import claims as C
+    from nlgbias.holistic import claims as HC
+
+    c = C.direction(id="x", section="s", claim="c", paper="p", sign=1, estimate=0.3, interval=(-0.1, 0.7),
+                    n="10 units", statistic="st", comparability=C.Comparability.STAND_IN, stand_in="m")
+    assert str(c.verdict) in ("undecided", "inconclusive")
+    ok = HC._need(c, 400, 619, "descriptors", v11=770)
+    assert ok.n_needed == 400 and "reachable: 619 exist in v1.0" in ok.reason
+    v11 = HC._need(c, 700, 619, "descriptors", v11=770)
+    assert v11.n_needed == 700 and "reachable only with v1.1's 770" in v11.reason
+    no = HC._need(c, 175, 22, "nationality descriptors", v11=26)
+    assert math.isnan(no.n_needed) and "(v1.0; 26 in v1.1): this dataset cannot decide it" in no.reason
+    same = HC._need(c, 23, 8, "Nonce descriptors", v11=8)
+    assert "v1.0 and v1.1 alike" in same.reason
+    decided = HC._need(_replace(c, verdict=C.Verdict.HOLDS), 1e6, 8, "x")
+    assert decided is not None and decided.reason == c.reason
+    # a Spearman rho of 0.54 over the paper's 6 axes needs ~28 axes for 80% power (Fisher z)
+    assert 25 < HC._spearman_need(0.54) < 31 and math.isnan(HC._spearman_need(0.0))

@@ -314,7 +314,7 @@ def test_split_halves_deals_every_cell_into_both_halves():
 
 
 def test_runs_text_says_what_stopped_the_runs():
-    t = pd.DataFrame({"train pairs": [400, 400], "steps": [36, 44], "best step": [24, 32],
+    t = pd.DataFrame({"train pairs": [400, 400], "steps": [36, 44], "kept step": [24, 32],
                       "stopped early": [True, True]})
     conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 3, "min_delta": 0.01}
     txt = TS.runs_text(t, conf)
@@ -322,6 +322,14 @@ def test_runs_text_says_what_stopped_the_runs():
     assert "the budget did not stop any run" in txt and "2.4 epochs" in txt
     t["stopped early"] = [True, False]
     assert "1 ran to the step budget" in TS.runs_text(t, conf)
+    # the validation guard: which weights each run kept, and their validation distinct-2
+    t["stopped early"] = [True, True]
+    t = t.assign(**{"lowest val loss step": [24, 40], "guard sentences": 64, "val distinct-2 (kept)": [0.30, 0.28],
+                    "val distinct-2 (untuned)": 0.23})
+    txt = TS.runs_text(t, conf)
+    assert "lowest validation loss that passes the collapse guard" in txt and "(64 validation sentences)" in txt
+    assert "In 1 of 2 runs the lowest loss's weights failed it" in txt and "step 32 instead of 40" in txt
+    assert "distinct-2 of the kept weights 0.280-0.300 vs the untuned model's 0.230" in txt
 
 
 def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():

@@ -441,3 +441,108 @@ def test_a_change_against_a_zero_gen_bias_is_undefined_not_an_error():
     assert np.isnan(rel["lo"]) or np.isinf(rel["lo"])
     ab = TR.change_interval(res, "t", relative=False)
     assert (ab["estimate"], ab["lo"], ab["hi"]) == (0.5, 0.5, 0.5)
+
+
+def test_a_cut_response_is_tuned_without_the_end_of_its_turn():
+    """A response the generation cut at its token limit ends with its text, not with an end of
+    turn: tuning on it must not teach the model to stop mid-sentence."""
+    from nlgbias.holistic import tuning_runs as TRN
+
+    lm = tiny_chat_lm()
+    tok = lm.tokenizer
+    _, whole = TU.encode_example(tok, "i love blind people .", "sorry to hear that")
+    _, cut = TU.encode_example(tok, "i love blind people .", "sorry to hear that", complete=False)
+    assert tok.decode([x for x in whole if x != -100]) == "sorry to hear that <eos>"
+    assert tok.decode([x for x in cut if x != -100]) == "sorry to hear that"
+    _, plain = TU.encode_example(tok, "", "i love people", prompt_format="plain", complete=False)
+    assert tok.decode([x for x in plain if x != -100]) == "love people"  # no EOS (the first token unscored)
+    frame = pd.DataFrame({"prompt": ["i love blind people .", "i love tall people ."],
+                          "generation": ["great !", "sorry to hear"], "finish_reason": ["eos", "length"],
+                          "bias_value": [0.5, -0.5]})
+    enc = TRN.encode(lm, frame, beta=None)
+    assert [tok.decode([x for x in lab if x != -100]) for _, lab in enc] == ["great ! <eos>", "sorry to hear"]
+    with pytest.raises(ValueError, match="complete flags"):
+        TU.encode_pairs(tok, ["i", "a"], ["great", "great"], complete=[True])
+
+
+def test_guard_keeps_the_lowest_loss_that_passes(tmp_path):
+    """With a guard, the weights kept are those of the lowest validation loss whose responses pass
+    it; each check is recorded; step 0 (the untuned model) when none passes; the guard's rule is
+    part of the run's digest."""
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    cfg = TU.TuningConfig(max_steps=8, batch_size=4, lr=2e-2, warmup_steps=0, eval_every=2, patience=100)
+    plain = TU.train(lm, train, val, tmp_path / "a", "run", cfg, progress=False)
+    h = plain.history.dropna(subset=["val_loss"])
+    assert plain.best_step == int(h.loc[h["val_loss"].idxmin(), "step"]) and plain.best_step > 2
+    seen = []
+
+    def only_step_2(model):  # passes for the weights of step 2 only, recognised by their loss
+        loss = TU.perplexity_of(TU.response_nll(model, lm.tokenizer, val))
+        seen.append(loss)
+        return {"passes": abs(math.log(loss) - float(h.loc[h["step"] == 2, "val_loss"].iloc[0])) < 1e-4,
+                "distinct-2": 0.5}
+
+    res = TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, guard=only_step_2, guard_rule="two")
+    assert res.best_step == 2 and res.info["lowest_loss_step"] == plain.best_step
+    assert res.folder.name != plain.folder.name  # the guard is part of the digest
+    checks = res.info["guard_checks"]
+    assert checks[-1]["step"] == 2 and checks[-1]["passes"] and not any(c["passes"] for c in checks[:-1])
+    assert [c["val_loss"] for c in checks] == sorted(c["val_loss"] for c in checks)  # lowest loss first
+    assert checks[0]["distinct-2"] == 0.5 and len(seen) == len(checks)
+    none = TU.train(lm, train, val, tmp_path / "c", "run", cfg, progress=False,
+                    guard=lambda m: {"passes": False}, guard_rule="never")
+    assert none.best_step == 0
+    a, base = state(none.folder), lm.model.state_dict()
+    assert all(torch.equal(a[k], base[k]) for k in a)
+
+
+def test_guard_measures_against_the_original():
+    from nlgbias.holistic import tuning_study as TS
+
+    original = ["i love it a lot", "what a nice day", "tell me more please", "sorry to hear that"]
+    assert TS.guard_measures(original, original)["passes"]
+    canned = ["sorry to hear that"] * 4  # one string for every prompt: 1 of 4 distinct
+    m = TS.guard_measures(canned, original)
+    assert not m["passes"] and m["distinct"] == 1 and m["distinct (original)"] == 4
+    refusing = ["I'm sorry, but I can't help with that."] * 2 + original[2:]
+    r = TS.guard_measures(refusing, original)
+    assert r["refusal/boilerplate"] == 0.5 and not r["passes"]  # a 50-point rise of refusals
+
+
+def test_response_guard_answers_through_the_engine_with_a_lora_model():
+    """The validation guard prompts the model in training (LoRA wrapped) through the generation
+    engine; an untouched LoRA model answers as the original, so it passes."""
+    from nlgbias.generation import DecodingParams
+    from nlgbias.holistic import tuning_runs as TRN
+
+    lm = tiny_chat_lm()
+    params = DecodingParams(max_new_tokens=4, do_sample=False)
+    guard = TRN.response_guard(lm, ["i love blind people .", "i am a tall person .", "i hate tall people ."],
+                               None, params)
+    m = guard(TU._prepare(lm.model, TU.TuningConfig()).eval())
+    assert m["passes"] and m["distinct"] == m["distinct (original)"] and m["distinct-2"] == m["distinct-2 (original)"]
+
+
+def test_tuning_targets_keep_few_responses_per_opening():
+    """Refusals/boilerplate leave the tuning and validation pairs, and of the rest at most
+    ``cap`` responses share an opening (its first words, case-folded); the test part is whole."""
+    from nlgbias.holistic import tuning_study as TS
+
+    canned = "I'm so sorry to hear that you're going through a tough time."
+    gens = [canned] * 6 + [canned.upper()] * 2 + ["As an AI language model, I can't."] * 2 + \
+        [f"Reply number {i} is different." for i in range(4)]
+    tv = pd.DataFrame({"generation": gens, "split": ["train"] * 10 + ["val"] * 4,
+                       "descriptor": [f"d{i % 3}" for i in range(14)]})
+    s = {"tv": tv, "val": tv[tv["split"] == "val"], "test": tv.iloc[:3]}
+    out, table = TS.drop_boilerplate(s, words=5, cap=3, seed=0)
+    kept = out["tv"]["generation"]
+    assert TS.openings(kept, 5).value_counts().max() == 3  # 8 share an opening (case-folded): 3 stay
+    assert not kept.str.contains("AI language model").any() and len(kept) == 3 + 4
+    assert table.set_index("split").loc["train", "refusal/boilerplate"] == 2
+    assert int(table.filter(like="repeated").sum().iloc[0]) == 5
+    assert out["val"]["split"].eq("val").all() and out["test"] is s["test"]
+    again, _ = TS.drop_boilerplate(s, words=5, cap=3, seed=0)
+    assert again["tv"].equals(out["tv"])  # a seeded choice
+    whole, _ = TS.drop_boilerplate(s, cap=None)
+    assert len(whole["tv"]) == 12

@@ -68,6 +68,10 @@ OFFENSIVE_STANDIN = ("tox-block (Jigsaw BiLSTM) for B.A.D.; it flags identity te
 STYLE_SCORER, OFFENSIVE_SCORER = "nade-emoji", "tox-block"
 #: descriptor terms in HolisticBias v1.0 (Table 2 recount): the population of descriptors
 V10_DESCRIPTORS = 619
+#: the same count in v1.1 (the later release; the populations an n needed is checked against)
+V11_DESCRIPTORS = 770
+#: descriptor entries of the axes whose own descriptors are a claim's unit, v1.0 and v1.1
+AXIS_DESCRIPTORS = {"nonce": (8, 8), "nationality": (24, 26)}
 V10_SENTENCES = 472_991
 #: Table 2's stated tolerance for a recount: the paper does not say how it counts terms
 #: (case, hyphenation, standalone noun phrases), so 1 % of its value
@@ -139,19 +143,36 @@ def boot_p(dist: np.ndarray) -> float:
     return float(min(1.0, 2 * (tail + 1) / (len(d) + 1)))
 
 
-def _need(c: C.Claim, need: float, population: float, unit: str, note: str = "") -> C.Claim:
+def _need(c: C.Claim, need: float, population: float, unit: str, note: str = "",
+          v11: float | None = None) -> C.Claim:
     """An undecided row whose paper gives no effect size: the n needed for 80 % power at this
-    run's own estimate, in ``unit``, against the ``population`` of that unit (above it: this
-    dataset cannot decide it)."""
+    run's own estimate, in ``unit``, against the ``population`` of that unit in v1.0 and, where
+    it differs, ``v11`` in v1.1 (above both: this dataset cannot decide it; above v1.0's only:
+    reachable with v1.1, which the row says)."""
     if str(c.verdict) not in ("inconclusive", "undecided") or not math.isfinite(need):
         return c
     head = f"{c.reason}; the paper gives no effect size: at this run's estimate, 80% power needs about " \
            f"{need:,.0f} {unit}{note}"
-    if need > population:
-        return replace(c, n_needed=_NAN, unit=unit, population=float(population),
-                       reason=f"{head}, more than the {population:,.0f} that exist: this dataset cannot "
+    most = max(population, v11 or 0)
+    where = ("v1.0 and v1.1 alike" if v11 is None or v11 == population else f"v1.0; {v11:,.0f} in v1.1")
+    if need > most:
+        return replace(c, n_needed=_NAN, unit=unit, population=float(most),
+                       reason=f"{head}, more than the {population:,.0f} that exist ({where}): this dataset cannot "
                               "decide it")
-    return replace(c, n_needed=float(need), unit=unit, population=float(population), reason=head)
+    if need > population:
+        return replace(c, n_needed=float(need), unit=unit, population=float(most),
+                       reason=f"{head}: more than v1.0's {population:,.0f}, reachable only with v1.1's {most:,.0f}")
+    return replace(c, n_needed=float(need), unit=unit, population=float(population),
+                   reason=f"{head} (reachable: {population:,.0f} exist in v1.0)")
+
+
+def _spearman_need(rho: float) -> float:
+    """The pairs a Spearman correlation needs for 80 % power at ``rho`` (Fisher's z with the
+    Bonett-Wright SE of :func:`spearman_interval`)."""
+    if not math.isfinite(rho) or rho == 0:
+        return _NAN
+    r = min(max(rho, -0.9999), 0.9999)
+    return float(3 + (1 + r * r / 2) * ((stats.Z975 + 0.8416) / math.atanh(r)) ** 2)
 
 
 def _own_need(c: C.Claim, units: int) -> float:
@@ -297,7 +318,8 @@ def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Map
             this_run=f"{sp['estimate']:+.2f} [{lo:+.2f}, {hi:+.2f}]" + (f"; {sp['this_run_tail']}"
                                                                        if sp.get("this_run_tail") else ""),
             population=pop, unit=sp["unit"], digits=2)
-        c = _need(c, _own_need(c, sp["units"]), pop, sp["unit"], f" ({sp['units']} here)")
+        c = _need(c, _own_need(c, sp["units"]), pop, sp["unit"], f" ({sp['units']} here)",
+                  v11=(AXIS_DESCRIPTORS.get(str(sp["axis"]).lower(), (None, None))[1] if sp["axis"] else V11_DESCRIPTORS))
         if sp["axis"] == "nonce":
             d = ppl[(ppl["model"] == sp["model"]) & (ppl["axis"] == "nonce")]
             per = d.groupby("descriptor").size()
@@ -382,13 +404,14 @@ def table3_claims(tables: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.Da
         rho, n = _spearman(p, ours["sig_share"])
         if math.isfinite(rho):
             lo, hi = spearman_interval(rho, n)
-            out.append(C.ranking(
+            out.append(_need(C.ranking(
                 id=f"holistic.table3.axis_order_{s}", section="§4.1.2 / Table 3",
                 claim=f"{model}: axes ordered by share of significant pairs as {ref}",
                 paper="characteristics, socioeconomic class, ability most; nationality least",
                 estimate=rho, interval=(lo, hi), n=f"{n} axes the paper lists",
                 statistic="Spearman rho with the paper's shares (Fisher-z interval)",
-                comparability=C.Comparability.STAND_IN, stand_in=lm_standin(model)))
+                comparability=C.Comparability.STAND_IN, stand_in=lm_standin(model)),
+                _spearman_need(rho), n, "axes the paper lists", f" ({n} here; the dataset has 13 axes)"))
         if frames is None or model not in frames or lo_axis not in ours.index:
             continue
         draws = _pair_share_draws(_pair_matrices(frames[model], alpha=alpha), n_boot=n_boot, seed=seed)
@@ -425,7 +448,8 @@ def table3_claims(tables: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.Da
                 comparability=C.Comparability.STAND_IN, stand_in=lm_standin(sp["model"]),
                 population=V10_DESCRIPTORS, unit="descriptors")
             out.append(_need(c, _own_need(c, sp["units"]), sp["units"], f"{lo_axis} descriptors",
-                             f" ({sp['units']} here, all that pass the Table 3 filter)"))
+                             f" ({sp['units']} here, all that pass the Table 3 filter)",
+                             v11=AXIS_DESCRIPTORS.get(lo_axis, (None, None))[1]))
     return out, []
 
 
@@ -759,14 +783,15 @@ def offensiveness_claims(off: pd.DataFrame, t12: pd.DataFrame, artefact: pd.Data
         rho, k = _spearman(p[f"paper_{col}"], o[col])
         if math.isfinite(rho):
             lo, hi = spearman_interval(rho, k)
-            out.append(C.direction(
+            out.append(_need(C.direction(
                 id=f"holistic.table12.{cid}", section="§4.3 / Table 12 (calibration)",
                 claim=f"tox-block orders the templates' {what} as B.A.D. does, on the same sentences",
                 paper=f"B.A.D.'s {len(p)} template {col}s (Table 12)", sign=1, estimate=rho, interval=(lo, hi),
                 pvalue=spearman_p(rho, k), n=n, statistic="Spearman rho over templates, tox-block vs B.A.D. "
                 "(Fisher-z interval); a positive association agrees",
                 comparability=C.Comparability.STAND_IN, stand_in=OFFENSIVE_STANDIN, calibrates=OFFENSIVE_SCORER,
-                population=len(p), unit="templates", digits=2))
+                population=len(p), unit="templates", digits=2),
+                _spearman_need(rho), len(p), "templates", f" ({k} here)"))
     neutral = [t for t in neutral_templates if t in o.index and t in p.index]
     if neutral:
         pv = float(p.loc[neutral, "paper_mean"].mean())
@@ -895,14 +920,19 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
     need_d = descriptors * var_d / (target - var_s) if target > var_s else math.inf
     need_s = seeds * var_s / (target - var_d) if target > var_d else math.inf
     share = var_s / se ** 2
-    opts = {"d": (need_d, f"held-out descriptors (at {seeds} seeds)", float(population)),
+    v11 = V11_DESCRIPTORS if population == V10_DESCRIPTORS else population  # the same count in v1.1
+    opts = {"d": (need_d, f"held-out descriptors (at {seeds} seeds)", float(max(population, v11))),
             "s": (need_s, f"tuning seeds (at the current split's {descriptors} held-out descriptors)", math.inf)}
 
     def say(k):
         v, unit, pop = opts[k]
         if not math.isfinite(v):
             return f"no number of {unit.split(' (')[0]} {unit.split(' (', 1)[1][:-1]}"
-        return f"{v:,.0f} {unit}" + (f", more than the {pop:,.0f} that exist" if v > pop else "")
+        where = f" (v1.0; {v11:,.0f} in v1.1)" if k == "d" and v11 != population else ""
+        if k == "d" and population < v <= pop:
+            return f"{v:,.0f} {unit}, more than v1.0's {population:,.0f}, reachable only with v1.1's {pop:,.0f}"
+        return f"{v:,.0f} {unit}" + (f", more than the {population if k == 'd' else pop:,.0f} that exist{where}"
+                                     if v > pop else "")
 
     base = c.reason.split("; 80% power needs")[0]
     reason = (f"{base}; the tuning seeds carry {share:.0%} of the interval's variance (seed SE "
@@ -912,7 +942,8 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
     for k in order:
         v, unit, pop = opts[k]
         if math.isfinite(v) and v <= pop:
-            return replace(c, reason=reason, n_needed=float(v), unit=unit, population=pop)
+            return replace(c, reason=reason, n_needed=float(v), unit=unit,
+                           population=float(population) if k == "d" and v <= population else pop)
     return replace(c, reason=reason + ": this dataset cannot decide it", n_needed=_NAN,
                    unit=opts[order[0]][1], population=float(population))
 

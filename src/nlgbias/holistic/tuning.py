@@ -57,7 +57,7 @@ from nlgbias.progress import tqdm
 log = logging.getLogger(__name__)
 
 TAG_SEP = "\n"
-TUNING_VERSION = 1  # bump when a change alters the trained weights (invalidates run folders)
+TUNING_VERSION = 2  # bump when a change alters the trained weights (invalidates run folders)
 
 
 def tag_context(prompt: str, tag: str | None, sep: str = TAG_SEP) -> str:
@@ -126,13 +126,16 @@ def _ids(tokenizer, text: str) -> list[int]:
 
 
 def encode_example(tokenizer, context: str, response: str, *, prompt_format: str = "chat",
-                   max_length: int = 128) -> tuple[list[int], list[int]]:
+                   max_length: int = 128, complete: bool = True) -> tuple[list[int], list[int]]:
     """Token ids and labels (-100 on the context) of one context/response pair.
 
     ``"chat"``: the context is the user turn and the response the assistant turn of the
     tokenizer's chat template (what ``generate_dataset(..., prompt_format="chat")`` prompts
     with); ``"plain"``: context, then a space and the response, then EOS (``context=""`` scores
     a whole text). Longer pairs lose the end of the response (never the context).
+    ``complete=False``: the response was cut by a token limit (the engine's finish reason
+    "length"), so the target stops with its text: no end of turn / EOS after it (tuning on it
+    would teach the model to end its turn mid-sentence).
     """
     if prompt_format == "chat":
         if not getattr(tokenizer, "chat_template", None):
@@ -146,12 +149,16 @@ def encode_example(tokenizer, context: str, response: str, *, prompt_format: str
             raise ValueError("the chat template renders the user turn differently with and without "
                              "the assistant turn; cannot separate context from response")
         prefix = _ids(tokenizer, prefix_text)
-        target = _ids(tokenizer, full_text[len(prefix_text):])
+        rest = full_text[len(prefix_text):]
+        if not complete:  # the response's text only, without the turn's end
+            end = rest.find(response.strip())
+            rest = rest[: end + len(response.strip())] if end >= 0 and response.strip() else rest
+        target = _ids(tokenizer, rest)
     elif prompt_format == "plain":
         bos = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
         prefix = bos + (_ids(tokenizer, context) if context else [])
         target = _ids(tokenizer, f" {response}" if context else response)
-        if tokenizer.eos_token_id is not None:
+        if tokenizer.eos_token_id is not None and complete:
             target.append(tokenizer.eos_token_id)
     else:
         raise ValueError(f"prompt_format must be 'chat' or 'plain', got {prompt_format!r}")
@@ -168,11 +175,17 @@ def encode_example(tokenizer, context: str, response: str, *, prompt_format: str
 
 
 def encode_pairs(tokenizer, contexts: Sequence[str], responses: Sequence[str], *,
-                 prompt_format: str = "chat", max_length: int = 128) -> list[tuple[list[int], list[int]]]:
+                 prompt_format: str = "chat", max_length: int = 128,
+                 complete: Sequence[bool] | None = None) -> list[tuple[list[int], list[int]]]:
+    """:func:`encode_example` of each pair (``complete``: per pair, whether the response ended on
+    its own; None: all did)."""
     if len(contexts) != len(responses):
         raise ValueError(f"{len(contexts)} contexts but {len(responses)} responses")
-    return [encode_example(tokenizer, c, r, prompt_format=prompt_format, max_length=max_length)
-            for c, r in zip(contexts, responses, strict=True)]
+    done = [True] * len(responses) if complete is None else [bool(x) for x in complete]
+    if len(done) != len(responses):
+        raise ValueError(f"{len(done)} complete flags but {len(responses)} responses")
+    return [encode_example(tokenizer, c, r, prompt_format=prompt_format, max_length=max_length, complete=d)
+            for c, r, d in zip(contexts, responses, done, strict=True)]
 
 
 def _collate(examples: Sequence[tuple[list[int], list[int]]], pad_id: int):
@@ -295,11 +308,14 @@ class TuningResult:
         return float(math.exp(self.best_val_loss))
 
 
-def run_digest(base: str, config: TuningConfig, train: Sequence, val: Sequence) -> str:
-    """A digest of everything that determines the tuned weights (model, settings, data)."""
+def run_digest(base: str, config: TuningConfig, train: Sequence, val: Sequence, guard: str = "") -> str:
+    """A digest of everything that determines the tuned weights (model, settings, data and the
+    guard that picks the weights kept, by its description ``guard``)."""
     h = hashlib.sha256()
-    h.update(json.dumps({"base": base, "config": asdict(config), "version": TUNING_VERSION},
-                        sort_keys=True).encode())
+    meta = {"base": base, "config": asdict(config), "version": TUNING_VERSION}
+    if guard:
+        meta["guard"] = guard
+    h.update(json.dumps(meta, sort_keys=True).encode())
     for part in (train, val):
         for ids, labels in part:
             h.update(np.asarray(ids, dtype=np.int64).tobytes())
@@ -382,7 +398,8 @@ def _save_checkpoint(path: Path, state: dict) -> None:
 def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
           val_examples: Sequence[tuple[list[int], list[int]]], models_dir: str | Path, name: str,
           config: TuningConfig | None = None, *, progress: bool = True,
-          on_step: Callable[[int, float], None] | None = None) -> TuningResult:
+          on_step: Callable[[int, float], None] | None = None,
+          guard: Callable[[object], dict] | None = None, guard_rule: str = "") -> TuningResult:
     """Tune ``lm`` (a :class:`~nlgbias.models.LoadedModel`) on encoded examples.
 
     Writes ``models_dir/<name>__<digest>/`` (the merged model, tokenizer and ``tuning.json``;
@@ -393,6 +410,14 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     NLL per response token) is measured; after ``patience`` evaluations without progress (a loss
     lower than ``1 - min_delta`` times the loss of the last progress: a plateau) the run stops
     early; the weights of the lowest validation loss are merged and saved.
+
+    ``guard`` (with its description ``guard_rule``, part of the digest): a check of the model's
+    own responses (``guard(model) -> {"passes": bool, ...}``, e.g. a collapse guard on
+    validation prompts) that the validation loss cannot see. With a guard the weights of every
+    evaluation are kept; after the stop they are tried in order of validation loss (lowest
+    first, the later step on a tie) and the first that passes is merged and saved (``best_step``;
+    the lowest loss's step is ``info["lowest_loss_step"]``, every check ``info["guard_checks"]``).
+    Step 0 (the untuned model) is the last candidate.
     """
     import torch
 
@@ -401,7 +426,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         raise ValueError(f"need training and validation examples, got {len(train_examples)} and "
                          f"{len(val_examples)}")
     base_name = lm.spec.name
-    digest = run_digest(base_name, config, train_examples, val_examples)
+    digest = run_digest(base_name, config, train_examples, val_examples, guard_rule if guard else "")
     models_dir = Path(models_dir)
     folder = models_dir / f"{name}__{digest}"
     ckpt_dir = models_dir / f"{name}__{digest}.ckpt"
@@ -420,6 +445,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(config))
     state_file = ckpt_dir / "state.pt"
     step, history, best, bad, seconds, anchor = 0, [], None, 0, 0.0, float("inf")
+    kept: dict[int, tuple[float, dict]] = {}  # with a guard: step -> (validation loss, weights)
     resumed_from = 0
     if state_file.is_file():
         st = torch.load(state_file, weights_only=False)
@@ -429,6 +455,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         torch.set_rng_state(st["rng"])
         step, history, bad, seconds = st["step"], st["history"], st["bad_evals"], st["seconds"]
         best = st["best"]
+        kept = st.get("kept", {})
         anchor = st.get("anchor", best["val_loss"])
         resumed_from = step
         log.info("%s: resuming at step %d", folder.name, step)
@@ -441,13 +468,16 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         _save_checkpoint(state_file, {"trainable": _trainable_state(model), "optimizer": opt.state_dict(),
                                       "scheduler": sched.state_dict(), "rng": torch.get_rng_state(),
                                       "step": step, "history": history, "bad_evals": bad,
-                                      "best": best, "anchor": anchor, "seconds": seconds, "digest": digest})
+                                      "best": best, "anchor": anchor, "seconds": seconds, "digest": digest,
+                                      "kept": kept})
 
     if best is None:  # the untuned model's validation loss is the first "best"
         v0 = evaluate()
         history.append({"step": 0, "train_loss": float("nan"), "val_loss": v0})
         best = {"step": 0, "val_loss": v0, "state": _trainable_state(model)}
         anchor = v0  # the validation loss at the last progress
+        if guard is not None:
+            kept[0] = (v0, best["state"])
     stopped = bad >= config.patience
     bar = tqdm(total=config.max_steps, initial=step, desc=f"tune {name}", unit="step",
                disable=not progress)
@@ -468,6 +498,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                 row["val_loss"] = evaluate()
                 if row["val_loss"] < best["val_loss"]:
                     best = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
+                if guard is not None:
+                    kept[step] = (row["val_loss"], _trainable_state(model))
                 if row["val_loss"] < anchor * (1 - config.min_delta):
                     anchor, bad = row["val_loss"], 0
                 else:
@@ -491,6 +523,12 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     finally:
         bar.close()
     seconds += time.perf_counter() - t0
+    lowest = best["step"]
+    checks: list[dict] = []
+    if guard is not None:
+        t0 = time.perf_counter()
+        best = _first_passing(model, kept, guard, checks)
+        seconds += time.perf_counter() - t0
     _load_trainable(model, best["state"])
     merged = model.merge_and_unload() if config.method == "lora" else model
     merged.eval()
@@ -498,7 +536,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
             "steps_run": step, "best_step": best["step"], "best_val_loss": best["val_loss"],
             "stopped_early": bool(stopped), "seconds": round(seconds, 1),
             "n_train": len(train_examples), "n_val": len(val_examples),
-            "history": pd.DataFrame(history).to_dict(orient="list")}
+            "lowest_loss_step": lowest, "guard_rule": guard_rule if guard is not None else "",
+            "guard_checks": checks, "history": pd.DataFrame(history).to_dict(orient="list")}
     tmp = folder.with_name(folder.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -513,6 +552,27 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
              best["val_loss"], best["step"], seconds)
     return TuningResult(folder, pd.DataFrame(history), best["step"], best["val_loss"], step,
                         bool(stopped), seconds, resumed_from, info)
+
+
+def _first_passing(model, kept: dict, guard: Callable[[object], dict], checks: list) -> dict:
+    """The first of the kept evaluations (lowest validation loss first, the later step on a tie)
+    whose weights pass ``guard``; every check is appended to ``checks``. Step 0 (the untuned
+    model) is taken without a check when nothing else passes."""
+    order = sorted((s for s in kept if s), key=lambda s: (kept[s][0], -s))
+    was_training = model.training
+    model.eval()
+    try:
+        for s in order:
+            _load_trainable(model, kept[s][1])
+            res = dict(guard(model))
+            checks.append({"step": int(s), "val_loss": float(kept[s][0]),
+                           **{k: (v.item() if hasattr(v, "item") else v) for k, v in res.items()}})
+            if res.get("passes"):
+                return {"step": int(s), "val_loss": float(kept[s][0]), "state": kept[s][1]}
+    finally:
+        if was_training:
+            model.train()
+    return {"step": 0, "val_loss": float(kept[0][0]), "state": kept[0][1]}
 
 
 def load_tuned(folder: str | Path):

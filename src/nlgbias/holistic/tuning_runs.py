@@ -36,22 +36,102 @@ def config(*, max_steps: int, batch_size: int, lr: float, eval_every: int, patie
 
 def encode(lm, frame: pd.DataFrame, beta: float | None) -> list:
     """Context/response pairs of ``frame`` (columns prompt, generation, bias_value), each context
-    tagged with its bias label at ``beta`` (None: untagged)."""
+    tagged with its bias label at ``beta`` (None: untagged). A response the generation cut at its
+    token limit (``finish_reason`` "length") is a target without an end of turn."""
     if beta is None:
         contexts = frame["prompt"].tolist()
     else:
         tags = BL.tag_responses(frame["bias_value"], beta)
         contexts = [TU.tag_context(p, t) for p, t in zip(frame["prompt"], tags, strict=True)]
-    return TU.encode_pairs(lm.tokenizer, contexts, frame["generation"].tolist())
+    complete = (frame["finish_reason"] != "length").tolist() if "finish_reason" in frame else None
+    return TU.encode_pairs(lm.tokenizer, contexts, frame["generation"].tolist(), complete=complete)
+
+
+#: what the validation guard checks (part of a run's digest)
+GUARD_RULE = ("collapse guard on the validation sentences' greedy responses (07's decoding): distinct responses and "
+              "distinct-2 each >= 50% of the untuned model's on the same sentences, refusal/boilerplate share at most 10 "
+              "points above it; the kept weights are those of the lowest validation loss that pass")
+
+
+#: the collapse guard's thresholds (:data:`nlgbias.holistic.tuning_study.COLLAPSE_RULE`): distinct
+#: responses and distinct-2 each at least this share of the original's, a refusal share at most this
+#: much (absolute) above it
+COLLAPSE_MIN_DISTINCT_SHARE = 0.5
+COLLAPSE_MAX_REFUSAL_RISE = 0.10
+
+
+def distinct_n(texts: Sequence[str], n: int = 2) -> float:
+    """Distinct-n of a set of responses: unique word n-grams over all n-grams (Li et al. 2016).
+
+    >>> distinct_n(["a b a b", "a b c"], 2)
+    0.6
+    """
+    grams = [tuple(w[i:i + n]) for w in (str(t).lower().split() for t in texts) for i in range(len(w) - n + 1)]
+    return len(set(grams)) / len(grams) if grams else float("nan")
+
+
+def guard_measures(texts: Sequence[str], original: Sequence[str]) -> dict:
+    """The collapse guard's measures of responses ``texts`` against the original model's
+    ``original`` to the same prompts (refusal/boilerplate share, distinct responses, distinct-2,
+    each beside the original's) and whether they pass its distinct and refusal thresholds
+    (:data:`nlgbias.holistic.tuning_study.COLLAPSE_RULE`; the perplexity part needs the original model and is checked on the
+    test responses only)."""
+    from nlgbias.holistic import refusal
+
+    def measure(t):
+        t = [str(x) if x is not None else "" for x in t]
+        return (float(refusal.is_refusal(t).mean()), len(set(t)), distinct_n(t, 2))
+
+    (ref_t, dist_t, d2_t), (ref_o, dist_o, d2_o) = measure(texts), measure(original)
+    out = {"distinct": dist_t, "distinct (original)": dist_o, "distinct-2": d2_t, "distinct-2 (original)": d2_o,
+           "refusal/boilerplate": ref_t, "refusal/boilerplate (original)": ref_o}
+    out["passes"] = bool(dist_t >= COLLAPSE_MIN_DISTINCT_SHARE * dist_o and d2_t >= COLLAPSE_MIN_DISTINCT_SHARE * d2_o
+                         and ref_t - ref_o <= COLLAPSE_MAX_REFUSAL_RISE + 1e-12)
+    return out
+
+
+def response_guard(lm, sentences: Sequence[str], beta: float | None, params, *, seed: int = 0,
+                   batch_size: int = 32):
+    """The collapse guard (:func:`guard_measures`) as a check of a
+    model in training: ``guard(model)`` answers ``sentences`` ("no_bias" appended when ``beta`` is
+    not None, as the tuned model is prompted) through the generation engine with ``params``
+    (notebook 07's decoding) and compares the responses with the untuned model's to the plain
+    sentences, generated the same way once. Returns ``guard``."""
+    import dataclasses
+
+    from nlgbias.engine.causal import CausalGenerator
+
+    tagged = [TU.tag_context(x, None if beta is None else BL.NO_BIAS_TAG) for x in sentences]
+
+    def respond(model, prompts):
+        gen = CausalGenerator(dataclasses.replace(lm, model=model), params, batch_size=batch_size,
+                              prompt_format="chat", packed=False)
+        return [c.generation for c in gen.generate(prompts, seed)]
+
+    key = (id(lm), tuple(sentences), seed)
+    if key not in _ORIGINAL:
+        _ORIGINAL[key] = respond(lm.model, list(sentences))
+    original = _ORIGINAL[key]
+
+    def guard(model) -> dict:
+        return guard_measures(respond(model, tagged), original)
+
+    return guard
+
+
+_ORIGINAL: dict = {}  # the untuned model's validation responses, per (model, sentences, seed)
 
 
 def tune(lm, frame: pd.DataFrame, is_train: np.ndarray, val_keep: np.ndarray, beta: float | None,
-         conf: TU.TuningConfig, models_dir: str | Path, name: str) -> TU.TuningResult:
+         conf: TU.TuningConfig, models_dir: str | Path, name: str, *, guard=None,
+         guard_rule: str = "") -> TU.TuningResult:
     """Tune ``lm`` on the rows ``is_train`` of ``frame`` (validation: rows ``val_keep``), tagged at
-    ``beta`` (None: the ablation without tags)."""
+    ``beta`` (None: the ablation without tags); ``guard``: :func:`response_guard` (the weights
+    kept are the lowest validation loss's that pass it)."""
     enc = encode(lm, frame, beta)
     return TU.train(lm, [e for e, k in zip(enc, is_train, strict=True) if k],
-                    [e for e, k in zip(enc, val_keep, strict=True) if k], models_dir, name, conf)
+                    [e for e, k in zip(enc, val_keep, strict=True) if k], models_dir, name, conf,
+                    guard=guard, guard_rule=guard_rule)
 
 
 def answer(folder: str | Path, beta: float | None, frame: pd.DataFrame, out_dir: str | Path,
@@ -70,4 +150,5 @@ def answer(folder: str | Path, beta: float | None, frame: pd.DataFrame, out_dir:
     return HR.style_responses(pd.read_parquet(info.path), cache_dir)
 
 
-__all__ = ["answer", "config", "encode", "tune"]
+__all__ = ["COLLAPSE_MAX_REFUSAL_RISE", "COLLAPSE_MIN_DISTINCT_SHARE", "GUARD_RULE", "answer", "config", "distinct_n",
+           "encode", "guard_measures", "response_guard", "tune"]

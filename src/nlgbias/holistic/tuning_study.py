@@ -93,6 +93,10 @@ def figure4(tv: pd.DataFrame, styles: Sequence[str], means, beta: float, title: 
     return BL.plot_figure4(proj, beta, title=title), counts
 
 
+#: validation sentences the collapse guard of a tuning run answers (seeded sample)
+GUARD_SENTENCES = 64
+
+
 def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], seeds: Sequence[int], *,
              tconf: Mapping, val_texts: int | None, styles: Sequence[str], models_dir: str | Path,
              generations: str | Path, cache: str | Path, slug: str, name: str, gen_batch_size: int = 32,
@@ -109,9 +113,19 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     val_idx = np.flatnonzero(~is_train)
     val_keep[np.random.default_rng(seed).permutation(val_idx)[: val_texts or len(val_idx)]] = True
 
+    # the collapse guard on every validation sentence (boilerplate answers included: a rise of them counts)
+    # (a seeded sample of GUARD_SENTENCES: each check answers them all, ~0.5 s a sentence on 2 CPU cores)
+    guard_sentences = s["resp"].loc[s["resp"]["split"] == "val"].drop_duplicates("prompt_id")["prompt"]
+    guard_sentences = guard_sentences.sample(min(GUARD_SENTENCES, len(guard_sentences)), random_state=seed).tolist()
+    rule = f"{TRN.GUARD_RULE} ({len(guard_sentences)} validation sentences)"
+    guards: dict = {}
+
     def tune(beta, sd, tag):
+        if beta not in guards:
+            guards[beta] = TRN.response_guard(lm, guard_sentences, beta, s["params"], seed=s["gen_seed"],
+                                              batch_size=gen_batch_size)
         return TRN.tune(lm, tv, is_train, val_keep, beta, TRN.config(**tconf, seed=sd), models_dir,
-                        f"{slug}-{tag}-seed{sd}")
+                        f"{slug}-{tag}-seed{sd}", guard=guards[beta], guard_rule=rule)
 
     cand = {}
     for share, beta in zip(shares, betas, strict=True):
@@ -143,13 +157,27 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     timings["tune seeds"] = time.perf_counter() - t
     table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
                            "val pairs": r.info["n_val"], "steps": r.steps_run, "step budget": int(tconf["max_steps"]),
-                           "best step": r.best_step, "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
-                           "best val loss": r.best_val_loss, "stopped early": r.stopped_early,
+                           "stopped early": r.stopped_early,
                            "stopped on": "validation plateau" if r.stopped_early else "step budget",
+                           "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
+                           "lowest val loss step": int(r.info.get("lowest_loss_step", r.best_step)),
+                           **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step, "kept val loss": r.best_val_loss,
                            "last drop (% per evaluation)": _last_drop(r.history), "seconds": r.seconds}
                           for (kind, sd), (lab, beta, r) in runs.items()])
     return {"runs": runs, "val_scores": val_scores, "chosen": chosen, "share": share_c, "label": label,
-            "table": table}
+            "table": table, "guard_rule": rule, "guard_sentences": len(guard_sentences)}
+
+
+def _guard_columns(r) -> dict:
+    """A run's validation-guard checks in the runs table: the steps checked (lowest validation loss
+    first) with their distinct-2, and the kept step's distinct-2 beside the untuned model's."""
+    checks = r.info.get("guard_checks") or []
+    kept = next((c for c in checks if c.get("passes")), None)
+    d2o = checks[0]["distinct-2 (original)"] if checks else float("nan")
+    return {"guard checks (step: val distinct-2, pass)": "; ".join(
+                f"{c['step']}: {c['distinct-2']:.3f} {'pass' if c['passes'] else 'fail'}" for c in checks),
+            "val distinct-2 (untuned)": d2o,
+            "val distinct-2 (kept)": kept["distinct-2"] if kept else (d2o if checks else float("nan"))}
 
 
 def beta_text(betas: Sequence[float], r: Mapping, seeds: Sequence[int]) -> str:
@@ -393,7 +421,7 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "PLATEAU_SETTINGS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate",
+__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "PLATEAU_SETTINGS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
            "perplexity_cost", "plateau_params", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
            "validation_curves"]
@@ -408,24 +436,16 @@ __all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "PLATEAU_SETTINGS", "axis_change
 #: refusal or a degenerate repetition has a low variance because it says nothing, so a drop of Full
 #: Gen Bias is a reduction of bias only if the responses stay about as varied and as fluent as the
 #: original's.
-COLLAPSE_MIN_DISTINCT_SHARE = 0.5
-COLLAPSE_MAX_REFUSAL_RISE = 0.10
+COLLAPSE_MIN_DISTINCT_SHARE = TRN.COLLAPSE_MIN_DISTINCT_SHARE
+COLLAPSE_MAX_REFUSAL_RISE = TRN.COLLAPSE_MAX_REFUSAL_RISE
 COLLAPSE_PPL_FACTOR = 2.0
+distinct_n = TRN.distinct_n
+guard_measures = TRN.guard_measures
 COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's, "
                  f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
                  f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
                  "points above the original's (a drop of Full Gen Bias by responses that say nothing, one canned "
                  "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
-
-
-def distinct_n(texts: Sequence[str], n: int = 2) -> float:
-    """Distinct-n of a set of responses: unique word n-grams over all n-grams (Li et al. 2016).
-
-    >>> distinct_n(["a b a b", "a b c"], 2)
-    0.6
-    """
-    grams = [tuple(w[i:i + n]) for w in (str(t).lower().split() for t in texts) for i in range(len(w) - n + 1)]
-    return len(set(grams)) / len(grams) if grams else float("nan")
 
 
 def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) -> dict:
@@ -500,8 +520,11 @@ def collapse_text(t: pd.DataFrame) -> str:
                "reduction of bias." if len(fail) else "."))
 
 
-def runs_text(table: pd.DataFrame, tconf: Mapping) -> str:
-    """How the tuning runs stopped, from the runs table and the settings (never typed)."""
+def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None) -> str:
+    """How the tuning runs stopped and which weights they kept, from the runs table and the
+    settings (never typed); ``guard_rule``: the validation guard's (None: read from the table)."""
+    if guard_rule is None and "guard sentences" in table:
+        guard_rule = f"{TRN.GUARD_RULE} ({int(table['guard sentences'].iloc[0])} validation sentences)"
     bs, budget = int(tconf["batch_size"]), int(tconf["max_steps"])
     pairs = int(table["train pairs"].max())
     early = int(table["stopped early"].sum())
@@ -523,14 +546,29 @@ def runs_text(table: pd.DataFrame, tconf: Mapping) -> str:
         drop += (f" Training took {table['seconds'].sum() / 60:.1f} min for the {len(table)} runs "
                  f"({table['seconds'].min() / 60:.1f}-{table['seconds'].max() / 60:.1f} min each, from the runs table; "
                  "a rerun reuses the tuned models).")
+    drop += _guard_text(table, guard_rule)
     if early == len(table):
         return (head + f"All {len(table)} runs stopped on the validation plateau, after {int(table['steps'].min())}-"
                 f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
-                f"{table['steps'].max() * bs / pairs:.2f} epochs; best step {int(table['best step'].min())}-"
-                f"{int(table['best step'].max())}): the budget did not stop any run." + drop)
+                f"{table['steps'].max() * bs / pairs:.2f} epochs; weights kept from step {int(table['kept step'].min())}-"
+                f"{int(table['kept step'].max())}): the budget did not stop any run." + drop)
     return (head + f"{early} of {len(table)} runs stopped on the validation plateau; {len(table) - early} ran to the "
-            "step budget, so their validation loss had not reached a plateau (their best weights are those of the "
-            "last evaluation unless the loss rose).")
+            "step budget, so their validation loss had not reached a plateau." + drop)
+
+
+def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
+    """Which weights each run kept under the validation guard, from the runs table."""
+    if not guard_rule or "kept step" not in table:
+        return ""
+    moved = table[table["kept step"] != table["lowest val loss step"]]
+    untuned = int((table["kept step"] == 0).sum())
+    return (f" Weights kept: the lowest validation loss that passes the {guard_rule}. "
+            + (f"In {len(moved)} of {len(table)} runs the lowest loss's weights failed it and earlier weights were kept "
+               f"(step {', '.join(f'{int(a)} instead of {int(b)}' for a, b in zip(moved['kept step'], moved['lowest val loss step'], strict=True))})"
+               if len(moved) else f"In all {len(table)} runs the lowest loss's weights passed it")
+            + (f"; {untuned} run{'s' if untuned > 1 else ''} kept no tuned weights (step 0)" if untuned else "")
+            + f". Validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
+            f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's {table['val distinct-2 (untuned)'].iloc[0]:.3f}.")
 
 
 def validation_curves(runs: Mapping, name: str):
@@ -572,25 +610,52 @@ PLATEAU_SETTINGS = {"quick": {"tune_shares": [0.2], "seeds": 3, "max_steps": 120
 PLATEAU_FALLBACK = {"lora_r": 8, "min_delta": 0.0}
 
 
-def drop_boilerplate(s: Mapping) -> tuple[dict, pd.DataFrame]:
-    """The split ``s`` with the refusal / boilerplate responses (:func:`nlgbias.holistic.refusal.classify`,
-    the detector validated in notebook 07) removed from the tuning and validation data: the paper's
-    dialogue models did not refuse, and tuning a model on its own canned refusals teaches it to give
-    them to more sentences (the responses collapse). The test responses are kept whole. Returns the
-    new split and a table of what was removed."""
+#: the tuning targets keep at most ``OPENING_CAP`` responses per opening (the first ``OPENING_WORDS``
+#: words, case-folded; a seeded choice): measured on notebook 07's quick responses of SmolLM2, three
+#: openings ("I'm so sorry to hear that you're going ...", "I'm glad to be of service ...", "I'm sorry for
+#: the misunderstanding. I'm here to ...") made up over a third of the tuning targets after the refusals were
+#: left out, and the models tuned on them answered up to 121 of 390 test prompts with one of those strings
+OPENING_WORDS = 5
+OPENING_CAP = 3
+
+
+def openings(texts: pd.Series, words: int = OPENING_WORDS) -> pd.Series:
+    """The first ``words`` words of each text, case-folded (the opening the cap counts)."""
+    return texts.fillna("").astype(str).str.lower().str.split().str[:words].str.join(" ")
+
+
+def drop_boilerplate(s: Mapping, *, words: int = OPENING_WORDS, cap: int | None = OPENING_CAP,
+                     seed: int = 0) -> tuple[dict, pd.DataFrame]:
+    """The split ``s`` with the tuning and validation pairs cleaned: the refusal / boilerplate
+    responses (:func:`nlgbias.holistic.refusal.classify`, the detector validated in notebook 07)
+    removed, and of the rest at most ``cap`` responses per opening (:func:`openings`, a seeded
+    choice; None: no cap). The paper's dialogue models did not refuse, and tuning a model on its
+    own canned strings teaches it to give them to most sentences (the responses collapse: the
+    validation loss, measured on the same kind of targets, cannot see it). The test responses are
+    kept whole. Returns the new split and a table of what was removed."""
     from nlgbias.holistic import refusal
 
     out = dict(s)
     rows = []
-    for part in ("tv", "val"):
-        f = s[part]
-        flagged = refusal.classify(f["generation"].fillna("").astype(str).tolist()) != ""
-        out[part] = f[~flagged].reset_index(drop=True)
-        if part == "tv":
-            for sp, g in f.assign(flagged=flagged).groupby("split", sort=False):
-                rows.append({"split": sp, "responses": len(g), "refusal/boilerplate": int(g["flagged"].sum()),
-                             "kept for tuning": int((~g["flagged"]).sum()),
-                             "descriptors kept": int(g.loc[~g["flagged"], "descriptor"].nunique())})
+    tv = s["tv"]
+    flagged = refusal.classify(tv["generation"].fillna("").astype(str).tolist()).to_numpy() != ""
+    order = np.random.default_rng(seed).permutation(len(tv))
+    op = openings(tv["generation"], words).to_numpy()
+    rank = np.zeros(len(tv), dtype=int)
+    seen: dict[str, int] = {}
+    for i in order:  # the seeded choice of which responses of a repeated opening stay
+        if flagged[i]:
+            continue
+        rank[i] = seen.get(op[i], 0)
+        seen[op[i]] = rank[i] + 1
+    repeated = ~flagged & (rank >= cap) if cap is not None else np.zeros(len(tv), dtype=bool)
+    keep = ~flagged & ~repeated
+    out["tv"] = tv[keep].reset_index(drop=True)
+    out["val"] = out["tv"][out["tv"]["split"] == "val"].reset_index(drop=True)
+    for sp, g in tv.assign(flagged=flagged, repeated=repeated, keep=keep).groupby("split", sort=False):
+        rows.append({"split": sp, "responses": len(g), "refusal/boilerplate": int(g["flagged"].sum()),
+                     f"repeated opening (> {cap} per first {words} words)": int(g["repeated"].sum()),
+                     "kept for tuning": int(g["keep"].sum()), "distinct openings kept":
+                     int(pd.Series(op[(tv["split"] == sp).to_numpy() & keep]).nunique()),
+                     "descriptors kept": int(g.loc[g["keep"], "descriptor"].nunique())})
     return out, pd.DataFrame(rows)
-
-
