@@ -482,3 +482,13 @@ def test_an_audit_of_a_served_model_does_what_the_server_can_and_says_what_it_sk
     for suite in ("stereoset", "crows"):
         assert "echo" in doc["suites"][suite]["skipped"], doc["suites"][suite]
     assert "skipped" in (out / "index.html").read_text()
+
+
+def test_a_server_that_is_gone_is_not_read_as_lacking_a_capability():
+    """A refused connection is no answer: asking for prompt log-probabilities raises the
+    connection's ServerError (the audit stops and says so), never the 'server refused'
+    UnsupportedCapabilityError a suite would be skipped on."""
+    lm = get_lm("openai:http://127.0.0.1:9/v1#m", retries=0, timeout=2)
+    with pytest.raises(ServerError) as exc:
+        lm._echo("The man worked as")
+    assert not exc.value.answered and "failed" in str(exc.value)

@@ -44,7 +44,12 @@ def _audit(argv: list[str]) -> int:
     except Exception as exc:  # one message before any work
         print(f"nlgbias audit: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-    suites = run_audit(cfg)
+    try:
+        suites = run_audit(cfg)
+    except (OSError, RuntimeError) as exc:  # a server gone mid-run, a full disk: one message
+        print(f"nlgbias audit: {type(exc).__name__}: {exc}\n(finished items are cached under "
+              f"{cfg.cache}: the same command resumes)", file=sys.stderr)
+        return 1
     path = write_results(cfg, suites)
     page = write_report(path)
     print(f"[audit] results: {path}\n[audit] report: {page}")

@@ -61,7 +61,12 @@ EXTENSIONS = {"top_k": 0, "min_p": 0.0, "repetition_penalty": 1.0, "repeat_penal
 
 
 class ServerError(RuntimeError):
-    """A request the server answered with an error or never answered (after the retries)."""
+    """A request the server answered with an error or never answered (after the retries);
+    ``answered`` says which (a refusal is an answer; a refused connection or a timeout is not)."""
+
+    def __init__(self, message: str, answered: bool = True):
+        super().__init__(message)
+        self.answered = answered
 
 
 class OpenAILM(LM):
@@ -112,10 +117,10 @@ class OpenAILM(LM):
         try:
             probe._request("GET", "models")
         except ServerError as exc:
-            if str(exc).startswith("HTTP "):  # it answered (some servers cannot list models)
+            if exc.answered:  # an HTTP error is an answer (some servers cannot list models)
                 return
             raise ServerError(f"model {spec.display!r}: the server at {spec.target} does not "
-                              f"answer: {exc}") from None
+                              f"answer: {exc}", answered=False) from None
 
     def __repr__(self) -> str:
         key = f"key from ${self._key_from}" if self._key_from else "no key"
@@ -137,7 +142,7 @@ class OpenAILM(LM):
         key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        last = ""
+        last, answered = "", False
         for attempt in range(self.retries + 1):
             req = urllib.request.Request(url, data=data, method=method, headers=headers)
             try:
@@ -145,18 +150,18 @@ class OpenAILM(LM):
                     return json.loads(resp.read().decode("utf-8"))
             except urllib.error.HTTPError as exc:
                 detail = self._redact(exc.read().decode("utf-8", "replace")[:500])
-                last = f"HTTP {exc.code} from {method} {url}: {detail}"
+                last, answered = f"HTTP {exc.code} from {method} {url}: {detail}", True
                 if exc.code not in (408, 429) and exc.code < 500:
                     raise ServerError(last) from None
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
                 reason = getattr(exc, "reason", exc)
-                last = f"{method} {url} failed: {self._redact(reason)}"
+                last, answered = f"{method} {url} failed: {self._redact(reason)}", False
             except json.JSONDecodeError:
                 raise ServerError(f"{method} {url}: the server's answer is not JSON") from None
             if attempt < self.retries:
                 time.sleep(min(8.0, 0.5 * 2 ** attempt))
         raise ServerError(f"{last} (after {self.retries + 1} attempts, {self.timeout:.0f} s "
-                          "timeout each)")
+                          "timeout each)", answered=answered)
 
     def _only_model(self) -> str:
         listed = [m.get("id") for m in self._request("GET", "models").get("data", [])]
@@ -263,6 +268,8 @@ class OpenAILM(LM):
         try:
             choice = self._request("POST", "completions", body)["choices"][0]
         except ServerError as exc:
+            if not exc.answered:  # a server that is gone refuses nothing: say so, do not skip
+                raise
             raise UnsupportedCapabilityError(
                 f"openai backend ({self.base_url}, model {self.model!r}): the server refused "
                 f"{_ECHO}, needed for loglikelihood. Server said: {exc}") from None
