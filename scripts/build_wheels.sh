@@ -56,12 +56,13 @@ if [[ -z "$wheel" ]]; then
   echo "[wheels] compiling llama-cpp-python $LLAMA_VERSION for this CPU into $WHEELS (~20 min)"
   # AVX2 kernels, not -march=native: on this VM (its CPU lists avx512* and amx_*) both a native
   # wheel and one with llama.cpp's AVX-512 kernels died with "Illegal instruction" on their
-  # first evaluation (measured); the check below drops any wheel that does not run
+  # first evaluation (measured); the check below drops any wheel that does not run. --no-cache-dir:
+  # pip would otherwise reuse its cached build of the sdist, whatever CMAKE_ARGS say
   flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
   has() { [[ " $flags " == *" $1 "* ]] && echo ON || echo OFF; }
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=$(has avx) -DGGML_AVX2=$(has avx2) -DGGML_FMA=$(has fma) -DGGML_F16C=$(has f16c) -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF" \
   CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-    nice -n 10 "$PY" -m pip wheel --no-deps --no-binary llama-cpp-python \
+    nice -n 10 "$PY" -m pip wheel --no-cache-dir --no-deps --no-binary llama-cpp-python \
       -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
   wheel="$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1)"
 fi
