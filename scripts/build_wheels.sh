@@ -54,10 +54,10 @@ if [[ -z "$wheel" ]]; then
     exit 0
   fi
   echo "[wheels] compiling llama-cpp-python $LLAMA_VERSION for this CPU into $WHEELS (~20 min)"
-  # AVX2 kernels, not -march=native: on this VM (its CPU lists avx512* and amx_*) both a native
-  # wheel and one with llama.cpp's AVX-512 kernels died with "Illegal instruction" on their
-  # first evaluation (measured); the check below drops any wheel that does not run. --no-cache-dir:
-  # pip would otherwise reuse its cached build of the sdist, whatever CMAKE_ARGS say
+  # AVX2 kernels, not -march=native: on this VM (its CPU lists avx512* and amx_*) a native wheel
+  # died with "Illegal instruction" on its first evaluation (measured); the check below drops any
+  # wheel that does not run. --no-cache-dir: pip would otherwise reuse its cached build of the
+  # sdist, whatever CMAKE_ARGS say
   flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
   has() { [[ " $flags " == *" $1 "* ]] && echo ON || echo OFF; }
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=$(has avx) -DGGML_AVX2=$(has avx2) -DGGML_FMA=$(has fma) -DGGML_F16C=$(has f16c) -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF" \
