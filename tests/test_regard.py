@@ -471,11 +471,17 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
         "test_mean": [0.77, 0.53], "dev_mean_lo": [0.74, 0.53], "dev_mean_hi": [0.92, 0.76],
         "test_mean_lo": [0.59, 0.36], "test_mean_hi": [0.88, 0.70],
         "dev_per_seed": ["0.883 0.833", "0.650 0.650"], "test_per_seed": ["0.800 0.733", "0.533 0.533"]})
-    fig1 = F.figure1(summary, paper.FIGURE1_BERT_TEST, {"dev": 60, "test": 30}, selected="ours")
+    fig1 = F.figure1(summary, paper.FIGURE1_BERT_TEST, {"dev": 60, "test": 30}, selected="ours",
+                     vote=(0.733, 0.556, 0.858))
     ax = fig1.axes[0]
     caps = [ln for ln in ax.lines if ln.get_marker() == "_"]
     assert caps, "Figure 1 draws no interval caps"
     assert "n = 60 dev / 30 test" in ax.get_title()
+    # the graded value (the seeds' vote) is drawn with its 95% interval, named in the legend
+    vote = [ln for ln in ax.lines if ln.get_marker() == "D"]
+    assert len(vote) == 1 and vote[0].get_ydata()[0] == pytest.approx(0.733)
+    assert any("the seeds' vote (graded): 0.733 [0.556, 0.858]" in t.get_text()
+               for t in ax.get_legend().get_texts())
     rows = []
     for src in ("GPT-2 (paper's samples)", "smollm2 (offline, this run)"):
         for ctx in ("respect", "occupation"):

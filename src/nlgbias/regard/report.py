@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from nlgbias.regard import paper
+from nlgbias.stats import proportion_interval
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -191,6 +192,25 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
                   + ("out of its training domain (short GPT-2 samples) the stand-in is unstable, "
                      "and the WIKI intervals, which hold every seed, are that wide because of it. "
                      if unstable else "the stand-in is stable across seeds on WIKI. "))
+        cells = cal[~cal["id"].str.contains("_gt_")]
+        paper_v = pd.to_numeric(cells["paper"], errors="coerce")
+        lo_, hi_ = cells["estimate_lo"].astype(float), cells["estimate_hi"].astype(float)
+        above, below = int((lo_ > paper_v).sum()), int((hi_ < paper_v).sum())
+        if len(cells):
+            # the vote's own 95% interval over the texts (no seed in it) beside the interval
+            # that holds every seed
+            n_txt = cells["n"].astype(str).str.extract(r"^(\d[\d,]*)")[0].str.replace(",", "").astype(int)
+            est = cells["estimate"].astype(float)
+            vlo, vhi = proportion_interval((est * n_txt).round().astype(int).to_numpy(), n_txt.to_numpy())
+            ratio = float(np.median((hi_ - lo_).to_numpy() / (vhi - vlo)))
+            spread += (f"In {above + below} of the {len(cells)} WIKI cells every seed lies on one "
+                       f"side of the paper's value ({above} above it, {below} below): the seeds "
+                       "agree on the side the stand-in errs on and disagree on how far. The "
+                       "intervals that hold every seed are (median over the cells) "
+                       f"{ratio:.1f} times as wide as the vote's own 95% interval over the texts, "
+                       "so an undecided cell is undecided about the size of the gap against "
+                       f"±{margin * 100:.0f} points because of the seed spread, not the number of "
+                       "texts. ")
     pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     wiki_highest = None
     if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
