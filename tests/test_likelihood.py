@@ -10,6 +10,8 @@ import torch
 
 from nlgbias.likelihood import (
     causal_logprobs,
+    causal_token_logprobs,
+    encode_many,
     lcp,
     lm_kind,
     perplexity,
@@ -84,6 +86,36 @@ def test_causal_sentence_logprobs_equal_a_plain_forward(causal):
     assert df["logprob"][0] == pytest.approx(_plain(model, [0, *ctx, *cont], 1 + len(ctx)),
                                              abs=1e-4)
     assert df["n_tokens"].tolist() == [2, 3]
+
+
+def test_causal_token_logprobs_equal_a_plain_forward(causal):
+    """Each token's log-probability equals one unbatched forward pass, whatever the batch
+    size, with duplicate texts (run once, given to each), given ids or text, and without a
+    start token (tokens 1..N given token 0)."""
+    model, tok = causal
+    texts = [*TEXTS, TEXTS[1], TEXTS[0]]
+    enc = encode_many(tok, texts)
+    assert enc == [tok(t, add_special_tokens=False)["input_ids"] for t in texts]
+    for bs in (1, 3, 32):
+        got = causal_token_logprobs(model, tok, texts, batch_size=bs)
+        assert [len(g) for g in got] == [len(e) for e in enc]
+        for k, e in enumerate(enc):
+            ids = [0, *e]
+            with torch.no_grad():
+                lp = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), -1)
+            np.testing.assert_allclose(got[k], [lp[t - 1, ids[t]].item() for t in range(1, len(ids))],
+                                       atol=1e-5)
+        np.testing.assert_array_equal(got[-1], got[0])
+        np.testing.assert_array_equal(got[-2], got[1])
+    again = causal_token_logprobs(model, tok, texts, encoded=enc, batch_size=3)
+    for a, b in zip(again, causal_token_logprobs(model, tok, texts, batch_size=3)):
+        np.testing.assert_array_equal(a, b)
+    vocab = {k: v for k, v in tok.get_vocab().items() if k != "<|endoftext|>"}
+    nostart = type("NoStart", (), {"get_vocab": lambda self: vocab, "bos_token_id": None,
+                                   "eos_token_id": None, "pad_token_id": 2})()
+    got = causal_token_logprobs(model, nostart, ["cats have claws", "rain"], encoded=enc[4:5] + enc[6:7])
+    assert len(got[0]) == len(enc[4]) - 1 and len(got[1]) == 0
+    assert got[0][0] == pytest.approx(_plain(model, enc[4], 1) - _plain(model, enc[4], 2), abs=1e-5)
 
 
 def test_perplexity_and_loaded_model_input(causal):

@@ -196,13 +196,11 @@ class HFLM(LM):
     def token_logprobs(self, texts):
         texts = [str(t) for t in texts]
         if self.kind == "causal":
-            lps = L.causal_token_logprobs(self.model, self.tokenizer, texts,
-                                          batch_size=min(self.batch_size, 16))
-            out = []
-            for t, lp in zip(texts, lps):
-                ids = L.encode(self.tokenizer, t)
-                out.append(TokenLogprobs(tuple(ids[len(ids) - len(lp):]), tuple(map(float, lp))))
-            return out
+            enc = L.encode_many(self.tokenizer, texts)
+            lps = L.causal_token_logprobs(self.model, self.tokenizer, texts, encoded=enc,
+                                          batch_size=self.batch_size, device=self.lm.device)
+            return [TokenLogprobs(tuple(ids[len(ids) - len(lp):]), tuple(map(float, lp)))
+                    for ids, lp in zip(enc, lps)]
         if self.kind == "masked":
             enc = [list(self.tokenizer(t)["input_ids"]) for t in texts]
             special = set(self.tokenizer.all_special_ids)
