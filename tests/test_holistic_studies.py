@@ -300,12 +300,6 @@ def test_drop_boilerplate_keeps_the_test_whole():
     assert table.set_index("split").loc["train", "refusal/boilerplate"] == 1
 
 
-def test_plateau_params_fill_only_what_is_not_given():
-    q = TS.plateau_params("quick", {"lr": 1e-3, "seeds": None})
-    assert q["lr"] == 1e-3 and q["seeds"] == TS.PLATEAU_SETTINGS["quick"]["seeds"] and q["min_delta"] > 0
-    assert TS.plateau_params("smoke", {}) == {"lora_r": 8, "min_delta": 0.0}
-
-
 def test_split_halves_deals_every_cell_into_both_halves():
     resp = pd.DataFrame({"model": "m", "template": ["t"] * 8, "descriptor": ["a"] * 4 + ["b"] * 4})
     h = GS.split_halves(resp, seed=3)

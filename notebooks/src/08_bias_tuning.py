@@ -44,19 +44,19 @@
 # generated from nlgbias.profiles.STUDIES["holistic-tuning"] by python -m nlgbias.notebooks build: change the declaration, not this cell
 profile = "quick"      # quick | smoke | paper
 model = None           # the chat model tuned (notebook 07 must have its responses); None: the profile's (the README's profile table)
-tune_shares = None     # β candidates: share of responses tagged bias (β = that quantile of b); None: the profile's (quick 0.2, 0.4 · smoke 0.3 · paper 0.1, 0.3, 0.5)
+tune_shares = None     # β candidates: share of responses tagged bias (β = that quantile of b); None: the profile's (quick 0.2 · smoke 0.3 · paper 0.1, 0.3, 0.5)
 seeds = None           # tuning seeds for the chosen β and for the ablation; None: the profile's (quick 3 · smoke 2 · paper 5)
 test_per_axis = None   # held-out (test) descriptors per axis; None: the profile's (quick 3 · smoke 2 · paper 10)
 val_per_axis = None    # validation descriptors per axis (early stopping and the choice of β); None: the profile's (quick 1 · smoke 1 · paper 5)
 alpha = 0              # exponent α of the bias value (the paper's choice: 0)
-max_steps = None       # tuning steps (LoRA): the budget every run stops on; None: the profile's (quick 16 · smoke 4 · paper 3000)
+max_steps = None       # tuning steps (LoRA): the budget a run stops on if no plateau comes first; None: the profile's (quick 120 · smoke 4 · paper 3000)
 batch_size = None      # context/response pairs per step; None: the profile's (quick 8 · smoke 4 · paper 16)
 lr = None              # peak learning rate (AdamW, linear warm-up and decay); None: the profile's (quick 0.001 · smoke 0.001 · paper 0.0003)
-eval_every = None      # steps between validation-loss evaluations; None: the profile's (quick 8 · smoke 2 · paper 100)
+eval_every = None      # steps between validation-loss evaluations; None: the profile's (quick 4 · smoke 2 · paper 100)
 patience = None        # evaluations without progress (a plateau) before stopping; None: the profile's (quick 2 · smoke 2 · paper 3)
-min_delta = None       # progress: a drop of the validation loss by at least this share of the last progress's loss
-lora_r = None          # LoRA rank; its alpha is twice the rank
-val_texts = None       # validation pairs for early stopping (seeded sample); None: the profile's (quick 24 · smoke 16 · paper every validation pair)
+min_delta = None       # progress: a drop of the validation loss by at least this share of the last progress's loss; None: the profile's (quick 0.03 · smoke 0.0 · paper 0.0)
+lora_r = None          # LoRA rank; its alpha is twice the rank; None: the profile's (quick 4 · smoke 8 · paper 8)
+val_texts = None       # validation pairs for early stopping (seeded sample); None: the profile's (quick 16 · smoke 16 · paper every validation pair)
 ppl_texts = None       # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
 n_boot = None          # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
 device = "cpu"         # where the model is tuned (cpu, cuda)
@@ -97,12 +97,10 @@ pd.set_option("display.max_columns", 30)
 pd.set_option("display.width", 200)
 P = paths_for(profile, root)
 set_style()
-given = dict(model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=test_per_axis, val_per_axis=val_per_axis,
-             max_steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
-             val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
-tuning_given = {**given, "min_delta": min_delta, "lora_r": lora_r}
-cfg = {**resolve_params("08", profile, **{k: v for k, v in given.items() if k not in TS.PLATEAU_SETTINGS.get(profile, {})}),
-       **TS.plateau_params(profile, tuning_given)}
+cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=test_per_axis,
+                     val_per_axis=val_per_axis, max_steps=max_steps, batch_size=batch_size, lr=lr,
+                     eval_every=eval_every, patience=patience, min_delta=min_delta, lora_r=lora_r,
+                     val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
 SPEC = parse_models([cfg["model"]], model_args=model_args, device=device, dtype="float32")[0]
 if not SPEC.local_weights:  # tuning needs the weights in this process
     raise NotebookSkipped(f"08 tunes the weights of {SPEC.display} in this process; a model behind the "
@@ -138,7 +136,10 @@ display(Markdown(TS.split_text(S, NAME)))
 # The tuning and validation pairs leave out the responses that 07's detector (validated on hand labels)
 # flags as refusal or boilerplate: the paper's dialogue models did not refuse, and tuning on its own
 # canned refusals teaches the model to give them to more sentences (the earlier runs collapsed so).
-# The test responses stay whole: the tuned models are measured on every test sentence.
+# Of the rest, at most `OPENING_CAP` (3) responses per opening (their first 5 words, seeded choice)
+# are kept, so that no stock opening dominates the targets, and a response cut at the length cap is
+# tuned without an end of turn. The test responses stay whole: the tuned models are measured on
+# every test sentence.
 #
 # ## Bias labels (§5.2) and the β candidates (App. B.2)
 # m_d and m̄ come from the train and validation responses only. The paper swept β ∈ {0.0003, 0.001,
@@ -171,7 +172,9 @@ display(fig4_counts)
 # tokens, a validation loss every `eval_every` steps; a run stops when `patience` evaluations in a
 # row lower it by less than `min_delta` of the loss at its last progress (a plateau), under a step
 # budget `max_steps` that is not meant to stop it (the runs table says per run what stopped it; the
-# figure shows the curves). The weights of the lowest validation loss are merged and saved under
+# figure shows the curves). The weights kept are those of the lowest validation loss that pass the
+# collapse guard on the validation sentences' greedy responses (the runs table shows each check);
+# they are merged and saved under
 # `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
 # model per β candidate (first seed), compared on the validation descriptors; then the chosen β and
 # the untagged ablation with every seed.

@@ -421,9 +421,9 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "PLATEAU_SETTINGS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
+__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
-           "perplexity_cost", "plateau_params", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
+           "perplexity_cost", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
            "validation_curves"]
 
 
@@ -588,26 +588,6 @@ def validation_curves(runs: Mapping, name: str):
     ax.set_title(f"Validation curves of the tuning runs of {name}")
     ax.legend(fontsize=7, ncol=2)
     return fig
-
-
-def plateau_params(profile: str, given: Mapping) -> dict:
-    """The tuning settings of :data:`PLATEAU_SETTINGS` for ``profile`` (the settings that let a run
-    reach its validation plateau inside the step budget on 2 CPU cores), each replaced by the value
-    in ``given`` when that is not None; ``lora_r`` and ``min_delta`` fall back to 8 and 0 for the
-    other profiles. Merged over the profile's defaults by the notebook."""
-    table = {**PLATEAU_FALLBACK, **PLATEAU_SETTINGS.get(profile, {})}
-    return {k: (given[k] if given.get(k) is not None else (list(v) if isinstance(v, list) else v))
-            for k, v in table.items()}
-
-
-#: the quick profile's tuning settings (measured: ~9 s per step of batch 8 on 2 loaded CPU cores, so
-#: six runs to a strict plateau do not fit the profile's time): one β candidate, 3 seeds per arm, LoRA
-#: rank 4 at lr 1e-3, a validation loss on 16 pairs every 4 steps; a run stops when 2 evaluations in a
-#: row lower the loss by less than 3% of the loss at its last progress (a plateau by that threshold:
-#: a first run at 1% kept falling ~2% per evaluation after step 28), under a budget of 120 steps
-PLATEAU_SETTINGS = {"quick": {"tune_shares": [0.2], "seeds": 3, "max_steps": 120, "batch_size": 8, "lr": 1e-3,
-                              "eval_every": 4, "patience": 2, "val_texts": 16, "lora_r": 4, "min_delta": 0.03}}
-PLATEAU_FALLBACK = {"lora_r": 8, "min_delta": 0.0}
 
 
 #: the tuning targets keep at most ``OPENING_CAP`` responses per opening (the first ``OPENING_WORDS``
