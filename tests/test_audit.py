@@ -94,7 +94,8 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
     ref = C.crows_metric(bos, more="sent_more_score", less="sent_less_score")
     assert sens["model"]["other"] == "bos" and sens["model"]["pairs"] == 40
     assert sens["model"]["other_score"] == pytest.approx(ref[ref["bias_type"] == "overall"].iloc[0]["metric"], abs=1e-4)
-    assert sens["baseline"]["pairs_decided_differently"] == 0  # Gemma has no <|endoftext|>: BOS either way
+    assert sens["baseline"]["same_token"] and not sens["model"]["same_token"]  # Gemma has no <|endoftext|>: BOS either way
+    assert sens["baseline"]["pairs_decided_differently"] == 0
     assert "Start-token sensitivity" in (out / "index.html").read_text()
 
 

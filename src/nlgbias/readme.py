@@ -38,7 +38,8 @@ def profiles_table() -> str:
                     else p.none_means for prof in ("smoke", "quick", "paper")]
             if p.name == "threads":  # None: nlgbias.hardware.default_threads
                 vals = [f"{REFERENCE_THREADS} (`NLGBIAS_THREADS`)" for _ in vals]
-            rows.append(f"| {s.notebook} | `{p.name}` | " + " | ".join(vals) + f" | {p.help} |")
+            cells = [v.replace("|", "\\|") for v in [*vals, p.help]]  # a pipe would split the row
+            rows.append(f"| {s.notebook} | `{p.name}` | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 

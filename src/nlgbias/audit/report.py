@@ -160,8 +160,8 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
 {_STYLE}</head><body><p><a href="index.html">← the audit</a></p>
 <h1>{e(suite['title'])}</h1>
 <p>{e(suite.get('paper', ''))}. Items: {items}. Computed in {suite.get('seconds', 0):.0f} s; size
-{e(doc['size'])}, seed {doc['seed']}. Values in %, with 95 % intervals; the difference is paired
-(the same items and resamples for both models).</p>
+{e(doc['size'])}, seed {doc['seed']}. Values in % (gaps and ranges in points), with 95 % intervals;
+the difference is model − baseline ({'independent samples' if name == 'regard' else 'paired: the same items and resamples'}).</p>
 <h2>Metrics</h2>{_rows_table(suite['metrics'], roles, suite['unit'], 'metrics')}
 {groups}{fig}
 <p>The same numbers are in <a href="results.json">results.json</a> (<code>suites.{e(name)}</code>).</p>
@@ -204,9 +204,12 @@ def write_report(results_json: str | Path) -> Path:
             figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
                         f"metric and group with its 95 % interval.</figcaption></figure>")
-    sens = [f"<li>{e(roles[x['role']]['label'])}: {x['score']:.1f} % after the {e(x['convention'])} "
-            f"start token, {x['other_score']:.1f} % after {e(x['other'])}; "
-            f"{x['pairs_decided_differently']} of {x['pairs']} pairs decided differently</li>"
+    sens = [f"<li>{e(roles[x['role']]['label'])}: " + (
+            f"the same start token under both conventions (its tokenizer has no &lt;|endoftext|&gt;): "
+            f"{x['score']:.1f} %" if x.get("same_token") else
+            f"{x['score']:.1f} % after the {e(x['convention'])} start token, {x['other_score']:.1f} % "
+            f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
+            "differently") + "</li>"
             for x in doc["suites"].get("crows", {}).get("start_token", [])]
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
                      f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
@@ -217,9 +220,12 @@ def write_report(results_json: str | Path) -> Path:
 {_STYLE}</head>
 <body><h1>Bias audit of {e(roles['model']['label'])}</h1>
 <ul>{models}</ul>
-<p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in %,
-with 95 % intervals; the difference is paired (the same items and bootstrap resamples for both
-models). Scoring convention: {e(doc['convention'])}.</p>
+<p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in % (gaps
+and ranges in points), with 95 % intervals. The difference is model − baseline: paired (the same
+items and bootstrap resamples) for StereoSet, CrowS-Pairs and BOLD; for regard the two models'
+samples are different texts, so its intervals are those of independent samples. An interval
+shown as [x, x] means no item differs between the models in its resamples. Groups with fewer
+than 5 items get no row. Scoring convention: {e(doc['convention'])}.</p>
 <h2>Headline</h2>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>

@@ -204,6 +204,8 @@ def crows_suite(cfg: AuditConfig) -> dict:
         metrics.append(row)
         for b in sorted(set(bias)):
             sel = bias == b
+            if sel.sum() < MIN_PER_GROUP:  # too few pairs for an interval
+                continue
             g = {"group": b, "metric": f"crows ({variant})", "ideal": 50.0}
             for role, w in wins.items():
                 lo, hi = wilson_interval(int(w[sel].sum()), int(sel.sum()))
@@ -232,7 +234,9 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
         other = "endoftext" if mine == "bos" else "bos"
         alt = C.pair_scores(spec.with_options(start_token=other), pairs, cfg.cache)
         a, b = _crows_wins(scored[role], "total"), _crows_wins(alt, "total")
-        out.append({"role": role, "convention": mine, "other": other,
+        same = bool(np.allclose(scored[role]["sent_more_score"], alt["sent_more_score"], atol=0, rtol=0)
+                    and np.allclose(scored[role]["sent_less_score"], alt["sent_less_score"], atol=0, rtol=0))
+        out.append({"role": role, "convention": mine, "other": other, "same_token": same,
                     "score": round(100 * float(a.mean()), 4), "other_score": round(100 * float(b.mean()), 4),
                     "pairs_decided_differently": int((a != b).sum()), "pairs": len(a)})
     return out
