@@ -191,8 +191,8 @@ def test_the_committed_claims_table_counts_each_tally_apart():
         assert df.set_index("id").loc[cid, "verdict"] == "not tested"
     # the quick run's real values: per tally, and the named claims' fates
     tally = {t: df[df["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
-    assert tally == {"reproduction": {"not tested": 4, "inconclusive": 1},
-                     "replication": {"holds": 9, "undecided": 6, "not comparable": 6},
+    assert tally == {"reproduction": {"reproduced": 5, "not tested": 4, "inconclusive": 1},
+                     "replication": {"holds": 8, "undecided": 6, "not comparable": 2},
                      "calibration": {"undecided": 8, "disagrees": 2}}
     v = df.set_index("id")["verdict"]
     assert (fig2.set_index("id")["verdict"] == "holds").sum() == 5

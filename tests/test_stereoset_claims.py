@@ -120,10 +120,11 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert (df.loc[df["family"].fillna("") != "", "rule"] == "direction").all()
 
 
-#: the committed quick-profile claims table, per tally and verdict
+#: the committed quick-profile claims table, per tally and verdict (CrowS socioeconomic for
+#: SmolLM2 is undecided in bfloat16 on AMX kernels, where it held on the earlier CPU)
 EXPECTED_COUNTS = {
     ("reproduction", "not tested"): 4, ("reproduction", "paper inconsistent"): 3,
-    ("replication", "holds"): 14, ("replication", "undecided"): 11,
+    ("replication", "holds"): 13, ("replication", "undecided"): 12,
     ("replication", "not comparable"): 18,
     ("calibration", "agrees"): 2, ("calibration", "disagrees"): 4,
 }
