@@ -292,14 +292,14 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
     pm = require("papermill")
 
     root = project_root()
+    selected = select(notebooks(root), only, start)
+    if not selected:
+        raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
+    check_parameters(selected, parameters)  # before anything is created
     out_root = Path(parameters["root"]) if (parameters or {}).get("root") else root
     paths = paths_for(profile, out_root)
     out_dir = out_root / "notebooks" / "executed" / profile
     watched = [paths.data, paths.figures, paths.results]
-    selected = select(notebooks(root), only, start)
-    if not selected:
-        raise ValueError(f"the selection is empty (--only {only}, --from {start}): no notebook to run")
-    check_parameters(selected, parameters)
     from nlgbias.hardware import REFERENCE_THREADS, default_threads
 
     if default_threads() != REFERENCE_THREADS and profile == "quick" and out_root == root:
