@@ -40,6 +40,12 @@ def test_parameters_cell_is_the_generated_one(src):
     assigned = {n.targets[0].id: ast.literal_eval(n.value) for n in ast.parse(cell.source).body}
     assert list(assigned) == study.names
     assert all(assigned[p.name] == (None if p.profiled else p.default) for p in study.params)
+    # papermill reads every parameter with its help (``papermill --help-notebook``); a help with
+    # an "=" in it is a line its parser skips with a warning
+    from papermill.translators import PythonTranslator
+    seen = {p.name: p.help for p in PythonTranslator.inspect(cell)}
+    assert list(seen) == study.names
+    assert all(seen[p.name].startswith(p.help) for p in study.params)
 
 
 def test_a_cell_that_disagrees_with_its_study_is_refused_with_one_message():

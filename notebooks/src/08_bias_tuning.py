@@ -44,7 +44,7 @@
 # generated from nlgbias.profiles.STUDIES["holistic-tuning"] by python -m nlgbias.notebooks build: change the declaration, not this cell
 profile = "quick"      # quick | smoke | paper
 model = None           # the chat model tuned (notebook 07 must have its responses); None: the profile's (the README's profile table)
-tune_shares = None     # β candidates: share of responses tagged bias (β = that quantile of b); None: the profile's (quick 0.2 · smoke 0.3 · paper 0.1, 0.3, 0.5)
+tune_shares = None     # β candidates: share of responses tagged bias (β: that quantile of b); None: the profile's (quick 0.2 · smoke 0.3 · paper 0.1, 0.3, 0.5)
 seeds = None           # tuning seeds for the chosen β and for the ablation; None: the profile's (quick 3 · smoke 2 · paper 5)
 test_per_axis = None   # held-out (test) descriptors per axis; None: the profile's (quick 3 · smoke 2 · paper 10)
 val_per_axis = None    # validation descriptors per axis (early stopping and the choice of β); None: the profile's (quick 1 · smoke 1 · paper 5)

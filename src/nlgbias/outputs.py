@@ -205,7 +205,7 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
         "holistic_tuning_split": ("split", "responses", "sentences", "descriptors", "templates", "axes"),
         "holistic_tuning_beta_sweep": ("source", "beta", "n_responses", "n_bias", "share_bias"),
         "holistic_tuning_alpha": ("alpha", "median b"),
-        "holistic_tuning_runs": ("model", "beta", "steps", "step budget", "best step", "best val loss",
+        "holistic_tuning_runs": ("model", "beta", "steps", "step budget", "kept step", "kept val loss",
                                  "stopped on", "seconds"),
         "holistic_tuning_examples": ("sentence", "model", "generation"),
         "holistic_tuning_beta_choice": ("beta", "split", "model", "full_gen_bias"),

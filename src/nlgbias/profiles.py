@@ -331,7 +331,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         # at lr 1e-3, a validation loss on 16 pairs every 4 steps; a run stops when 2 evaluations
         # in a row lower the loss by less than 3 % of the loss at its last progress (a first run at
         # 1 % kept falling ~2 % per evaluation after step 28), under a budget of 120 steps
-        PP("tune_shares", "numbers", "β candidates: share of responses tagged bias (β = that quantile of b)",
+        PP("tune_shares", "numbers", "β candidates: share of responses tagged bias (β: that quantile of b)",
            [0.3], [0.2], [0.1, 0.3, 0.5]),
         PP("seeds", "int", "tuning seeds for the chosen β and for the ablation", 2, 3, 5),
         PP("test_per_axis", "int", "held-out (test) descriptors per axis", 2, 3, 10),
