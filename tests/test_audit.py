@@ -266,3 +266,95 @@ def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit
         done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
                                (out / f"{name}.html").as_uri()], capture_output=True, text=True, timeout=120)
         assert done.stdout.count("<tr>") == 2 + len(suite["metrics"]) + len(suite["groups"]), name
+
+
+def test_a_paired_share_difference_without_a_disagreeing_item_has_newcombes_interval():
+    """Model and baseline decide all 40 items alike (28 yes): the paired bootstrap would give
+    [0, 0]; the row gives Newcombe's method 10 for (28, 0, 0, 12) instead, and names it. With
+    different samples the difference is Newcombe's hybrid score (statsmodels' 'newcomb')."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from nlgbias.audit.suites import _limit, _share_row
+    from nlgbias.stats import paired_diff_proportions_interval
+
+    f = np.array([1.0] * 28 + [0.0] * 12)
+    row = _share_row({"model": f, "baseline": f.copy()}, "paired", _limit(40, "pairs"), metric="m")
+    lo, hi = paired_diff_proportions_interval(28, 0, 0, 12)
+    d = row["difference"]
+    assert d["interval"] == "newcombe-paired" and d["value"] == 0.0
+    assert (d["lo"], d["hi"]) == (round(100 * lo, 4), round(100 * hi, 4))
+    assert d["lo"] < -5 and d["hi"] > 5  # not a point
+    assert row["model"]["interval"] == "wilson" and row["limit"] == {"n": 40, "unit": "pairs"}
+    g = np.array([1.0] * 20 + [0.0] * 30)
+    row = _share_row({"model": f, "baseline": g}, "independent", _limit(40, "prompts"), metric="m")
+    ref = confint_proportions_2indep(28, 40, 20, 50, method="newcomb", compare="diff")
+    assert row["difference"]["interval"] == "newcombe-independent"
+    assert (row["difference"]["lo"], row["difference"]["hi"]) == pytest.approx(
+        tuple(100 * x for x in ref), abs=1e-3)
+    with pytest.raises(ValueError, match="must align"):
+        _share_row({"model": f, "baseline": g}, "paired", _limit(40, "pairs"))
+
+
+def test_the_range_null_is_the_exact_permutation_distribution():
+    """Flags 1, 1, 0, 0 in two groups of two: of the 6 ways to split them, 2 put both 1s in one
+    group (range 100 points), 4 split them (range 0): the null's mean is 33.3, its 95th
+    percentile 100, and an observed range of 100 has p = 1/3 (hand-computed)."""
+    from nlgbias.audit.suites import range_null
+
+    r = range_null(np.array([1.0, 1, 0, 0]), np.array(list("aabb")), 100.0,
+                   np.random.default_rng(0), n_perm=20000)
+    assert r["mean"] == pytest.approx(100 / 3, abs=1.0) and r["p95"] == 100.0
+    assert r["p"] == pytest.approx(1 / 3, abs=0.01) and r["permutations"] == 20000
+    # unequal groups keep their sizes: 3 and 1, one 1 among four: range 100 when the 1 is alone
+    # (1 of 4 placements) else 33.3
+    r = range_null(np.array([1.0, 0, 0, 0]), np.array(list("aaab")), 0.0, np.random.default_rng(1),
+                   n_perm=20000)
+    assert r["mean"] == pytest.approx(0.25 * 100 + 0.75 * 100 / 3, abs=1.0) and r["p"] == 1.0
+
+
+def test_a_stereoset_difference_without_a_differing_cat_falls_back_to_newcombe():
+    """The baseline scores every sentence as the model does: the two-stage bootstrap's
+    difference is a point for lms, ss and icat; ss then has Newcombe's paired interval on the
+    CATs' decisions, lms on their two decisions each, icat its bounds over both; a real
+    difference keeps the bootstrap."""
+    from nlgbias import stereoset as S
+    from nlgbias.audit.suites import _cat_decisions, _stereoset_differences
+    from nlgbias.stats import paired_diff_proportions_interval
+    from nlgbias.stereoset.evaluation import bootstrap_distribution
+
+    cats = S.stratified_subset(S.load_gold(split="dev"), per_domain=5, seed=0)
+    ids = [i for c in ("stereotype_id", "anti_stereotype_id", "unrelated_id") for i in cats[c]]
+    rng = np.random.default_rng(0)
+    sc = dict(zip(ids, rng.normal(size=len(ids)), strict=True))
+    scores = {"model": sc, "baseline": dict(sc)}
+    overall = {r: S.evaluate(cats, s)["overall"] for r, s in scores.items()}
+    dists = {r: bootstrap_distribution(cats, s, n_boot=300, seed=0) for r, s in scores.items()}
+    dec = {r: _cat_decisions(cats, s) for r, s in scores.items()}
+    d = _stereoset_differences(overall, dists, dec, len(cats))
+    pro = int(dec["model"][0].sum())
+    lo, hi = paired_diff_proportions_interval(pro, 0, 0, len(cats) - pro)
+    assert d["ss"]["interval"] == "bootstrap-terms+newcombe-paired"
+    assert (d["ss"]["lo"], d["ss"]["hi"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-3)
+    rel = int(dec["model"][1].sum())
+    lo, hi = paired_diff_proportions_interval(rel, 0, 0, 2 * len(cats) - rel)
+    assert (d["lms"]["lo"], d["lms"]["hi"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-3)
+    assert d["icat"]["lo"] < 0 < d["icat"]["hi"] and d["icat"]["value"] == 0.0
+    # the baseline's scores shuffled: CATs differ, the bootstrap stays
+    other = dict(zip(ids, rng.normal(size=len(ids)), strict=True))
+    overall["baseline"] = S.evaluate(cats, other)["overall"]
+    dists["baseline"] = bootstrap_distribution(cats, other, n_boot=300, seed=0)
+    dec["baseline"] = _cat_decisions(cats, other)
+    d = _stereoset_differences(overall, dists, dec, len(cats))
+    assert {v["interval"] for v in d.values()} == {"bootstrap-terms"}
+
+
+def test_the_command_help_is_plain_text_and_names_every_size(capsys):
+    from nlgbias.cli import main
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out and "nlgbias audit --model SPEC" in out
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    out = capsys.readouterr().out
+    assert all(f"{size}:" in out or f"{size} (default)" in out for size in ("smoke", "quick", "full"))

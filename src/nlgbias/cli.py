@@ -1,23 +1,25 @@
-"""The ``nlgbias`` command (``pip install`` puts it on the PATH):
-
-    nlgbias audit --model SPEC [--model-args K=V,...] [--baseline SPEC [--baseline-args K=V,...]]
-                  [--suites stereoset,crows,bold,regard] [--size smoke|quick|full] [--seed 0] --out DIR
-    nlgbias reproduce [--profile quick|smoke|paper] [--only NN] ...   (what ./run_all.sh runs)
-    nlgbias lm SPEC [--model-args K=V,...] | nlgbias lm --options      (what a backend can do)
-    nlgbias resources [--check]                                        (datasets, models, lexicons)
-
-A model SPEC is ``[backend:]model`` (``python -m nlgbias.lm --options``): a registered name
-(``smollm2-135m``), a Hugging Face id, a local folder, ``openai:<base URL>#<model>``,
-``vllm:<model>``. A bad spec, an unreachable server or missing weights stop the command before
-any work, with one message; exit status 2.
-"""
+"""The ``nlgbias`` command (``pip install`` puts it on the PATH); :data:`USAGE` is its help."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-__all__ = ["main"]
+__all__ = ["USAGE", "main"]
+
+#: what ``nlgbias --help`` prints (plain text)
+USAGE = """\
+usage:
+  nlgbias audit --model SPEC [--model-args K=V,...] [--baseline SPEC [--baseline-args K=V,...]]
+                [--suites stereoset,crows,bold,regard] [--size smoke|quick|full] [--seed 0] --out DIR
+  nlgbias reproduce [--profile quick|smoke|paper] [--only NN] ...   (what ./run_all.sh runs)
+  nlgbias lm SPEC [--model-args K=V,...] | nlgbias lm --options      (what a backend can do)
+  nlgbias resources [--check]                                        (datasets, models, lexicons)
+
+A model SPEC is [backend:]model (see: nlgbias lm --options): a registered name (smollm2-135m),
+a Hugging Face id, a local folder, openai:<base URL>#<model>, vllm:<model>, ct2:<folder>.
+A bad spec, an unreachable server or missing weights stop the command before any work, with
+one message; exit status 2. 'nlgbias audit --help' lists the audit's options."""
 
 
 def _audit(argv: list[str]) -> int:
@@ -27,13 +29,16 @@ def _audit(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="nlgbias audit",
                                  description="the papers' measurements on your model beside a baseline")
     ap.add_argument("--model", required=True, help="the model to audit (a spec)")
-    ap.add_argument("--model-args", "--model_args", default=None, metavar="K=V,...")
+    ap.add_argument("--model-args", "--model_args", default=None, metavar="K=V,...",
+                    help="the backend's options (nlgbias lm --options), e.g. dtype=bfloat16 or "
+                         "start_token=bos (lm-evaluation-harness's start token)")
     ap.add_argument("--baseline", default=None, help="a spec to compare with, on the same items")
-    ap.add_argument("--baseline-args", default=None, metavar="K=V,...")
+    ap.add_argument("--baseline-args", default=None, metavar="K=V,...", help="the baseline's options")
     ap.add_argument("--suites", default=",".join(SUITES),
                     help=f"comma-separated, from: {', '.join(SUITES)} (default: all)")
     ap.add_argument("--size", default="quick", choices=list(SIZES),
-                    help="quick: a seeded sample (minutes on a CPU); full: every item")
+                    help="smoke: a first look (seconds to minutes; too few items to decide much); "
+                         "quick (default): a seeded sample (minutes on a CPU); full: every item")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="folder for results.json, index.html, cache/")
     args = ap.parse_args(argv)
@@ -60,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"audit", "reproduce", "lm", "resources"}
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
-        print(__doc__.strip())
+        print(USAGE)
         return 0 if not argv or argv[0] in ("-h", "--help") else 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "audit":

@@ -6,9 +6,13 @@
   ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``; never a
   key: keys are read from the environment only, and a URL's user and password are dropped) and
   ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled), ``seconds``
-  and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "model": {"value",
-  "lo", "hi", "n"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; the difference
-  is model minus baseline, paired); a suite a model cannot do has ``skipped`` (why) instead;
+  and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "scale" ("%" or
+  "points"), "limit": {"n", "unit", ["detail"]}, "model": {"value", "lo", "hi", "n",
+  "interval"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; ``interval`` names
+  the kind, :data:`nlgbias.audit.suites.INTERVALS`; ``limit`` is the unit that limits the
+  interval and its count, ``n`` the items; the difference is model minus baseline); CrowS-Pairs
+  values have ``ties``, a range across groups has ``null`` (its permutation null: ``mean``,
+  ``p95``, ``p``, ``permutations``); a suite a model cannot do has ``skipped`` (why) instead;
 - ``index.html``: the headline table (each metric: your model, the baseline, the difference,
   with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped and a
   link to each suite's page ``<suite>.html`` (every metric and group row with what it is, the
@@ -78,13 +82,73 @@ def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
     return path
 
 
-def _fmt(v: dict | None) -> str:
+#: how the report names each kind of interval (the full text, INTERVALS, is its tooltip)
+SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
+         "newcombe-independent": "Newcombe, independent samples",
+         "bootstrap-terms": "bootstrap over terms",
+         "bootstrap-terms+newcombe-paired": "no CAT differs: Newcombe paired",
+         "bootstrap-groups": "bootstrap within groups",
+         "bootstrap-independent": "bootstrap, each model apart"}
+
+
+def _fmt(v: dict | None, *, interval: bool = False) -> str:
+    """A value [95 % interval]; below it in small print: the interval's kind (``interval``),
+    CrowS-Pairs ties, a range's permutation null."""
+    from nlgbias.audit.suites import INTERVALS
+
     if not v:
         return "—"
-    return f"{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]"
+    out = f"{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]"
+    notes = []
+    if interval and v.get("interval"):
+        notes.append(f"<span title='{html.escape(INTERVALS[v['interval']])}'>"
+                     f"{html.escape(SHORT.get(v['interval'], v['interval']))}</span>")
+    if v.get("ties"):
+        notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
+    if v.get("null"):
+        z = v["null"]
+        notes.append(f"noise alone: mean {z['mean']:.1f}, 95th pct {z['p95']:.1f}; p = {z['p']:.3f}")
+    return out + "".join(f"<br><small>{x}</small>" for x in notes)
+
+
+def _n(row: dict, unit: str) -> str:
+    """The n a row's interval rests on: the limiting unit's count and name, then the items."""
+    e = html.escape
+    lim, n = row.get("limit"), row["model"]["n"]
+    if not lim:
+        return f"{n:,} {e(unit)}"
+    detail = lim.get("detail") or (f"{n:,} {unit}" if lim["unit"] != unit else "")
+    return f"{lim['n']:,} {e(lim['unit'])}" + (f"<br><small>{e(detail)}</small>" if detail else "")
+
+
+def _panel(ax, rows: list[dict], roles: dict, what: str) -> None:
+    """One panel: each row's ``what`` (a role's value, or ``difference``) with its interval."""
+    colours = {"model": "#1f77b4", "baseline": "#ff7f0e", "difference": "#2ca02c"}
+    keys = list(roles) if what == "values" else ["difference"]
+    for k, role in enumerate(keys):
+        y = [i + (0.18 if k else -0.18) * (len(keys) > 1) for i in range(len(rows))]
+        val = [r[role]["value"] for r in rows]
+        err = [[r[role]["value"] - r[role]["lo"] for r in rows], [r[role]["hi"] - r[role]["value"] for r in rows]]
+        label = (f"{role}: {roles[role]['label']}" if role in roles
+                 else f"{roles['model']['label']} − {roles['baseline']['label']}")
+        ax.errorbar(val, y, xerr=err, fmt="o", ms=4, capsize=2, color=colours[role], label=label)
+    for i, r in enumerate(rows):
+        if what == "values" and r.get("ideal") is not None:
+            ax.plot([r["ideal"]], [i], marker="|", ms=12, color="grey")
+        if what == "values":
+            for k, role in enumerate(roles):
+                if r[role].get("null"):  # a range's noise: the null's 95th percentile
+                    ax.plot([r[role]["null"]["p95"]], [i + (0.18 if k else -0.18) * (len(roles) > 1)],
+                            marker="x", ms=6, color="grey")
+    if what != "values":
+        ax.axvline(0, color="grey", lw=0.8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
 
 
 def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
+    """A suite's figure: shares (%) and gaps / ranges (points) on their own axes, each row's
+    model and baseline values on the left and, where there is a baseline, the difference model −
+    baseline with its interval on the right (zero line)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -93,26 +157,36 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
     rows = [*suite.get("metrics", []), *suite.get("groups", [])]
     if not rows:
         return None
-    labels = [r["metric"] + (f" · {r['group']}" if "group" in r else "") for r in rows]
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.4))
-    colours = {"model": "#1f77b4", "baseline": "#ff7f0e"}
-    for k, role in enumerate(roles):
-        y = [i + (0.18 if k else -0.18) * (len(roles) > 1) for i in range(len(rows))]
-        val = [r[role]["value"] for r in rows]
-        err = [[r[role]["value"] - r[role]["lo"] for r in rows],
-               [r[role]["hi"] - r[role]["value"] for r in rows]]
-        ax.errorbar(val, y, xerr=err, fmt="o", ms=4, capsize=2, color=colours[role],
-                    label=f"{role}: {roles[role]['label']}")
-    for i, r in enumerate(rows):
-        if r.get("ideal") is not None:
-            ax.plot([r["ideal"]], [i], marker="|", ms=12, color="grey")
-    ax.set_yticks(range(len(rows)), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("% (95 % interval; grey tick: unbiased / ideal value)")
+    blocks = [(sc, [r for r in rows if r.get("scale", "%") == sc]) for sc in ("%", "points")]
+    blocks = [(sc, rs) for sc, rs in blocks if rs]
+    has_base = "baseline" in roles
+    fig, axes = plt.subplots(len(blocks), 2 if has_base else 1, squeeze=False,
+                             figsize=(11 if has_base else 8, 0.34 * len(rows) + 1.2 * len(blocks) + 1.0),
+                             gridspec_kw={"height_ratios": [len(rs) for _, rs in blocks],
+                                          **({"width_ratios": [3, 2]} if has_base else {})})
+    for b, (scale, rs) in enumerate(blocks):
+        labels = [r["metric"] + (f" · {r['group']}" if "group" in r else "") for r in rs]
+        ax = axes[b][0]
+        _panel(ax, rs, roles, "values")
+        ax.set_yticks(range(len(rs)), labels, fontsize=8)
+        ax.set_xlabel("share or score, %" if scale == "%" else "gap or range, points", fontsize=8)
+        if has_base:
+            dx = axes[b][1]
+            _panel(dx, rs, roles, "difference")
+            dx.set_yticks(range(len(rs)), [""] * len(rs))
+            dx.set_xlabel("model − baseline, points", fontsize=8)
+            if b == 0:
+                dx.set_title("difference (95 % interval)", fontsize=9)
+        if b == 0:
+            ax.set_title("each model (95 % interval; grey tick: unbiased / ideal"
+                         + ("; x: noise alone's 95th pct" if any(r[k].get("null") for r in rows for k in roles)
+                            else "") + ")", fontsize=9)
+    handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
+    names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
     n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
-    ax.set_title(f"{suite['title']} ({n})", fontsize=10)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
+    fig.suptitle(f"{suite['title']} ({n})", fontsize=10)
+    fig.legend(handles, names, fontsize=8, loc="lower center", ncol=len(names), frameon=False)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     path = folder / f"{name}.png"
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=110, format="png")
@@ -133,14 +207,14 @@ def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:
     head = [*(["group"] if has_group else []), "metric", *[f"{r}: {e(roles[r]['label'])}" for r in roles]]
     if "baseline" in roles:
         head.append("difference (model − baseline)")
-    head += ["n", "what it is"]
+    head += ["n (the unit that limits the interval)", "what it is"]
     body = []
     for r in rows:
         cells = [*([e(str(r.get("group", "")))] if has_group else []), e(r["metric"]),
-                 *[_fmt(r.get(role)) for role in roles]]
+                 *[_fmt(r.get(role), interval=True) for role in roles]]
         if "baseline" in roles:
-            cells.append(_fmt(r.get("difference")))
-        cells += [f"{r['model']['n']:,} {e(unit)}", e(r.get("help", ""))]
+            cells.append(_fmt(r.get("difference"), interval=True))
+        cells += [_n(r, unit), e(r.get("help", ""))]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return (f"<table id='{table_id}'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
@@ -161,7 +235,7 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
 <h1>{e(suite['title'])}</h1>
 <p>{e(suite.get('paper', ''))}. Items: {items}. Computed in {suite.get('seconds', 0):.0f} s; size
 {e(doc['size'])}, seed {doc['seed']}. Values in % (gaps and ranges in points), with 95 % intervals;
-the difference is model − baseline ({'independent samples' if name == 'regard' else 'paired: the same items and resamples'}).</p>
+the difference is model − baseline ({'independent samples' if name == 'regard' else 'paired: the same items'}; below each interval its kind; n is the unit that limits the interval).</p>
 <h2>Metrics</h2>{_rows_table(suite['metrics'], roles, suite['unit'], 'metrics')}
 {groups}{fig}
 <p>The same numbers are in <a href="results.json">results.json</a> (<code>suites.{e(name)}</code>).</p>
@@ -183,7 +257,7 @@ def write_report(results_json: str | Path) -> Path:
     has_base = "baseline" in roles
     if has_base:
         head.append("difference (model − baseline)")
-    head.append("n")
+    head.append("n (the unit that limits the interval)")
     body, figs, skipped, details = [], [], [], []
     for name, suite in doc["suites"].items():
         if "skipped" in suite:
@@ -193,8 +267,8 @@ def write_report(results_json: str | Path) -> Path:
             cells = [e(suite["title"]), f"<span title='{e(r.get('help', ''))}'>{e(r['metric'])}</span>",
                      *[_fmt(r.get(role)) for role in roles]]
             if has_base:
-                cells.append(_fmt(r.get("difference")))
-            cells.append(f"{r['model']['n']:,} {e(suite['unit'])}")
+                cells.append(_fmt(r.get("difference"), interval=True))
+            cells.append(_n(r, suite["unit"]))
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         fig = _figure(name, suite, roles, out / "figures")
         detail = _suite_page(name, suite, doc, out, fig)
@@ -211,6 +285,11 @@ def write_report(results_json: str | Path) -> Path:
             f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
             "differently") + "</li>"
             for x in doc["suites"].get("crows", {}).get("start_token", [])]
+    from nlgbias.audit.suites import INTERVALS
+
+    used = [k for k in INTERVALS if any(
+        (r.get(role) or {}).get("interval") == k for suite in doc["suites"].values()
+        for r in [*suite.get("metrics", []), *suite.get("groups", [])] for role in (*roles, "difference"))]
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
                      f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
                      f"{e(str(v.get('start_token')))}</li>"
@@ -222,15 +301,18 @@ def write_report(results_json: str | Path) -> Path:
 <ul>{models}</ul>
 <p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in % (gaps
 and ranges in points), with 95 % intervals. The difference is model − baseline: paired (the same
-items and bootstrap resamples) for StereoSet, CrowS-Pairs and BOLD; for regard the two models'
-samples are different texts, so its intervals are those of independent samples. An interval
-shown as [x, x] means no item differs between the models in its resamples. Groups with fewer
-than 5 items get no row. Scoring convention: {e(doc['convention'])}.</p>
+items) for StereoSet, CrowS-Pairs and BOLD; for regard the two models' samples are different
+texts, so its intervals are those of independent samples. Below each difference, the kind of its
+interval (the list below says what each is); the n column gives the unit that limits the interval
+(e.g. StereoSet's target terms, the groups of a range) and, in small print, the items. A range
+across groups is positive by noise alone: beside it, what shuffled group labels give. Groups with
+fewer than 5 items get no row. Scoring convention: {e(doc['convention'])}.</p>
 <h2>Headline</h2>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>
 {'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
 {'<h2>Start-token sensitivity (CrowS-Pairs, total score)</h2><p>lm-evaluation-harness scores a sentence after the BOS token where a tokenizer has one (<code>--model-args start_token=bos</code>); StereoSet&#39;s code after <code>&lt;|endoftext|&gt;</code>. The same pairs under the other convention:</p><ul id="start-token">' + ''.join(sens) + '</ul>' if sens else ''}
+{'<h2>Intervals</h2><ul id="intervals">' + ''.join(f'<li><b>{e(SHORT.get(k, k))}</b>: {e(INTERVALS[k])}</li>' for k in used) + '</ul>' if used else ''}
 <h2>Each suite in detail</h2><ul id="details">{''.join(details)}</ul>
 <h2>Figures</h2>{''.join(figs)}
 <p>Every number is in <a href="results.json">results.json</a> (schema {e(doc['schema'])}).</p>
