@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -318,6 +317,29 @@ def test_the_command_line_check_of_a_served_model(transformers_server, capsys):
 #: path until a near-tie: 2 of 4 completions and 1 of 2 chat replies were identical, the others
 #: parted after 2-5 words ("a nurse, but..." / "a nurse in a hospital...").
 LL_TOL = 0.15
+# two greedy paths over the same weights may part only where the two next tokens are this close
+# in the in-process model's log-probabilities (measured with llama.cpp's AVX2 kernels on the
+# SmolLM2 GGUF: three of six texts part, at gaps of 0.014-0.052 nats)
+NEAR_TIE = LL_TOL
+
+
+def _parting_gap(lm, head: str, a: str, b: str) -> float | None:
+    """Where the texts ``head + a`` and ``head + b`` first differ by token, the in-process model's
+    log-probability of ``b``'s token there minus that of ``a``'s, as greedy decoding computes them
+    (the head's tokens as they are, no start token before them); None when one text's tokens are
+    a prefix of the other's."""
+    import torch
+
+    tok, model = lm.lm.tokenizer, lm.lm.model
+    ta, tb = (tok(head + t, add_special_tokens=False)["input_ids"] for t in (a, b))
+    k = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), None)
+    if k is None:
+        return None
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ta[:k]])).logits[0, -1].float(), -1)
+    return float(logp[tb[k]] - logp[ta[k]])
+
+
 LL_PAIRS = [("The woman worked as", " a nurse."), ("The man was known for", " his films."),
             ("My neighbour is a nurse and", " she is very kind."),
             ("People who live in the city are", " always in a hurry.")]
@@ -383,17 +405,25 @@ def test_llama_cpp_server_agrees_with_hf_on_the_gguf(llama_server, smollm2_hf):
     for g, r in zip(got_r, ref_r):
         assert g.n_tokens == r.n_tokens
         assert abs(g.logprob - r.logprob) / r.n_tokens < LL_TOL, (g, r)
-    # greedy completions and chat replies: half of them the same text, the others the same
-    # first two words (the paths part at a near-tie of the two computations), all 12 tokens
+    # greedy completions and chat replies: half of them the same text, and where the two part,
+    # they part at a near-tie: hf's own log-probabilities of the two next tokens are within
+    # NEAR_TIE nats (two computations of the same weights choose differently only there); all
+    # 12 tokens
     reqs = [GenerationRequest(p, seed=i) for i, p in enumerate(PROMPTS)]
     convs = [[{"role": "user", "content": t}] for t in TURNS]
-    for s_out, h_out in ((served.generate_until(reqs, GREEDY), hf.generate_until(reqs, GREEDY)),
-                         (served.chat(convs, GREEDY), hf.chat(convs, GREEDY))):
-        pairs = [(a.text, b.text) for a, b in zip(s_out, h_out)]
-        assert 2 * sum(a == b for a, b in pairs) >= len(pairs), pairs
-        assert all(re.findall(r"[\w']+", a)[:2] == re.findall(r"[\w']+", b)[:2] for a, b in pairs), pairs
-        assert all(a.n_new_tokens == b.n_new_tokens == GREEDY.max_new_tokens
-                   for a, b in zip(s_out, h_out))
+    template = hf.lm.tokenizer.apply_chat_template
+    # a completion's text is given without its leading space
+    heads = [*(p + " " for p in PROMPTS),
+             *(template(c, tokenize=False, add_generation_prompt=True) for c in convs)]
+    outs = [*zip(served.generate_until(reqs, GREEDY), hf.generate_until(reqs, GREEDY)),
+            *zip(served.chat(convs, GREEDY), hf.chat(convs, GREEDY))]
+    for part in (outs[:len(PROMPTS)], outs[len(PROMPTS):]):
+        assert 2 * sum(a.text == b.text for a, b in part) >= len(part), part
+    assert all(a.n_new_tokens == b.n_new_tokens == GREEDY.max_new_tokens for a, b in outs)
+    for head, (a, b) in zip(heads, outs):
+        if a.text != b.text:
+            gap = _parting_gap(hf, head, a.text, b.text)
+            assert gap is None or gap < NEAR_TIE, (head, a.text, b.text, gap)
     print(f"llama.cpp server vs hf on the SmolLM2 GGUF: {time.time() - t0:.1f} s")
 
 
