@@ -98,12 +98,12 @@ def _fmt(v: dict | None, *, interval: bool = False) -> str:
 
     if not v:
         return "—"
-    out = f"{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]"
+    out = f"<span class='v'>{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]</span>"
     notes = []
     if interval and v.get("interval"):
         notes.append(f"<span title='{html.escape(INTERVALS[v['interval']])}'>"
                      f"{html.escape(SHORT.get(v['interval'], v['interval']))}</span>")
-    if v.get("ties"):
+    if "ties" in v:
         notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
     if v.get("null"):
         z = v["null"]
@@ -196,7 +196,7 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
 
 _STYLE = """<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
-figure{margin:1.5em 0}img{max-width:100%}</style>"""
+figure{margin:1.5em 0}img{max-width:100%}.v{white-space:nowrap}</style>"""
 
 
 def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:

@@ -334,7 +334,8 @@ def crows_suite(cfg: AuditConfig) -> dict:
             if sel.sum() < MIN_PER_GROUP:  # too few pairs for an interval
                 continue
             g = _share_row({r: w[sel] for r, w in wins.items()}, "paired", _limit(sel.sum(), "pairs"),
-                           group=b, metric=f"crows ({variant})", ideal=50.0)
+                           group=b, metric=f"crows ({variant})", ideal=50.0,
+                           help=f"% of the {b} pairs where the more stereotyping sentence scores higher")
             for role, s in scored.items():
                 g[role]["ties"] = _crows_ties(s[sel], variant)
             groups.append(g)
