@@ -292,3 +292,27 @@ def test_a_stated_margin_keeps_a_wide_interval_from_agreeing():
     assert edge.verdict is Verdict.UNDECIDED
     with pytest.raises(ValueError, match="margin"):
         claims.value_in_interval(**kw, estimate=0.19, interval=(0.17, 0.22), margin=0)
+
+
+def test_a_spread_no_n_narrows_widens_the_interval_and_says_when_more_units_do_not_help():
+    # sampling interval [0.50, 0.56]; seeds 0.45-0.60 widen it; margin 0.378 +/- 0.0945 ends at
+    # 0.4725, inside the seeds' range: no n of texts decides
+    c = claims.value_in_interval(id="x", section="s", claim="c", paper_value=0.378, estimate=0.53,
+                            interval=(0.50, 0.56), spread=(0.60, 0.45), n=2048,
+                            statistic="share", margin=0.0945, comparability="stand-in",
+                            stand_in="a classifier", calibrates="clf", population=2048,
+                            unit="texts", spread_what="the 5 seeds' shares")
+    assert (c.estimate_lo, c.estimate_hi) == (0.45, 0.60) and str(c.verdict) == "undecided"
+    assert math.isnan(c.n_needed)
+    assert c.reason.endswith("more texts do not help: the 5 seeds' shares alone span [0.450, "
+                             "0.600], which reaches both within and beyond the margin")
+    # seeds inside the margin: the n needed counts the sampling interval (se 0.03 / 1.96)
+    c = claims.value_in_interval(id="x", section="s", claim="c", paper_value=0.378, estimate=0.45,
+                            interval=(0.43, 0.49), spread=(0.44, 0.46), n=1000,
+                            statistic="share", margin=0.0945, comparability="stand-in",
+                            stand_in="a classifier", calibrates="clf", population=5000,
+                            unit="texts")
+    assert str(c.verdict) == "undecided" and "do not help" not in c.reason
+    se = 0.06 / (2 * claims.Z975)
+    assert c.n_needed == pytest.approx(1000 * (claims.Z975 * se / (0.0945 - 0.072)) ** 2)
+    assert round(c.n_needed) == 1778

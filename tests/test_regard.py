@@ -158,7 +158,7 @@ def test_label_distribution_bootstrap_interval_and_pair_tests():
     assert d.loc[("The man", "negative"), "share"] == 0.5 and d.loc[("The man", "negative"), "n"] == 4
     assert d.loc[("The woman", "negative"), "count"] == 0
     # the bootstrap interval is the one a direct seeded call on the man's 4 texts gives
-    from nlgbias.stats import adjust_pvalues, bootstrap_interval
+    from nlgbias.stats import bootstrap_interval
     direct = bootstrap_interval(np.array([1.0, 1.0, 0.0, 0.0]), seed=0)
     assert (d.loc[("The man", "negative"), "share_lo"], d.loc[("The man", "negative"), "share_hi"]) == direct
     assert d.loc[("The woman", "positive"), ["share_lo", "share_hi"]].tolist() == [1.0, 1.0]
@@ -167,8 +167,41 @@ def test_label_distribution_bootstrap_interval_and_pair_tests():
     assert tests.loc[0, "group_a"] == "man" and tests.loc[0, "diff"] == 0.5
     assert tests.loc[0, "p_holm"] == tests.loc[0, "p"]  # a family of one test
     assert tests.loc[0, "family"] == "Fig 2 pairs: 1 pairs x 1 labels x 1 contexts = 1 tests, s"
+    assert tests.loc[0, "test"].startswith("two-proportion z-test")
+
+
+def test_pair_tests_permute_within_template():
+    """The samples cluster by prompt template: a template that pulls its samples negative
+    cannot make a difference between the demographics. The man has 80 samples of template t1
+    (half negative) and 20 of t2 (none), the woman 20 and 80: pooled 40 vs 10 of 100 (the
+    z-test of independent samples: p < 1e-6), within each template the same shares (p = 1)."""
+    rows = ([("The man", "t1", "negative")] * 40 + [("The man", "t1", "neutral")] * 40
+            + [("The man", "t2", "neutral")] * 20 + [("The woman", "t1", "negative")] * 10
+            + [("The woman", "t1", "neutral")] * 10 + [("The woman", "t2", "neutral")] * 80)
+    df = pd.DataFrame(rows, columns=["demographic", "template", "regard"]).assign(
+        source="s", context="respect")
+    dist = A.label_distribution(df, "regard", n_boot=10)
+    z = A.pair_tests(dist, labels=("negative",))
+    perm = A.pair_tests(dist, labels=("negative",), samples=df, label_col="regard")
+    assert z.loc[0, "diff"] == pytest.approx(0.3) and z.loc[0, "p"] < 1e-6
+    assert perm.loc[0, "p"] == pytest.approx(1.0) and perm.loc[0, "test"] == A.PAIR_TEST
+    # a real within-template difference: the man 30 of 50 negative per template, the woman 20
+    # of 50: the exact within-template p equals the exact conditional (hypergeometric sums)
+    rows = []
+    for t in ("t1", "t2"):
+        rows += [("The man", t, "negative")] * 30 + [("The man", t, "neutral")] * 20
+        rows += [("The woman", t, "negative")] * 20 + [("The woman", t, "neutral")] * 30
+    df = pd.DataFrame(rows, columns=["demographic", "template", "regard"])
+    from scipy import stats as sps
+    pmf = sps.hypergeom.pmf(np.arange(51), 100, 50, 50)
+    conv = np.convolve(pmf, pmf)  # the man's negatives over both templates, 0..100
+    expected = conv[np.abs(np.arange(101) - 50) >= 10].sum()
+    assert A.template_permutation_p(df, "regard", "negative", "The man", "The woman") == pytest.approx(expected)
+    assert expected == pytest.approx(0.0072, abs=5e-5)
     # Holm / BH of a known 3-test family equal statsmodels' multipletests
     from statsmodels.stats.multitest import multipletests
+
+    from nlgbias.stats import adjust_pvalues
     p = [0.01, 0.04, 0.03]
     assert adjust_pvalues(p, "holm").tolist() == multipletests(p, method="holm")[1].tolist()
     assert np.allclose(adjust_pvalues(p, "fdr_bh"), [0.03, 0.04, 0.04])
@@ -279,7 +312,9 @@ def test_figure1_summary_and_its_sentence():
     # the calibration grades the seeds' vote (22 of 30), not the mean over seeds (0.750), and a
     # 30-text interval reaches further than the stated margin from the paper's 0.785
     assert acc.estimate == pytest.approx(22 / 30) and str(acc.verdict) == "undecided"
-    assert f"+/-{RC.CALIBRATION_MARGIN:g}" in acc.reason and "cannot decide it" in acc.reason
+    # the one calibration rule: a quarter of the paper's error rate, 0.25 x 0.215 = 0.0537
+    assert round(RC.calibration_margin(0.785), 4) == pytest.approx(0.0537)
+    assert "+/-0.0537" in acc.reason and "cannot decide it" in acc.reason
     with pytest.raises(ValueError):
         RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=29)
     text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4, cl)
@@ -294,8 +329,8 @@ def test_figure1_summary_and_its_sentence():
             f"{margin.this_run} (95% Newcombe interval") in text
     assert margin.estimate == pytest.approx(22 / 30 - 0.65)
     assert margin.this_run.startswith("+8.3 points [") and f"**{margin.verdict}** (replication" in text
-    saved = T.saved_text("m", True, [0, 1], acc, RC.CALIBRATION_MARGIN)
-    assert f"this run {acc.this_run}: **undecided** (calibration" in saved and "margin ±0.05" in saved
+    saved = T.saved_text("m", True, [0, 1], acc, 0.0537)
+    assert f"this run {acc.this_run}: **undecided** (calibration" in saved and "margin ±0.0537" in saved
     assert "bootstrap" not in saved
     assert "ours: the vote 0.733 on test (`train.tsv`), and 0.700 / 0.600" in text
     assert "README of the paper's repository" in text
@@ -432,14 +467,16 @@ def test_bold_texts_names_table_and_sentence():
     text = T.bold_text(t5, A.bold_chi2(df) | {"sources": ["WIKI", "lm"]}, names, "WIKI", C.frame(cl),
                        seed_spread={"American actors positive": (0.424, 0.606),
                                     "American actresses negative": (0.094, 0.124)},
-                       test_spread=0.067, margin=RC.CALIBRATION_MARGIN)
+                       test_spread=0.067)
     assert text.startswith("The stand-in against the paper's classifier on the WIKI texts (calibration, "
                            "9 rows: ")
     # one text: an interval reaching beyond the margin is undecided
     assert "American actors: share of positive regard 1.000 [0.025, 1.000] (paper 0.378; undecided)" in text
+    # the margin of a cell is a quarter of the paper's share: 0.25 x 0.378 = 9.45 points
     assert ("The seeds' heads disagree on WIKI by up to 18 points (American actors positive: 0.424 "
-            "to 0.606; on the paper's 30 test texts their accuracy spans 7 points), more than the "
-            "calibration margin ±5 points: out of its training domain") in text
+            "to 0.606, against a calibration margin of ±9.45 points; on the paper's 30 test texts "
+            "their accuracy spans 7 points); in 2 of the 2 WIKI cells the seeds' range is wider "
+            "than the cell's margin") in text
     assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
     assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
     assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text
@@ -483,7 +520,8 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
     assert any("the seeds' vote (graded): 0.733 [0.556, 0.858]" in t.get_text()
                for t in ax.get_legend().get_texts())
     rows = []
-    for src in ("GPT-2 (paper's samples)", "smollm2 (offline, this run)"):
+    for src in ("GPT-2 (paper's samples)", "Annotated samples (paper's GPT-2)",
+                "smollm2 (offline, this run)"):
         for ctx in ("respect", "occupation"):
             for demo in ("The Black person", "The White person"):
                 for lab, share in (("negative", 0.2), ("neutral", 0.3), ("positive", 0.5)):
@@ -492,11 +530,16 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
                                  "share_hi": share + 0.1})
     d = pd.DataFrame(rows)
     fig2 = F.figure2({"regard": d, "sentiment": d}, list(dict.fromkeys(d["source"])), {},
-                     paper_rows={"GPT-2 (paper's samples)": "1"}, classifier="MiniLM stand-in")
+                     paper_rows={"GPT-2 (paper's samples)": "1",
+                                 "Annotated samples (paper's GPT-2)": "3"},
+                     classifier="MiniLM stand-in", annotated="Annotated samples (paper's GPT-2)")
     sup = fig2._suptitle.get_text()
     assert "MiniLM stand-in" in sup and "0.05" in sup
+    assert "row (3): its annotated samples, regard from the paper's annotations" in sup
     titles = [a.get_title() for a in fig2.axes]
     assert any(t.startswith("(1a)") for t in titles) and any(t.startswith("(M1a)") for t in titles)
+    assert F.drawn_rows(fig2) == ["1", "3", "M1"]
+    assert any(t.startswith("(3a)") and "regard (annotations), respect" in t for t in titles)
     for name, fig in (("regard_fig1", fig1), ("regard_fig2", fig2)):
         marks = legend_marks(fig)
         assert marks and all(marks), f"{name}: a legend entry has no mark"
@@ -527,3 +570,28 @@ def test_lstm_baseline_trains_to_the_same_weights_twice_in_a_row():
     finally:
         torch.use_deterministic_algorithms(False)
     assert a(texts).tolist() == b(texts).tolist()
+
+
+def test_committed_figure2_draws_every_graded_row():
+    """Figure 2 as the notebook draws it from the committed label shares: its rows from the
+    paper ((1), (2), (3)) are the rows the committed claims table grades."""
+    import re
+
+    from nlgbias.paths import project_root
+    from nlgbias.regard import experiments as X
+    from nlgbias.regard import figures as F
+    from nlgbias.regard import report as T
+
+    res = project_root() / "results"
+    shares = pd.read_csv(res / "regard_fig2_label_shares.csv")
+    claims = pd.read_csv(res / "regard_claims_sheng.csv")
+    graded = {m.group(1) for sec in claims["section"] if (m := re.search(r"Figure 2 \((\d)\)", sec))}
+    assert graded == {"1", "2", "3"}
+    dists = {m: g.drop(columns="metric") for m, g in shares.groupby("metric")}
+    sources = list(dict.fromkeys(shares["source"]))
+    assert X.ANNOTATED_SOURCE in sources
+    fig = F.figure2(dists, sources, {}, paper_rows={T.GPT2_SRC: "1", T.LM1B_SRC: "2",
+                                                   X.ANNOTATED_SOURCE: "3"},
+                    annotated=X.ANNOTATED_SOURCE)
+    drawn = F.drawn_rows(fig)
+    assert {r for r in drawn if r.isdigit()} == graded

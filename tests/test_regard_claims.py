@@ -149,9 +149,11 @@ def test_bold_wiki_calibration_rows_and_the_reversed_direction():
                             {"dof": 0})
     by = {c.id: c for c in cl}
     pm = by["regard.bold.calib.wiki_positive_male"]
-    assert f"margin +/-{RC.CALIBRATION_MARGIN:g}" in pm.statistic
-    # 0.460 [0.417, 0.504] against the paper's 0.378 +/- 0.05: reaches both (an equivalence
-    # reading); female 0.534 [0.490, 0.577] against 0.311: wholly beyond
+    # the one calibration rule (BOLD's, declared in nlgbias.bold.paper): a quarter of the
+    # paper's share, 0.25 x 0.378 = 0.0945
+    assert "margin +/-0.0945" in pm.statistic and "calibration_margin" in pm.statistic
+    # 0.460 [0.417, 0.504] against the paper's 0.378 +/- 0.0945: reaches both (an equivalence
+    # reading); female 0.534 [0.490, 0.577] against 0.311 +/- 0.078: wholly beyond
     assert str(pm.tally) == "calibration" and pm.scorer == RC.SCORER and str(pm.verdict) == "undecided"
     assert str(by["regard.bold.calib.wiki_positive_female"].verdict) == "disagrees"
     d = by["regard.bold.calib.wiki_male_gt_female_positive"]
@@ -159,6 +161,43 @@ def test_bold_wiki_calibration_rows_and_the_reversed_direction():
     assert by["regard.bold.chi2_generators"].verdict is C.Verdict.NOT_TESTED
     assert str(by["regard.bold.eu_ge_af_positive"].verdict) == "not comparable"
     assert ck == []  # no chi-square over one source
+
+
+def test_bold_wiki_calibration_says_when_the_seed_spread_binds():
+    """A WIKI cell's interval holds every seed: where the seeds' own shares already reach both
+    within and beyond the margin, more texts cannot decide it (no n needed); where the seeds lie
+    inside the margin, the n needed counts the texts' Wilson interval only."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for grp, pos in (("American_actors", 0.40), ("American_actresses", 0.311),
+                     ("African_Americans", 0.254), ("European_Americans", 0.264)):
+        rows += [("WIKI", grp, v) for v in np.where(rng.random(400) < pos, "positive", "neutral")]
+    df = pd.DataFrame(rows, columns=["model", "group", "regard"])
+    for k in range(3):
+        df[f"regard_seed{k}"] = df["regard"]
+    # seed 2 puts 40 more actors' texts positive: its share is 0.10 above the vote's
+    idx = df.index[(df["group"] == "American_actors") & (df["regard"] == "neutral")][:40]
+    df.loc[idx, "regard_seed2"] = "positive"
+    pops = {"American_actors": 2048, "American_actresses": 1156, "African_Americans": 1854,
+            "European_Americans": 4839}
+    cl, _ = RC.bold_claims(df, A.bold_regard_table(df), "WIKI", pops, {"dof": 0})
+    by = {c.id: c for c in cl}
+    male = by["regard.bold.calib.wiki_positive_male"]
+    share = float((df[df["group"] == "American_actors"]["regard"] == "positive").mean())
+    # the seeds span [share, share + 0.10], across the margin's edge 0.378 + 0.0945 = 0.4725
+    assert share < 0.4725 < share + 0.1
+    assert str(male.verdict) == "undecided" and np.isnan(male.n_needed)
+    assert "more WIKI texts do not help: the 3 classifier seeds' own shares alone span" in male.reason
+    assert male.estimate_hi == pytest.approx(share + 0.1)
+    # the seeds agree elsewhere: European Americans 0.285 [0.243, 0.331] against 0.264 +/- 0.066
+    # is undecided by the texts alone, and its n needed counts the Wilson interval only
+    eu = by["regard.bold.calib.wiki_positive_european_american"]
+    assert str(eu.verdict) == "undecided" and "do not help" not in eu.reason
+    se = (eu.estimate_hi - eu.estimate_lo) / (2 * C.Z975)
+    room = 0.066 - abs(eu.estimate - 0.264)
+    assert eu.n_needed == pytest.approx(400 * (C.Z975 * se / room) ** 2)
+    assert round(eu.n_needed) == 384
+    assert str(by["regard.bold.calib.wiki_positive_female"].verdict) == "agrees"
 
 
 def test_the_committed_claims_table_counts_each_tally_apart():
@@ -193,21 +232,27 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     tally = {t: df[df["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
     assert tally == {"reproduction": {"reproduced": 5, "not tested": 4, "inconclusive": 1},
                      "replication": {"holds": 8, "undecided": 6, "not comparable": 2},
-                     "calibration": {"undecided": 8, "disagrees": 2}}
+                     "calibration": {"undecided": 5, "disagrees": 5}}
     v = df.set_index("id")["verdict"]
     assert (fig2.set_index("id")["verdict"] == "holds").sum() == 5
     assert v["regard.fig2.occupation_woman_vs_man"] == "undecided"
+    # the pair p-values permute the demographic labels within each prompt template
+    assert df.set_index("id").loc["regard.fig2.occupation_woman_vs_man", "this run"].startswith(
+        "0.204 vs 0.172: +0.032 [-0.017, +0.080], p = 0.207 (permutation within template)")
+    pt = pd.read_csv(RESULTS / "regard_fig2_pair_tests.csv")
+    assert (pt["test"] == A.PAIR_TEST).all() and len(pt) == 96
     assert v["regard.fig2.lm1b_less_biased"] == "holds" and df.set_index("id").loc[
         "regard.fig2.lm1b_less_biased", "family"] != fig2["family"].iloc[0]
     assert k.loc["regard.fig2.neg_gap_regard_gt_vader", "kind"] == "diagnostic"
     assert v["regard.fig2.occupation_more_neutral"] == "undecided"
     assert v["regard.fig2.row3_neg_gap_regard_gt_vader"] == "inconclusive"
     assert v["regard.fig1.beats_other_models"] == "undecided"
-    # the calibration grades the seeds' vote (22 of 30 = 0.733), with the stated margin: the
-    # 30-text interval reaches further than 0.05 from the paper's 0.785, so it is undecided
+    # the calibration grades the seeds' vote (22 of 30 = 0.733), with the one calibration rule (a
+    # quarter of the paper's error rate, 0.25 x 0.215): the 30-text interval reaches further
+    # than 0.0537 from the paper's 0.785, so it is undecided
     acc = df.set_index("id").loc["regard.fig1.test_accuracy"]
     assert acc["verdict"] == "undecided" and acc["estimate"] == pytest.approx(22 / 30)
-    assert "margin +/-0.05" in acc["reason"] and "more than the 30 that exist" in acc["reason"]
+    assert "margin +/-0.0537" in acc["reason"] and "more than the 30 that exist" in acc["reason"]
     assert v["regard.s4.inter_annotator_agreement"] == "not tested"
     assert k.loc["regard.fig2.row3_fn11_black_more_positive_and_negative", "kind"] == "recount"
     # the margin over the best other model is the vote's (0.733 - VADER's 0.533), not the mean
@@ -216,13 +261,25 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert v["regard.fig1.vader_ge_lstms"] == "undecided"
     t5 = df.set_index("id").loc["regard.t5.vader_regard_respect"]
     assert "273 of the paper's 302 texts" in t5["claim"] and "±0.05, ours" in t5["claim"]
-    # BOLD Table 5's WIKI row, read as an equivalence test with the margin +/-0.05: the
-    # intervals (which hold every seed) are wide, so only positive female lies wholly beyond;
+    # BOLD Table 5's WIKI row, read as an equivalence test with the one calibration rule (a
+    # quarter of the paper's share): positive female and the negative shares of male, female
+    # and European Americans lie wholly beyond (e.g. 0.095 [0.080, 0.113] against 0.058 +/-
+    # 0.0145); the other four are undecided because the five seeds' own shares already reach
+    # both within and beyond the margin (every WIKI text of the group is scored: no n needed);
     # on every WIKI text of the two gender groups (2,048 / 1,156) male > female for positive
     # regard is not found with 96% power: it disagrees
     cells = [i for i in v.index if i.startswith("regard.bold.calib.wiki_") and "_gt_" not in i]
-    assert len(cells) == 8 and set(v[cells]) == {"disagrees", "undecided"}
-    assert v["regard.bold.calib.wiki_positive_female"] == "disagrees"
+    assert len(cells) == 8
+    assert sorted(i for i in cells if v[i] == "disagrees") == [
+        "regard.bold.calib.wiki_negative_european_american", "regard.bold.calib.wiki_negative_female",
+        "regard.bold.calib.wiki_negative_male", "regard.bold.calib.wiki_positive_female"]
+    cal_rows = df.set_index("id").loc[cells]
+    und = cal_rows[cal_rows["verdict"] == "undecided"]
+    assert len(und) == 4 and und["n_needed"].isna().all()
+    assert und["reason"].str.contains("more WIKI texts do not help: the 5 classifier seeds' own "
+                                      "shares alone span").all()
+    nf = cal_rows.loc["regard.bold.calib.wiki_negative_female"]
+    assert "+/-0.0145" in nf["reason"] and "margin +/-0.0145" in nf["statistic"]
     mf = df.set_index("id").loc["regard.bold.calib.wiki_male_gt_female_positive"]
     assert mf["verdict"] == "disagrees" and mf["n"] == "2048 / 1156 WIKI texts" and mf["estimate"] < 0
     assert "more than the 30 that exist" in df.set_index("id").loc["regard.fig1.beats_other_models", "reason"]

@@ -157,7 +157,8 @@ summary
 # trained on `train.tsv`; it is saved with its model card and reloaded to check that the saved
 # artefact gives identical predictions. Its test accuracy is the stand-in's calibration against
 # the paper's BERT (the vote is what every later step uses), with the stated margin
-# `RC.CALIBRATION_MARGIN`. In Figure 1 the hatched dev bar of the selected classifier is
+# `RC.calibration_margin` (the one rule of every calibration row, declared in
+# `nlgbias.bold.paper.calibration_margin`). In Figure 1 the hatched dev bar of the selected classifier is
 # optimistic: its setting was chosen on dev.
 
 # %%
@@ -178,7 +179,8 @@ save_figure(fig, P.figures, "regard_fig1_accuracy")
 plt.show()
 display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1)))
 display(Markdown(T.saved_text(rel(model_dir), reload_ok, seed_list,
-                              cl1["regard.fig1.test_accuracy"], RC.CALIBRATION_MARGIN)))
+                              cl1["regard.fig1.test_accuracy"],
+                              round(RC.calibration_margin(paper.FIGURE1_BERT_TEST), 4))))
 X.card_table(clf)
 
 # %% [markdown]
@@ -232,28 +234,38 @@ examples1 = (scored_gen.sort_values("prompt_id").groupby(["source", "demographic
 save_table(examples1, P.results, "regard_table1_examples", title="Table 1-style samples per demographic")
 examples1
 
+# %% [markdown]
+# Figure 2 draws every row that is graded: (1) and (2), the paper's GPT-2 and LM 1B samples
+# scored by the stand-in; (3), the annotated samples of section 1 (regard from the paper's
+# annotations, sentiment from VADER); then the offline models' rows (M1), (M2), ....
+# The pair tests permute the demographic labels within each prompt template (the samples
+# cluster by template, and both demographics of a pair share the templates).
+
 # %%
 allscored = pd.concat([scored_paper, scored_gen], ignore_index=True)
 sources = list(dict.fromkeys(allscored["source"]))
 dists = A.label_distributions(allscored)
-save_table(A.by_metric(dists), P.results, "regard_fig2_label_shares",
-           title="Figure 2: label shares per source, context, demographic (n, 95% bootstrap interval: texts resampled within demographic, seed 0)")
-fig = F.figure2(dists, sources, X.chat_labels(gen_models), paper_rows={T.GPT2_SRC: "1", T.LM1B_SRC: "2"},
-                classifier=RC.CLASSIFIER_STAND_IN)
+drawn = A.with_annotated(dists, annotated)  # row (3): the annotated samples (graded above)
+save_table(A.by_metric(drawn), P.results, "regard_fig2_label_shares",
+           title="Figure 2: label shares per source, context, demographic (n, 95% bootstrap interval: texts resampled within demographic, seed 0; row (3): the paper's annotated samples, regard from its annotations)")
+fig_sources = [*sources[:2], X.ANNOTATED_SOURCE, *sources[2:]] if len(annotated) else sources
+fig = F.figure2(drawn, fig_sources, X.chat_labels(gen_models),
+                paper_rows={T.GPT2_SRC: "1", T.LM1B_SRC: "2", X.ANNOTATED_SOURCE: "3"},
+                classifier=RC.CLASSIFIER_STAND_IN, annotated=X.ANNOTATED_SOURCE)
 save_figure(fig, P.figures, "regard_fig2_regard_sentiment")
 plt.show()
 
 # %%
-findings = A.findings_table(dists, sources)
+findings = A.findings_table(dists, sources, allscored)
 save_table(findings, P.results, "regard_fig2_findings",
-           title="Sheng §5 findings (negative shares): direction and two-proportion test")
+           title="Sheng §5 findings (negative shares): direction and p (" + A.PAIR_TEST + ")")
 findings
 
 # %%
-tests = A.by_metric(dists, A.pair_tests)
+tests = A.pair_tests_by_metric(dists, allscored)
 save_table(tests, P.results, "regard_fig2_pair_tests",
-           title="Two-proportion z-tests for each demographic pair (negative and positive shares); "
-                 "p_holm / p_bh: Holm and Benjamini-Hochberg within the family named in `family`")
+           title="Each demographic pair (negative and positive shares): p from an " + A.PAIR_TEST
+                 + "; p_holm / p_bh: Holm and Benjamini-Hochberg within the family named in `family`")
 bias = A.by_metric(dists, A.bias_size)
 save_table(bias, P.results, "regard_fig2_bias_size",
            title="Mean absolute gap between paired demographics (negative and positive shares)")
@@ -304,8 +316,7 @@ wiki_population = BT.wiki_texts(None, 0, seed)["group"].value_counts().to_dict()
 parts_bold = RC.bold_claims(bold_scored, bold_t5, BT.WIKI, wiki_population, chi)
 display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bold[0]),
                              seed_spread=RC.wiki_seed_spread(bold_scored, BT.WIKI),
-                             test_spread=float(ours["test_max"] - ours["test_min"]),
-                             margin=RC.CALIBRATION_MARGIN)))
+                             test_spread=float(ours["test_max"] - ours["test_min"]))))
 
 # %% [markdown]
 # ## 5 · Claims and checks

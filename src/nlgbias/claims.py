@@ -411,7 +411,8 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
                       comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
                       stand_in: str = "", scorer: str = "", calibrates: str = "",
                       population: float | None = None, unit: str = "",
-                      margin: float | None = None, digits: int = 3) -> Claim:
+                      margin: float | None = None, spread: tuple[float, float] | None = None,
+                      spread_what: str = "the estimates no n narrows", digits: int = 3) -> Claim:
     """Rule ``value in interval``: the paper's value against this run's 95 % interval.
 
     ``null``: the value of "no effect" (0 for a difference, 1 for a ratio, 50 for a
@@ -428,7 +429,12 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     (``reproduced``) when the whole interval lies within ``paper_value +/- margin``, differs when
     it lies wholly beyond, and is ``inconclusive`` (a calibration's ``undecided``) when it
     reaches both, with the n at which an interval of this width around this estimate would
-    decide; state the margin where the row is shown.
+    decide; state the margin where the row is shown. ``spread``: the (lowest, highest) of
+    estimates that more units do not narrow (e.g. each classifier seed's own estimate); the
+    row's interval is ``interval`` (the sampling interval) widened to hold it. With a margin,
+    an undecided row whose spread alone already reaches both within and beyond the margin
+    says that more ``unit`` do not help (``spread_what`` names the spread) and gives no n
+    needed; otherwise its n needed counts the sampling interval only.
 
     >>> c = value_in_interval(id="x", section="T11", claim="anger share", paper_value=0.20,
     ...     estimate=0.18, interval=(0.12, 0.25), n=195, statistic="share", margin=0.05,
@@ -453,6 +459,10 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
     """
     lo, hi = map(float, interval)
     comp = _comparability(comparability, stand_in)
+    se_sampling = (hi - lo) / (2 * Z975)
+    if spread is not None:
+        s_lo, s_hi = sorted(float(v) for v in spread)
+        lo, hi = min(lo, s_lo), max(hi, s_hi)
     if not _check_interval(estimate, lo, hi):
         return _finish(_undefined(id=id, section=section, claim=claim,
                                   paper=paper if paper is not None else f"{paper_value:.{digits}f}",
@@ -490,7 +500,16 @@ def value_in_interval(*, id: str, section: str, claim: str, paper_value: float, 
                       "cannot tell agreement from a gap of that size")
             # the n at which an interval of this width around this estimate would decide
             room = abs(margin - gap)
+            if spread is not None:
+                se = se_sampling
+            stuck = spread is not None and not (near <= s_lo and s_hi <= far) and not (
+                s_hi < near or s_lo > far)
             n_needed = n_num_ * (Z975 * se / room) ** 2 if se > 0 and room > 0 else _NAN
+            if stuck:
+                n_needed = _NAN
+                reason += (f"; more {unit or 'units'} do not help: {spread_what} alone span "
+                           f"[{s_lo:.{digits}f}, {s_hi:.{digits}f}], which reaches both within "
+                           "and beyond the margin")
             if null is not None:
                 mde, _, _ = _power(lo, hi, n_num, paper_value - null, 0.05)
     elif p_in and null is not None and _inside(null, lo, hi):

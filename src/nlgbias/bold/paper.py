@@ -411,33 +411,46 @@ PAPER_SCORED_TEXT = (
     'texts such as "Person is an american actor, singer and comedian."')
 
 
-#: The margin of the norms lexicon's calibration rows, relative (a share of texts has no "no
-#: effect"): the lexicon's share agrees with MEmoLon's printed share p when its whole 95%
-#: interval lies within p +/- CALIBRATION_RELATIVE x min(p, 1 - p) (a quarter of the rarer side:
-#: of p for a share below one half, of the complement above it, so 89% arousal (-ve) is read
-#: as 11% without). Why a quarter: the lexicon is used to grade Table 4 / 6 group differences
-#: of 0.5-2 points on category shares of 2-7% (Table 4 WIKI: anger 1.17, sad 1.93, fear 1.93,
-#: disgust 0.69, valence (-ve) 0.95 points against Table 9's pooled WIKI shares of 2-7%), i.e.
-#: differences of about a quarter to a half of a share; a lexicon whose share is off by more
-#: than a quarter of MEmoLon's cannot vouch for differences of that size. An absolute margin
-#: (5 points) let 0.48% pass for 2.13%.
+#: The margin of every calibration row of a stand-in scorer's share against the paper's
+#: scorer's printed share on the same texts (one rule for the calibration tally: the norms
+#: lexicon against MEmoLon on Tables 9-11's WIKI rows, the regard classifier against the paper's
+#: BERT on Table 5's WIKI row and on Sheng's test texts), relative (a share of texts has no "no
+#: effect"): the stand-in's share agrees with the printed share p when its whole 95% interval
+#: lies within p +/- CALIBRATION_RELATIVE x min(p, 1 - p) (a quarter of the rarer side: of p for
+#: a share below one half, of the complement above it, so 89% arousal (-ve) is read as 11%
+#: without), and never within less than :data:`CALIBRATION_FLOOR`. Why a quarter: the stand-ins
+#: are used to grade differences of about a quarter to a half of a share: the lexicon Table 4 /
+#: 6 group differences of 0.5-2 points on category shares of 2-7% (Table 4 WIKI: anger 1.17,
+#: sad 1.93, fear 1.93, disgust 0.69, valence (-ve) 0.95 points against Table 9's pooled WIKI
+#: shares of 2-7%), the regard classifier BOLD's male - female positive regard on WIKI (+0.067
+#: on 0.31-0.38) and Sheng's Figure 2 negative-share gaps (+0.03 to +0.25 on shares of
+#: 0.1-0.4); a scorer whose share is off by more than a quarter of the paper's scorer's cannot
+#: vouch for differences of that size. An absolute margin (5 points) let 0.48% pass for 2.13%
+#: (and 0.095 for the paper's 0.058 regard share).
 CALIBRATION_RELATIVE = 0.25
+#: A share at or below this (MEmoLon prints 0 or near it for dominance (-ve) and arousal (+ve) in
+#: most groups) has a relative margin of (almost) none, which no interval of a finite sample can
+#: lie within (0 of n texts still leaves an interval above 0).
+CALIBRATION_EMPTY = 0.01
+#: The calibration margin's floor: the relative margin of a share of CALIBRATION_EMPTY (a
+#: quarter of a point). It binds only shares below 1% (every other row's relative margin is
+#: larger), and applies to every calibration row alike.
+CALIBRATION_FLOOR = CALIBRATION_RELATIVE * CALIBRATION_EMPTY
 
 
 def calibration_margin(paper_share: float) -> float:
-    """The calibration margin around MEmoLon's share ``paper_share`` (a fraction):
-    :data:`CALIBRATION_RELATIVE` of the rarer side, ``min(p, 1 - p)``.
+    """The calibration margin around the paper's scorer's share ``paper_share`` (a fraction):
+    :data:`CALIBRATION_RELATIVE` of the rarer side, ``min(p, 1 - p)``, at least
+    :data:`CALIBRATION_FLOOR`.
 
     >>> round(calibration_margin(0.0213), 5), round(calibration_margin(0.888), 3)
     (0.00533, 0.028)
+    >>> calibration_margin(0.0071), calibration_margin(0.0)
+    (0.0025, 0.0025)
     """
-    return CALIBRATION_RELATIVE * min(paper_share, 1 - paper_share)
+    return max(CALIBRATION_RELATIVE * min(paper_share, 1 - paper_share), CALIBRATION_FLOOR)
 
 
-#: A category that both MEmoLon (the paper's table) and the lexicon put in at most this share of
-#: the texts (MEmoLon prints 0 for dominance (-ve) and arousal (+ve) in most groups) carries no
-#: calibration information (a quarter of a share near 0 is no margin): a check, not a row.
-CALIBRATION_EMPTY = 0.01
 #: Table 3's WIKI recount (the paper's own texts and metrics; our anonymiser re-implements its
 #: unreleased one, which moves texts in and out of the polar set): a cell reproduces within
 #: 10% of the paper's count, at least 1 text (a stated choice of this repository: the paper

@@ -129,10 +129,61 @@ def label_distribution(df: pd.DataFrame, label_col: str, by: Sequence[str] = ("s
     return long
 
 
+#: how the pair tests' p-values are computed (named in each table and claim that uses them)
+PAIR_TEST = ("exact permutation test within template (the pair's demographic labels permuted "
+             "within each prompt template: the conditional distribution of the count, a sum of "
+             "hypergeometrics; two-sided)")
+
+
+def template_permutation_p(samples: pd.DataFrame, label_col: str, label: str, a: str, b: str,
+                           ) -> float:
+    """Two-sided p-value of "``label``'s share is the same for demographics ``a`` and ``b``" when
+    the samples cluster by prompt template (Sheng Table 2: both demographics of a pair get the
+    same templates): the demographic labels are permuted within each template, so a template's
+    own pull on the label cancels and only the within-template contrast counts. Exact: under
+    that permutation the number of ``a``'s samples with the label is a sum over templates of
+    independent hypergeometric counts; the p-value is the probability of a difference of shares
+    at least as far from its null mean as the observed one. ``samples``: one source and context,
+    columns ``demographic, template, <label_col>`` (a missing template is one stratum).
+
+    >>> df = pd.DataFrame({"demographic": ["A"] * 4 + ["B"] * 4, "template": ["t1", "t2"] * 4,
+    ...                    "y": ["neg"] * 4 + ["pos"] * 4})
+    >>> round(template_permutation_p(df, "y", "neg", "A", "B"), 4)  # 2 * (1/6)^2
+    0.0556
+    """
+    s = samples[samples["demographic"].isin([a, b])]
+    if not len(s):
+        return float("nan")
+    y = (s[label_col] == label).to_numpy()
+    isa = (s["demographic"] == a).to_numpy()
+    na, nb = int(isa.sum()), int((~isa).sum())
+    if not na or not nb:
+        return float("nan")
+    strata = s["template"].fillna("").to_numpy() if "template" in s else np.zeros(len(s))
+    dist = np.array([1.0])
+    for t in pd.unique(strata):
+        m = strata == t
+        tot, pos, draw = int(m.sum()), int(y[m].sum()), int(isa[m].sum())
+        k = np.arange(0, min(pos, draw) + 1)
+        pmf = sps.hypergeom.pmf(k, tot, pos, draw)
+        dist = np.convolve(dist, pmf)
+    x = np.arange(len(dist))
+    tot_pos = int(y.sum())
+    d = x / na - (tot_pos - x) / nb
+    obs = float(y[isa].mean() - y[~isa].mean())
+    mean = float((dist * d).sum())
+    extreme = np.abs(d - mean) >= abs(obs - mean) - 1e-12
+    return float(min(1.0, dist[extreme].sum()))
+
+
 def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positive"),
-               by: Sequence[str] = ("source", "context")) -> pd.DataFrame:
-    """Two-proportion z-tests (pooled; ``nlgbias.stats``) for each demographic pair the paper
-    contrasts (Black/White, man/woman, gay/straight), per group of ``by`` and label.
+               by: Sequence[str] = ("source", "context"), *, samples: pd.DataFrame | None = None,
+               label_col: str = "") -> pd.DataFrame:
+    """Each demographic pair the paper contrasts (Black/White, man/woman, gay/straight), per group
+    of ``by`` and label: the shares, their difference and a p-value. With ``samples`` (the
+    scored samples, label names in ``label_col``, a ``template`` column) the p-value is
+    :func:`template_permutation_p` (the samples cluster by prompt template); without them, a
+    two-proportion z-test (independent samples). The column ``test`` says which.
 
     ``p_holm``/``p_bh`` correct ``p`` (Holm; Benjamini-Hochberg) within one family: every pair x
     label x context of one ``source`` (the first key of ``by``), named in ``family``."""
@@ -140,15 +191,23 @@ def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positiv
     for keys, sub in dist.groupby(list(by), sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
         s = sub.set_index(["demographic", "label"])
+        cell = None
+        if samples is not None:
+            cell = samples
+            for k, v in zip(by, keys, strict=True):
+                cell = cell[cell[k] == v]
         for a, b in PAIRS:
             for lab in labels:
                 if (a, lab) not in s.index or (b, lab) not in s.index:
                     continue
                 ra, rb = s.loc[(a, lab)], s.loc[(b, lab)]
                 t = two_proportion_ztest(int(ra["count"]), int(ra["n"]), int(rb["count"]), int(rb["n"]))
+                p, test = t.pvalue, "two-proportion z-test (independent samples)"
+                if cell is not None:
+                    p, test = template_permutation_p(cell, label_col, lab, a, b), PAIR_TEST
                 rows.append({**dict(zip(by, keys, strict=True)), "label": lab,
                              "group_a": SHORT[a], "group_b": SHORT[b], "share_a": t.p1, "share_b": t.p2,
-                             "diff": t.p1 - t.p2, "n_a": t.n1, "n_b": t.n2, "z": t.statistic, "p": t.pvalue})
+                             "diff": t.p1 - t.p2, "n_a": t.n1, "n_b": t.n2, "p": p, "test": test})
     out = pd.DataFrame(rows)
     if out.empty:
         return out.assign(p_holm=[], p_bh=[], family=[])
@@ -168,10 +227,28 @@ def pair_tests(dist: pd.DataFrame, labels: Sequence[str] = ("negative", "positiv
     return out
 
 
-def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str]) -> pd.DataFrame:
+def pair_tests_by_metric(dists: dict[str, pd.DataFrame], samples: pd.DataFrame) -> pd.DataFrame:
+    """:func:`pair_tests` of each metric's distribution with its p-values from the samples
+    (:func:`template_permutation_p`), stacked with a ``metric`` column."""
+    return pd.concat([pair_tests(d, samples=samples, label_col=m).assign(metric=m)
+                      for m, d in dists.items()], ignore_index=True)
+
+
+def with_annotated(dists: dict[str, pd.DataFrame], annotated: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each metric's distribution with Figure 2 row (3)'s (the annotated samples: regard from the
+    paper's annotations, sentiment from VADER) appended, for the figure and its table."""
+    if not len(annotated):
+        return dists
+    ann = {m: label_distribution(annotated, m) for m in METRICS}
+    return {m: pd.concat([d, ann[m]], ignore_index=True) for m, d in dists.items()}
+
+
+def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str],
+                   samples: pd.DataFrame | None = None) -> pd.DataFrame:
     """Sheng §5's written findings (more negative regard for black/man/gay in respect, for
     black/woman/gay in occupation) checked one by one on ``dist`` (negative shares):
-    direction, the gap, and the two-proportion test p-value."""
+    direction, the gap, and the p-value (with ``samples``: :func:`template_permutation_p`, the
+    samples clustering by template; without: a two-proportion z-test)."""
     rows = []
     for src in sources:
         for ctx, worse, than in paper.FIGURE2_FINDINGS.itertuples(index=False):
@@ -181,11 +258,16 @@ def check_findings(dist: pd.DataFrame, metric: str, sources: Sequence[str]) -> p
                 continue
             a, b = s.loc[worse], s.loc[than]
             t = two_proportion_ztest(int(a["count"]), int(a["n"]), int(b["count"]), int(b["n"]))
+            p = t.pvalue
+            if samples is not None:
+                cell = samples[(samples["source"] == src) & (samples["context"] == ctx)]
+                p = template_permutation_p(cell, metric, "negative", worse, than)
             rows.append({"source": src, "metric": metric, "context": ctx,
                          "finding": f"more negative: {SHORT[worse]} > {SHORT[than]}",
-                         "share_more": t.p1, "share_than": t.p2, "gap": t.p1 - t.p2, "p": t.pvalue,
+                         "share_more": t.p1, "share_than": t.p2, "gap": t.p1 - t.p2, "p": p,
+                         "test": PAIR_TEST if samples is not None else "two-proportion z-test",
                          "direction_holds": bool(t.p1 > t.p2),
-                         "significant": bool(t.p1 > t.p2 and t.pvalue < 0.05)})
+                         "significant": bool(t.p1 > t.p2 and p < 0.05)})
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -409,9 +491,11 @@ def by_metric(dists: dict[str, pd.DataFrame], fn=None) -> pd.DataFrame:
     return pd.concat([(fn(d) if fn else d).assign(metric=m) for m, d in dists.items()], ignore_index=True)
 
 
-def findings_table(dists: dict[str, pd.DataFrame], sources: Sequence[str]) -> pd.DataFrame:
+def findings_table(dists: dict[str, pd.DataFrame], sources: Sequence[str],
+                   samples: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`check_findings` for regard, then sentiment."""
-    return pd.concat([check_findings(dists[m], m, sources) for m in METRICS], ignore_index=True)
+    return pd.concat([check_findings(dists[m], m, sources, samples) for m in METRICS],
+                     ignore_index=True)
 
 
 def bold_source_names(models: Sequence[str], wiki: str) -> dict[str, str]:

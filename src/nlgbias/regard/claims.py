@@ -15,7 +15,7 @@ What each row compares decides its tally (:mod:`nlgbias.claims`):
   classifier's printed output on the same texts: its test accuracy (Figure 1, the 30 test
   texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI row
   (BOLD's own Wikipedia sentences, every text of the four groups), each share or accuracy with
-  the stated margin :data:`CALIBRATION_MARGIN`;
+  the margin of :func:`calibration_margin` (BOLD's one rule for a stand-in's share);
 - **replication on the stand-in**: everything the stand-in classifier measures on the paper's
   GPT-2 and LM 1B samples (Figure 2, §5) and on BOLD's texts: directions hold / do not hold /
   are undecided, magnitudes are not comparable.
@@ -34,9 +34,12 @@ import pandas as pd
 
 from nlgbias import claims as C
 from nlgbias import stats
+from nlgbias.bold.paper import CALIBRATION_FLOOR, CALIBRATION_RELATIVE
+from nlgbias.bold.paper import calibration_margin as _calibration_margin
 from nlgbias.claims import Comparability
 from nlgbias.regard import paper
 from nlgbias.regard.analysis import (
+    PAIR_TEST,
     SHORT,
     gap_difference,
     label_share_contrast,
@@ -45,6 +48,7 @@ from nlgbias.regard.analysis import (
     per_seed,
     share_difference,
     spearman_interval,
+    template_permutation_p,
     widen,
 )
 
@@ -59,13 +63,19 @@ T5_RECOUNT_TOL = 0.05
 #: VADER's compound thresholds for its labels (ours, VADER's documented cut: the paper states
 #: none)
 VADER_THRESHOLD = 0.05
-#: the calibration rows' margin (accuracy or label share): the largest distance from the paper's
-#: classifier's printed value that still counts as agreement. The stand-in is used to measure
-#: gaps of about this size (Sheng Figure 2's negative-share gaps between paired demographics,
-#: +0.03 to +0.25; BOLD's male - female positive regard on WIKI, +0.067), so a calibration that
-#: cannot exclude a 5-point difference from the paper's classifier cannot vouch for them: an
-#: interval reaching further than this from the paper's value is undecided.
-CALIBRATION_MARGIN = 0.05
+#: the calibration rows' margin (accuracy or label share): the one rule of every stand-in
+#: scorer's share calibration, declared once in :func:`nlgbias.bold.paper.calibration_margin` (a
+#: quarter of the paper's share, of its complement above one half, at least a quarter of a
+#: point), with its reason there: the stand-in is used to measure gaps of about a quarter of a
+#: share (Sheng Figure 2's negative-share gaps, +0.03 to +0.25 on shares of 0.1-0.4; BOLD's
+#: male - female positive regard on WIKI, +0.067 on 0.31-0.38), so a calibration that cannot
+#: exclude a gap of a quarter of the paper's share cannot vouch for them. The same rule grades
+#: the norms lexicon's calibration (BOLD Tables 9-11)
+calibration_margin = _calibration_margin
+CALIBRATION_RULE = (f"margin {CALIBRATION_RELATIVE:.0%} of min(p, 1 - p) of the paper's p, at least "
+                    f"{100 * CALIBRATION_FLOOR:g} points (nlgbias.bold.paper.calibration_margin)")
+#: what the seeds' spread is called in a calibration row whose interval holds every seed
+SEED_SPREAD = "classifier seeds' own shares"
 #: footnote 12's "appears frequently", as a count: "prostitute" is among this many most
 #: frequent occupation words (the first word after "as a(n)") of the paper's GPT-2 occupation
 #: samples
@@ -96,7 +106,7 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
     30 test texts is a **calibration** of the stand-in. It grades the classifier every later
     step uses: the seeds' soft vote (``vote_correct`` of ``vote_n`` test texts right; Wilson
     interval), not the mean over seeds (the paper's 0.785 is its runs' mean: the vote is what
-    this run's regard numbers come from). The margin is :data:`CALIBRATION_MARGIN`. "It beats
+    this run's regard numbers come from). The margin is :func:`calibration_margin` of the paper's accuracy. "It beats
     every other model (by > 20 points)" compares the stand-in with the comparison models (means
     over seeds, as Figure 1 draws them): a replication on the stand-in."""
     s = seeds.set_index("model")
@@ -112,11 +122,12 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
               "seeds' vote, the classifier every later step uses)",
         paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, mean of 5 runs)",
         estimate=vacc, interval=(vlo, vhi), n=f"{vote_n} test texts", n_effective=vote_n,
-        statistic=f"test accuracy of the seeds' vote (Wilson interval; margin +/-{CALIBRATION_MARGIN:g})",
+        statistic=f"test accuracy of the seeds' vote (Wilson interval; margin "
+                  f"+/-{round(calibration_margin(paper.FIGURE1_BERT_TEST), 4):g}: {CALIBRATION_RULE})",
         this_run=f"{vacc:.3f} [{vlo:.3f}, {vhi:.3f}] ({vote_correct} of {vote_n}); the seeds alone "
                  f"{o['test_min']:.3f}-{o['test_max']:.3f}, mean {o['test_mean']:.3f}",
         comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-        margin=CALIBRATION_MARGIN, population=n, unit="test texts")]
+        margin=round(calibration_margin(paper.FIGURE1_BERT_TEST), 4), population=n, unit="test texts")]
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
     best = others["test_mean"].idxmax()
     b = others.loc[best]
@@ -279,7 +290,9 @@ def figure2_claims(scored: pd.DataFrame, source: str, lm1b: str,
     """§5 / Figure 2 on the paper's own GPT-2 samples, scored by the stand-in (replications):
     the six written findings (more negative regard for one demographic than its pair, per
     context) as one Holm family, each with the Newcombe interval of the negative-share
-    difference widened to every seed's difference; and "LM 1B is less biased than GPT-2" (mean
+    difference widened to every seed's difference and the p-value of
+    :func:`~nlgbias.regard.analysis.template_permutation_p` (the samples cluster by prompt
+    template, which both demographics of a pair share); and "LM 1B is less biased than GPT-2" (mean
     absolute gap between paired demographics, bootstrap interval widened to every seed), its own
     row: it compares two generators on another statistic, not a demographic pair, and has no
     p-value of the findings' kind."""
@@ -292,7 +305,9 @@ def figure2_claims(scored: pd.DataFrame, source: str, lm1b: str,
             continue
         c1, n1 = int((a["regard"] == "negative").sum()), len(a)
         c2, n2 = int((b["regard"] == "negative").sum()), len(b)
-        p, test = stats.two_proportion_test(c1, n1, c2, n2)
+        # the samples cluster by prompt template (both demographics get the same templates):
+        # the demographic labels are permuted within each template
+        p, test = template_permutation_p(s, "regard", "negative", worse, than), "permutation within template"
         rows.append((f"regard.fig2.{ctx}_{SHORT[worse].lower()}_vs_{SHORT[than].lower()}",
                      ctx, worse, than, c1, n1, c2, n2, p, test))
     fam = C.Family(FIG2_FAMILY, {r[0]: r[8] for r in rows}) if rows else None
@@ -308,7 +323,8 @@ def figure2_claims(scored: pd.DataFrame, source: str, lm1b: str,
             claim=f"GPT-2 samples, {ctx}: more negative regard for {SHORT[worse]} than {SHORT[than]}",
             paper="more negative (Figure 2, §5; no test stated)", sign=1, estimate=est,
             interval=(lo, hi), pvalue=p, family=fam, n=f"{n1} / {n2} samples", n_effective=min(n1, n2),
-            statistic="negative-regard share difference (seeds' vote; interval holds every seed)",
+            statistic="negative-regard share difference (seeds' vote; Newcombe interval widened "
+                      f"to hold every seed; p: {PAIR_TEST})",
             this_run=f"{c1 / n1:.3f} vs {c2 / n2:.3f}: {est:+.3f} [{lo:+.3f}, {hi:+.3f}], "
                      f"p = {stats.format_p(p)} ({test}), Holm over {len(rows)}: "
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
@@ -518,11 +534,11 @@ def _wiki_cells(bold_scored: pd.DataFrame, wiki: str) -> list[dict]:
             k, n = int((sub["regard"] == lab).sum()), len(sub)
             if not n:
                 continue
-            lo, hi = (float(v) for v in stats.proportion_interval(k, n))
+            wlo, whi = (float(v) for v in stats.proportion_interval(k, n))
             seeds = per_seed(sub, lambda f, lab=lab: float((f["regard"] == lab).mean()))
-            lo, hi = widen(lo, hi, seeds)
+            lo, hi = widen(wlo, whi, seeds)
             cells.append({"group": grp, "g": g, "label": lab, "count": k, "n": n, "share": k / n,
-                          "lo": lo, "hi": hi, "seeds": seeds})
+                          "lo": lo, "hi": hi, "wilson": (wlo, whi), "seeds": seeds})
     return cells
 
 
@@ -547,17 +563,22 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
     cells = _wiki_cells(bold_scored, wiki)
     for c in cells:
         col = f"{c['label']}_{c['g']}"
+        pv = float(pw[col])
+        margin = round(calibration_margin(pv), 4)
         out.append(C.value_in_interval(
             id=f"regard.bold.calib.wiki_{col}", section="BOLD Table 5 (WIKI)",
             claim=f"WIKI, {c['group'].replace('_', ' ')}: share of {c['label']} regard",
-            paper_value=float(pw[col]), estimate=c["share"], interval=(c["lo"], c["hi"]),
+            paper_value=pv, estimate=c["share"], interval=c["wilson"],
+            spread=(min(c["seeds"]), max(c["seeds"])) if c["seeds"] else None,
+            spread_what=f"the {len(c['seeds'])} {SEED_SPREAD}",
             n=f"{c['n']} of {wiki_population.get(c['group'], c['n'])} WIKI texts",
-            n_effective=c["n"], statistic=f"{c['label']} regard share (interval holds every seed; "
-                                          f"margin +/-{CALIBRATION_MARGIN:g})",
+            n_effective=c["n"], statistic=f"{c['label']} regard share (Wilson interval over the "
+                                          f"texts widened to hold every seed; margin "
+                                          f"+/-{margin:g}: {CALIBRATION_RULE})",
             this_run=f"{c['share']:.3f} [{c['lo']:.3f}, {c['hi']:.3f}]"
                      + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else ""),
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-            margin=CALIBRATION_MARGIN, population=wiki_population.get(c["group"]), unit="WIKI texts"))
+            margin=margin, population=wiki_population.get(c["group"]), unit="WIKI texts"))
     by = {(c["g"], c["label"]): c for c in cells}
     if ("male", "positive") in by and ("female", "positive") in by:
         m, f = by[("male", "positive")], by[("female", "positive")]

@@ -73,19 +73,22 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
 
 def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: dict[str, str],
             *, paper_rows: dict[str, str] | None = None, classifier: str = "",
-            vader: str = "VADER, compound >= +0.05 positive, <= -0.05 negative") -> plt.Figure:
+            vader: str = "VADER, compound >= +0.05 positive, <= -0.05 negative",
+            annotated: str | None = None) -> plt.Figure:
     """Rows = sources, columns = (a) regard respect, (b) sentiment respect, (c) regard
     occupation, (d) sentiment occupation; bars = label shares per demographic with 95 % bootstrap
     intervals (regard's widened to every classifier seed). ``dists``: metric name ("regard",
     "sentiment") -> :func:`label_distribution` output. ``paper_rows``: source -> the paper's row
     number ("1", "2"); every other source is a new row tagged ``M1``, ``M2``, ... so no tag
-    collides with the paper's rows. ``classifier``: the regard classifier's name (in the title)."""
+    collides with the paper's rows. ``classifier``: the regard classifier's name (in the title).
+    ``annotated``: the source whose regard labels are the paper's annotations (its row (3)), not
+    the classifier's; :func:`drawn_rows` reads the row tags back from the figure."""
     paper_rows = paper_rows or {}
     extra = iter(range(1, len(sources) + 1))
     tags = {s: paper_rows.get(s) or f"M{next(extra)}" for s in sources}
     panels = [("regard", "respect"), ("sentiment", "respect"), ("regard", "occupation"),
               ("sentiment", "occupation")]
-    fig, axes = plt.subplots(len(sources), 4, figsize=(17, 3.2 * len(sources)), squeeze=False,
+    fig, axes = plt.subplots(len(sources), 4, figsize=(17, 3.0 * len(sources)), squeeze=False,
                              sharey=True)
     order = list(SHORT)
     labels = list(LABEL_COLORS)
@@ -104,17 +107,33 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
                        capsize=2, error_kw={"lw": 0.8})
             n_of = d.groupby("demographic")["n"].max()
             ax.set_xticks(x, [f"{SHORT[g]}\nn={int(n_of[g])}" for g in present], rotation=30)
-            ax.set_title(f"({tags[src]}{'abcd'[c]}) {source_labels.get(src, src)}\n{metric}, {ctx}",
+            what = "regard (annotations)" if metric == "regard" and src == annotated else metric
+            ax.set_title(f"({tags[src]}{'abcd'[c]}) {source_labels.get(src, src)}\n{what}, {ctx}",
                          fontsize=9)
             ax.set_ylim(0, 1)
             if c == 0:
                 ax.set_ylabel("share of samples")
     axes[0, 0].legend(fontsize=8, loc="upper left")
+    paper_tags = sorted({tags[s] for s in sources if s in paper_rows})
+    rows = (f"rows {', '.join(f'({t})' for t in paper_tags)}: the paper's Figure 2 rows"
+            + (f" (row ({tags[annotated]}): its annotated samples, regard from the paper's "
+               "annotations, not the classifier)" if annotated in tags else "")
+            if paper_tags else "")
+    extra_tags = [tags[s] for s in sources if s not in paper_rows]
+    if extra_tags:
+        rows += ("; " if rows else "") + (f"rows {', '.join(f'({t})' for t in extra_tags)}: "
+                                          "offline models' samples, not in the paper")
     fig.suptitle("Figure 2: regard and sentiment of samples per demographic, 95 % bootstrap intervals "
                  "(regard's hold every seed)\n"
-                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}\n"
-                 "rows (1)-(2): the paper's samples (its Figure 2 rows 1-2); rows (M1), (M2), ...: "
-                 "offline models, not in the paper",
+                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}\n{rows}",
                  y=1.0, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def drawn_rows(fig: plt.Figure) -> list[str]:
+    """The row tags Figure 2 draws ("1", "2", "3", "M1", ...), read from its panel titles."""
+    import re
+
+    tags = [m.group(1) for a in fig.axes if (m := re.match(r"\((\w+?)[abcd]\)", a.get_title()))]
+    return list(dict.fromkeys(tags))

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from nlgbias.bold.paper import calibration_margin
 from nlgbias.regard import paper
-from nlgbias.stats import proportion_interval
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -76,14 +76,14 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
 def saved_text(where: str, reload_ok: bool, seeds: list[int], acc_claim, margin: float) -> str:
     """Where the classifier (the seeds' vote) was saved, whether it reloads identically, and the
     vote's calibration against the paper's BERT: the claim ``acc_claim`` (its one interval,
-    graded with the stated ``margin``)."""
+    graded with the ``margin`` of the calibration rule, a quarter of the paper's error rate)."""
     return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. The classifier "
             f"used below labels each text by the soft vote of the {len(seeds)} seeds' heads "
             f"({', '.join(map(str, seeds))}); each seed's own label is kept beside it and every "
             f"regard interval below holds every seed's estimate. Calibration against the paper's "
-            f"BERT (the vote, what is used; margin ±{margin:g}: the stand-in is used to measure gaps "
-            f"between demographics of about that size, so a calibration that cannot exclude a "
-            f"{margin * 100:.0f}-point difference from the paper's classifier cannot vouch for them): "
+            f"BERT (the vote, what is used; margin ±{margin:g}, the one calibration rule of this "
+            f"repository: a quarter of the paper's share, here of its error rate, because the "
+            f"stand-in is used to measure gaps of about a quarter of a share): "
             f"this run {acc_claim.this_run}: {_verdict(acc_claim)}: {acc_claim.reason}.")
 
 
@@ -164,7 +164,7 @@ def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -
 
 def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str,
               claims_df: pd.DataFrame, seed_spread: dict[str, tuple[float, float]] | None = None,
-              test_spread: float | None = None, margin: float = 0.05) -> str:
+              test_spread: float | None = None) -> str:
     """BOLD Table 5: WIKI's regard against the paper's (the calibration rows, with intervals and
     verdicts, from ``claims_df``), whether WIKI has the highest positive regard, European vs
     African American positive regard, and the chi-square test. ``seed_spread``: WIKI cell ->
@@ -180,37 +180,34 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
                              for r in cal.to_dict("records")) + ". ")
     spread = ""
     if seed_spread:
-        widest = max(seed_spread, key=lambda k: seed_spread[k][1] - seed_spread[k][0])
-        lo, hi = seed_spread[widest]
-        unstable = hi - lo > margin
-        spread = (f"The seeds' heads disagree on WIKI by up to {(hi - lo) * 100:.0f} points ({widest}: "
-                  f"{lo:.3f} to {hi:.3f}"
-                  + (f"; on the paper's 30 test texts their accuracy spans {test_spread * 100:.0f} "
-                     "points" if test_spread is not None else "")
-                  + f"), {'more' if unstable else 'less'} than the calibration margin "
-                  f"±{margin * 100:.0f} points: "
-                  + ("out of its training domain (short GPT-2 samples) the stand-in is unstable, "
-                     "and the WIKI intervals, which hold every seed, are that wide because of it. "
-                     if unstable else "the stand-in is stable across seeds on WIKI. "))
         cells = cal[~cal["id"].str.contains("_gt_")]
         paper_v = pd.to_numeric(cells["paper"], errors="coerce")
+        margins = dict(zip(cells["claim"].str.removeprefix("WIKI, ").str.replace(": share of ", " ")
+                           .str.removesuffix(" regard"), paper_v.map(calibration_margin), strict=True))
+        widest = max(seed_spread, key=lambda k: seed_spread[k][1] - seed_spread[k][0])
+        lo, hi = seed_spread[widest]
+        m = margins.get(widest, float("nan"))
+        wider = sum(bool(seed_spread[k][1] - seed_spread[k][0] > margins.get(k, np.inf))
+                    for k in seed_spread)
+        spread = (f"The seeds' heads disagree on WIKI by up to {(hi - lo) * 100:.0f} points ({widest}: "
+                  f"{lo:.3f} to {hi:.3f}, against a calibration margin of ±{m * 100:.3g} points"
+                  + (f"; on the paper's 30 test texts their accuracy spans {test_spread * 100:.0f} "
+                     "points" if test_spread is not None else "")
+                  + f"); in {wider} of the {len(seed_spread)} WIKI cells the seeds' range is wider "
+                  "than the cell's margin (a quarter of the paper's share). ")
         lo_, hi_ = cells["estimate_lo"].astype(float), cells["estimate_hi"].astype(float)
         above, below = int((lo_ > paper_v).sum()), int((hi_ < paper_v).sum())
+        stuck = int(cells["reason"].str.contains("do not help").sum())
+        undecided = int((cells["verdict"] == "undecided").sum())
         if len(cells):
-            # the vote's own 95% interval over the texts (no seed in it) beside the interval
-            # that holds every seed
-            n_txt = cells["n"].astype(str).str.extract(r"^(\d[\d,]*)")[0].str.replace(",", "").astype(int)
-            est = cells["estimate"].astype(float)
-            vlo, vhi = proportion_interval((est * n_txt).round().astype(int).to_numpy(), n_txt.to_numpy())
-            ratio = float(np.median((hi_ - lo_).to_numpy() / (vhi - vlo)))
             spread += (f"In {above + below} of the {len(cells)} WIKI cells every seed lies on one "
-                       f"side of the paper's value ({above} above it, {below} below): the seeds "
-                       "agree on the side the stand-in errs on and disagree on how far. The "
-                       "intervals that hold every seed are (median over the cells) "
-                       f"{ratio:.1f} times as wide as the vote's own 95% interval over the texts, "
-                       "so an undecided cell is undecided about the size of the gap against "
-                       f"±{margin * 100:.0f} points because of the seed spread, not the number of "
-                       "texts. ")
+                       f"side of the paper's value ({above} above it, {below} below)"
+                       + (": the seeds agree on the side the stand-in errs on and disagree on how "
+                          "far. " if above + below == len(cells) else ". ")
+                       + f"Of the {undecided} undecided cells, {stuck} are undecided because the "
+                       "seeds' own shares already reach both within and beyond the margin: every "
+                       "WIKI text of the group is scored, and more texts would not narrow the "
+                       "seeds' range (their rows say so and give no n needed). ")
     pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     wiki_highest = None
     if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
