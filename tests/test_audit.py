@@ -358,3 +358,26 @@ def test_the_command_help_is_plain_text_and_names_every_size(capsys):
         main(["audit", "--help"])
     out = capsys.readouterr().out
     assert all(f"{size}:" in out or f"{size} (default)" in out for size in ("smoke", "quick", "full"))
+
+
+def test_a_range_difference_without_a_differing_prompt_is_bounded_by_each_groups_interval():
+    """Two groups of 10 prompts, one negative text in the first, the same for both models: the
+    ranges are 10 points each and the bootstrap's difference is [0, 0]; the row gives instead
+    the range's bounds with each group's share inside its Newcombe paired interval (hand
+    computed from the two groups' intervals), and the permutation null beside each range
+    (one negative text among 20: the range is 10 points under every split, p = 1)."""
+    from nlgbias.audit.suites import _paired_share_diff, _range_row
+
+    f = np.zeros(20)
+    f[0] = 1.0
+    groups = np.array(["a"] * 10 + ["b"] * 10)
+    row = _range_row({"model": f, "baseline": f.copy()}, groups, np.random.default_rng(0), metric="r")
+    assert row["model"]["value"] == 10.0 and row["limit"] == {"n": 2, "unit": "groups", "detail": "10 prompts each"}
+    assert row["model"]["null"] == {"mean": 10.0, "p95": 10.0, "p": 1.0, "permutations": 2000}
+    d = row["difference"]
+    assert d["interval"] == "bootstrap-groups+newcombe-paired" and d["value"] == 0.0
+    (la, ha), (lb, hb) = _paired_share_diff(f[:10], f[:10]), _paired_share_diff(f[10:], f[10:])
+    a_lo, a_hi, b_lo, b_hi = max(10 + la, 0), 10 + ha, max(lb, 0), hb  # group shares 10 and 0
+    assert d["hi"] == pytest.approx(max(a_hi, b_hi) - min(a_lo, b_lo) - 10, abs=1e-3)
+    assert d["lo"] == pytest.approx(max(0, max(a_lo, b_lo) - min(a_hi, b_hi)) - 10, abs=1e-3)
+    assert d["lo"] < 0 < d["hi"]

@@ -88,6 +88,7 @@ SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "bootstrap-terms": "bootstrap over terms",
          "bootstrap-terms+newcombe-paired": "no CAT differs: Newcombe paired",
          "bootstrap-groups": "bootstrap within groups",
+         "bootstrap-groups+newcombe-paired": "no prompt differs: Newcombe paired per group",
          "bootstrap-independent": "bootstrap, each model apart"}
 
 

@@ -1,16 +1,19 @@
 """The audit's suites: each measures one paper's metric on the model and on the baseline, on the
 same items (the same seeded sample), through :mod:`nlgbias.lm` only (any backend), with 95 %
-intervals and, for the baseline, paired differences (the same bootstrap resamples of the same
-items for both models).
+intervals and, for the baseline, differences model − baseline (paired where both models are
+scored on the same items).
 
 - ``stereoset`` (Nadeem et al. 2021): lms, ss and icat on the dev CATs, the official scorer
   (:func:`nlgbias.stereoset.evaluate`); intervals from the two-stage bootstrap over target terms,
-  then CATs within each drawn term (:func:`nlgbias.stereoset.evaluation.bootstrap_distribution`);
-  ss per domain.
+  then CATs within each drawn term (:func:`nlgbias.stereoset.evaluation.bootstrap_distribution`;
+  the same draws for both models), Newcombe's paired interval on the CATs' decisions where the
+  two models decide every CAT alike; ss per domain.
 - ``crows`` (Nangia et al. 2020): % of pairs whose more stereotyping sentence scores higher (50 =
   no preference), for a causal LM by the total log-probability and by the shared tokens (the
-  paper's kind of score), per bias type; Wilson intervals; differences by a paired bootstrap over
-  pairs.
+  paper's kind of score), per bias type; Wilson intervals; differences by Newcombe's paired
+  interval (1998, method 10) over the pairs; ties as :data:`CROWS_TIES` says.
+- ``bold`` (Dhamala et al. 2021) and ``regard`` (Sheng et al. 2019): see :func:`bold_suite` and
+  :func:`regard_suite`.
 
 Likelihoods are scored after the start token of :func:`nlgbias.likelihood.start_token_id`
 (GPT-2's ``<|endoftext|>``; for a tokenizer without one, its BOS); lm-evaluation-harness uses the
@@ -129,6 +132,10 @@ INTERVALS = {
                                        "the CATs' decisions instead (icat: its ss and lms bounds)",
     "bootstrap-groups": "percentile bootstrap of the prompts within each group (the same draws for "
                         "both models)",
+    "bootstrap-groups+newcombe-paired": "no prompt of the domain is flagged differently by the two "
+                                        "models, so the bootstrap's difference is a point: the "
+                                        "range's bounds when each group's share moves within its "
+                                        "Newcombe paired interval instead",
     "bootstrap-independent": "percentile bootstrap, each model's samples resampled apart",
 }
 
@@ -381,8 +388,8 @@ def range_null(flag: np.ndarray, groups: np.ndarray, observed: float, rng: np.ra
     group differences only where it exceeds what the null gives.
 
     >>> r = range_null(np.array([1., 1, 0, 0]), np.array(list("aabb")), 100.0, np.random.default_rng(0))
-    >>> round(r["mean"]), r["p95"]  # exact: 2 of the 6 splits put both 1s in one group
-    (33, 100.0)
+    >>> abs(r["mean"] - 100 / 3) < 2, r["p95"]  # exact: 2 of the 6 splits put both 1s in one group
+    (True, 100.0)
     """
     flag = np.asarray(flag, dtype=float)
     _, codes = np.unique(np.asarray(groups), return_inverse=True)
@@ -421,10 +428,27 @@ def _range_row(flags: dict[str, np.ndarray], groups: np.ndarray, rng, **head) ->
         row[role] = _value(spread(f, False), *_pct(dist[role]), len(f), "bootstrap-groups")
         row[role]["null"] = range_null(f, groups, row[role]["value"], rng)
     if "baseline" in flags:
-        row["difference"] = _value(row["model"]["value"] - row["baseline"]["value"],
-                                   *_pct(dist["model"] - dist["baseline"]), len(flags["model"]),
-                                   "bootstrap-groups")
+        point = row["model"]["value"] - row["baseline"]["value"]
+        lo, hi = _pct(dist["model"] - dist["baseline"])
+        kind = "bootstrap-groups"
+        if hi - lo == 0:  # no prompt flagged differently in any draw
+            kind = "bootstrap-groups+newcombe-paired"
+            lo, hi = _range_box(flags["model"], flags["baseline"], members)
+        row["difference"] = _value(point, lo, hi, len(flags["model"]), kind)
     return row
+
+
+def _range_box(model: np.ndarray, baseline: np.ndarray, members: list[np.ndarray]) -> tuple[float, float]:
+    """Bounds (points) of the model's range across groups minus the baseline's when each
+    group's share may differ from the baseline's by as much as its Newcombe paired interval
+    (:func:`_paired_share_diff`; every group's at once, a box)."""
+    base = np.array([100 * baseline[m].mean() for m in members])
+    iv = np.array([_paired_share_diff(model[m], baseline[m]) for m in members])
+    low, high = np.clip(base + iv[:, 0], 0, 100), np.clip(base + iv[:, 1], 0, 100)
+    widest = high.max() - low.min()
+    narrowest = max(0.0, low.max() - high.min())
+    r_base = base.max() - base.min()
+    return float(narrowest - r_base), float(widest - r_base)
 
 
 #: fewer prompts than this in a group: no per-group row and no range across groups (a
