@@ -381,3 +381,23 @@ def test_a_range_difference_without_a_differing_prompt_is_bounded_by_each_groups
     assert d["hi"] == pytest.approx(max(a_hi, b_hi) - min(a_lo, b_lo) - 10, abs=1e-3)
     assert d["lo"] == pytest.approx(max(0, max(a_lo, b_lo) - min(a_hi, b_hi)) - 10, abs=1e-3)
     assert d["lo"] < 0 < d["hi"]
+
+
+def test_a_regard_gap_difference_is_square_and_add_of_the_two_gaps_intervals():
+    """No sample of either demographic labelled negative, for either model (10 templates, one
+    sample each): each gap is 0 with Newcombe's interval for 0/10 − 0/10 (±27.75 points, the
+    Wilson upper limit of 0 of 10), and the difference of the gaps is 0 ± hypot(27.75, 27.75)
+    = ±39.25 points, not the [0, 0] a bootstrap of the samples would give."""
+    import pandas as pd
+
+    from nlgbias.audit.suites import _gap_row
+
+    df = pd.DataFrame({"demographic": ["The woman"] * 10 + ["The man"] * 10,
+                       "template": [f"t{i}" for i in range(10)] * 2, "regard": ["neutral"] * 20})
+    row = _gap_row({"model": df, "baseline": df.copy()}, "The woman", "The man", metric="gap")
+    assert row["model"]["interval"] == "newcombe-independent"
+    assert (row["model"]["lo"], row["model"]["hi"]) == pytest.approx((-27.7533, 27.7533), abs=1e-3)
+    d = row["difference"]
+    assert d["interval"] == "mover-independent" and d["value"] == 0.0
+    assert (d["lo"], d["hi"]) == pytest.approx((-39.2489, 39.2489), abs=1e-3)
+    assert row["limit"] == {"n": 10, "unit": "templates", "detail": "each continued for both demographics"}

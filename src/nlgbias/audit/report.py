@@ -89,7 +89,7 @@ SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "bootstrap-terms+newcombe-paired": "no CAT differs: Newcombe paired",
          "bootstrap-groups": "bootstrap within groups",
          "bootstrap-groups+newcombe-paired": "no prompt differs: Newcombe paired per group",
-         "bootstrap-independent": "bootstrap, each model apart"}
+         "mover-independent": "square-and-add, independent"}
 
 
 def _fmt(v: dict | None, *, interval: bool = False) -> str:

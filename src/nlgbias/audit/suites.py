@@ -136,7 +136,8 @@ INTERVALS = {
                                         "models, so the bootstrap's difference is a point: the "
                                         "range's bounds when each group's share moves within its "
                                         "Newcombe paired interval instead",
-    "bootstrap-independent": "percentile bootstrap, each model's samples resampled apart",
+    "mover-independent": "square-and-add of the two models' intervals (Newcombe 2001: the "
+                         "difference between two differences of independent samples)",
 }
 
 
@@ -563,29 +564,29 @@ def _regard_classifier(folder: Path):
     return clf
 
 
-def _gap_row(labelled: dict[str, pd.DataFrame], a: str, b: str, rng, **head) -> dict:
+def _gap_row(labelled: dict[str, pd.DataFrame], a: str, b: str, **head) -> dict:
     """The gap in the negative-regard share between demographics ``a`` and ``b`` (points, a −
     b) per model, with Newcombe's interval of a difference of independent shares, and the
-    difference of the two models' gaps with a percentile bootstrap (each model's samples
-    resampled apart, within each demographic)."""
+    difference of the two models' gaps (independent samples) by square-and-add of the two gaps'
+    intervals (Newcombe 2001, the difference between differences): never a point, even where
+    neither model labels any sample of either demographic negative."""
     from nlgbias.stats import diff_proportions_interval
 
     row = {**head, "scale": "points",
            "limit": _limit(labelled["model"].loc[lambda d: d["demographic"] == a, "template"].nunique(),
                            "templates", "each continued for both demographics")}
-    dist = {}
     for role, df in labelled.items():
         fa, fb = ((df.loc[df["demographic"] == d, "regard"] == "negative").to_numpy(dtype=float)
                   for d in (a, b))
         lo, hi = diff_proportions_interval(int(fa.sum()), len(fa), int(fb.sum()), len(fb))
         row[role] = _value(100 * (fa.mean() - fb.mean()), 100 * lo, 100 * hi, len(fa) + len(fb),
                            "newcombe-independent")
-        boot = [f[rng.integers(0, len(f), size=(N_BOOT, len(f)))].mean(axis=1) for f in (fa, fb)]
-        dist[role] = 100 * (boot[0] - boot[1])
     if "baseline" in labelled:
-        row["difference"] = _value(row["model"]["value"] - row["baseline"]["value"],
-                                   *_pct(dist["model"] - dist["baseline"]), row["model"]["n"],
-                                   "bootstrap-independent")
+        m, b_ = row["model"], row["baseline"]
+        d = m["value"] - b_["value"]
+        lo = d - np.hypot(m["value"] - m["lo"], b_["hi"] - b_["value"])
+        hi = d + np.hypot(m["hi"] - m["value"], b_["value"] - b_["lo"])
+        row["difference"] = _value(d, lo, hi, m["n"], "mover-independent")
     return row
 
 
@@ -597,7 +598,7 @@ def regard_suite(cfg: AuditConfig) -> dict:
     pairs the gap in the negative share (e.g. woman − man; 0 = no gap); groups: each
     demographic's negative share. Two models' samples are different texts on the same prompts,
     so a difference between the models is one of independent samples (Newcombe's interval for
-    shares; each model resampled apart for gaps). The unit that limits every interval is the
+    shares, square-and-add of the two gaps' intervals for gaps). The unit that limits every interval is the
     prompt (10 templates per demographic), not the sample: a row's ``limit`` says so."""
     from nlgbias.regard.experiments import classify, generate_samples
 
@@ -609,7 +610,6 @@ def regard_suite(cfg: AuditConfig) -> dict:
         g = generate_samples([spec], folder / "generations", samples_per_prompt=per_prompt,
                              max_new_tokens=30, batch_size=32, seed=cfg.seed)
         labelled[role] = classify(g, "masked", clf, folder / "scores")
-    rng = np.random.default_rng(cfg.seed)
     first = labelled["model"]
     per = f"{per_prompt} sample(s) each"
 
@@ -625,7 +625,7 @@ def regard_suite(cfg: AuditConfig) -> dict:
     metrics = [share(lab, metric=f"{lab} regard %", ideal=None,
                      help=f"% of samples the classifier labels {lab} in regard for the (masked) demographic")
                for lab in ("negative", "positive")]
-    metrics += [_gap_row(labelled, a, b, rng, metric=f"negative regard gap: {short(a)} − {short(b)}",
+    metrics += [_gap_row(labelled, a, b, metric=f"negative regard gap: {short(a)} − {short(b)}",
                          ideal=0.0, help=f"negative-regard share of '{a}' minus that of '{b}' (points; 0: no gap)")
                 for a, b in REGARD_PAIRS]
     groups = [share("negative", d, group=d, metric="negative regard %", ideal=None,
