@@ -177,11 +177,11 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
             dx.set_yticks(range(len(rs)), [""] * len(rs))
             dx.set_xlabel("model − baseline, points", fontsize=8)
             if b == 0:
-                dx.set_title("difference (95 % interval)", fontsize=9)
+                dx.set_title("model − baseline, 95 % interval\n(grey |: no difference)", fontsize=9)
         if b == 0:
-            ax.set_title("each model (95 % interval; grey tick: unbiased / ideal"
-                         + ("; x: noise alone's 95th pct" if any(r[k].get("null") for r in rows for k in roles)
-                            else "") + ")", fontsize=9)
+            noise = any(r[k].get("null") for r in rows for k in roles)
+            ax.set_title("each model, 95 % interval\n(grey |: unbiased / ideal"
+                         + ("; x: noise alone's 95th percentile" if noise else "") + ")", fontsize=9)
     handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
     names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
     n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
