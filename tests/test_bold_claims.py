@@ -303,9 +303,36 @@ def test_norms_lexicon_calibration_against_tables_9_to_11():
     cl, _ = _gender_norms(cats=cats, keys=keys)
     v = {c.id: c for c in cl}
     assert str(v["bold.A4.table9-valence-+ve"].verdict) == "disagrees"
-    # arousal (+ve) and dominance (-ve) are at most 1% on both sides: checks, not rows
-    assert "agrees on 8 of 9" in BC.calibration_sentence(C.frame(cl))
-    assert "bold.A4.table9-arousal-+ve" in {c.id for c in ch}
+    # every category is graded by the one rule, the near-empty ones included (their margin is
+    # the floor, a quarter of a point): no category is set apart as a check
+    assert "agrees on 10 of 11" in BC.calibration_sentence(C.frame(cl))
+    assert not {c.id for c in ch} & {"bold.A4.table9-arousal-+ve", "bold.A4.table9-dominance--ve"}
+    dom = v["bold.A4.table9-dominance--ve"]
+    assert "+/-0.0025" in dom.reason and "(the floor:" in dom.paper
+
+
+def test_a_near_empty_category_follows_the_calibration_rule():
+    """MEmoLon's 0.71% dominance (-ve) on Table 9's WIKI texts against the lexicon's 8 of 7,657
+    (0.10% [0.05%, 0.21%]): with the floor of a quarter of a point (0.46%-0.96%) it disagrees;
+    a share of both at 0% agrees (0 of 7,657: [0, 0.05%] within +/-0.25 points)."""
+    p9 = paper.paper_norms_table(9).xs("WIKI", level="source")
+    spec = {g: (int(p9.loc[g, "total"]), {c: int(round(p9.loc[g, c] * p9.loc[g, "total"] / 100))
+                                          for c in CATEGORY_NAMES}) for g in p9.index}
+    total = sum(n for n, _ in spec.values())
+    k = 0
+    for n, d in spec.values():  # 8 texts in dominance (-ve), all in the first groups
+        take = min(8 - k, n)
+        d["dominance (-ve)"], d["arousal (+ve)"] = take, 0
+        k += take
+    cats, keys = _counts_frame(spec)
+    cl, _ = _gender_norms(cats=cats, keys=keys)
+    v = {c.id: c for c in cl}
+    dom = v["bold.A4.table9-dominance--ve"]
+    pv = float((p9["dominance (-ve)"] * p9["total"]).sum() / total / 100)
+    assert round(pv, 4) == 0.0071 and paper.calibration_margin(pv) == pytest.approx(0.0025)
+    assert dom.estimate == pytest.approx(8 / total) and str(dom.verdict) == "disagrees"
+    aro = v["bold.A4.table9-arousal-+ve"]
+    assert aro.estimate == 0 and str(aro.verdict) == "agrees"
 
 
 def test_calibration_margin_makes_a_wide_interval_undecided():
@@ -330,14 +357,19 @@ def test_calibration_margin_makes_a_wide_interval_undecided():
         assert r.population == 195
     # joy: 94.4% against 83.6%, far beyond a quarter of the paper's complement (16.4%)
     assert str(v["bold.A4.table11-joy"].verdict) == "disagrees"
-    # 0 of 195 against the paper's 0.5%: both about 0, a check
-    assert "bold.A4.table11-dominance--ve" in {c.id for c in ch}
+    # 0 of 195 ([0, 1.9%]) against the paper's 0.51% +/- the floor 0.25 points: graded by the
+    # same rule as every category, undecided (the interval reaches both)
+    assert str(v["bold.A4.table11-dominance--ve"].verdict) == "undecided"
+    assert "bold.A4.table11-dominance--ve" not in {c.id for c in ch}
 
 
 def test_calibration_margin_is_relative_to_the_share():
     # a quarter of the rarer side: 2.13% -> +/-0.53 points; 88.8% -> +/-2.8 points
     assert paper.calibration_margin(0.0213) == pytest.approx(0.005325)
     assert paper.calibration_margin(0.888) == pytest.approx(0.028)
+    # never below the floor, a quarter of a point (the margin of a 1% share; a printed 0 would
+    # leave none)
+    assert paper.calibration_margin(0.0071) == paper.calibration_margin(0.0) == paper.CALIBRATION_FLOOR == 0.0025
     # this run's Table 9 valence (-ve): 37 of 7,657 (0.48%) against MEmoLon's 2.13%; the old
     # absolute margin (5 points) let it agree, a quarter of the share does not
     p9 = paper.paper_norms_table(9).xs("WIKI", level="source")
@@ -613,11 +645,23 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
     # pooled over six sources in the paper: a magnitude on a different pool, the rule's
     # outcome (the interval within +/-0.05 of the paper's 76.72%) kept as context
     assert str(neu.verdict) == "not comparable" and "would say reproduced" in neu.reason
-    # stated 'across all models' (WIKI and five LMs): WIKI alone is a different pool
+    # stated 'across all models' (Figure 5: WIKI and five LMs), so of WIKI too: the WIKI
+    # panel is the paper's texts with the paper's tool, a reproduction (inconclusive here:
+    # +0.073 [-0.050, +0.174])
     pos = v["bold.6.1.4.ideology-fascism-positive"]
-    assert str(pos.tally) == "replication" and str(pos.verdict) == "undecided"
-    assert str(pos.comparability) == "different pool" and "across all models" in pos.stand_in
+    assert str(pos.tally) == "reproduction" and str(pos.verdict) == "inconclusive"
+    assert str(pos.comparability) == "like-for-like" and "across all models" in pos.paper
     assert "fascism 22/115" in pos.this_run and "populism 7/59" in pos.this_run
+    assert str(v["bold.6.1.4.ideology-fascism-highest"].tally) == "reproduction"
+    # a model's panel is a replication on a stand-in generator
+    m = _wiki_rows({("political_ideology", "fascism"): (50, {"negative": 10, "positive": 6}, 0),
+                    ("political_ideology", "populism"): (50, {"negative": 6, "positive": 12}, 0)})
+    both = pd.concat([s, m.assign(source="lm")], ignore_index=True)
+    v2 = {c.id: c for c in BC.section6_sentiment_toxicity(both)[0]}
+    lm = v2["bold.6.1.4.ideology-fascism-highest-lm"]
+    assert str(lm.tally) == "replication" and str(lm.comparability) == "different pool"
+    assert lm.this_run.startswith("fascism 10/50, populism 6/50; diff +0.080")
+    assert str(v2["bold.6.1.4.ideology-fascism-highest"].tally) == "reproduction"
     # the non-directional source comparison is about the paper's six sources: not tested
     assert str(v["bold.6.2.gender-sentiment-sources"].verdict) == "not tested"
 
@@ -641,10 +685,10 @@ def test_toxic_rare_reason_names_its_threshold_dependence():
     assert all("depends on" not in c.reason for i, c in v.items() if i != "bold.6.2.toxic-rare")
 
 
-def test_wiki_cut_to_the_models_words_on_a_hand_made_pair(tmp_path):
-    """Each WIKI twin is cut to as many words after the prompt as the model wrote on the same
-    prompt (whole where the model wrote more), the prompt kept, anonymised like the rest; the
-    paired differences are set beside the whole-sentence ones and the headline regraded."""
+def test_both_texts_cut_to_the_shorter_on_a_hand_made_pair(tmp_path):
+    """On each prompt the model's continuation and WIKI's are both cut to the shorter of the
+    two (the prompt kept, anonymised like the rest), so the words compared match; the paired
+    differences are set beside the whole-text ones and the headline regraded."""
     prompts = ["Islam is a", "Islam was founded"]
     wiki = BT.wiki_texts(pd.DataFrame({
         "domain": "religious_ideology", "group": "islam", "name": "Islam", "prompt": prompts,
@@ -657,11 +701,17 @@ def test_wiki_cut_to_the_models_words_on_a_hand_made_pair(tmp_path):
                   "text": ["Islam is a faith.", "Islam was founded in Medina by traders long ago."]
                   }).to_parquet(gen)
     sources = BT.prepare_sources({"WIKI": wiki, "lm": BT.model_texts(gen)}, tmp_path / "anon")
-    cut = BT.wiki_cut_to_models(sources, tmp_path / "anon")
+    cut = BT.cut_to_shorter(sources, tmp_path / "anon")
+    assert sorted(cut) == ["lm", "lm (cut model)"]
     d = cut["lm"].sort_values("model words")
+    m = cut["lm (cut model)"].sort_values("model words")
+    # the WIKI twin cut to the model's 1 word; the model's 6 words cut to WIKI's 2
     assert d["text_raw"].tolist() == ["Islam is a religion,", "Islam was founded in Mecca."]
+    assert m["text_raw"].tolist() == ["Islam is a faith.", "Islam was founded in Medina"]
     assert d["model words"].tolist() == [1, 6] and d["WIKI words"].tolist() == [6, 2]
+    assert d["words compared"].tolist() == m["words compared"].tolist() == [1, 2]
     assert (d["source"] == "WIKI").all() and (d["model source"] == "lm").all()
+    assert (d["cut side"] == "WIKI").all() and (m["cut side"] == "model").all()
     assert BT.is_prepared(d) and d["text"].iloc[0] == "XYZ is a religion,"
     assert BT.cut_to_words("no prompt here", "no prompt here", 1) is None
     # scores by hand: the whole WIKI twin is negative, its cut is not
@@ -670,18 +720,23 @@ def test_wiki_cut_to_the_models_words_on_a_hand_made_pair(tmp_path):
                             is_toxic=False)
     scores = pd.concat([scored(sources["WIKI"], [True, False]),
                         scored(sources["lm"], [False, False])], ignore_index=True)
-    cut_scores = scored(d, [False, False])
+    cut_scores = pd.concat([scored(d, [False, False]), scored(m, [False, True])],
+                           ignore_index=True)
     full = BC.paired_source_tests(scores)
     lm = BC.length_matched(scores, cut_scores, full)
     neg = lm[lm["outcome"] == "negative"].iloc[0]
     assert neg[f"model - WIKI ({BC.WHOLE})"] == pytest.approx(-0.5)
-    assert neg[f"model - WIKI ({BC.CUT})"] == pytest.approx(0.0)
-    assert neg["shift"] == pytest.approx(0.5)
+    # cut: the model's cut second text is negative, neither WIKI twin is
+    assert neg[f"model - WIKI ({BC.CUT})"] == pytest.approx(0.5)
+    assert neg["shift"] == pytest.approx(1.0)
     assert neg["model words (mean)"] == pytest.approx(3.5)
-    assert neg["WIKI words cut (mean)"] == pytest.approx(1.5)
+    assert neg["words compared (mean)"] == pytest.approx(1.5)
     text = BC.length_matched_text(lm)
-    assert "lm: 3.5 words against WIKI's 4.0 (1.5 after the cut)" in text
+    assert "lm: 3.5 words against WIKI's 4.0, 1.5 compared on both sides after the cut" in text
+    assert "both cut to the shorter of the two (so the words compared match)" in text
     assert BC.length_check(lm).passed
+    head = BC.length_matched_headline(scores, cut_scores, n_boot=20)
+    assert list(head.columns) == BC.HEADLINE_COLUMNS
 
 
 def test_length_check_fails_when_significance_changes_without_a_reversal():
@@ -723,3 +778,44 @@ def test_analysis_choices_are_declared_with_whose_they_are():
         params = (ROOT / "notebooks" / "src" / f"{nb}.py").read_text().split(
             '# %% tags=["parameters"]')[1].split("# %%")[0]
         assert not re.search(r"threshold\s*=\s*0\.\d", params), nb
+
+
+def test_the_committed_bold_tables_count_each_tally_apart():
+    """The quick run's committed BOLD claims and checks (real values): §3's counts of the release
+    are checks, not claims; the fascism readings' WIKI panel is a reproduction, the models'
+    panels replications; the lexicon's near-empty categories are calibration rows."""
+    res = Path(__file__).parents[1] / "results"
+    assert not (res / "bold_claims_sec3.csv").exists()
+    k3 = pd.read_csv(res / "bold_checks_sec3.csv").set_index("id")
+    assert set(k3.index) == {"bold.3.table1-counts", "bold.3.table2-examples", "bold.3.prompt-rebuild",
+                             "bold.3.filters", "bold.3.empty-prompts"}
+    assert k3["passed"].tolist().count(True) == 1 and bool(k3.loc["bold.3.table1-counts", "passed"])
+    s6 = C.validate(pd.read_csv(res / "bold_claims_sec6_1.csv"), "bold_claims_sec6_1")
+    tally = {t: s6[s6["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
+    assert tally == {"reproduction": {"inconclusive": 2, "not tested": 2, "paper inconsistent": 1},
+                     "replication": {"undecided": 10, "not comparable": 4, "holds": 1},
+                     "calibration": {"not tested": 1}}
+    v = s6.set_index("id")
+    for rid in ("highest", "positive"):
+        w = v.loc[f"bold.6.1.4.ideology-fascism-{rid}"]
+        assert w["tally"] == "reproduction" and w["comparability"] == "like-for-like"
+        assert v.loc[f"bold.6.1.4.ideology-fascism-{rid}-gemma3-270m", "tally"] == "replication"
+        assert v.loc[f"bold.6.1.4.ideology-fascism-{rid}-smollm2-135m", "verdict"] == "not comparable"
+    assert v.loc["bold.6.1.4.ideology-fascism-highest", "this run"].startswith(
+        "fascism 15/115, populism 5/59; diff +0.046 [-0.065, +0.134]")
+    # the length-matched rows compare the same number of words on both sides
+    lm = pd.read_csv(res / "bold_sec6_paired_length_matched.csv")
+    assert "words compared (mean)" in lm.columns and "WIKI words cut (mean)" not in lm.columns
+    assert (lm["words compared (mean)"] <= lm[["model words (mean)", "WIKI words (mean)"]].min(axis=1)).all()
+    # the lexicon's calibration: every category graded by the one rule (near-empty ones at the
+    # floor): 33 lexicon rows (6 more than with the 'both at most 1%' checks) + 2 word2vec rows
+    gn = C.validate(pd.read_csv(res / "bold_claims_sec6_gender_norms.csv"), "bold_claims_sec6_gender_norms")
+    cal = gn[gn["tally"] == "calibration"]
+    assert cal["verdict"].value_counts().to_dict() == {"undecided": 16, "disagrees": 12, "agrees": 7}
+    assert (cal["scorer"] == "norms-lexicon").sum() == 33
+    g = gn.set_index("id")
+    assert g.loc["bold.A4.table9-dominance--ve", "verdict"] == "disagrees"
+    assert g.loc["bold.A4.table9-dominance--ve", "this run"].startswith("8 / 7,657 = 0.10%")
+    assert g.loc["bold.A4.table9-arousal-+ve", "verdict"] == "agrees"
+    kn = pd.read_csv(res / "bold_checks_sec6_gender_norms.csv")
+    assert not kn["id"].str.startswith("bold.A4.").any()

@@ -354,24 +354,26 @@ display(Markdown(BC.scoring_sensitivity_text(sens)))
 sens.round(4)
 
 # %% [markdown]
-# ### Like for like on length: WIKI cut to the model's words
+# ### Like for like on length: both texts cut to the shorter
 # WIKI's sentences run on after the prompt for longer than the models' continuations (cut at
 # `max_new_tokens` and the first sentence end: `nlgbias.bold.choices.DECODING`, ours), and a
-# longer text has more words that can make VADER or tox-block fire. Each WIKI sentence is
-# therefore also cut to as many words after the prompt as the model wrote on the same prompt
-# (prompt + cut continuation scored, anonymised like the rest) and every paired difference is
-# set beside the graded one on the whole sentence (`shift` = cut − whole).
+# longer text has more words that can make VADER or tox-block fire. On each prompt the model's
+# continuation and WIKI's are therefore both cut to the shorter of the two (prompt + the cut
+# continuation scored, anonymised like the rest), so that the words compared match, and every
+# paired difference is set beside the graded one on the whole texts (`shift` = cut − whole;
+# `words compared`: the words each side keeps after the prompt).
 
 # %%
-wiki_cut = BT.wiki_cut_to_models(sources, cache_root=P.interim / "bold_texts")
-raw_cut, _ = BST.score_sources(wiki_cut, P.interim / "sentiment_toxicity_wiki_cut", tox_model,
+cut_both = BT.cut_to_shorter(sources, cache_root=P.interim / "bold_texts")
+raw_cut, _ = BST.score_sources(cut_both, P.interim / "sentiment_toxicity_wiki_cut", tox_model,
                                cfg["chunk_size"], cfg["batch_size"], device)
 scores_cut = BST.add_labels(raw_cut, tox_threshold, tox_rescale)
 lengths = BC.length_matched(scores, scores_cut, paired)
 save_table(lengths, P.results, "bold_sec6_paired_length_matched", floatfmt=".4g",
-           title="Model - WIKI paired differences with WIKI's whole sentences (graded) and with "
-                 "each WIKI sentence cut to the model's number of words on the same prompt "
-                 "(shift = cut - whole; words: mean words after the prompt)")
+           title="Model - WIKI paired differences on the whole texts (graded) and with the model's "
+                 "and WIKI's continuations of each prompt both cut to the shorter of the two "
+                 "(shift = cut - whole; words: mean words after the prompt, before the cut and "
+                 "compared)")
 display(Markdown(BC.length_matched_text(lengths)))
 lengths.round(4)
 
@@ -433,23 +435,15 @@ fp
 
 # %% [markdown]
 # ## The paper's claims, graded
-# `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim on WIKI with
-# the rules of `nlgbias.claims`, in three tallies never mixed. None of them is a
-# **reproduction** (like-for-like) on WIKI alone: the paper's §6.1.2–6.1.4 proportions and
-# p-values pool its six sources, and its fascism readings are stated "across all models" (six
-# sources, WIKI one of them), so a WIKI-only number is a **replication on a different pool**
-# (holds / does not hold / undecided: WIKI can refute a per-source statement for itself but
-# not show it for every source); toxicity rests on tox-block (a stand-in scorer,
-# `scorer = tox-block`) and the headline on the offline stand-in LMs — graded for base LMs
-# only (one Holm family over them where there are two or more; one base LM is a single test): a
-# chat-tuned model given the raw prompts (SmolLM2-Instruct) is not what the paper's base LMs
-# are, so its row is shown as a different method (not comparable); §6.2's comparison of the paper's six sources is not tested (its
-# LMs are not offline; the stand-in LMs' paired tests are tabulated above, not graded), and
-# §6.1.2's 76.72 % neutral share pools the six sources (a magnitude on a different pool,
-# graded with a stated margin as context). tox-block's **calibration** row says
-# that the paper prints no toxicity on texts we have. Inconclusive rows give the n that 80 %
-# power needs, in the unit that binds, or say that all the WIKI texts of the groups cannot
-# decide it. Rare events use exact tests (Fisher, a permutation chi-square) and exact intervals.
+# `nlgbias.bold.claims.section6_sentiment_toxicity` grades each §6.1–6.2 claim with the rules
+# of `nlgbias.claims`; what a row compares decides its tally: the paper's WIKI texts scored with
+# its own tool (VADER at its thresholds) against a statement the paper makes of WIKI is a
+# **reproduction**; a WIKI number against the paper's value pooled over its six sources, a
+# tox-block number, or an offline LM's is a **replication** (a magnitude on another pool or a
+# stand-in is not comparable, and a chat-tuned LM given raw prompts is a different method);
+# tox-block against the paper's classifier is a **calibration**. Rare events use exact tests
+# (Fisher, a permutation chi-square) and exact intervals. Which rows fall in which tally, and
+# their verdicts, are listed from the claims table at the end of this section.
 
 # %%
 sizes_released = load_bold().groupby("group").size().to_dict()
@@ -502,36 +496,36 @@ display(Markdown(f"{int(tox_sens['depends'].sum())} of {len(tox_sens)} tox-block
 tox_sens
 
 # %% [markdown]
-# ### The headline at the model's length
-# The headline rows (stand-in LMs more biased than WIKI) graded again with each WIKI twin cut
-# to the model's number of words on its prompt (the same paired bootstrap); a row whose verdict
-# changes says so in its reason.
+# ### The headline at a matched length
+# The headline rows (stand-in LMs more biased than WIKI) graded again with the model's and
+# WIKI's continuations of each prompt both cut to the shorter of the two (the same paired
+# bootstrap); a row whose verdict changes says so in its reason.
 
 # %%
 headline_cut = BC.length_matched_headline(scores, scores_cut, seed=seed)
-len_runs = {"whole WIKI sentences (graded)": claims6,
-            "WIKI at the model's length": BC.section6_sentiment_toxicity(
+len_runs = {"whole texts (graded)": claims6,
+            "both cut to the shorter": BC.section6_sentiment_toxicity(
                 scores, paired, group_sizes=sizes_released, headline=headline_cut)[0]}
-len_sens = BC.verdict_sensitivity(len_runs, "whole WIKI sentences (graded)",
+len_sens = BC.verdict_sensitivity(len_runs, "whole texts (graded)",
                                   [c.id for c in claims6 if c.id.startswith("bold.1.lms-more-biased-")])
-display(Markdown(BC.headline_length_text(len_sens, {"whole WIKI sentences (graded)": headline,
-                                                     "WIKI at the model's length": headline_cut})))
+display(Markdown(BC.headline_length_text(len_sens, {"whole texts (graded)": headline,
+                                                     "both cut to the shorter": headline_cut})))
 len_sens
 
 # %% [markdown]
 # ### The graded claims
 # A tox-block row whose verdict changes between the thresholds says so in its reason (with its
-# verdict at each threshold), and a headline row whose verdict changes with WIKI's length; both
+# verdict at each threshold), and a headline row whose verdict changes with the length compared; both
 # name the choice and the settings that change the verdict in the column `sensitive to`, which
 # the scorecard counts.
 
 # %%
 claims6 = BC.note_sensitivity(claims6, tox_sens, "tox-block threshold")
-claims6 = BC.note_sensitivity(claims6, len_sens, "WIKI twin's length")
+claims6 = BC.note_sensitivity(claims6, len_sens, "length compared (both cut to the shorter)")
 claims_table = claims.save(claims6, "bold_claims_sec6_1", checks=checks6, results=P.results,
                            save_table=save_table)
 display(Markdown(f"**{len(claims_table)} claims** — {BC.tally_sentence(claims_table)} "
-                 + BC.family_sentence(claims_table)))
+                 + BC.family_sentence(claims_table) + "\n\n" + BC.tally_rows_text(claims_table)))
 display(claims_table[["id", "claim", "paper", "this run", "tally", "verdict", "reason"]])
 claims.checks_frame(checks6)
 

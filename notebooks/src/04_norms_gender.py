@@ -59,7 +59,7 @@ from nlgbias.bold import claims as BC
 from nlgbias.bold import figures as BF
 from nlgbias.bold import norms_gender as BN
 from nlgbias.bold import texts as BT
-from nlgbias.bold.paper import CALIBRATION_RELATIVE, RACE_GROUPS
+from nlgbias.bold.paper import CALIBRATION_FLOOR, CALIBRATION_RELATIVE, RACE_GROUPS
 from nlgbias.datasets.bold import load_bold
 from nlgbias.lexicons import norms as NL
 from nlgbias.lexicons.word2vec import debiased_w2v, load_bolukbasi
@@ -421,7 +421,9 @@ sens.round(1)
 #   of the paper's share, of its complement above one half — the Table 4 / 6 differences the
 #   lexicon grades are a quarter to a half of a share, so an absolute 5 points would let 0.5 %
 #   pass for 2 %): the whole interval within the margin agrees, wholly beyond it disagrees,
-#   else undecided; a category both put at about 0 % is a check.
+#   else undecided. The margin never falls below a floor of a quarter of a point (the relative
+#   margin of a 1 % share: `CALIBRATION_FLOOR`), so a category MEmoLon puts near 0 % is graded
+#   by the same rule (a relative margin of a printed 0 would be none).
 #   The lexicon variant was chosen with the paper in view (see the thresholds section), and the
 #   verdicts' sensitivity to that choice is computed below: the graded table is saved after it,
 #   with each sensitive row's verdicts in its reason.
@@ -495,7 +497,7 @@ display(Markdown(
     f"**{len(claims_table)} claims** — {BC.tally_sentence(claims_table)} "
     f"{BC.family_sentence(claims_table)}\n\n**The norms lexicon against the paper's WIKI "
     f"rows** (calibration, margin ±{CALIBRATION_RELATIVE:.0%} of the paper's share, of its "
-    f"complement above one half): {BC.calibration_sentence(claims_table, 'norms-lexicon')} "
+    f"complement above one half, at least {100 * CALIBRATION_FLOOR:g} points): {BC.calibration_sentence(claims_table, 'norms-lexicon')} "
     f"**The rebuilt word2vec against Table 3's WIKI counts** (`{BC.W2V_SCORER}`): "
     + "; ".join(f"{r['id'].rsplit('-', 1)[-1].replace('max', 'Gender-Max').replace('wavg', 'Gender-Wavg')} "
                 f"{r['verdict']} ({r['this run'].split(';')[0]})"

@@ -30,16 +30,18 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   sentence), which is not what is done here. 30 tokens and the first-sentence cut are ours (a
   BOLD prompt is the start of one Wikipedia sentence); they apply to every profile, ``paper``
   included.
-* Calibration margin of the norms lexicon (ours,
-  :data:`nlgbias.bold.paper.CALIBRATION_RELATIVE`): its WIKI share agrees with MEmoLon's
-  printed share when the whole 95% interval lies within a quarter of that share (of its
-  complement above one half). The paper gives no margin; a quarter because the Table 4 / 6
-  differences the lexicon grades are a quarter to a half of a category's share.
+* Calibration margin of the stand-in scorers (ours, one rule for the norms lexicon and the
+  regard classifier: :func:`nlgbias.bold.paper.calibration_margin`): a stand-in's WIKI share
+  agrees with the paper's scorer's printed share when the whole 95% interval lies within a
+  quarter of that share (of its complement above one half), never less than a quarter of a
+  point. The paper gives no margin; a quarter because the differences the stand-ins grade are a
+  quarter to a half of a share.
 * Prompt format (ours): the raw BOLD prompt, no chat template, for the base Gemma-3-270m and
   the chat-tuned SmolLM2-135M-Instruct alike.
 * :data:`LENGTH_MATCH` (ours): WIKI's continuations are longer than the models' (the models'
   are cut at 30 tokens and a sentence end); the paired model - WIKI rows are graded on the
-  full texts (as the paper scored) and shown beside WIKI cut to the model's number of words.
+  full texts (as the paper scored) and shown beside both continuations of each prompt cut to
+  the shorter of the two (so the words compared match).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from nlgbias.bold.paper import CALIBRATION_RELATIVE
+from nlgbias.bold.paper import CALIBRATION_FLOOR, CALIBRATION_RELATIVE
 
 PAPER, OURS = "paper", "ours"
 
@@ -74,7 +76,8 @@ FIRST_SENTENCE = True
 DECODING = f"at most {MAX_NEW_TOKENS} new tokens, cut at the first sentence end"
 #: the paper's one stated generation length (Appendix A.2.1, BERT)
 PAPER_BERT_MAX_LENGTH = 15
-LENGTH_MATCH = "WIKI's continuation cut to the model's number of words on the same prompt"
+LENGTH_MATCH = ("the model's and WIKI's continuations of each prompt both cut to the shorter of "
+                "the two (the same number of words compared)")
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,15 @@ CHOICES: tuple[Choice, ...] = (
            "the paper gives none for its BERT toxicity classifier (§4.2); the usual cut of a "
            "sigmoid output", " / ".join(f"{t:g}" for t in TOX_THRESHOLD_RANGE),
            "bold_sec6_toxicity_threshold_sensitivity"),
-    Choice("norms lexicon calibration margin", f"{CALIBRATION_RELATIVE:.0%} of the paper's share "
-           "(of its complement above one half)", OURS,
-           "the paper gives none; the Table 4 / 6 WIKI differences the lexicon grades are a quarter "
-           "to a half of a category's share (anger 1.17, sad 1.93, fear 1.93 points on shares of "
-           "4.5-6.7%), so a share off by more than a quarter cannot vouch for them; an absolute "
-           "5 points let 0.48% pass for 2.13%", "", "notebook 04 (bold.A4.* rows)"),
+    Choice("calibration margin of the stand-in scorers (norms lexicon, regard classifier)",
+           f"{CALIBRATION_RELATIVE:.0%} of the paper's share (of its complement above one half), "
+           f"at least {100 * CALIBRATION_FLOOR:g} points", OURS,
+           "the paper gives none; the differences the stand-ins grade are a quarter to a half of a "
+           "share (Table 4 / 6 WIKI: anger 1.17, sad 1.93, fear 1.93 points on shares of 4.5-6.7%; "
+           "regard male - female +0.067 on 0.31-0.38), so a share off by more than a quarter "
+           "cannot vouch for them; an absolute 5 points let 0.48% pass for 2.13%; the floor (the "
+           "quarter of a 1% share) keeps a printed 0 from leaving no margin at all", "",
+           "notebook 04 (bold.A4.* rows), notebook 06 (regard.*calib* rows)"),
     Choice("decoding length (GPT-2, CTRL and the stand-in LMs)", DECODING, OURS,
            "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (its BERT "
            f"Gibbs-samples a {PAPER_BERT_MAX_LENGTH}-token sentence, not done here); a BOLD "
@@ -125,9 +131,10 @@ CHOICES: tuple[Choice, ...] = (
            "BOLD prompts are text to continue (the paper's LMs are not chat models); "
            "Gemma-3-270m is a base LM, SmolLM2-135M-Instruct a chat-tuned one given the raw "
            "prompt like a base LM (some of its rows end on EOS at once)", "", "notebook 02"),
-    Choice("length of the WIKI twin in paired rows", "the whole Wikipedia sentence", PAPER,
-           "the paper scores WIKI's whole sentences; they are longer than the models' "
-           "continuations", LENGTH_MATCH, "bold_sec6_paired_length_matched"),
+    Choice("length of the texts in paired rows", "the whole texts", PAPER,
+           "the paper scores WIKI's whole sentences and the models' whole generations; WIKI's "
+           "are longer than the models' continuations", LENGTH_MATCH,
+           "bold_sec6_paired_length_matched"),
 )
 
 

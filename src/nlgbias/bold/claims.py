@@ -2,15 +2,16 @@
 
 Three parts, one per notebook that makes the evidence:
 
-- :func:`section3` (notebook 01): the dataset (§3, Tables 1-2). What the released prompts
-  say about the paper's own rules (empty prompts, the term outside the first 8 words, Table 2
-  examples that are not in the release as printed) is ``paper inconsistent``; counts that
-  match are checks.
+- :func:`section3` (notebook 01): the dataset (§3, Tables 1-2): data checks, not claims (the
+  release counted against the paper's words: empty prompts, short sentences, the term outside
+  the first 8 words, Table 2 examples not in the release as printed fail their checks).
 - :func:`section6_sentiment_toxicity` (notebook 03): §6.1.2-6.1.4 and §6.2. The paper's
   §6.1.2-6.1.4 numbers pool its six sources (WIKI and five LMs), so a WIKI-only number is a
   different pool (``not comparable``, the rule's outcome kept as context); where the paper
-  states a direction "across all models" (fascism), WIKI is one of the sources it covers: a
-  replication on a different pool (WIKI alone cannot show it for every source). Toxicity rests on tox-block
+  states a direction "across all models" (fascism), it states it of each of Figure 5's
+  sources: the WIKI panel (the paper's texts, the paper's tool) is graded like for like (a
+  reproduction), each offline model's panel as a replication on a stand-in generator. Toxicity
+  rests on tox-block
   (a stand-in for the paper's BERT-large) and §6.2 on the offline stand-in LMs: both
   ``not comparable``. Rare events get exact tests (Fisher, permutation chi-square) and
   Clopper-Pearson intervals; a generation and the WIKI sentence of its prompt are paired
@@ -37,7 +38,7 @@ from nlgbias import claims as C
 from nlgbias import stats
 from nlgbias.bold.paper import (
     BOLD_TABLE1,
-    CALIBRATION_EMPTY,
+    CALIBRATION_FLOOR,
     CALIBRATION_RELATIVE,
     DIFF_GROUPS,
     FEMALE,
@@ -65,9 +66,6 @@ Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
 POOLED = "the paper pools its six sources (WIKI, BERT, GPT-2, CTRL x3); no WIKI-only value printed"
 LEXICON = "expanded Warriner lexicon (GoogleNews word2vec) for MEmoLon"
-#: §6.1.4's fascism statements cover every source of Figure 5 (WIKI and the five LMs)
-EVERY_MODEL = ("WIKI only; the paper states it 'across all models' (Figure 5: WIKI, BERT, GPT-2, "
-               "CTRL x3), so one source can refute it for that source but not show it for all")
 #: the cosine gender metrics (Gender-Max, Gender-Wavg) rest on a rebuilt embedding
 W2V_SCORER = "w2v-hd-rebuilt"
 W2V = ("hard-debiased word2vec rebuilt offline (Bolukbasi et al. 2016 Neutralize and Equalize "
@@ -119,7 +117,10 @@ def _k_test(counts, totals) -> tuple[float, str]:
 def section3(table1: pd.DataFrame, table2: pd.DataFrame, agreement: pd.DataFrame,
              audit: pd.DataFrame, empty: pd.DataFrame, bold: pd.DataFrame,
              ) -> tuple[list[C.Claim], list[C.Check]]:
-    """BOLD §3's claims about its prompts, from notebook 01's tables and the released data."""
+    """BOLD §3 on its prompts, from notebook 01's tables and the released data: data checks
+    (the release counted against the paper's words; a count that breaks the paper's own rule
+    fails its check), not claims: nothing of ours is measured, as for a recount. Returns no
+    claims and the checks."""
     claims, checks = [], []
     t1 = table1.drop(index="total")
     same = int(((t1["groups (paper)"] == t1["groups (data)"])
@@ -142,18 +143,13 @@ def section3(table1: pd.DataFrame, table2: pd.DataFrame, agreement: pd.DataFrame
     extra = "; ".join(f"'{p}' " + (f"is the start of a released prompt {k} word(s) longer"
                                    if k is not None else "is not in the release")
                       for p, k in longer)
-    if found < len(rows):
-        claims.append(C.paper_inconsistent(
-            id="bold.3.table2-examples", section="3.2 / Table 2",
-            claim="the paper's Table 2 example prompts are prompts of the released dataset",
-            paper=f"{len(rows)} examples", consistent=False, n=f"{len(rows)} examples",
-            this_run=f"{found} of {len(rows)} found as printed",
-            evidence=f"{found} of {len(rows)} printed examples are released prompts; {extra}"))
-    else:
-        checks.append(C.check(id="bold.3.table2-examples", section="3.2 / Table 2",
-                              check="Table 2's examples are released prompts",
-                              kind="data count", expected=str(len(rows)), this_run=str(found),
-                              passed=True))
+    checks.append(C.check(
+        id="bold.3.table2-examples", section="3.2 / Table 2",
+        check="the paper's Table 2 example prompts are prompts of the released dataset",
+        kind="data count", expected=f"all {len(rows)} examples",
+        this_run=f"{found} of {len(rows)} printed examples are released prompts as printed"
+                 + (f"; {extra}" if extra else ""),
+        passed=found == len(rows)))
     share = float(agreement.loc["all", "bold"])
     checks.append(C.check(
         id="bold.3.prompt-rebuild", section="3.2",
@@ -166,28 +162,23 @@ def section3(table1: pd.DataFrame, table2: pd.DataFrame, agreement: pd.DataFrame
     short, late = int(a.get("sentence ≤ 8 words", 0)), int(a.get("term not in first 8 words", 0))
     missing = int(a.get("term not found", 0))
     n_all = int(BOLD_TABLE1["prompts"].sum())
-    if short:
-        claims.append(C.paper_inconsistent(
-            id="bold.3.filters", section="3.2-3.3",
-            claim="every prompt comes from a sentence of more than 8 words (with the term in its "
-                  "first 8 words)", paper="every prompt", consistent=False,
-            n=f"{n_all:,} prompts",
-            this_run=f"{short:,} released sentences have <= 8 words; the term: {late - missing:,} "
-                     f"found after word 8, {missing:,} not found by an exact match of the page "
-                     "title",
-            evidence=f"the released data break the paper's own length filter: {short:,} of "
-                     f"{n_all:,} sentences have <= 8 words. Of the {late:,} sentences without the "
-                     f"term in their first 8 words, {late - missing:,} have it later and "
-                     f"{missing:,} have no exact match of the page title at all (a variant of the "
-                     "name may be there: those say more about the match than about the paper)"))
-    if len(empty):
-        claims.append(C.paper_inconsistent(
-            id="bold.3.empty-prompts", section="3.2",
-            claim="every prompt is the start of a sentence that leaves text to generate",
-            paper="every prompt", consistent=False, n=f"{n_all:,} prompts",
-            this_run=f"{len(empty)} empty released prompts",
-            evidence=f"{len(empty)} released prompts are empty strings (in "
-                     f"{', '.join(sorted(empty['group'].unique()))})"))
+    checks.append(C.check(
+        id="bold.3.filters", section="3.2-3.3", kind="data count",
+        check="every prompt comes from a sentence of more than 8 words (with the term in its first "
+              "8 words): the released sentences counted",
+        expected=f"every one of the {n_all:,} prompts",
+        this_run=f"{short:,} of {n_all:,} released sentences have <= 8 words; of the {late:,} "
+                 f"without the term in their first 8 words, {late - missing:,} have it later and "
+                 f"{missing:,} have no exact match of the page title at all (a variant of the name "
+                 "may be there: those say more about the match than about the paper)",
+        passed=short == 0 and late == missing))
+    checks.append(C.check(
+        id="bold.3.empty-prompts", section="3.2", kind="data count",
+        check="every prompt is the start of a sentence that leaves text to generate: empty "
+              "released prompts counted", expected="0 empty prompts",
+        this_run=f"{len(empty)} released prompts are empty strings"
+                 + (f" (in {', '.join(sorted(empty['group'].unique()))})" if len(empty) else ""),
+        passed=not len(empty)))
     return claims, checks
 
 
@@ -263,30 +254,34 @@ def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame,
     return m
 
 
-WHOLE, CUT = "whole WIKI sentence", "WIKI cut to the model's words"
+WHOLE, CUT = "whole texts", "both cut to the shorter"
+
+
+def _cut_pair(cut: pd.DataFrame, src: str) -> pd.DataFrame:
+    """The rows of one model source of :func:`nlgbias.bold.texts.cut_to_shorter`'s scored texts:
+    its own (``source`` = the model) and its WIKI twins (``source`` = WIKI)."""
+    return pd.concat([cut[cut["cut side"] == "model"].assign(source=src),
+                      cut[cut["cut side"] == WIKI].assign(source=WIKI)], ignore_index=True)
 
 
 def length_matched(scores: pd.DataFrame, cut_scores: pd.DataFrame, full: pd.DataFrame,
                    ) -> pd.DataFrame:
     """Like for like on length: each model source's paired model - WIKI differences
-    (:func:`paired_source_tests`) with WIKI's sentences cut to the model's number of words on
-    the same prompt (``cut_scores``: scored rows of
-    :func:`nlgbias.bold.texts.wiki_cut_to_models`, a ``model source`` column naming the model
-    each was cut for) beside the graded differences on the whole sentences (``full``), with
-    the mean words of the model's continuations and of WIKI's before and after the cut."""
+    (:func:`paired_source_tests`) with the model's and WIKI's continuations of each prompt both
+    cut to the shorter of the two (``cut_scores``: scored rows of
+    :func:`nlgbias.bold.texts.cut_to_shorter`, ``model source`` and ``cut side`` on each), beside
+    the graded differences on the whole texts (``full``), with the mean words of the model's
+    continuations, of WIKI's, and compared after the cut (the same on both sides)."""
     if not len(full) or not len(cut_scores):
         return pd.DataFrame(columns=["source", "domain", "outcome"])
     rows, words = [], []
     for src, cut in cut_scores.groupby("model source", sort=False):
-        pair = pd.concat([scores[scores["source"] == src], cut.assign(source=WIKI)],
-                         ignore_index=True)
-        rows.append(paired_source_tests(pair))
-        cw = cut.drop_duplicates("prompt_id")
-        cw = cw.assign(cut_words=np.minimum(cw["model words"], cw["WIKI words"]))
+        rows.append(paired_source_tests(_cut_pair(cut, src)))
+        cw = cut[cut["cut side"] == WIKI].drop_duplicates("prompt_id")
         words.append(cw.groupby("domain").agg(
             **{"model words (mean)": ("model words", "mean"),
                "WIKI words (mean)": ("WIKI words", "mean"),
-               "WIKI words cut (mean)": ("cut_words", "mean")}).assign(source=src).reset_index())
+               "words compared (mean)": ("words compared", "mean")}).assign(source=src).reset_index())
     cut_tests = pd.concat(rows, ignore_index=True)
     w = pd.concat(words, ignore_index=True)
     out = scoring_sensitivity(full, cut_tests, (WHOLE, CUT))
@@ -294,17 +289,16 @@ def length_matched(scores: pd.DataFrame, cut_scores: pd.DataFrame, full: pd.Data
 
 
 def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
-    """How far the paired model - WIKI differences move when WIKI is cut to the model's length
-    (generated prose, every number from ``sens``)."""
+    """How far the paired model - WIKI differences move when both continuations of a prompt are
+    cut to the shorter of the two (generated prose, every number from ``sens``)."""
     if not len(sens):
         return "No model source shares prompts with WIKI: no length-matched rows."
     a, b = f"model - WIKI ({WHOLE})", f"model - WIKI ({CUT})"
     per = sens.drop_duplicates(["source", "domain"]).groupby("source", sort=False)
     lengths = "; ".join(
         f"{src}: {g['model words (mean)'].mean():.1f} words against WIKI's "
-        f"{g['WIKI words (mean)'].mean():.1f} ({g['WIKI words cut (mean)'].mean():.1f} after the cut)"
-        for src, g in per) + (" (a WIKI sentence stays whole where the model wrote more words "
-                              "than it has, so the cut WIKI is still the shorter on average)")
+        f"{g['WIKI words (mean)'].mean():.1f}, {g['words compared (mean)'].mean():.1f} compared on "
+        "both sides after the cut" for src, g in per)
     sf, sc = _sig_dir(sens[a], sens[f"p ({WHOLE})"], level), _sig_dir(sens[b], sens[f"p ({CUT})"], level)
     big = sens.loc[sens["shift"].abs().idxmax()]
     changed = sens[sf != sc]
@@ -314,16 +308,17 @@ def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
         f"{100 * r[f'model - WIKI_hi ({CUT})']:+.1f}] points, p {r[f'p ({WHOLE})']:.3g} → "
         f"{r[f'p ({CUT})']:.3g}; {int(r[f'pairs ({CUT})'])} pairs)" for r in changed.to_dict("records"))
           if len(changed) else "; no comparison changes its significance")
-    return (f"Continuation length, mean per domain averaged over domains — {lengths}. With each "
-            f"WIKI sentence cut to the model's number of words on the same prompt, the "
+    return (f"Continuation length after the prompt, mean per domain averaged over domains — "
+            f"{lengths}. With the model's and WIKI's continuations of each prompt both cut to the "
+            f"shorter of the two (so the words compared match), the "
             f"{len(sens)} paired model − WIKI differences move by "
             f"{100 * sens['shift'].abs().median():.1f} points in the median and at most "
             f"{100 * abs(float(big['shift'])):.1f} ({big['source']}, "
             f"{big['domain'].replace('_', ' ')}, {big['outcome']}: {100 * big[a]:+.1f} → "
             f"{100 * big[b]:+.1f}); {int((sf != 0).sum())} are significant at {level:g} "
-            f"(McNemar) on the whole sentences, {int((sc != 0).sum())} at the model's length"
+            f"(McNemar) on the whole texts, {int((sc != 0).sum())} at the matched length"
             f"{ch}; {int(((sf * sc) < 0).sum())} significant difference(s) reverse direction. "
-            "The graded rows keep the whole sentences (what the paper scored).")
+            "The graded rows keep the whole texts (what the paper scored).")
 
 
 def _same_significance(sens: pd.DataFrame, cid: str, section: str, first: str, second: str,
@@ -357,11 +352,12 @@ def _same_significance(sens: pd.DataFrame, cid: str, section: str, first: str, s
 
 
 def length_check(sens: pd.DataFrame, level: float = 0.05) -> C.Check:
-    """A check: cutting WIKI to the model's length leaves every paired model - WIKI difference
-    as it was at the ``level`` (:func:`_same_significance`): it fails where length alone
+    """A check: cutting the model's and WIKI's continuations of each prompt to the shorter of the
+    two leaves every paired model - WIKI difference as it was at the ``level`` (:func:`_same_significance`): it fails where length alone
     changes what the paired tests say."""
     return _same_significance(sens, "bold.6.2.length-matched", "6.2", WHOLE, CUT,
-                              "with WIKI cut to the model's number of words on each prompt", level)
+                              "with the model's and WIKI's continuations of each prompt both cut "
+                              "to the shorter of the two", level)
 
 
 def _sig_dir(d: pd.Series, p: pd.Series, level: float) -> pd.Series:
@@ -527,63 +523,14 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                      f"[{100 * hl:.1f}%, {100 * hh:.1f}%]), {low} {cnt[low][0]}/{cnt[low][1]}; "
                      f"diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
             comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
-    # §6.1.4: fascism highest "across all models": stated of each of the paper's sources, of
-    # which WIKI is one; WIKI alone cannot show "in every model" (a different pool)
-    pol = w[w["domain"] == "political_ideology"]
-    if len(pol):
-        pg = sorted(pol["group"].unique())
-        counts, totals = _counts(pol, "negative", pg)
-        sh = dict(zip(pg, counts / np.maximum(totals, 1)))
-        ct = dict(zip(pg, zip(counts, totals)))
-        if "fascism" in sh:
-            nxt = max((g for g in pg if g != "fascism"), key=sh.get)
-            (ca, na), (cb, nb) = ct["fascism"], ct[nxt]
-            lo, hi = stats.diff_proportions_interval(int(ca), int(na), int(cb), int(nb))
-            p, test = stats.two_proportion_test(int(ca), int(na), int(cb), int(nb))
-            claims.append(C.direction(
-                id="bold.6.1.4.ideology-fascism-highest", section="6.1.4",
-                claim="negative sentiment: fascism has the largest share of the political "
-                      "ideologies, in every source",
-                paper="'proportions of texts with negative sentiment was largest for fascism "
-                      "across all models'", sign=1, estimate=ca / na - cb / nb,
-                interval=(lo, hi), pvalue=p, n=f"{na} fascism / {nb} {nxt} texts",
-                n_effective=float(min(na, nb)),
-                statistic=f"negative share on WIKI, fascism - next highest ({nxt}); {test}",
-                this_run=f"fascism {ca}/{na}, {nxt} {cb}/{nb}; diff {ca / na - cb / nb:+.3f} "
-                         f"[{lo:+.3f}, {hi:+.3f}], p = {stats.format_p(p)}",
-                comparability=Comp.DIFFERENT_POOL, stand_in=EVERY_MODEL,
-                population=min(pop("fascism"), pop(nxt)),
-                unit=f"texts in the smaller group (fascism {pop('fascism')}, {nxt} {pop(nxt)}: "
-                     "all their WIKI texts)"))
-    # §6.1.4: "proportions of texts with positive sentiment are not the smallest in fascism
-    # across all models": as above, WIKI is one of the sources the statement covers
-    if len(pol):
-        pg = sorted(pol["group"].unique())
-        counts, totals = _counts(pol, "positive", pg)
-        sh = dict(zip(pg, counts / np.maximum(totals, 1)))
-        ct = dict(zip(pg, zip(counts, totals)))
-        if "fascism" in sh and len(pg) > 1:
-            low = min((g for g in pg if g != "fascism"), key=sh.get)
-            (ca, na), (cb, nb) = ct["fascism"], ct[low]
-            lo, hi = stats.diff_proportions_interval(int(ca), int(na), int(cb), int(nb))
-            p, test = stats.two_proportion_test(int(ca), int(na), int(cb), int(nb))
-            rank = sorted(pg, key=sh.get).index("fascism") + 1
-            claims.append(C.direction(
-                id="bold.6.1.4.ideology-fascism-positive", section="6.1.4",
-                claim="positive sentiment: fascism does not have the smallest share of the "
-                      "political ideologies, in every source",
-                paper="'proportions of texts with positive sentiment are not the smallest in "
-                      "fascism across all models'", sign=1, estimate=ca / na - cb / nb,
-                interval=(lo, hi), pvalue=p, n=f"{na} fascism / {nb} {low} texts",
-                n_effective=float(min(na, nb)),
-                statistic=f"positive share on WIKI, fascism - the smallest other ({low}); {test}",
-                this_run=f"fascism {ca}/{na} ({rank} of {len(pg)} from the smallest), {low} "
-                         f"{cb}/{nb}; diff {ca / na - cb / nb:+.3f} [{lo:+.3f}, {hi:+.3f}], "
-                         f"{_p(p)}",
-                comparability=Comp.DIFFERENT_POOL, stand_in=EVERY_MODEL,
-                population=min(pop("fascism"), pop(low)),
-                unit=f"texts in the smaller group (fascism {pop('fascism')}, {low} {pop(low)}: "
-                     "all their WIKI texts)"))
+    # §6.1.4: fascism "across all models" (Figure 5's six sources, WIKI one of them): the WIKI
+    # panel is the paper's texts scored with the paper's tool (VADER, its thresholds), so its
+    # part of the statement is graded like for like; each offline model's panel is a stand-in
+    # for the paper's generators (a replication; a chat-tuned one a different method)
+    chat = chat_tuned([x for x in s["source"].unique() if x != WIKI])
+    for src in [WIKI, *[x for x in s["source"].unique() if x != WIKI]]:
+        claims += _fascism_rows(s[(s["source"] == src) & (s["domain"] == "political_ideology")],
+                                src, src in chat, pop if src == WIKI else None)
     # §6.1.2: "Overall, 76.72% of total texts were classified as having neutral sentiments"
     # (the gender domain, its six sources pooled): a share with no "no effect", graded with a
     # stated margin; WIKI alone is a different pool
@@ -661,6 +608,72 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                               kind="diagnostic", check="the paper's toxic shares give its p",
                               expected="p < 0.001", this_run=evidence, passed=True))
     return claims, checks
+
+
+#: §6.1.4's two fascism readings: (id suffix, outcome, sign, which other group, the paper's words)
+FASCISM_READINGS = (
+    ("highest", "negative", 1, "next highest",
+     "'proportions of texts with negative sentiment was largest for fascism across all models'",
+     "negative sentiment: fascism has the largest share of the political ideologies"),
+    ("positive", "positive", 1, "the smallest other",
+     "'proportions of texts with positive sentiment are not the smallest in fascism across all "
+     "models'", "positive sentiment: fascism does not have the smallest share of the political "
+                "ideologies"),
+)
+
+
+def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None) -> list[C.Claim]:
+    """§6.1.4's fascism readings on one source's political-ideology texts (``pol``). The paper
+    states them "across all models", i.e. of each of Figure 5's six sources: on WIKI (the
+    paper's texts, VADER at the paper's thresholds) that source's part of the statement is
+    graded like for like (a reproduction); on an offline model it is a replication on a
+    stand-in generator (a chat-tuned one given raw prompts: a different method). ``pop``: the
+    WIKI texts per group in the release (the population an n needed is drawn from)."""
+    if not len(pol) or "fascism" not in set(pol["group"]):
+        return []
+    pg = sorted(pol["group"].unique())
+    if len(pg) < 2:
+        return []
+    out = []
+    wiki = src == WIKI
+    suffix = "" if wiki else f"-{src}"
+    if wiki:
+        kw = dict(comparability=Comp.LIKE_FOR_LIKE)
+    elif chat:
+        kw = dict(comparability=Comp.DIFFERENT_METHOD,
+                  stand_in=f"{src} (an offline chat-tuned LM given the raw prompts; the paper's "
+                           "BERT, GPT-2 and CTRL are base LMs)")
+    else:
+        kw = dict(comparability=Comp.DIFFERENT_POOL,
+                  stand_in=f"{src} (an offline base LM standing in for the paper's generators)")
+    for rid, what, sign, other, words, claim in FASCISM_READINGS:
+        counts, totals = _counts(pol, what, pg)
+        sh = dict(zip(pg, counts / np.maximum(totals, 1)))
+        ct = dict(zip(pg, zip(counts, totals)))
+        pick = max if rid == "highest" else min
+        nxt = pick((g for g in pg if g != "fascism"), key=sh.get)
+        (ca, na), (cb, nb) = ct["fascism"], ct[nxt]
+        lo, hi = stats.diff_proportions_interval(int(ca), int(na), int(cb), int(nb))
+        p, test = stats.two_proportion_test(int(ca), int(na), int(cb), int(nb))
+        rank = sorted(pg, key=sh.get).index("fascism") + 1
+        where = "WIKI (one of the sources the paper's 'across all models' covers)" if wiki else src
+        popn = {}
+        if pop is not None:
+            popn = dict(population=min(pop("fascism"), pop(nxt)),
+                        unit=f"texts in the smaller group (fascism {pop('fascism')}, {nxt} "
+                             f"{pop(nxt)}: all their WIKI texts)")
+        out.append(C.direction(
+            id=f"bold.6.1.4.ideology-fascism-{rid}{suffix}", section="6.1.4 / Figure 5",
+            claim=f"{claim}, on {where}", paper=words, sign=sign, estimate=ca / na - cb / nb,
+            interval=(lo, hi), pvalue=p, n=f"{na} fascism / {nb} {nxt} texts ({src})",
+            n_effective=float(min(na, nb)),
+            statistic=f"{what} share on {src}, fascism - {other} ({nxt}); {test}",
+            this_run=f"fascism {ca}/{na}" + (f" ({rank} of {len(pg)} from the smallest)"
+                                             if rid == "positive" else "")
+                     + f", {nxt} {cb}/{nb}; diff {ca / na - cb / nb:+.3f} [{lo:+.3f}, {hi:+.3f}], "
+                       f"{_p(p)}",
+            **kw, **popn))
+    return out
 
 
 def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
@@ -751,14 +764,12 @@ def lm_vs_wiki_bias(scores: pd.DataFrame, flag: str = "negative", n_boot: int = 
 
 def length_matched_headline(scores: pd.DataFrame, cut_scores: pd.DataFrame, n_boot: int = 1000,
                             seed: int = 0) -> pd.DataFrame:
-    """:func:`lm_vs_wiki_bias` with each model's WIKI twins cut to its number of words on the
-    same prompt (``cut_scores``: labelled scores of
-    :func:`nlgbias.bold.texts.wiki_cut_to_models`, ``model source`` naming the model)."""
+    """:func:`lm_vs_wiki_bias` with each model's texts and their WIKI twins both cut to the
+    shorter of the two on each prompt (``cut_scores``: labelled scores of
+    :func:`nlgbias.bold.texts.cut_to_shorter`)."""
     if not len(cut_scores):
         return pd.DataFrame(columns=HEADLINE_COLUMNS)
-    return pd.concat([lm_vs_wiki_bias(pd.concat([scores[scores["source"] == src],
-                                                 cut.assign(source=WIKI)], ignore_index=True),
-                                      n_boot=n_boot, seed=seed)
+    return pd.concat([lm_vs_wiki_bias(_cut_pair(cut, src), n_boot=n_boot, seed=seed)
                       for src, cut in cut_scores.groupby("model source", sort=False)],
                      ignore_index=True)
 
@@ -1201,11 +1212,11 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
     category, the share of the table's WIKI texts in the category (its groups pooled; the
     paper's pooled share is its group shares weighted by the same texts per group) against
     this run's exact 95% interval, with the relative margin :func:`calibration_margin` (a
-    quarter of the paper's share, of its complement above one half; an interval that reaches
-    further than it from the paper's share is undecided). A category that both put in at most
-    :data:`CALIBRATION_EMPTY` of the texts is a check (no information: a quarter of a share
-    near 0 is no margin). Also returns, per category, ``[(table, outcome), ...]`` (outcome
-    ``"empty"`` for a check), which the Table 4 / 6 rows read."""
+    quarter of the paper's share, of its complement above one half, never below
+    :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`; an interval that reaches further than it
+    from the paper's share is undecided). Every category is graded by that one rule, a
+    category both put near 0 % included (its margin is the floor). Also returns, per
+    category, ``[(table, outcome), ...]``, which the Table 4 / 6 rows read."""
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
     df = df[df["source"] == WIKI]
@@ -1225,35 +1236,26 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
             pv = float((pt.loc[groups, cat] * n_g).sum() / n / 100)
             share, lo, hi = _share(c, n)
             cid = f"bold.A4.table{num}-{cat.replace(' ', '').replace('(', '-').replace(')', '')}"
-            if pv <= CALIBRATION_EMPTY and share <= CALIBRATION_EMPTY:
-                checks.append(C.check(
-                    id=cid, section=f"A.4 / Table {num}", kind="diagnostic",
-                    check=f"Table {num} WIKI ({what}): {cat} holds (almost) no text for the "
-                          "paper's scorer nor for the norms lexicon (both at most "
-                          f"{_pct(CALIBRATION_EMPTY, 0)}: no calibration information, a "
-                          f"relative margin of {CALIBRATION_RELATIVE:.0%} of a share near 0 "
-                          "is no margin)",
-                    expected=f"{_pct(pv)} (MEmoLon, Table {num})",
-                    this_run=f"{c} / {n:,} = {_pct(share)}", passed=True))
-                per_cat.setdefault(cat, []).append((num, "empty"))
-                continue
-            # a printed 0 leaves no relative margin: a quarter of the empty-category floor
-            margin = round(calibration_margin(pv) or CALIBRATION_RELATIVE * CALIBRATION_EMPTY, 4)
-            side = min(pv, 1 - pv) or CALIBRATION_EMPTY
+            margin = round(calibration_margin(pv), 4)
+            floor = margin <= CALIBRATION_FLOOR + 1e-12
+            side = min(pv, 1 - pv)
             row = C.value_in_interval(
                 id=cid, section=f"A.4 / Table {num}",
                 claim=f"norms lexicon vs the paper's MEmoLon on the same WIKI texts, Table {num} "
                       f"({what}): share of texts with {cat}",
                 paper=f"{_pct(pv)} (Table {num} WIKI rows of {len(groups)} groups, weighted by "
-                      f"their texts); agreement within +/-{_pct(margin)} ({CALIBRATION_RELATIVE:.0%}"
-                      f" of {'the share' if pv <= 0.5 else 'its complement'})",
+                      f"their texts); agreement within +/-{_pct(margin)} "
+                      + (f"(the floor: {CALIBRATION_RELATIVE:.0%} of a share is less)" if floor
+                         else f"({CALIBRATION_RELATIVE:.0%} of {'the share' if pv <= 0.5 else 'its complement'})"),
                 paper_value=pv, estimate=share, interval=(lo, hi), n=n,
                 statistic=f"share of the {len(groups)} groups' WIKI texts (exact 95% interval); "
                           f"margin {CALIBRATION_RELATIVE:.0%} of min(share, 1 - share) of the "
-                          "paper's (nlgbias.bold.paper.CALIBRATION_RELATIVE)",
+                          f"paper's, at least {_pct(CALIBRATION_FLOOR)} "
+                          "(nlgbias.bold.paper.calibration_margin)",
                 this_run=f"{c} / {n:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}] "
                          f"({100 * (share - pv):+.1f} points, "
-                         + (f"{(share - pv) / side:+.0%} of the paper's share)" if pv <= 0.5 else
+                         + ("the paper prints 0)" if pv == 0 else
+                            f"{(share - pv) / side:+.0%} of the paper's share)" if pv <= 0.5 else
                             f"{_pct(1 - share, 1)} of texts without it against the paper's "
                             f"{_pct(1 - pv, 1)})"),
                 comparability=Comp.STAND_IN, stand_in=LEXICON, calibrates="norms-lexicon",
@@ -1337,6 +1339,26 @@ def tally_sentence(df: pd.DataFrame) -> str:
              + ", ".join(f"{k} {w}" for w, k in counts) + ")"
              for tally, (n, counts) in C.tally_counts(df).items()]
     return "; ".join(parts) + "." if parts else "No claims graded."
+
+
+def tally_rows_text(df: pd.DataFrame) -> str:
+    """Which rows of a claims table count in which tally, and why: per tally, each row's id
+    (its last part), verdict and comparability (the stand-in or pool named), generated from the
+    table (a notebook's prose says no more than this)."""
+    lines = []
+    for tally in C.TALLIES:
+        sub = df[df["tally"] == tally]
+        if not len(sub):
+            continue
+        rows = []
+        for r in sub.to_dict("records"):
+            why = str(r["comparability"])
+            stand = str(r.get("stand-in") or "").strip()
+            if stand and stand != "nan":
+                why += f": {stand.split(';')[0].split(' (')[0]}"
+            rows.append(f"`{r['id'].removeprefix('bold.')}` {r['verdict']} ({why})")
+        lines.append(f"- *{C.TALLY_NAMES[tally]}* ({len(sub)}): " + "; ".join(rows))
+    return "\n".join(lines)
 
 
 def family_sentence(df: pd.DataFrame) -> str:
@@ -1440,8 +1462,8 @@ def note_sensitivity(claims: Sequence[C.Claim], sens: pd.DataFrame, what: str,
 
 
 def headline_length_text(sens: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> str:
-    """The headline rows' estimates, 95% intervals, prompt pairs and verdicts with WIKI whole
-    and cut to the model's length (``sens``: :func:`verdict_sensitivity`'s table; ``tables``:
+    """The headline rows' estimates, 95% intervals, prompt pairs and verdicts on the whole texts
+    and with both continuations of each prompt cut to the shorter (``sens``: :func:`verdict_sensitivity`'s table; ``tables``:
     each run's name in ``sens`` -> its :func:`lm_vs_wiki_bias` table)."""
     if not len(sens):
         return "No headline row (no model source shares prompts with WIKI)."
@@ -1461,7 +1483,7 @@ def headline_length_text(sens: pd.DataFrame, tables: Mapping[str, pd.DataFrame])
     n_dep = int(sens["depends"].sum())
     return ("The headline (mean over domains of the model − WIKI spread of the negative share) — "
             + " · ".join(parts) + f". {n_dep} of {len(sens)} headline rows change verdict with "
-            "WIKI's length.")
+            "the length compared.")
 
 
 def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
@@ -1489,7 +1511,7 @@ __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", 
            "chat_tuned", "fig2_sign_test", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
            "length_matched_text",
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
-           "paired_source_tests",
+           "paired_source_tests", "tally_rows_text",
            "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
            "section3", "seed_spread_sentence", "sensitive_sentence", "untracked",
            "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",

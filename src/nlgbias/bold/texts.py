@@ -23,6 +23,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from nlgbias.bold.prompts import anonymize
@@ -221,16 +222,19 @@ def cut_to_words(text: str, continuation: str, words: int) -> str | None:
     return (text[:len(text) - len(continuation)] + " ".join(parts[:words])).rstrip()
 
 
-def wiki_cut_to_models(sources: dict[str, pd.DataFrame], cache_root: str | Path | None = None,
-                       chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
-    """WIKI at each model's length: for every model source of ``sources`` (prepared frames with
-    ``prompt_id`` and ``continuation``), WIKI's sentences of the prompts that model continued,
-    each with its continuation cut to as many words as the model's continuation of the same
-    prompt (sample 0; kept whole where the model wrote as many words or more), scored text =
-    prompt + the cut continuation as the paper scores prompt + continuation; ``model words`` and
-    ``WIKI words`` (before the cut) and ``model source`` per row. Prepared like the rest (anonymised; cached under
-    ``<cache_root>/anon-v<version>/wiki_cut/<source>/``). Keys: the model source; every frame's
-    ``source`` is WIKI. A WIKI sentence that does not start with its prompt is left out."""
+def cut_to_shorter(sources: dict[str, pd.DataFrame], cache_root: str | Path | None = None,
+                   chunk_size: int = 4000) -> dict[str, pd.DataFrame]:
+    """Each model's continuation and WIKI's on the same prompt, both cut to the shorter of the
+    two (in words), so that the words compared match: for every model source of ``sources``
+    (prepared frames with ``prompt_id`` and ``continuation``; sample 0 of a model), the prompts
+    it shares with WIKI, each side's scored text = prompt + its continuation cut to
+    ``words compared`` = min(model words, WIKI words) (the paper scores prompt + continuation).
+    Rows carry ``model source``, ``cut side`` (``model`` or WIKI; ``source`` is the model or
+    WIKI), ``model words`` and ``WIKI words`` (before the cut) and ``words compared``. Prepared
+    like the rest (anonymised; cached under ``<cache_root>/anon-v<version>/wiki_cut/<source>/``
+    and ``.../wiki_cut/<source>-model/``). Keys: ``<source>`` (its WIKI twins) and
+    ``<source> (cut model)`` (its own texts). A text that does not end with its continuation is
+    left out, and so is its twin."""
     wiki = sources.get(WIKI)
     if wiki is None or CONTINUATION not in wiki.columns:
         return {}
@@ -244,18 +248,25 @@ def wiki_cut_to_models(sources: dict[str, pd.DataFrame], cache_root: str | Path 
         ids = m.index.intersection(w.index)
         if not len(ids):
             continue
-        d = w.loc[ids].reset_index()
         k = m.loc[ids, CONTINUATION].fillna("").astype(str).str.split().str.len().to_numpy()
-        raw = d["text_raw"] if "text_raw" in d.columns else d["text"]
-        d["model source"], d["model words"] = src, k
-        d["WIKI words"] = d[CONTINUATION].fillna("").astype(str).str.split().str.len()
-        d["text"] = [cut_to_words(t, c, int(n)) for t, c, n in zip(raw, d[CONTINUATION], k,
-                                                                    strict=True)]
-        d = d.dropna(subset=["text"]).drop(
-            columns=[c for c in ("text_raw", "anonymiser") if c in d.columns])
-        cache = (None if cache_root is None else
-                 Path(cache_root) / ANONYMISER / WIKI_CUT / model_slug(src))
-        out[src] = prepare(d.reset_index(drop=True), cache, chunk_size)
+        kw = w.loc[ids, CONTINUATION].fillna("").astype(str).str.split().str.len().to_numpy()
+        both = np.minimum(k, kw)
+        sides = {}
+        for side, frame in (("model", m), (WIKI, w)):
+            d = frame.loc[ids].reset_index()
+            raw = d["text_raw"] if "text_raw" in d.columns else d["text"]
+            d["text"] = [cut_to_words(t, c, int(n)) for t, c, n in zip(raw, d[CONTINUATION], both,
+                                                                        strict=True)]
+            d["model source"], d["cut side"] = src, side
+            d["model words"], d["WIKI words"], d["words compared"] = k, kw, both
+            sides[side] = d
+        keep = sides["model"]["text"].notna().to_numpy() & sides[WIKI]["text"].notna().to_numpy()
+        for side, key, slug in (("model", f"{src} (cut model)", f"{model_slug(src)}-model"),
+                                (WIKI, src, model_slug(src))):
+            d = sides[side][keep].drop(
+                columns=[c for c in ("text_raw", "anonymiser") if c in sides[side].columns])
+            cache = None if cache_root is None else Path(cache_root) / ANONYMISER / WIKI_CUT / slug
+            out[key] = prepare(d.reset_index(drop=True), cache, chunk_size)
     return out
 
 
@@ -296,4 +307,4 @@ def source_counts(sources: dict[str, pd.DataFrame]) -> pd.DataFrame:
 __all__ = ["ANONYMISER", "ANONYMISER_VERSION", "COLUMNS", "CONTINUATION", "WIKI",
            "WIKI_CUT", "continuation_of", "continuations", "cut_to_words", "generation_files",
            "is_prepared", "load_prepared", "load_sources", "model_texts", "prepare",
-           "metric_texts", "prepare_sources", "require_prepared", "source_counts", "wiki_cut_to_models", "wiki_texts"]
+           "metric_texts", "prepare_sources", "require_prepared", "source_counts", "cut_to_shorter", "wiki_texts"]
