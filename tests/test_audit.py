@@ -394,10 +394,37 @@ def test_a_regard_gap_difference_is_square_and_add_of_the_two_gaps_intervals():
 
     df = pd.DataFrame({"demographic": ["The woman"] * 10 + ["The man"] * 10,
                        "template": [f"t{i}" for i in range(10)] * 2, "regard": ["neutral"] * 20})
+    df["prompt_id"] = df["template"] + df["demographic"]  # one sample per prompt: no design effect
     row = _gap_row({"model": df, "baseline": df.copy()}, "The woman", "The man", metric="gap")
-    assert row["model"]["interval"] == "newcombe-independent"
+    assert row["model"]["interval"] == "newcombe-independent-deff"
     assert (row["model"]["lo"], row["model"]["hi"]) == pytest.approx((-27.7533, 27.7533), abs=1e-3)
     d = row["difference"]
     assert d["interval"] == "mover-independent" and d["value"] == 0.0
     assert (d["lo"], d["hi"]) == pytest.approx((-39.2489, 39.2489), abs=1e-3)
     assert row["limit"] == {"n": 10, "unit": "templates", "detail": "each continued for both demographics"}
+
+
+def test_samples_of_one_prompt_count_by_the_design_effect():
+    """Four prompts of five samples, shares 1, 1, 0, 0: the prompts' variance of the share is
+    var([1, 1, 0, 0]) / 4 = 1/12 against the binomial 0.25 / 20, a design effect of 6.67, so
+    the Wilson interval is that of 1.5 of 3 (hand-computed); one sample per prompt, or no
+    clusters, keeps the plain Wilson interval; the difference of two such shares is Newcombe's
+    hybrid interval of the effective counts."""
+    from nlgbias.audit.suites import _limit, _share_row, effective_count
+    from nlgbias.stats import wilson_interval
+
+    f = np.array([1.0] * 10 + [0.0] * 10)
+    prompts = np.repeat(["p0", "p1", "p2", "p3"], 5)
+    k, n, deff = effective_count(f, prompts)
+    assert (k, n, deff) == pytest.approx((1.5, 3.0, 20 / 3), abs=1e-4)
+    assert effective_count(f, np.arange(20)) == (10.0, 20.0, 1.0) == effective_count(f)
+    # alike prompts (every prompt's share the overall one): no smaller n than the samples
+    assert effective_count(np.tile([1.0, 0.0], 10), np.repeat(np.arange(4), 5))[2] == 1.0
+    row = _share_row({"model": f, "baseline": f.copy()}, "independent", _limit(4, "prompts"),
+                     clusters={"model": prompts, "baseline": prompts}, metric="m")
+    lo, hi = wilson_interval(1.5, 3.0)
+    assert row["model"]["interval"] == "wilson-deff" and row["model"]["deff"] == pytest.approx(6.6667)
+    assert (row["model"]["lo"], row["model"]["hi"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-3)
+    d = row["difference"]
+    half = 100 * np.hypot(0.5 - lo, hi - 0.5)
+    assert d["interval"] == "newcombe-independent-deff" and (d["lo"], d["hi"]) == pytest.approx((-half, half), abs=1e-3)

@@ -85,6 +85,8 @@ def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
 #: how the report names each kind of interval (the full text, INTERVALS, is its tooltip)
 SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "newcombe-independent": "Newcombe, independent samples",
+         "wilson-deff": "Wilson, effective n",
+         "newcombe-independent-deff": "Newcombe, independent, effective n",
          "bootstrap-terms": "bootstrap over terms",
          "bootstrap-terms+newcombe-paired": "no CAT differs: Newcombe paired",
          "bootstrap-groups": "bootstrap within groups",
@@ -104,6 +106,8 @@ def _fmt(v: dict | None, *, interval: bool = False) -> str:
     if interval and v.get("interval"):
         notes.append(f"<span title='{html.escape(INTERVALS[v['interval']])}'>"
                      f"{html.escape(SHORT.get(v['interval'], v['interval']))}</span>")
+    if v.get("deff", 1) > 1:
+        notes.append(f"design effect {v['deff']:.2f}")
     if "ties" in v:
         notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
     if v.get("null"):

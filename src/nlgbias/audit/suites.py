@@ -125,6 +125,11 @@ INTERVALS = {
                        "items for both models; not zero-width when no item is decided differently",
     "newcombe-independent": "Newcombe's hybrid score interval for a difference of shares of "
                             "independent samples",
+    "wilson-deff": "Wilson score interval of a share with the effective n: the samples of one "
+                   "prompt are alike, so n is divided by the design effect over the prompts (deff)",
+    "newcombe-independent-deff": "Newcombe's hybrid score interval for a difference of shares of "
+                                 "independent samples, each with its effective n (design effect "
+                                 "over the prompts)",
     "bootstrap-terms": "percentile bootstrap over target terms, then CATs within each drawn term "
                        "(StereoSet's two-stage; the same draws for both models)",
     "bootstrap-terms+newcombe-paired": "no CAT is decided differently by the two models, so the "
@@ -159,20 +164,70 @@ def _pct(dist: np.ndarray) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _share_row(flags: dict[str, np.ndarray], difference: str, limit: dict, **head) -> dict:
+def effective_count(flag: np.ndarray, clusters: np.ndarray | None = None) -> tuple[float, float, float]:
+    """``(k, n, deff)``: the count and size a share's Wilson interval uses. Where the items come
+    in clusters of several (e.g. the samples of one prompt), they are alike within a cluster, so
+    the share is less sure than n independent items make it: Kish's design effect ``deff`` (the
+    variance of the share over the clusters' shares, against the binomial variance; at least 1)
+    divides n and the count (effective n, as Korn & Graubard 1998 use it for Wilson-type
+    intervals). Without clusters, or with one item per cluster: ``(sum, n, 1)``.
+
+    >>> [round(x, 4) for x in effective_count(np.array([1.] * 10 + [0.] * 10), np.repeat([0, 1, 2, 3], 5))]
+    [1.5, 3.0, 6.6667]
+    """
+    flag = np.asarray(flag, dtype=float)
+    n, k = len(flag), float(flag.sum())
+    if clusters is None or n == 0:
+        return k, float(n), 1.0
+    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
+    sizes = np.bincount(codes)
+    if sizes.max() <= 1 or len(sizes) < 2:
+        return k, float(n), 1.0
+    p = k / n
+    shares = np.bincount(codes, weights=flag) / sizes
+    w = sizes / n  # the ratio estimator's linearised variance over clusters
+    var_clusters = len(sizes) / (len(sizes) - 1) * float(np.sum(w ** 2 * (shares - p) ** 2))
+    var_binomial = p * (1 - p) / n
+    deff = max(1.0, var_clusters / var_binomial) if var_binomial > 0 else 1.0
+    return k / deff, n / deff, round(deff, 4)
+
+
+def _hybrid_diff(k1: float, n1: float, k2: float, n2: float) -> tuple[float, float]:
+    """Newcombe's hybrid score interval (points) of ``k1 / n1 - k2 / n2`` for independent
+    samples: the two Wilson intervals by square-and-add (counts may be effective, non-integer)."""
+    from nlgbias.stats import wilson_interval
+
+    p1, p2 = k1 / n1, k2 / n2
+    (l1, l2), (u1, u2) = wilson_interval(np.array([k1, k2]), np.array([n1, n2]))
+    lo = p1 - p2 - np.hypot(p1 - l1, u2 - p2)
+    hi = p1 - p2 + np.hypot(u1 - p1, p2 - l2)
+    return 100 * float(lo), 100 * float(hi)
+
+
+def _share_row(flags: dict[str, np.ndarray], difference: str, limit: dict, *,
+               clusters: dict[str, np.ndarray] | None = None, **head) -> dict:
     """A row of shares (%) of true flags per role with Wilson intervals, and the difference
     model − baseline (points) with the interval ``difference`` names: ``"paired"`` (the flags are
     of the same items, aligned: Newcombe's method 10, honest when no item differs) or
-    ``"independent"`` (different samples: Newcombe's hybrid score). ``limit``: the unit that
-    limits the interval (:func:`_limit`); ``head``: the row's other keys (metric, help, ...)."""
-    from nlgbias.stats import diff_proportions_interval, wilson_interval
+    ``"independent"`` (different samples: Newcombe's hybrid score). ``clusters`` (per role,
+    aligned with its flags: e.g. each sample's prompt): the Wilson and hybrid intervals take the
+    effective n of :func:`effective_count`. ``limit``: the unit that limits the interval
+    (:func:`_limit`); ``head``: the row's other keys (metric, help, ...)."""
+    from nlgbias.stats import wilson_interval
 
     if difference not in ("paired", "independent"):
         raise ValueError(f"difference must be 'paired' or 'independent', got {difference!r}")
+    if clusters is not None and difference == "paired":
+        raise ValueError("clusters apply to independent samples only")
     row = {**head, "scale": "%", "limit": limit}
+    eff = {}
     for role, f in flags.items():
-        lo, hi = wilson_interval(int(f.sum()), len(f))
-        row[role] = _value(100 * f.mean(), 100 * lo, 100 * hi, len(f), "wilson")
+        eff[role] = effective_count(f, None if clusters is None else clusters[role])
+        k, n, deff = eff[role]
+        lo, hi = wilson_interval(k, n)
+        row[role] = _value(100 * f.mean(), 100 * lo, 100 * hi, len(f), "wilson" if clusters is None else "wilson-deff")
+        if clusters is not None:
+            row[role]["deff"] = deff
     if "baseline" in flags:
         m, b = flags["model"], flags["baseline"]
         if difference == "paired":
@@ -180,8 +235,9 @@ def _share_row(flags: dict[str, np.ndarray], difference: str, limit: dict, **hea
                 raise ValueError(f"paired flags must align, got {m.shape} and {b.shape}")
             lo, hi = _paired_share_diff(m, b)
         else:
-            lo, hi = (100 * x for x in diff_proportions_interval(int(m.sum()), len(m), int(b.sum()), len(b)))
-        row["difference"] = _value(100 * (m.mean() - b.mean()), lo, hi, len(m), f"newcombe-{difference}")
+            lo, hi = _hybrid_diff(*eff["model"][:2], *eff["baseline"][:2])
+        kind = f"newcombe-{difference}" + ("-deff" if clusters is not None else "")
+        row["difference"] = _value(100 * (m.mean() - b.mean()), lo, hi, len(m), kind)
     return row
 
 
@@ -566,21 +622,21 @@ def _regard_classifier(folder: Path):
 
 def _gap_row(labelled: dict[str, pd.DataFrame], a: str, b: str, **head) -> dict:
     """The gap in the negative-regard share between demographics ``a`` and ``b`` (points, a −
-    b) per model, with Newcombe's interval of a difference of independent shares, and the
-    difference of the two models' gaps (independent samples) by square-and-add of the two gaps'
-    intervals (Newcombe 2001, the difference between differences): never a point, even where
-    neither model labels any sample of either demographic negative."""
-    from nlgbias.stats import diff_proportions_interval
-
+    b) per model, with Newcombe's hybrid interval of a difference of independent shares (each
+    with the effective n of its prompts' samples, :func:`effective_count`), and the difference
+    of the two models' gaps (independent samples) by square-and-add of the two gaps' intervals
+    (Newcombe 2001, the difference between differences): never a point, even where neither
+    model labels any sample of either demographic negative."""
     row = {**head, "scale": "points",
            "limit": _limit(labelled["model"].loc[lambda d: d["demographic"] == a, "template"].nunique(),
                            "templates", "each continued for both demographics")}
     for role, df in labelled.items():
-        fa, fb = ((df.loc[df["demographic"] == d, "regard"] == "negative").to_numpy(dtype=float)
-                  for d in (a, b))
-        lo, hi = diff_proportions_interval(int(fa.sum()), len(fa), int(fb.sum()), len(fb))
-        row[role] = _value(100 * (fa.mean() - fb.mean()), 100 * lo, 100 * hi, len(fa) + len(fb),
-                           "newcombe-independent")
+        parts = [df[df["demographic"] == d] for d in (a, b)]
+        fa, fb = ((x["regard"] == "negative").to_numpy(dtype=float) for x in parts)
+        ka, na, _ = effective_count(fa, parts[0]["prompt_id"].to_numpy())
+        kb, nb, _ = effective_count(fb, parts[1]["prompt_id"].to_numpy())
+        lo, hi = _hybrid_diff(ka, na, kb, nb)
+        row[role] = _value(100 * (fa.mean() - fb.mean()), lo, hi, len(fa) + len(fb), "newcombe-independent-deff")
     if "baseline" in labelled:
         m, b_ = row["model"], row["baseline"]
         d = m["value"] - b_["value"]
@@ -598,7 +654,9 @@ def regard_suite(cfg: AuditConfig) -> dict:
     pairs the gap in the negative share (e.g. woman − man; 0 = no gap); groups: each
     demographic's negative share. Two models' samples are different texts on the same prompts,
     so a difference between the models is one of independent samples (Newcombe's interval for
-    shares, square-and-add of the two gaps' intervals for gaps). The unit that limits every interval is the
+    shares, square-and-add of the two gaps' intervals for gaps). The samples of one prompt are
+    alike: every interval takes the effective n over the prompts (:func:`effective_count`; the
+    design effect is in each share's ``deff``). The unit that limits every interval is the
     prompt (10 templates per demographic), not the sample: a row's ``limit`` says so."""
     from nlgbias.regard.experiments import classify, generate_samples
 
@@ -610,14 +668,13 @@ def regard_suite(cfg: AuditConfig) -> dict:
         g = generate_samples([spec], folder / "generations", samples_per_prompt=per_prompt,
                              max_new_tokens=30, batch_size=32, seed=cfg.seed)
         labelled[role] = classify(g, "masked", clf, folder / "scores")
-    first = labelled["model"]
     per = f"{per_prompt} sample(s) each"
 
     def share(label: str, demo: str | None = None, **head) -> dict:
-        flags = {role: ((df if demo is None else df[df["demographic"] == demo])["regard"] == label)
-                 .to_numpy(dtype=float) for role, df in labelled.items()}
-        sub = first if demo is None else first[first["demographic"] == demo]
-        return _share_row(flags, "independent", _limit(sub["prompt_id"].nunique(), "prompts", per), **head)
+        subs = {role: df if demo is None else df[df["demographic"] == demo] for role, df in labelled.items()}
+        flags = {role: (sub["regard"] == label).to_numpy(dtype=float) for role, sub in subs.items()}
+        return _share_row(flags, "independent", _limit(subs["model"]["prompt_id"].nunique(), "prompts", per),
+                          clusters={role: sub["prompt_id"].to_numpy() for role, sub in subs.items()}, **head)
 
     def short(d: str) -> str:
         return d.split()[-2] if d.endswith("person") else d.split()[-1]
