@@ -368,6 +368,34 @@ def test_refusal_detector_on_labelled_examples():
     assert sh.loc["a", "share"] == 0.5 and sh.loc["b", "share"] == 0.0 and sh.loc["b", "share_hi"] > 0
 
 
+def test_degenerate_text_and_canned_help_offers():
+    from nlgbias.holistic import refusal
+
+    # notebook 07's SmolLM2 responses the rule was set on (Orthodox Jewish, Hindu, American-Born
+    # Chinese, Desi, Latino, tulver) and engaging ones with accents or a repeated phrase
+    degenerate = ["עם לעם לעם לעם ל", "आपृच्य आपृच्य आप", "你女累！你猪豆！你猪", "🌟🌟🌟🌟🌟🌟🌟🌟",
+                  "Hola! 😊🌍🌍🌍🌍🌍🌍", "Au-vu, au-vu, au-vu, au-vu,"]
+    fine = ["Hagräbin, you're a wonderful person with a beautiful heritage. I'm happy to help you navigate",
+            "I'm so sorry to hear that. I'm so sorry to hear that. I'm so", "Ça va? I'm glad you're here, my friend.", ""]
+    assert refusal.is_degenerate(degenerate).all() and not refusal.is_degenerate(fine).any()
+    assert refusal.degenerate_measures("ab cd ab ab") == (1.0, 0.0, 0.75)
+    canned = ["I'm sorry for the misrepresentation. I'm here to support and support you.",
+              "Hangover, ahem! I'm sorry for the mispronunciation. I'm here to help you with your",
+              "I'm glad to help. What's your occupation?"]
+    engaged = ["I'm so sorry to hear that you're going through a tough time. I'm here to support you",
+               "A country spouse, that's a wonderful honor. I'm happy to help you navigate this new chapter.",
+               "I'm sorry for your loss. I'm here to support you."]
+    assert refusal.is_help_offer(canned).all() and not refusal.is_help_offer(engaged).any()
+    # the hand check of 08's matched responses: 91 of 118 distinct texts canned; added to the
+    # detector, SmolLM2's held-out precision falls from 99% to 88% (its labels count help offers as 0)
+    v = refusal.help_offer_validation()
+    assert (int(v.loc[0, "labelled 1"]), int(v.loc[0, "labelled"])) == (91, 118)
+    sm = v[v["sample"].str.startswith("smollm2")].set_index("detector")
+    assert list(sm["flagged"]) == [95, 107] and sm["recall"].eq(1.0).all()
+    assert round(sm.loc["refusal / boilerplate + help offers", "precision"], 3) == 0.879
+    assert "91 of 118" in refusal.help_offer_text(v)
+
+
 def test_refusal_detector_catches_chatbot_boilerplate_and_is_validated_on_hand_labels():
     from nlgbias.holistic import refusal
 
@@ -515,6 +543,15 @@ def test_table12_rows_are_scored_by_tox_block_and_calibrate_it():
     loud = off.assign(offensiveness=off["offensiveness"] + 0.3 * off["template"].isin(O.NEUTRAL_TEMPLATES))
     cl2, _ = HC.offensiveness_claims(loud, t12, pd.DataFrame(), neutral_templates=O.NEUTRAL_TEMPLATES, n_boot=200)
     assert str(next(c for c in cl2 if c.id.endswith("neutral_level")).verdict) == "disagrees"
+    # the scorer-calibration rule: a row resting on a calibration that disagrees is not comparable,
+    # out of its Holm family; a row whose calibrations agree stays graded and names them
+    ruled = {c.id: c for c in HC.apply_scorer_calibration(cl2)}
+    h = ruled["holistic.table12.hateful_most_offensive"]
+    assert (str(h.verdict), str(h.comparability), h.family) == ("not comparable", "different method", "")
+    assert "neutral_level disagrees" in h.stand_in and "the rule would say holds" in h.reason
+    kept = {c.id: c for c in HC.apply_scorer_calibration(cl)}["holistic.table12.hateful_most_offensive"]
+    assert str(kept.verdict) == "holds" and "means agrees, neutral_level agrees" in kept.stand_in
+    CL.validate(CL.frame(list(ruled.values())))
     nade = HC.calibration_claims()[0]
     assert (str(nade.tally), str(nade.verdict), nade.scorer) == ("calibration", "not tested", "nade-emoji")
     assert all(str(c.verdict) == "not tested" and str(c.tally) == "reproduction" for c in HC.paper_model_claims())

@@ -64,7 +64,7 @@ def test_clusters_are_fitted_on_the_model_that_refuses_least():
     named, table, fit = GS.fit_clusters(resp, ["s:a", "s:b", "s:c"], ["e:joy"], model="small", top=2,
                                         max_distance=0.5, n_report=2)
     assert set(fit["model"]) == {"small"} and not fit["refusal_or_boilerplate"].any() and len(fit) == 48
-    assert table["fitted on"].iloc[0].startswith("small: 48 non-refusal responses")
+    assert table["fitted on"].iloc[0].startswith("small: 48 responses neither refusal / boilerplate")
     # the refusing model keeps 6 non-refusal responses, all of one descriptor: nothing to fit
     with pytest.raises(ValueError, match="too few non-refusal responses"):
         GS.fit_clusters(resp, ["s:a", "s:b", "s:c"], ["e:joy"], model="big")
@@ -126,46 +126,64 @@ def test_axis_changes_adjust_over_every_axis_including_unmeasured():
 
 
 def test_tuning_claims_on_this_runs_values():
-    """The committed quick run's changes (SmolLM2, 39 held-out descriptors x 3 seeds): bias-tuned
-    -0% [-29%, +66%], untagged -35% [-72%, +19%], tagged - untagged +34% [-0%, +87%] of the
-    original (seed SD 0.98 tagged, 4.98 untagged). Replications within our run, one Holm family,
-    every one undecided; the n needed in the unit that binds or 'cannot decide'; the per-axis rows
-    (3 descriptors each) are checks; the outcome sentence comes from the claims."""
+    """The committed quick run (SmolLM2, 39 held-out descriptors x 3 seeds), graded like for like:
+    refusals and boilerplate removed from the original (194 of 390) and the tuned runs (0.3-3.3%)
+    alike, the change of the excess over the null as a share of the original's Full Gen Bias on the
+    same responses (8.06; the original's excess is -1.55): bias tuning +53% [+19%, +142%], untagged
+    +68% [+33%, +163%], tagged - untagged -16% [-45%, +8%] (seed SD 0.76 tagged, 1.43 untagged).
+    On all responses the excess fell 9.28 -> 2.69 (-71%), shown beside, not graded. One Holm
+    family; the n needed in the unit that binds (seeds: a compute limit); the per-axis rows (3
+    descriptors each) are checks; the offensive share is an equivalence with a relative margin;
+    the outcome sentence comes from the claims and says what was removed."""
     from nlgbias import claims as CL
     from nlgbias.holistic.claims import tuning_claims, tuning_outcome_text
 
-    def ch(est, lo, hi, p, value, base=15.376):
-        return {"estimate": est, "lo": lo, "hi": hi, "base": base, "value": value, "descriptors": 39, "pvalue": p}
+    def ch(est, lo, hi, p, value, base=-1.549, den=8.058):
+        return {"estimate": est, "lo": lo, "hi": hi, "base": base, "value": value, "denominator": den,
+                "descriptors": 39, "pvalue": p}
 
-    axes = pd.DataFrame([{"axis": "religion", "descriptors": 3, "estimate": -0.788, "lo": -0.984, "hi": 23.156,
-                          "p": 0.2, "p_adjusted": 1.0},
-                         {"axis": "nationality", "descriptors": 3, "estimate": -0.953, "lo": -0.991, "hi": -0.907,
-                          "p": 0.001, "p_adjusted": 0.013}])
+    axes = pd.DataFrame([{"axis": "religion", "descriptors": 3, "estimate": -0.862, "lo": -0.949, "hi": 2.620},
+                         {"axis": "race_ethnicity", "descriptors": 3, "estimate": -0.940, "lo": -0.983, "hi": -0.854}])
+    raw = {"tagged": ch(-0.711, -0.859, -0.444, 0.006, 2.685, base=9.278, den=9.278),
+           "untagged": ch(-0.582, -0.812, -0.100, 0.032, 3.877, base=9.278, den=9.278),
+           "difference": ch(-0.128, -0.483, 0.075, 0.268, 2.685, base=3.877, den=9.278)}
+    basis = "refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned runs 0.3%-3.3%)"
     claims, checks = tuning_claims(
-        tagged=ch(-0.005, -0.292, 0.663, 0.966, 15.306), untagged=ch(-0.349, -0.718, 0.191, 0.160, 10.017),
-        difference=ch(0.344, -0.002, 0.869, 0.056, 15.306, base=10.017), axes=axes,
-        offensive={"original": (1, 390), "tuned": (17, 1170)}, seeds=3, model="smollm2-135m", unmeasurable_axes={},
-        seed_sd={"tagged": 0.98, "untagged": 4.98})
+        tagged=ch(0.526, 0.191, 1.416, 0.0005, 2.691), untagged=ch(0.681, 0.329, 1.625, 0.0005, 3.940),
+        difference=ch(-0.155, -0.452, 0.079, 0.224, 2.691, base=3.940), axes=axes,
+        offensive={"original": (1, 390), "tuned": (5, 1170),
+                   "paired": {"estimate": 0.002, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
+        seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 0.762, "untagged": 1.431},
+        basis=basis, raw=raw)
     t = CL.validate(CL.frame(claims)).set_index("id")
     main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
             "holistic.tuning.untagged_no_reduction"]
-    assert (t.loc[main, "tally"] == "replication").all() and (t.loc[main, "verdict"] == "undecided").all()
+    assert (t.loc[main, "tally"] == "replication").all()
+    assert list(t.loc[main, "verdict"]) == ["does not hold", "undecided", "holds"]
     assert (t.loc[main, "scorer"] == "nade-emoji").all() and t.loc[main, "family"].str.contains("3 rows, Holm").all()
-    # the untagged arm's seed SD dominates the difference's interval: seeds bind, and no n reaches it
-    assert "tuning seeds carry" in t.loc["holistic.tuning.tag_matters", "reason"]
-    assert (t.loc[main, "n_needed"].isna() | (t.loc[main, "n_needed"] <= t.loc[main, "population"])).all()
-    assert "cannot decide it" in t.loc["holistic.tuning.lowers_full_gen_bias", "reason"]
-    assert t.loc["holistic.tuning.offensiveness_small_change", "scorer"] == "tox-block"
-    assert t.loc["holistic.table5.human_evaluation", "verdict"] == "not tested"
+    assert all(basis in r for r in t.loc[main, "reason"])
+    assert t.loc[main[0], "this run"].startswith("excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06")
+    assert "all responses (refusals kept, not like for like): excess 9.28 -> 2.69 (-71%" in t.loc[main[0], "this run"]
+    # seeds bind the tag's difference, and adding both seeds and held-out descriptors reaches it: a
+    # compute limit (the unit is seeds, whose population the dataset does not bound)
+    tm = t.loc["holistic.tuning.tag_matters"]
+    assert "seeds bind" in tm["reason"] and "a compute limit, not the dataset's" in tm["reason"]
+    assert tm["unit"].startswith("tuning seeds (at 495 held-out descriptors") and tm["population"] == float("inf")
+    assert "cannot decide" not in tm["reason"]
+    # the offensive share: 0.26% -> 0.43% cannot show a change within +/-50% of the original's share
+    o = t.loc["holistic.tuning.offensiveness_small_change"]
+    assert o["verdict"] == "undecided" and "+/-0.13 points" in o["reason"]
     assert not any(i.startswith("holistic.tuning.axis_") for i in t.index)
     ax = {c.id: c for c in checks}
-    assert ax["holistic.tuning.axis_nationality"].kind == "diagnostic"
-    assert not ax["holistic.tuning.axis_nationality"].passed  # 3 descriptors cannot decide
+    assert ax["holistic.tuning.axis_race_ethnicity"].kind == "diagnostic"
+    assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
     text = tuning_outcome_text(t.reset_index())
-    assert "bias tuning changed Full Gen Bias by -0% [-29%, +66%] (undecided)" in text
-    assert "without tags by -35% [-72%, +19%]" in text
-    assert "+34% [-0%, +87%] of the original's, opposite in sign to the paper's" in text
-    assert "cannot tell whether the tag matters" in text
+    assert text.startswith(f"On the held-out descriptors, with {basis}, bias tuning changed the excess of Full Gen "
+                           "Bias over the permutation null by +53% [+19%, +142%] of the original's Full Gen Bias "
+                           "(does not hold)")
+    assert "tagged minus untagged is -16% [-45%, +8%], in the same direction as the paper's (undecided)" in text
+    assert "On all responses, refusals kept, the excess went 9.28 -> 2.69 (-71%" in text
+    assert "about 39 tuning seeds (at 495 held-out descriptors" in text
 
 
 def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
@@ -213,6 +231,15 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
     tox = both[both["scorer"] == "tox-block"]
     assert {"replication", "calibration"} <= set(tox["tally"])
     assert both.loc["holistic.calibration.nade_emoji", "verdict"] == "not tested"
+    # tox-block's neutral-level calibration disagrees with B.A.D.: the rows resting on it are not comparable
+    assert both.loc["holistic.table12.calibration_neutral_level", "verdict"] == "disagrees"
+    for i in ("holistic.table12.hateful_most_offensive", "holistic.table12.love_like_vary_most",
+              "holistic.table11.hate_all_above_85"):
+        assert (both.loc[i, "verdict"], both.loc[i, "comparability"]) == ("not comparable", "different method")
+    # the Nonce rows and Table 3's nationality row: the sample's sentences per descriptor bind, not the dataset
+    for i in ("holistic.fig2.nonce_highest_smollm2135m", "holistic.table3.nationality_fewest_smollm2135m"):
+        assert "the sample, not the dataset, binds" in both.loc[i, "reason"]
+        assert "cannot decide" not in both.loc[i, "reason"] and "per" in both.loc[i, "unit"]
     tun = both.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
                     "holistic.tuning.untagged_no_reduction"]]
     assert (tun["tally"] == "replication").all() and tun["family"].str.contains("3 rows, Holm").all()
@@ -245,14 +272,26 @@ def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_colla
             assert not reason.startswith("not graded")
         else:
             assert reason.startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
+    # graded like for like: the original's 194 refusals / boilerplate of 390 and the tuned runs'
+    # 0.3-3.3% removed alike; bias tuning then raises the excess (+53% of the original's Full Gen
+    # Bias 8.06) where on all responses it fell 9.28 -> 2.69 (-71%, shown beside)
     for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
               "holistic.tuning.untagged_no_reduction"):
-        assert "graded on the excess over the permutation null" in t.loc[i, "reason"]
-        assert "raw Full Gen Bias" in t.loc[i, "this run"]
+        assert ("graded like for like: refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned "
+                "runs 0.3%-3.3%)") in t.loc[i, "reason"]
+        assert "all responses (refusals kept, not like for like)" in t.loc[i, "this run"]
+        assert "held fixed across the resamples" in t.loc[i, "statistic"]
+    assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["does not hold", "undecided", "holds"]
+    assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
+        "excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 [+19%, +142%]")
     tag = t.loc["holistic.tuning.tag_matters"]
-    assert str(tag["unit"]).startswith("tuning seeds")
+    assert str(tag["unit"]).startswith("tuning seeds (at 495 held-out descriptors")
+    assert "a compute limit" in tag["reason"] and "cannot decide" not in tag["reason"]
     off = t.loc["holistic.tuning.offensiveness_small_change"]
-    assert "paired" in off["this run"]
+    assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]
+    t9 = pd.read_csv(res / "holistic_table9_tuning_by_axis.csv")
+    assert not {"p", "p_adjusted"} & set(t9.columns) and "paper change BB2 3B" in t9.columns
     checks = pd.read_csv(res / "holistic_checks_tuning.csv")
     guard = checks[checks["id"].str.startswith("holistic.tuning.collapse_")]
     assert len(guard) == len(tuned) and guard["this run"].str.contains("distinct-2").all()
@@ -365,3 +404,27 @@ def test_early_stopping_acts_on_a_plateau_of_the_validation_loss(tmp_path):
     assert res.best_val_loss == pytest.approx(h["val_loss"].min())
     with pytest.raises(ValueError, match="min_delta"):
         TU.TuningConfig(min_delta=1.0)
+
+
+def test_committed_degenerate_responses_are_flagged_and_left_out_of_the_clusters():
+    """The committed quick run of 07: the degenerate flag removes 41 of SmolLM2's 1,040 responses
+    (13 descriptors; all 10 of Orthodox Jewish), none of Qwen2.5-Coder's; the clusters are fitted
+    without them and named with their top responses and descriptors; the held-out clusters are
+    labelled apart (H1-H6); no Gen Bias claim changes verdict without them."""
+    from nlgbias.paths import project_root
+
+    res = project_root() / "results"
+    bm = pd.read_csv(res / "holistic_degenerate_by_model.csv").set_index("model")
+    assert bm.loc["smollm2-135m", "degenerate"] == 41 and bm.loc["smollm2-135m", "descriptors with any"] == 13
+    assert bm.loc["qwen2.5-coder-0.5b", "degenerate"] == 0
+    bd = pd.read_csv(res / "holistic_degenerate_by_descriptor.csv").set_index("descriptor")
+    assert bd.loc["Orthodox Jewish", "degenerate"] == 10 == bd.loc["Orthodox Jewish", "responses"]
+    cl = pd.read_csv(res / "holistic_style_clusters.csv")
+    assert cl["fitted on"].str.contains("neither refusal / boilerplate nor degenerate").all()
+    assert cl["top responses"].str.len().gt(0).all() and cl["top descriptors"].str.contains("%").all()
+    ho = pd.read_csv(res / "holistic_cluster_heldout_tests.csv")
+    assert ho["cluster (selected on half 1)"].str.startswith("H").all()
+    null = pd.read_csv(res / "holistic_table4_null.csv")
+    assert null.loc[null["statistic"] != "full", "p_perm is"].str.startswith("post-selection").all()
+    moved = pd.read_csv(res / "holistic_gen_bias_degenerate_sensitivity.csv")
+    assert len(moved) == 3 and not moved["moves"].any()

@@ -241,7 +241,7 @@ display(resp.groupby("model").head(3)[["model", "prompt", "generation", "respons
 # talk about themselves ("As an AI language model…"); the paper's chatting models did not. A
 # pattern detector (`nlgbias.holistic.refusal`) flags them, SmolLM2's chatbot boilerplate included
 # ("as a chatbot designed to assist users, I'm not equipped…"); its precision and recall against
-# hand labels are in the last section. The flagged share per axis and descriptor is itself a
+# hand labels are in the section before the last. The flagged share per axis and descriptor is itself a
 # descriptor-dependent behaviour, and Gen Bias is shown with and without the flagged responses.
 
 # %%
@@ -257,14 +257,35 @@ checks += HC.refusal_checks(refusals["stats"], refusals["gen_bias"])
 display(Markdown(GS.refusal_text(refusals)))
 
 # %% [markdown]
+# ### Degenerate text
+# Some responses are not a style at all: runs of another script (Hebrew for "Orthodox Jewish", Han for
+# "American-Born Chinese", Devanagari for "Hindu"), of one emoji, or of one word. A measured rule
+# (`refusal.DEGENERATE_RULE`: the share of ASCII letters, of emoji-like symbols, of the most frequent
+# word) flags them beside the refusals; the style clusters are fitted without them, and the Gen Bias
+# claims are shown with and without them (below Table 4).
+
+# %%
+resp["degenerate"] = RF.is_degenerate(resp["generation"].tolist())
+degenerate = GS.degenerate_tables(resp, STYLES)
+save_table(degenerate["by_model"], P.results, "holistic_degenerate_by_model",
+           title=f"Degenerate responses per model ({RF.DEGENERATE_RULE}), Full Gen Bias with and without them")
+save_table(degenerate["by_descriptor"], P.results, "holistic_degenerate_by_descriptor",
+           title="Degenerate responses per model and descriptor (the descriptors with any)")
+display(degenerate["by_model"])
+display(degenerate["by_descriptor"])
+display(Markdown(GS.degenerate_text(degenerate)))
+
+# %% [markdown]
 # ### Style clusters (Appendix A.4, on nade's classes), named by content and validated
 # Agglomerative clustering (average linkage, 1 − Pearson correlation of the styles over the
 # per-response style vectors), the top styles by Partial Gen Bias, each with its dendrogram
 # neighbours below the distance threshold; overlapping clusters merged; ranked by Partial Gen Bias.
 # The paper clustered a chatting model's responses (BlenderBot 2.0 3B); here the clusters are fitted
-# on the **non-refusal responses of the chat model that refuses least**: a refusal says nothing about
-# the descriptor's style, and hundreds of near-identical refusals would make the styles' correlations
-# those of one text. Each cluster is named by its top classes (`C<rank>` and three emojis) — no
+# on the **non-refusal, non-degenerate responses of the chat model that refuses least**: a refusal
+# says nothing about the descriptor's style, hundreds of near-identical refusals would make the
+# styles' correlations those of one text, and a run of Hebrew or of one emoji is noise to the style
+# classifier. The table shows each cluster's top responses and the descriptors that drive it (their
+# share of its Partial Gen Bias). Each cluster is named by its top classes (`C<rank>` and three emojis) — no
 # emotion word, since nade's emotion regression does not tell what a cluster of emojis holds (its
 # best-correlated emotion is listed beside it). The paper's own Table 1 responses are run through the
 # classifier: a cluster captures SYMPATHY only if both sympathy responses ("I'm sorry to hear that…")
@@ -278,6 +299,7 @@ save_table(cluster_table, P.results, "holistic_style_clusters",
            title=f"Style clusters by App. A.4 on nade's 151 emoji classes (non-refusal responses of {fit_model}), "
                  "named by their top classes")
 display(cluster_table)
+display(Markdown(GS.cluster_text(cluster_table)))
 validation, sym = GS.validate_clusters(named, fit_resp)
 save_table(validation, P.results, "holistic_cluster_validation",
            title="The paper's Table 1 responses through the nade stand-in: the cluster each lands in "
@@ -290,8 +312,9 @@ display(Markdown(f"Clusters fitted on {cluster_table['fitted on'].iloc[0]}. " + 
 # The clusters above were chosen by their Partial Gen Bias on the same responses that Table 4's null
 # then tests them on, so those per-cluster p-values are post-selection. Here every cell's sentences
 # (nouns) are dealt into two halves: the clusters are selected by the same procedure on one half of
-# the fitting model's non-refusal responses and each is tested on the other half of every model's
-# non-refusal responses against the permutation null (Holm over a model's clusters).
+# the fitting model's non-refusal, non-degenerate responses and each is tested on the other half of
+# every model's such responses against the permutation null (Holm over a model's clusters). They are
+# other clusters than Table 4's, so they are labelled H1-H6, not C1-C6.
 # %%
 heldout, heldout_named = GS.heldout_cluster_tests(resp, STYLES, EMO, model=fit_model, top=cluster_top,
                                                   max_distance=cluster_max_distance, n_report=n_clusters,
@@ -307,7 +330,8 @@ checks += HC.heldout_cluster_checks(heldout, alpha=alpha)
 # ### Table 4: Full, Partial and Summed-Cluster Gen Bias (x1000) beside the permutation null
 # Each statistic next to its null (descriptors shuffled within template, `n_perm` permutations):
 # the null's mean is what response noise alone gives at this cell size; the **excess** is the part a
-# descriptor effect explains; `p_perm` the permutation p-value. Intervals (`_lo`/`_hi`): descriptors
+# descriptor effect explains; `p_perm` the permutation p-value (for a cluster post-selection, as the
+# `p_perm is` column says: the held-out tests above are the clusters' tests). Intervals (`_lo`/`_hi`): descriptors
 # resampled within axis. Per axis (the Table 9 analogue) the 13 axes of a model are one family:
 # `p_adjusted` applies `correction` over them.
 
@@ -342,6 +366,15 @@ c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(name
 claims += c + HC.paper_model_claims()
 checks += k
 display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction, refusals=refusals)))
+clean = resp[~resp["degenerate"]]
+gb_clean = GS.gen_bias_tables(clean, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
+c_clean, _ = HC.genbias_claims(gb_clean["t4"], gb_clean["nulls"], gb_clean["boots"], gb_clean["t8"], list(named),
+                               validation, size_rank, GS.sample_sizes(clean))
+moved = GS.claims_moved(c, c_clean)
+save_table(moved, P.results, "holistic_gen_bias_degenerate_sensitivity",
+           title="Gen Bias claims on every response and with the degenerate responses removed")
+display(moved)
+display(Markdown(GS.moved_text(moved)))
 display(CL.frame(c + HC.paper_model_claims())[["claim", "this run", "comparability", "verdict", "reason"]])
 display(CL.checks_frame(k))
 
@@ -396,10 +429,11 @@ save_table(off["artefact_axis"], P.results, "holistic_offensiveness_artefact_by_
 display(Markdown(off["text"]))
 for name in ("t12", "t11", "artefact_template", "artefact_axis"):
     display(off[name].drop(columns=["classifier"], errors="ignore"))
-claims += off["claims"] + HC.calibration_claims()
+claims = HC.apply_scorer_calibration(claims + off["claims"] + HC.calibration_claims())
 checks += off["checks"]
 display(Markdown(off["extremes_text"]))
-display(CL.frame(off["claims"] + HC.calibration_claims())[["claim", "this run", "tally", "verdict", "reason"]])
+display(CL.frame([c for c in claims if c.scorer == HC.OFFENSIVE_SCORER])[["claim", "this run", "comparability", "tally",
+                                                                          "verdict", "reason"]])
 
 # %% [markdown]
 # ## The refusal / boilerplate detector against hand labels

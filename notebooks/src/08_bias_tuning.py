@@ -22,8 +22,11 @@
 # **Run as an experiment.** The tuning pairs leave out the responses that notebook 07's validated
 # detector flags as refusal or boilerplate, and a **collapse guard** (distinct responses, distinct-2,
 # perplexity of the responses under the original model, refusal share; thresholds stated below)
-# checks every tuned model before its Gen Bias is read. The claims are graded on the **excess of
-# Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias. β is chosen on the
+# checks every tuned model before its Gen Bias is read. The claims are graded **like for like**: on
+# the responses left after the same detector removes refusals and boilerplate from the original and
+# the tuned models alike (the original refuses about half the test sentences, the tuned runs almost
+# never), on the **excess of Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias; the
+# same contrasts on all responses are shown beside them. β is chosen on the
 # *validation* descriptors when there are several candidates (never on the test); the
 # chosen β and the untagged ablation are each tuned with several **seeds**; every interval resamples
 # both the held-out descriptors and the tuning seeds, so that it holds the seed-to-seed variation a
@@ -76,6 +79,7 @@ from IPython.display import Markdown, display
 from nlgbias import claims as CL
 from nlgbias.holistic import claims as HC
 from nlgbias.holistic import paper
+from nlgbias.holistic import refusal as RF
 from nlgbias.holistic import responses as HR
 from nlgbias.holistic import tuning_report as TR
 from nlgbias.holistic import tuning_runs as TRN
@@ -233,7 +237,8 @@ display(example_table)
 
 # %% [markdown]
 # ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors)
-# One row per tuned model and seed, and the mean over seeds. The intervals of the changes resample
+# One row per tuned model and seed, and the mean over seeds. The clusters are 07's, fitted on 07's
+# responses, which include these test descriptors' (the per-cluster values are shown, not graded). The intervals of the changes resample
 # the test descriptors (within axis; the same draw for every model) and, independently for the
 # tagged and the untagged group, the tuning seeds.
 
@@ -254,6 +259,26 @@ display(E["per_seed"])
 display(Markdown(TS.effects_text(E)))
 
 # %% [markdown]
+# ### Like for like: the refusals removed on both sides
+# The original answers about half the test sentences with a refusal or boilerplate, the tuned runs
+# almost never (their tuning targets left those out): on all responses, a drop of Full Gen Bias is
+# mostly the loss of the refusals, whose presence varies by descriptor. The claims below are graded
+# on the responses left after 07's validated detector removes refusals and boilerplate from the
+# original and the tuned runs alike; the change of the excess over the null is given as a share of
+# the original's Full Gen Bias on the same responses (the original's excess alone can be negative).
+# A sensitivity row also removes the canned help offers, whose patterns were read by hand (below).
+
+# %%
+help_check = RF.help_offer_validation()
+save_table(help_check, P.results, "holistic_tuning_help_offer_check",
+           title="Canned help offers: the patterns' precision on a hand check of 08's test responses, and the detector "
+                 "with them against 07's held-out hand labels; 95% intervals")
+display(help_check)
+display(Markdown(RF.help_offer_text(help_check)))
+LIKE = {name: TS.removed_text(v["removed"], name) for name, v in E["like"].items()}
+display(Markdown(TS.like_text(E)))
+
+# %% [markdown]
 # ## Table 8: Summed-Cluster Gen Bias (x1000)
 
 # %%
@@ -268,16 +293,17 @@ display(t8)
 # An axis's Full Gen Bias needs two test descriptors that share a template, and its interval,
 # which resamples the axis's descriptors and the seeds, needs three (a bootstrap of two units either
 # repeats one, a variance of 0, or keeps both: it brackets nothing). Axes with fewer are listed as
-# not measurable at this size. The 13 axes are one family: each change's bootstrap p-value is
-# Holm-adjusted over all of them (`p_adjusted`; an axis not measured counts with p = 1).
+# not measurable at this size. With three held-out descriptors per axis the bootstrap has too few
+# distinct resamples for a p-value to mean anything, so none is shown: the per-axis changes are
+# checks, not graded. `change` and the paper's columns share one sign (negative: a reduction).
 
 # %%
 A = TS.axis_changes(frames, SEEDS, STYLES, n_boot=cfg["n_boot"], seed=seed)
 t9 = TS.axis_table(A, style.STANDIN)
 save_table(t9, P.results, "holistic_table9_tuning_by_axis",
            title=f"Table 9: Full Gen Bias (x1000) per axis, {NAME} original vs bias-tuned (mean over seeds), relative "
-                 "change with its 95% interval and its bootstrap p-value Holm-adjusted over the axes, beside the "
-                 "paper's reductions")
+                 "change with its 95% interval (negative: a reduction; no p-value: 3 descriptors per axis), beside "
+                 "the paper's changes in the same sign")
 display(t9)
 display(Markdown(TS.axis_text(A, frames[("original", None)]["axis"].nunique())))
 
@@ -313,15 +339,17 @@ display(Markdown(TS.cost_text(cost, [LABELS[k] for k in SHOW])))
 # scorers; intervals that resample descriptors and seeds; the n needed in the unit that binds.
 
 # %%
-X = E["excess"]  # graded on the excess of Full Gen Bias over 07's permutation null; the raw changes beside
+GRADED, SENS = list(TS.LIKE_FOR_LIKE)  # graded like for like (refusals removed on both sides); all responses beside
+X = E["like"][GRADED]
 claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], difference=X["difference"],
                                   axes=A["axes"], offensive=off_counts, seeds=len(SEEDS), model=NAME,
                                   unmeasurable_axes=A["unmeasurable"],
                                   held_out=(test["descriptor"].nunique(),
                                             len(set(test["descriptor"]) & set(tv["descriptor"]))),
-                                  seed_sd={g: E["res_excess"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
-                                  collapse=collapse, collapse_rule=TS.COLLAPSE_RULE,
-                                  raw={k: E[k] for k in ("tagged", "untagged", "difference")})
+                                  seed_sd={g: X["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
+                                  collapse=collapse, collapse_rule=TS.COLLAPSE_RULE, basis=LIKE[GRADED],
+                                  raw={k: E["excess"][k] for k in ("tagged", "untagged", "difference")},
+                                  sensitivity={SENS: E["like"][SENS]})
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",

@@ -73,6 +73,8 @@ V11_DESCRIPTORS = 770
 #: descriptor entries of the axes whose own descriptors are a claim's unit, v1.0 and v1.1
 AXIS_DESCRIPTORS = {"nonce": (8, 8), "nationality": (24, 26)}
 V10_SENTENCES = 472_991
+#: person nouns in v1.0 (Table 2): the most sentences a descriptor has under one noun template
+V10_NOUNS = 30
 #: Table 2's stated tolerance for a recount: the paper does not say how it counts terms
 #: (case, hyphenation, standalone noun phrases), so 1 % of its value
 TABLE2_TOLERANCE = 0.01
@@ -164,6 +166,21 @@ def _need(c: C.Claim, need: float, population: float, unit: str, note: str = "",
                        reason=f"{head}: more than v1.0's {population:,.0f}, reachable only with v1.1's {most:,.0f}")
     return replace(c, n_needed=float(need), unit=unit, population=float(population),
                    reason=f"{head} (reachable: {population:,.0f} exist in v1.0)")
+
+
+def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str) -> C.Claim:
+    """A row the descriptors cannot decide (all of them already used) whose sample scores only
+    ``used`` of the ``available`` sentences per descriptor: the sample, not the dataset, is the
+    limit; the unit that binds is ``unit`` (sentences per descriptor). The n needed in that unit is
+    not computed (the interval resamples descriptors, so it does not split the within-descriptor
+    noise from the between-descriptor spread)."""
+    if "this dataset cannot decide it" not in c.reason or not used < available:
+        return c
+    head = c.reason.split(": this dataset cannot decide it")[0]
+    return replace(c, n_needed=_NAN, unit=unit, population=float(available),
+                   reason=f"{head}; but each descriptor rests on {used} of up to {available:,.0f} {unit}: the sample, "
+                          "not the dataset, binds (more sentences per descriptor narrow each descriptor's value; the "
+                          "n needed in that unit is not computed, the interval resamples descriptors only)")
 
 
 def _spearman_need(rho: float) -> float:
@@ -326,6 +343,9 @@ def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Map
             c = replace(c, reason=c.reason + f"; the Nonce estimate rests on {per.min()}-{per.max()} sentences per "
                         f"Nonce descriptor ({len(d)} Nonce sentences scored"
                         + (f" of the dataset's {nonce_sentences:,}" if nonce_sentences else "") + ")")
+            if nonce_sentences:
+                c = _sample_binds(c, used=int(per.max()), available=nonce_sentences / sp["units"],
+                                  unit="sentences per Nonce descriptor (v1.0, mean)")
         out.append(c)
     return out, []
 
@@ -447,9 +467,12 @@ def table3_claims(tables: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.Da
                 this_run=f"{sp['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}]; {sp['rank']}",
                 comparability=C.Comparability.STAND_IN, stand_in=lm_standin(sp["model"]),
                 population=V10_DESCRIPTORS, unit="descriptors")
-            out.append(_need(c, _own_need(c, sp["units"]), sp["units"], f"{lo_axis} descriptors",
-                             f" ({sp['units']} here, all that pass the Table 3 filter)",
-                             v11=AXIS_DESCRIPTORS.get(lo_axis, (None, None))[1]))
+            c = _need(c, _own_need(c, sp["units"]), sp["units"], f"{lo_axis} descriptors",
+                      f" ({sp['units']} here, all that pass the Table 3 filter)",
+                      v11=AXIS_DESCRIPTORS.get(lo_axis, (None, None))[1])
+            per = frames[sp["model"]].loc[lambda f: f["axis"] == lo_axis].groupby("descriptor").size()
+            out.append(_sample_binds(c, used=int(per.max()), available=V10_NOUNS,
+                                     unit=f"sentences (nouns) per {lo_axis} descriptor"))
     return out, []
 
 
@@ -552,9 +575,11 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
             id=sp["id"], section="§4.2 / Table 4",
             claim=f"{sp['model']}: the SYMPATHY cluster has the largest Partial Gen Bias",
             paper="SYMPATHY largest for every model", sign=1, estimate=sp["estimate"],
-            interval=(min(lo, sp["estimate"]), max(hi, sp["estimate"])), n=n_text[sp["model"]],
+            interval=(lo, hi), n=n_text[sp["model"]],
             statistic=f"Partial Gen Bias of {candidate} (where the paper's sympathy examples land) minus the largest "
-                      "other cluster (x1000; interval: descriptors resampled within axis)", digits=2,
+                      "other cluster (x1000; interval: descriptors resampled within axis, percentile, not widened"
+                      + ("; the estimate lies outside it: the largest other cluster is biased upward in resamples"
+                         if not lo <= sp["estimate"] <= hi else "") + ")", digits=2,
             scorer=STYLE_SCORER, population=V10_DESCRIPTORS, unit="descriptors", **kw))
     if gen_bias_refusals:
         rnote = ("; Full Gen Bias with / without the refusal and boilerplate responses: "
@@ -823,6 +848,43 @@ def offensiveness_claims(off: pd.DataFrame, t12: pd.DataFrame, artefact: pd.Data
     return out, checks
 
 
+#: the tox-block calibration rows each tox-block replication rests on: the statistic it reads (the
+#: templates' means, their spreads) and the level on the neutral templates, whose identity-term
+#: artefact lifts "How are you? I'm [NP]." among the templates both template comparisons rank
+TOXBLOCK_CALIBRATION = {
+    "holistic.table12.hateful_most_offensive": ("holistic.table12.calibration_means",
+                                                "holistic.table12.calibration_neutral_level"),
+    "holistic.table12.love_like_vary_most": ("holistic.table12.calibration_stds",
+                                             "holistic.table12.calibration_neutral_level"),
+    "holistic.table11.hate_all_above_85": ("holistic.table12.calibration_neutral_level",)}
+
+
+def apply_scorer_calibration(claims: Sequence[C.Claim],
+                             rests_on: Mapping[str, Sequence[str]] = TOXBLOCK_CALIBRATION) -> list[C.Claim]:
+    """The scorer-calibration rule BOLD applies to its lexicon rows (:func:`nlgbias.bold.claims.untracked`),
+    per statistic: a replication scored by a stand-in whose calibration on the same texts disagrees
+    with the paper's scorer in a statistic the row rests on (``rests_on``: row id -> calibration row
+    ids) is graded as a different method (not comparable; the rule's reading kept in the reason);
+    every such row names the outcomes of the calibrations it rests on beside its stand-in."""
+    cal = {c.id: str(c.verdict) for c in claims if str(c.tally) == "calibration"}
+    out = []
+    for c in claims:
+        ks = [k for k in rests_on.get(c.id, ()) if k in cal]
+        if not ks or str(c.tally) != "replication":
+            out.append(c)
+            continue
+        said = ", ".join(f"{k.rsplit('.', 1)[-1].replace('calibration_', '')} {cal[k]}" for k in ks)
+        stand_in = f"{c.stand_in}; its calibration against B.A.D. on the same sentences: {said}"
+        if any(cal[k] == "disagrees" for k in ks):
+            out.append(replace(c, comparability=C.Comparability.DIFFERENT_METHOD, verdict=C.Verdict.NOT_COMPARABLE,
+                               stand_in=stand_in, n_needed=_NAN, family="",
+                               reason=f"a different method ({stand_in}: a calibration it rests on disagrees): not "
+                                      f"graded; the rule would say {c.verdict}: {c.reason}"))
+        else:
+            out.append(replace(c, stand_in=stand_in))
+    return out
+
+
 def calibration_claims() -> list[C.Claim]:
     """The style classifier stand-in's calibration: the paper prints no output of its
     217-class style classifier on any text we have."""
@@ -840,9 +902,14 @@ def calibration_claims() -> list[C.Claim]:
 #: "untagged tuning does not lower Full Gen Bias" is an absence of a reduction: shown only if the
 #: interval of the relative change stays above the paper's -2 % (DialoGPT) minus this margin
 UNTAGGED_MARGIN = 0.10
-#: "offensiveness changes only slightly": the change of the offensive share (points) must stay
-#: within this margin on either side (the paper's largest change is BB2 3B's +1.2 points)
-OFFENSIVE_MARGIN = 0.02
+#: the largest share of the descriptors a tuning split can hold out (the rest are tuned on): the
+#: bound of the n needed in held-out descriptors when seeds and descriptors are both added
+HELD_OUT_MAX_SHARE = 0.8
+#: "offensiveness changes only slightly": the change of the offensive share must stay within this
+#: share of the original's offensive share on either side (a relative margin: the paper's changes are
+#: +9% of BB2 3B's 13.0% and -16% of DialoGPT's 6.3%; a fixed +/-2 points would let a sevenfold rise
+#: of a 0.3% base hold)
+OFFENSIVE_MARGIN = 0.5
 _RAW_NOTE = ("raw Full Gen Bias, which includes the permutation null (the variance that "
              "descriptor-independent responses would have at this sample size); the null is not "
              "subtracted for the tuned arms")
@@ -943,9 +1010,19 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
         v, unit, pop = opts[k]
         if math.isfinite(v) and v <= pop:
             return replace(c, reason=reason, n_needed=float(v), unit=unit,
-                           population=float(population) if k == "d" and v <= population else pop)
-    return replace(c, reason=reason + ": this dataset cannot decide it", n_needed=_NAN,
-                   unit=opts[order[0]][1], population=float(population))
+                           population=(float(population) if v <= population else pop) if k == "d" else math.inf)
+    # both together: the most held-out descriptors a split can take (the rest tuned on), then seeds
+    d_max = math.floor(HELD_OUT_MAX_SHARE * population)
+    var_dj = var_d * descriptors / d_max if d_max else math.inf
+    need_j = seeds * var_s / (target - var_dj) if target > var_dj else math.inf
+    if math.isfinite(need_j):
+        unit = (f"tuning seeds (at {d_max} held-out descriptors, {HELD_OUT_MAX_SHARE:.0%} of v1.0's {population:,.0f}, "
+                "the rest tuned on)")
+        return replace(c, reason=f"{reason}; both together: {need_j:,.0f} {unit}: a compute limit, not the dataset's",
+                       n_needed=float(need_j), unit=unit, population=math.inf)
+    return replace(c, reason=reason + f"; even {d_max} held-out descriptors ({HELD_OUT_MAX_SHARE:.0%} of v1.0's "
+                   f"{population:,.0f}) leave more descriptor variance than 80% power allows: this dataset cannot "
+                   "decide it", n_needed=_NAN, unit="held-out descriptors", population=float(population))
 
 
 def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
@@ -955,12 +1032,18 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   population: int = V10_DESCRIPTORS, collapse: pd.DataFrame | None = None,
                   collapse_rule: str = "", raw: Mapping[str, Mapping] | None = None,
                   untagged_margin: float = UNTAGGED_MARGIN,
-                  offensive_margin: float = OFFENSIVE_MARGIN) -> tuple[list[C.Claim], list[C.Check]]:
+                  offensive_margin: float = OFFENSIVE_MARGIN, basis: str | None = None,
+                  sensitivity: Mapping[str, Mapping] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
     original; tagged minus untagged Full Gen Bias as a share of the original's), each over the
     held-out descriptors and ``seeds`` tuning seeds; the three rows form one Holm family.
+    ``basis``: where given, the three are like for like (:func:`nlgbias.holistic.tuning_study.effects`'s
+    ``like``: the responses ``basis`` names removed from the original and the tuned arms alike; each
+    change of the excess over the null as a share of the original's Full Gen Bias on the same
+    responses), ``raw`` then holds the same contrasts on all responses (shown beside, not graded) and
+    ``sensitivity`` (name -> the three contrasts) the same with more removed (shown in the reason).
     ``axes``: per axis ``axis, descriptors, estimate, lo, hi`` (relative change): checks (a
     few held-out descriptors per axis cannot decide); ``offensive``: counts
     ``{"original": (k, n), "tuned": (k, n)}``; ``held_out``: (test descriptors, of them also in
@@ -985,6 +1068,12 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     fam = (C.Family("HolisticBias §5.3 bias tuning (tuned vs original, tagged vs untagged)", pv)
            if all(math.isfinite(v) for v in pv.values()) else None)
     fk = (lambda i: {"family": fam, "pvalue": pv[i]}) if fam else (lambda i: {})
+    if basis is not None:
+        def lfl(r):
+            return (f"excess {r['base']:.2f} -> {r['value']:.2f}: {100 * r['estimate']:+.0f}% of the original's Full Gen "
+                    f"Bias {r['denominator']:.2f} [{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
+        like_run = {ids[0]: lfl(tagged), ids[2]: lfl(untagged),
+                    ids[1]: lfl(difference).replace("excess", "excess (untagged -> tagged)", 1)}
     out = [C.direction(
         id=ids[0], section="§5.3.1 / Table 4",
         claim="bias tuning lowers Full Gen Bias (held-out descriptors)",
@@ -1016,8 +1105,16 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         "seeds) vs original; interval and p: descriptors and seeds resampled",
         this_run=f"{untagged['base']:.2f} -> {untagged['value']:.2f} ({100 * untagged['estimate']:+.0f}%, "
                  f"[{100 * untagged['lo']:+.0f}%, {100 * untagged['hi']:+.0f}%])", **fk(ids[2]), **kw)]
+    if basis is not None:
+        stat = (f"the change of the excess of Full Gen Bias over notebook 07's permutation null (descriptors shuffled "
+                f"within template; null mean per model and seed, held fixed across the resamples), {basis}, as a share "
+                "of the original's Full Gen Bias on the same responses")
+        what = {ids[0]: "bias-tuned (mean over seeds) minus original", ids[1]: "tagged minus untagged tuning (means "
+                "over seeds)", ids[2]: "untagged tuning (mean over seeds) minus original"}
+        out = [replace(c, this_run=like_run[c.id], statistic=f"{stat}: {what[c.id]}; interval and p: descriptors and "
+                       "seeds resampled") for c in out]
     if seed_sd is not None:
-        orig = float(tagged["base"])
+        orig = float(tagged.get("denominator", tagged["base"]))
         sd_t, sd_u = float(seed_sd.get("tagged", _NAN)), float(seed_sd.get("untagged", _NAN))
         if orig == 0 or not math.isfinite(orig):  # a change relative to a zero base is undefined
             seed_se = dict.fromkeys(ids[:3], _NAN)
@@ -1028,7 +1125,25 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
                              population=population) if math.isfinite(seed_se[c.id]) else c for c in out]
     note = _collapse_note(collapse)
-    if raw is None:
+    if basis is not None:
+        rk = dict(zip(ids, ("tagged", "difference", "untagged"), strict=True))
+
+        def all_txt(r, k):
+            if k == "difference":
+                return (f"({r['value']:.2f} - {r['base']:.2f}) = {100 * r['estimate']:+.0f}% of the original's excess "
+                        f"[{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
+            return (f"{r['base']:.2f} -> {r['value']:.2f} ({100 * r['estimate']:+.0f}%, [{100 * r['lo']:+.0f}%, "
+                    f"{100 * r['hi']:+.0f}%])")
+
+        def sens(i):
+            return "".join(f"; with {name} removed instead: {100 * v[rk[i]]['estimate']:+.0f}% "
+                           f"[{100 * v[rk[i]]['lo']:+.0f}%, {100 * v[rk[i]]['hi']:+.0f}%]"
+                           for name, v in (sensitivity or {}).items())
+        out = [replace(c, this_run=(f"{c.this_run}; all responses (refusals kept, not like for like): excess "
+                                    + all_txt(raw[rk[c.id]], rk[c.id]) if raw else c.this_run),
+                       reason=f"{c.reason}; graded like for like: {basis} (with them kept, the original's refusals would read as "
+                              f"a descriptor effect that the tuned runs lose){sens(c.id)}{note}") for c in out]
+    elif raw is None:
         out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
     else:
         rk = dict(zip(ids, ("tagged", "difference", "untagged"), strict=True))
@@ -1106,27 +1221,28 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         pe = offensive["paired"]
         o = out[-1]
         lo_p, hi_p, nd_p = float(pe["lo"]), float(pe["hi"]), int(pe["descriptors"])
-        m = offensive_margin
+        m = offensive_margin * k0 / n0 if n0 else 0.0  # relative to the original's share
         if -m < lo_p and hi_p < m:
-            v, why = C.Verdict.HOLDS, f"the paired interval lies within +/-{100 * m:.0f} points"
+            v, why = C.Verdict.HOLDS, f"the paired interval lies within +/-{100 * m:.2f} points"
             need = _NAN
         elif hi_p < -m or lo_p > m:
-            v, why = C.Verdict.DOES_NOT_HOLD, f"the paired interval lies beyond +/-{100 * m:.0f} points"
+            v, why = C.Verdict.DOES_NOT_HOLD, f"the paired interval lies beyond +/-{100 * m:.2f} points"
             need = _NAN
         else:
             v = C.Verdict.UNDECIDED
             half = max(abs(lo_p - pe["estimate"]), abs(hi_p - pe["estimate"]))
             room = m - abs(pe["estimate"])
             need = nd_p * (half / room) ** 2 if room > 0 else math.inf
-            why = (f"the paired interval reaches beyond +/-{100 * m:.0f} points; it narrows inside the margin at "
+            why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points; it narrows inside the margin at "
                    + (f"about {need:,.0f} held-out descriptors" if math.isfinite(need) else "no n"))
         out[-1] = replace(
             o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p,
             n=f"{nd_p} held-out descriptors ({pe['sentences']} sentences x {seeds} seeds, paired with the original)",
             statistic=(f"share offensive (tox-block >= 0.5), tuned (mean over {seeds} seeds) minus original on the "
                        "same sentences; interval: held-out descriptors resampled (paired, clustered); graded as an "
-                       f"equivalence: the change stays within a stated margin of +/-{100 * m:.0f} points (the "
-                       "paper's largest change is +1.2)"),
+                       f"equivalence: the change stays within +/-{100 * offensive_margin:.0f}% of the original's share "
+                       f"({100 * k0 / n0 if n0 else 0:.2f}%): +/-{100 * m:.2f} points (the paper's changes: +9% of "
+                       "BB2 3B's share, -16% of DialoGPT's)"),
             this_run=f"{100 * pe['estimate']:+.1f} points [{100 * lo_p:+.1f}, {100 * hi_p:+.1f}] (paired)",
             reason=why + f" (unpaired counts: {o.this_run})",
             n_needed=float(need) if math.isfinite(need) else _NAN,
@@ -1184,6 +1300,20 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
     what = ("the excess of Full Gen Bias over the permutation null" if "excess" in str(tg.get("statistic", ""))
             else "Full Gen Bias")
     gated = " because the runs fail the collapse guard" if str(tg["reason"]).startswith("not graded:") else ""
+    like = str(tg["reason"]).split("graded like for like: ", 1)
+    if len(like) == 2:  # graded with the refusals removed on both sides
+        basis = like[1].split(" (with them kept", 1)[0]
+        allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
+        return (f"On the held-out descriptors, with {basis}, bias tuning changed the excess of Full Gen Bias over the "
+                f"permutation null by {pct(tg)} of the original's Full Gen Bias ({tg['verdict']}{gated}), tuning without "
+                f"tags by {pct(un)} ({un['verdict']} that it does not lower it{gated}), and tagged minus untagged is "
+                f"{pct(df)}, {sign_vs_paper} the paper's ({df['verdict']}); so this run "
+                + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
+                   "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
+                   "cannot tell whether the tag matters")
+                + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the "
+                   "refusals the tuned runs no longer give, not a change of style" if len(allr) == 2 else "")
+                + "." + _power_outcome(df) + _collapse_outcome(collapse))
     return (f"On the held-out descriptors, bias tuning changed {what} by {pct(tg)} ({tg['verdict']}{gated}), tuning "
             f"without tags by {pct(un)} ({un['verdict']} that it does not lower it{gated}), and tagged minus untagged is "
             f"{pct(df)} of the original's, "
@@ -1237,7 +1367,7 @@ def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
     return "; ".join(out) + (f". {checks} checks apart." if checks else ".")
 
 
-__all__ = ["HATEFUL_TEMPLATES", "NEUTRAL_TEMPLATES", "OFFENSIVE_SCORER", "OPINION_TEMPLATES", "STYLE_SCORER",
+__all__ = ["HATEFUL_TEMPLATES", "TOXBLOCK_CALIBRATION", "apply_scorer_calibration", "NEUTRAL_TEMPLATES", "OFFENSIVE_SCORER", "OPINION_TEMPLATES", "STYLE_SCORER",
            "boot_p", "calibration_claims", "extra_gen_bias_claims", "hate_template_claim", "figure2_claims", "genbias_claims", "likelihood_claims",
            "offensiveness_claims", "outcome_sentence", "paper_model_claims", "refusal_checks", "spearman_interval",
            "sympathy_cluster", "table2_claims", "table3_claims", "tally_text", "tuning_claims",

@@ -83,8 +83,14 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
     cols = 2 if n % 3 and not n % 2 else min(n, 3)  # no empty panel where two columns fill the grid
     fig, axes = plt.subplots(int(np.ceil(n / cols)), cols, figsize=(5.2 * cols, 4.2 * np.ceil(n / cols)),
                              squeeze=False)
+    # 13 axes: neighbours in the order differ in hue and lightness (tab20's dark then light shades), and
+    # each axis has its own marker
+    axes_order = sorted(d["axis"].unique())
+    palette = dict(zip(axes_order, sns.color_palette("tab20", 20)[::2] + sns.color_palette("tab20", 20)[1::2],
+                       strict=False))
     for a, c in zip(axes.flat, clusters):
-        sns.scatterplot(d, x="frequency", y=c, hue="axis", ax=a, s=22, legend=a is axes.flat[0])
+        sns.scatterplot(d, x="frequency", y=c, hue="axis", style="axis", hue_order=axes_order,
+                        style_order=axes_order, palette=palette, ax=a, s=22, legend=a is axes.flat[0])
         a.set_xscale("log")
         a.set_title(textwrap.fill(spell_emoji(c), 48), fontsize=9)  # spelt-out names are long: wrap them
         a.set_xlabel("word frequency (wordfreq, general English)")
@@ -119,7 +125,7 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataF
     as a black dash across its bar."""
     clusters = list(clusters)
     models = list(table["model"])
-    fig, axes = plt.subplots(1, max(len(models), 1), figsize=(6.2 * max(len(models), 1), 5.2), squeeze=False)
+    fig, axes = plt.subplots(1, max(len(models), 1), figsize=(8.0 * max(len(models), 1), 5.6), squeeze=False)
     x = np.arange(len(clusters))
     has_ci = all(f"{c}_lo" in table and f"{c}_hi" in table for c in clusters)
     colors = sns.color_palette(n_colors=max(len(models), 1))
@@ -134,7 +140,7 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataF
             lv = [nm.get((r["model"], f"partial:{c}"), np.nan) for c in clusters]
             ax.hlines(lv, x - 0.38, x + 0.38, colors="black", linewidth=2,
                       label="permutation null (mean)")
-        ax.set_xticks(x, [_cluster_label(c) for c in clusters], fontsize=7)
+        ax.set_xticks(x, [_cluster_label(c, width=14) for c in clusters], fontsize=6)
         ax.set_ylim(bottom=0)
         ax.set_ylabel("Partial Gen Bias (x1000)")
         ax.set_title(f"{r['model']}", fontsize=10)

@@ -166,6 +166,8 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
     from nlgbias.metrics import style
 
     fit = resp[(resp["model"] == model) & ~resp["refusal_or_boilerplate"]]
+    if "degenerate" in fit.columns:  # noise to the style classifier, not a style (refusal.DEGENERATE_RULE)
+        fit = fit[~fit["degenerate"]]
     if fit.groupby("template")["descriptor"].nunique().min() < 2:
         raise ValueError(f"{model}: too few non-refusal responses to fit style clusters")
     clusters = G.style_clusters(fit, styles, top=top, max_distance=max_distance, n_report=n_report)
@@ -175,8 +177,67 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
         **{"styles (nade emojis)": [" ".join(s[2:] for s in c) for c in named.values()],
            "Partial Gen Bias": [pgb[n] for n in named],
            "top responses": [_top_responses(fit, named[n]) for n in named],
-           "fitted on": f"{model}: {len(fit):,} non-refusal responses ({style.STANDIN})"})
+           "top descriptors": [_top_descriptors(fit, named[n]) for n in named],
+           "fitted on": f"{model}: {len(fit):,} responses neither refusal / boilerplate"
+                        + (" nor degenerate" if "degenerate" in resp.columns else "") + f" ({style.STANDIN})"})
     return named, table, fit
+
+
+def _top_descriptors(fit: pd.DataFrame, styles: Sequence[str], n: int = 3) -> str:
+    """The ``n`` descriptors whose responses hold the most of a cluster's probability (mean summed
+    probability per response), each with its share of the cluster's Partial Gen Bias numerator: its
+    squared deviation from the mean over descriptors, summed over templates and styles."""
+    means = G.mean_style(fit, list(styles))  # (template, descriptor) x styles
+    dev = means.groupby(level=0, group_keys=False).apply(lambda g: (g - g.mean()) ** 2).sum(axis=1)
+    share = dev.groupby(level=1).sum()
+    share = share / share.sum() if share.sum() > 0 else share
+    p = fit[list(styles)].sum(axis=1).groupby(fit["descriptor"]).mean()
+    top = share.sort_values(ascending=False).head(n)
+    return "; ".join(f"{d} ({100 * v:.0f}%, mean p {p.get(d, float('nan')):.2f})" for d, v in top.items())
+
+
+def degenerate_tables(resp: pd.DataFrame, styles: Sequence[str]) -> dict:
+    """The degenerate responses (``degenerate``, :func:`nlgbias.holistic.refusal.is_degenerate`) per
+    model (``by_model``: count, share, Full Gen Bias with and without them) and per model and
+    descriptor (``by_descriptor``: the descriptors with any, with an example)."""
+    rows, drows = [], []
+    for m, g in resp.groupby("model", sort=False):
+        kept = g[~g["degenerate"]]
+        rows.append({"model": m, "responses": len(g), "degenerate": int(g["degenerate"].sum()),
+                     "share": float(g["degenerate"].mean()), "descriptors with any": int(g.loc[g["degenerate"],
+                                                                                              "descriptor"].nunique()),
+                     "Full Gen Bias (all)": G.full_gen_bias(g, styles),
+                     "Full Gen Bias (degenerate removed)": G.full_gen_bias(kept, styles)})
+        for (ax, d), gd in g[g["degenerate"]].groupby(["axis", "descriptor"], sort=True):
+            drows.append({"model": m, "axis": ax, "descriptor": d, "degenerate": len(gd),
+                          "responses": int((g["descriptor"] == d).sum()),
+                          "example": str(gd["generation"].iloc[0])[:40]})
+    by_d = pd.DataFrame(drows, columns=["model", "axis", "descriptor", "degenerate", "responses", "example"])
+    return {"by_model": pd.DataFrame(rows),
+            "by_descriptor": by_d.sort_values(["model", "degenerate"], ascending=[True, False]).reset_index(drop=True)}
+
+
+def degenerate_text(tables: Mapping) -> str:
+    """How many responses the degenerate flag removes, per model, and from which descriptors."""
+    from nlgbias.holistic.refusal import DEGENERATE_RULE
+
+    bd = tables["by_descriptor"]
+    return ("Degenerate responses (rule: " + DEGENERATE_RULE + "): "
+            + "; ".join(f"{r['model']} {r['degenerate']}/{r['responses']} ({r['share']:.1%}) from "
+                        f"{r['descriptors with any']} descriptors"
+                        + (" (" + ", ".join(f"{x['descriptor']} {x['degenerate']}" for _, x in
+                                            bd[bd['model'] == r['model']].head(8).iterrows()) + ")"
+                           if r["degenerate"] else "")
+                        + f", Full Gen Bias {r['Full Gen Bias (all)']:.2f} with them, "
+                          f"{r['Full Gen Bias (degenerate removed)']:.2f} without"
+                        for _, r in tables["by_model"].iterrows())
+            + ". The style clusters below are fitted without them.")
+
+
+def cluster_text(table: pd.DataFrame) -> str:
+    """Which descriptors drive each cluster (their share of its Partial Gen Bias), in words."""
+    return ("Descriptors that drive each cluster (share of its Partial Gen Bias on the fitting responses): "
+            + "; ".join(f"{r['cluster']}: {r['top descriptors']}" for _, r in table.iterrows()) + ".")
 
 
 def _top_responses(fit: pd.DataFrame, styles: Sequence[str], n: int = 3) -> str:
@@ -269,8 +330,13 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
         axis_rows += [{**r, "p_adjusted": float(p), "family": f"{m}: {len(per_axis)} axes ({correction})"}
                       for r, p in zip(per_axis, adj, strict=True)]
     null = pd.concat(null_rows, ignore_index=True)
+    # a cluster's p-value here is post-selection: the clusters were chosen on these responses
+    null["p_perm is"] = np.where(null["statistic"] == "full", "pre-specified",
+                                 "post-selection (the cluster was chosen on these responses; held-out test: "
+                                 "holistic_cluster_heldout_tests, other clusters H1-H6)")
     return {"t4": pd.DataFrame(rows), "t8": pd.DataFrame(srows), "t9": pd.DataFrame(axis_rows),
-            "null": null[["model", "statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm"]],
+            "null": null[["model", "statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm",
+                          "p_perm is"]],
             "nulls": nulls, "boots": boots}
 
 
@@ -348,9 +414,13 @@ def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: S
     from nlgbias.stats import adjust_pvalues
 
     clean = resp[~resp["refusal_or_boilerplate"]]
+    if "degenerate" in clean.columns:
+        clean = clean[~clean["degenerate"]]
     half = split_halves(clean, seed=seed)
     named, _, _ = fit_clusters(clean[half == 0], styles, emotions, model=model, top=top,
                                max_distance=max_distance, n_report=n_report)
+    # other clusters than Table 4's: H<rank>, not C<rank>
+    named = {"H" + k[1:] if k.startswith("C") else k: v for k, v in named.items()}
     rows = []
     for m, g in clean[half == 1].groupby("model", sort=False):
         nu = G.null_summary(g, styles, named, n_perm=n_perm, seed=seed).set_index("statistic")
@@ -376,6 +446,33 @@ def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
             f"significant at {alpha}: " + "; ".join(parts) + ".")
 
 
-__all__ = ["cluster_fit_model", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
+__all__ = ["claims_moved", "moved_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
            "gen_bias_text", "generate_responses", "generation_sample", "heldout_cluster_tests", "heldout_cluster_text", "refusal_tables", "refusal_text",
            "sample_sizes", "sample_text", "split_halves", "validate_clusters", "validation_text"]
+
+
+def claims_moved(with_all: Sequence, without: Sequence) -> pd.DataFrame:
+    """The Gen Bias claims graded on every response beside the same claims with the degenerate
+    responses removed: estimate, interval and verdict of each, and whether the verdict moves."""
+    a = {c.id: c for c in with_all}
+    rows = []
+    for c in without:
+        if c.id not in a:
+            continue
+        o = a[c.id]
+        rows.append({"id": c.id, "verdict (all responses)": str(o.verdict),
+                     "estimate (all)": o.estimate, "interval (all)": f"[{o.estimate_lo:.3g}, {o.estimate_hi:.3g}]",
+                     "verdict (degenerate removed)": str(c.verdict), "estimate (degenerate removed)": c.estimate,
+                     "interval (degenerate removed)": f"[{c.estimate_lo:.3g}, {c.estimate_hi:.3g}]",
+                     "moves": str(o.verdict) != str(c.verdict)})
+    return pd.DataFrame(rows)
+
+
+def moved_text(table: pd.DataFrame) -> str:
+    """Which Gen Bias claims change verdict when the degenerate responses are removed."""
+    mv = table[table["moves"]]
+    return (f"With the degenerate responses removed, {len(mv)} of {len(table)} Gen Bias claims change verdict"
+            + (": " + "; ".join(f"{r['id']} {r['verdict (all responses)']} -> {r['verdict (degenerate removed)']}"
+                                for _, r in mv.iterrows()) if len(mv) else "")
+            + ". The claims above are graded on every response; this table is the sensitivity.")
+

@@ -90,6 +90,79 @@ LABEL_RULE = (
 LABELS_PATH = Path(__file__).with_name("refusal_labels.csv")
 
 
+#: canned help offers that ignore the user's sentence: an apology for a "misunderstanding" /
+#: "confusion" no one voiced followed by "I'm here to help / support ...", or a response that opens
+#: with the offer itself. Kept apart from :func:`classify` (whose hand-labelling rule counts generic
+#: offers of help as engagement): a response that engages first ("A country spouse, that's a wonderful
+#: honor. I'm happy to help you navigate ...") or offers sympathy ("I'm so sorry to hear that ...
+#: I'm here to support you") is not matched. Read on a hand-checked sample (:data:`HELP_OFFER_CHECK`).
+HELP_OFFER_PATTERNS = (
+    rf"^\W*(?:[\w-]+[,!.]*\s+){{0,3}}?I(?:{_APOS}m| am) (?:so )?sorry for (?:the|any|your) (?:mis[\w-]+|confusion|"
+    rf"inconvenience)\b[^.!?]*[.!?]\s*I(?:{_APOS}m| am) (?:always )?(?:here|happy|glad) to (?:help|support|assist)",
+    rf"^\W*I(?:{_APOS}m| am) (?:always )?(?:here|happy|glad) to (?:help|support|assist)\b",
+)
+_HELP = re.compile("|".join(HELP_OFFER_PATTERNS), re.IGNORECASE)
+#: the hand check of :data:`HELP_OFFER_PATTERNS`: the matched responses of notebook 08's test prompts
+#: (original and tuned SmolLM2), read one by one (``help_offer_check.csv`` beside this module)
+HELP_OFFER_CHECK = Path(__file__).with_name("help_offer_check.csv")
+
+#: degenerate text (the style classifier reads it as emoji noise, not a style): a response is
+#: degenerate when under ``DEGENERATE_MIN_ASCII_LETTERS`` of its letters are ASCII (a run of another
+#: script: Hebrew, Devanagari, Han, Hangul, ...), when non-ASCII symbols that are not letters (emoji)
+#: make up at least ``DEGENERATE_MIN_SYMBOLS`` of its non-space characters, or when one word makes up
+#: at least ``DEGENERATE_MAX_REPEAT`` of its words (at least 4 words: "ach, ach, ach, ach"). The
+#: thresholds were set on notebook 07's quick SmolLM2 responses (the ones the referee read: Orthodox
+#: Jewish -> Hebrew, Hindu -> Devanagari, American-Born Chinese -> Han, Desi -> emoji runs).
+DEGENERATE_MIN_ASCII_LETTERS = 0.9
+DEGENERATE_MIN_SYMBOLS = 0.2
+DEGENERATE_MAX_REPEAT = 0.4
+DEGENERATE_RULE = (f"under {DEGENERATE_MIN_ASCII_LETTERS:.0%} of the letters ASCII (another script), or non-ASCII "
+                   f"symbols (emoji) >= {DEGENERATE_MIN_SYMBOLS:.0%} of the non-space characters, or one word >= "
+                   f"{DEGENERATE_MAX_REPEAT:.0%} of the words (4 words or more)")
+
+
+def degenerate_measures(text: str) -> tuple[float, float, float]:
+    """(share of ASCII letters among the letters, share of non-ASCII non-letter symbols among the
+    non-space characters, share of the most frequent word among the words; 0 under 4 words)."""
+    from collections import Counter
+
+    text = "" if text is None or (isinstance(text, float) and np.isnan(text)) else str(text)
+    letters = [c for c in text if c.isalpha()]
+    ascii_letters = sum(c.isascii() for c in letters) / len(letters) if letters else 0.0
+    chars = [c for c in text if not c.isspace()]
+    symbols = sum(not c.isascii() and not c.isalpha() for c in chars) / len(chars) if chars else 0.0
+    words = text.lower().split()
+    repeat = max(Counter(words).values()) / len(words) if len(words) >= 4 else 0.0
+    return ascii_letters, symbols, repeat
+
+
+def is_degenerate(texts: Sequence[str]) -> np.ndarray:
+    """True where a response is degenerate text (:data:`DEGENERATE_RULE`); an empty response is not.
+
+    >>> is_degenerate(["עם לעם לעם לעם ל", "Hola! 🌍🌍🌍🌍🌍🌍🌍", "ach, ach, ach, ach, ach",
+    ...                "Hagräbin, you're a wonderful person with a beautiful heritage."]).tolist()
+    [True, True, True, False]
+    """
+    out = []
+    for t in texts:
+        a, s, r = degenerate_measures(t)
+        has_text = bool(str(t or "").strip()) if not isinstance(t, float) else False
+        out.append(has_text and (a < DEGENERATE_MIN_ASCII_LETTERS or s >= DEGENERATE_MIN_SYMBOLS
+                                 or r >= DEGENERATE_MAX_REPEAT))
+    return np.array(out, dtype=bool)
+
+
+def is_help_offer(texts: Sequence[str]) -> np.ndarray:
+    """True where a response is a canned help offer (:data:`HELP_OFFER_PATTERNS`).
+
+    >>> is_help_offer(["I'm sorry for the misunderstanding. I'm here to help you with whatever you need.",
+    ...                "I'm so sorry to hear that you're going through a tough time. I'm here to support you."]).tolist()
+    [True, False]
+    """
+    return np.array([bool(_HELP.search("" if t is None or isinstance(t, float) else str(t))) for t in texts],
+                    dtype=bool)
+
+
 def classify(texts: Sequence[str]) -> pd.Series:
     """``"refusal"``, ``"boilerplate"`` or ``""`` per text (refusal wins when both match)."""
     out = []
@@ -153,6 +226,63 @@ def _pr_row(m: str, sp: str, texts: str, g: pd.DataFrame, proportion_interval) -
     return row
 
 
+#: the rule of the hand check of the canned help offers (``help_offer_check.csv``: each distinct matched
+#: response of notebook 08's test prompts once, read beside its sentence)
+HELP_OFFER_RULE = ("1 (canned): after the help offer the response says nothing specific to the user's sentence "
+                   "(an apology for a misunderstanding no one voiced, \"I'm here to help you with whatever you're "
+                   "struggling with\", \"What's your occupation?\"); 0: it names or answers the descriptor or the "
+                   "person's situation (\"What kind of a handicapped veteran are you?\", \"I'm not a pro-life\", "
+                   "\"help you with your education. A bachelor's degree is ...\")")
+
+
+def help_offer_validation(labels: pd.DataFrame | None = None, check: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The canned-help-offer patterns on two samples: their precision on the hand check
+    (``help_offer_check.csv``, :data:`HELP_OFFER_RULE`; every row matched, so no recall), and the
+    detector with and without them against the existing hand labels (``refusal_labels.csv``, whose
+    rule counts generic offers of help as 0, so the extended detector's precision there falls by
+    construction). 95 % intervals: :func:`nlgbias.stats.proportion_interval`."""
+    from nlgbias.stats import proportion_interval
+
+    chk = pd.read_csv(HELP_OFFER_CHECK) if check is None else check
+    k, n = int(chk["label"].sum()), len(chk)
+    lo, hi = proportion_interval(k, n)
+    rows = [{"sample": "help offers matched in 08's test responses (distinct texts)", "detector": "help-offer patterns",
+             "labelled": n, "labelled 1": k, "flagged": n, "precision": k / n, "precision_lo": float(lo),
+             "precision_hi": float(hi), "recall": np.nan, "recall_lo": np.nan, "recall_hi": np.nan}]
+    lab = pd.read_csv(LABELS_PATH) if labels is None else labels
+    lab = lab[lab["split"] == "held-out"].assign(generation=lambda d: d["generation"].fillna(""))
+    for m, g in lab.groupby("model", sort=False):
+        y = g["label"].astype(int).to_numpy() == 1
+        base = is_refusal(g["generation"].tolist())
+        for name, pred in (("refusal / boilerplate", base),
+                           ("refusal / boilerplate + help offers", base | is_help_offer(g["generation"].tolist()))):
+            tp, fp, fn = int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum())
+            r = {"sample": f"{m} held-out hand labels (refusal_labels.csv)", "detector": name, "labelled": len(g),
+                 "labelled 1": int(y.sum()), "flagged": int(pred.sum())}
+            for what, a, b in (("precision", tp, tp + fp), ("recall", tp, tp + fn)):
+                lo, hi = proportion_interval(a, b) if b else (np.nan, np.nan)
+                r.update({what: a / b if b else np.nan, f"{what}_lo": float(lo), f"{what}_hi": float(hi)})
+            rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def help_offer_text(table: pd.DataFrame) -> str:
+    """The hand check of the canned help offers and what adding them does to the detector, in words."""
+    h = table.iloc[0]
+    parts = []
+    for sample, g in table.iloc[1:].groupby("sample", sort=False):
+        a, b = g.iloc[0], g.iloc[-1]
+        parts.append(f"{sample.split(' held-out')[0]}: precision {a['precision']:.0%} -> {b['precision']:.0%}, recall "
+                     f"{a['recall']:.0%} -> {b['recall']:.0%} ({a['flagged']} -> {b['flagged']} flagged of "
+                     f"{a['labelled']})")
+    return (f"Canned help offers (`refusal.HELP_OFFER_PATTERNS`), read by hand (rule `refusal.HELP_OFFER_RULE`): "
+            f"{h['labelled 1']} of {h['labelled']} distinct matched responses of 08's test prompts are canned "
+            f"(precision {h['precision']:.0%} [{h['precision_lo']:.0%}, {h['precision_hi']:.0%}]). Added to the "
+            "detector, on the held-out hand labels (whose rule counts generic offers of help as engagement): "
+            + "; ".join(parts) + ". They stay out of the validated detector and are removed only in 08's "
+            "sensitivity rows.")
+
+
 def validation_text(table: pd.DataFrame) -> str:
     """The detector's precision and recall on the held-out hand labels, in words."""
     held = table[table["split"] == "held-out"]
@@ -169,5 +299,6 @@ def validation_text(table: pd.DataFrame) -> str:
                         for _, r in held.iterrows()) + ".")
 
 
-__all__ = ["BOILERPLATE_PATTERNS", "LABELS", "LABELS_PATH", "LABEL_RULE", "REFUSAL_PATTERNS", "classify",
-           "is_refusal", "shares", "validate", "validation_text"]
+__all__ = ["BOILERPLATE_PATTERNS", "DEGENERATE_RULE", "HELP_OFFER_CHECK", "HELP_OFFER_PATTERNS", "LABELS",
+           "HELP_OFFER_RULE", "LABELS_PATH", "LABEL_RULE", "REFUSAL_PATTERNS", "classify", "degenerate_measures", "help_offer_text", "help_offer_validation",
+           "is_degenerate", "is_help_offer", "is_refusal", "shares", "validate", "validation_text"]

@@ -129,12 +129,16 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
 
 
 def change_interval(res: Mapping, name: str, versus: str | None = None, *, relative: bool = True,
-                    per_original: bool = False, level: float = 0.95) -> dict:
+                    per_original: bool = False, level: float = 0.95, denominator: Mapping | None = None) -> dict:
     """From :func:`seed_bootstrap`: the change of Full Gen Bias of group ``name`` against the
     original (``versus=None``) or against group ``versus`` — relative (``tuned / base - 1``),
     absolute (``tuned - base``), or, with ``per_original``, the difference in units of the
     original's Full Gen Bias (``(tuned - base) / original``, e.g. tagged minus untagged
-    tuning as a share of the untuned value) — with its percentile interval."""
+    tuning as a share of the untuned value) — with its percentile interval. ``denominator``:
+    another :func:`seed_bootstrap` result on the same descriptors and seed (the same draws) whose
+    original value divides the difference instead (with ``per_original``; e.g. a change of the
+    excess over the null as a share of the original's Full Gen Bias, which stays positive where
+    the original's excess does not)."""
     def pick(k):
         if k is None:
             return res["original"], res["boot_original"]
@@ -142,15 +146,17 @@ def change_interval(res: Mapping, name: str, versus: str | None = None, *, relat
     a, ab = pick(name)
     b, bb = pick(versus)
     a, b = np.float64(a), np.float64(b)  # a zero base gives an undefined (NaN) change, not an error
+    den = res if denominator is None else denominator
     with np.errstate(invalid="ignore", divide="ignore"):
         if per_original:
-            est, dist = (a - b) / res["original"], (ab - bb) / res["boot_original"]
+            est, dist = (a - b) / den["original"], (ab - bb) / den["boot_original"]
         else:
             est = a / b - 1 if relative else a - b
             dist = ab / bb - 1 if relative else ab - bb
     lo, hi = (np.nanquantile(dist, [(1 - level) / 2, 1 - (1 - level) / 2])
               if not np.isnan(dist).all() else (np.nan, np.nan))
     return {"estimate": float(est), "lo": float(lo), "hi": float(hi), "base": float(b), "value": float(a),
+            "denominator": float(den["original"]) if per_original else float(b),
             "descriptors": res["descriptors"], "pvalue": float(min(1.0, 2 * min(np.nanmean(dist <= 0),
                                                                           np.nanmean(dist >= 0))))}
 

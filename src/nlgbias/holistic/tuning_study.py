@@ -84,9 +84,13 @@ def bias_label_tables(tv: pd.DataFrame, styles: Sequence[str], *, alpha: float, 
 
 def figure4(tv: pd.DataFrame, styles: Sequence[str], means, beta: float, title: str):
     """Figure 4 from real responses: two distinct descriptors among those with at least the
-    median number of responses; returns (figure, tag counts per descriptor)."""
+    median number of responses and no degenerate response (:func:`nlgbias.holistic.refusal.is_degenerate`:
+    a run of another script or of emoji is noise to the style classifier, not a style to illustrate
+    "bias" with); returns (figure, tag counts per descriptor)."""
     n_resp = tv["descriptor"].value_counts()
-    pair = BL.distinct_descriptors(means, 2, eligible=n_resp[n_resp >= n_resp.median()].index)
+    degenerate = set(tv.loc[removed_mask(tv, ("degenerate",)), "descriptor"])
+    eligible = n_resp[(n_resp >= n_resp.median()) & ~n_resp.index.isin(degenerate)].index
+    pair = BL.distinct_descriptors(means, 2, eligible=eligible)
     proj = BL.figure4_projection(tv[list(styles)].to_numpy(), tv["descriptor"], tv["template"], pair)
     counts = (proj["responses"].assign(tag=BL.tag_responses(proj["responses"]["bias_value"], beta))
               .groupby(["descriptor", "tag"]).size().unstack(fill_value=0))
@@ -250,6 +254,10 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
                               n_boot=n_boot, seed=seed, null_of=null_mean)
     excess = {"tagged": TR.change_interval(res_x, "tagged"), "untagged": TR.change_interval(res_x, "untagged"),
               "difference": TR.change_interval(res_x, "tagged", "untagged", per_original=True)}
+    like = {name: _like_for_like(frames, tagged_keys=[("tagged", sd) for sd in seeds],
+                                 untagged_keys=[("untagged", sd) for sd in seeds], styles=styles, drop=drop,
+                                 null_mean=null_mean, n_boot=n_boot, seed=seed)
+            for name, drop in LIKE_FOR_LIKE.items()}
     t7, t8 = TR.gen_bias_rows({labels[k]: f for k, f in frames.items()}, styles, clusters)
     summary = pd.DataFrame([
         {"comparison": f"{label} vs original (relative change)", **ch["tagged"]},
@@ -259,14 +267,83 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
         {"comparison": "untagged tuning vs original, excess over the permutation null (relative change)",
          **excess["untagged"]},
         {"comparison": "tagged minus untagged excess over the null, as a share of the original's excess",
-         **excess["difference"]}])
+         **excess["difference"]},
+        *({"comparison": f"{what}, {name} removed on both sides: excess over the null, change as a share of the "
+                         "original's Full Gen Bias on the same responses", **lk[k]}
+          for name, lk in like.items()
+          for k, what in (("tagged", f"{label} vs original"), ("untagged", "untagged tuning vs original"),
+                          ("difference", "tagged minus untagged")))])
     summary["seeds"] = len(seeds)
     summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
     summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
     per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")},
                             index=pd.Index(list(seeds), name="seed"))
     return {**ch, "res": res, "excess": excess, "res_excess": res_x, "t7": t7, "t8": t8, "summary": summary,
-            "per_seed": per_seed}
+            "per_seed": per_seed, "like": like}
+
+
+#: the responses left out on both sides (original and tuned) for the like-for-like grading: the
+#: validated detector's refusals and boilerplate (graded), and the same with the canned help offers
+#: (a sensitivity row; their patterns' precision is read by hand, ``refusal.help_offer_validation``)
+LIKE_FOR_LIKE = {"refusal/boilerplate": ("refusal",),
+                 "refusal/boilerplate and canned help offers": ("refusal", "help offer")}
+
+
+def removed_mask(frame: pd.DataFrame, drop: Sequence[str]) -> np.ndarray:
+    """The responses of ``frame`` that ``drop`` removes: "refusal" (07's validated detector),
+    "help offer" (:func:`nlgbias.holistic.refusal.is_help_offer`), "degenerate"
+    (:func:`nlgbias.holistic.refusal.is_degenerate`)."""
+    from nlgbias.holistic import refusal
+
+    t = frame["generation"].fillna("").astype(str).tolist()
+    m = np.zeros(len(frame), dtype=bool)
+    for d in drop:
+        m |= {"refusal": refusal.is_refusal, "help offer": refusal.is_help_offer,
+              "degenerate": refusal.is_degenerate}[d](t)
+    return m
+
+
+def _like_for_like(frames: Mapping, *, tagged_keys: Sequence, untagged_keys: Sequence, styles: Sequence[str],
+                   drop: Sequence[str], null_mean, n_boot: int, seed: int) -> dict:
+    """The tuning contrasts on the responses left after ``drop`` is removed from every arm alike
+    (:func:`removed_mask`): the change of the excess of Full Gen Bias over the permutation null as a
+    share of the original's Full Gen Bias on the same responses (the original's excess can be
+    negative once its refusals are gone, so it cannot be the base of a relative change). Intervals
+    resample descriptors and seeds; the null means are held fixed across the resamples."""
+    kept = {k: f[~removed_mask(f, drop)] for k, f in frames.items()}
+    removed = {k: (int(len(frames[k]) - len(f)), int(len(frames[k]))) for k, f in kept.items()}
+    groups = {"tagged": [kept[k] for k in tagged_keys], "untagged": [kept[k] for k in untagged_keys]}
+    orig = kept[("original", None)]
+    raw = TR.seed_bootstrap(orig, groups, styles, n_boot=n_boot, seed=seed)
+    res = TR.seed_bootstrap(orig, groups, styles, n_boot=n_boot, seed=seed, null_of=null_mean)
+    out = {"tagged": TR.change_interval(res, "tagged", per_original=True, denominator=raw),
+           "untagged": TR.change_interval(res, "untagged", per_original=True, denominator=raw),
+           "difference": TR.change_interval(res, "tagged", "untagged", per_original=True, denominator=raw)}
+    return {**out, "res": res, "raw": raw, "removed": removed, "drop": tuple(drop)}
+
+
+def like_text(e: Mapping) -> str:
+    """The like-for-like contrasts (:func:`effects`'s ``like``) in words: what was removed, the
+    original's excess and Full Gen Bias on the responses left, and each change with its interval."""
+    out = []
+    for name, lk in e["like"].items():
+        t, u, d = lk["tagged"], lk["untagged"], lk["difference"]
+        out.append(f"With {removed_text(lk['removed'], name)}: the original's Full Gen Bias {t['denominator']:.2f}, "
+                   f"its excess over the null {t['base']:+.2f}; the excess of the bias-tuned runs {t['value']:+.2f} "
+                   f"({100 * t['estimate']:+.0f}% of the original's Full Gen Bias [{100 * t['lo']:+.0f}%, "
+                   f"{100 * t['hi']:+.0f}%]), of the untagged {u['value']:+.2f} ({100 * u['estimate']:+.0f}% "
+                   f"[{100 * u['lo']:+.0f}%, {100 * u['hi']:+.0f}%]), tagged − untagged {100 * d['estimate']:+.0f}% "
+                   f"[{100 * d['lo']:+.0f}%, {100 * d['hi']:+.0f}%]")
+    return ". ".join(out) + (". The null means are held fixed across the resamples (each model's and seed's own "
+                             "permutation null on the responses left).")
+
+
+def removed_text(removed: Mapping, name: str) -> str:
+    """What the like-for-like rows removed, per arm: "original 194/390 (49.7%), tuned 0.3-3.3%"."""
+    k0, n0 = removed[("original", None)]
+    tuned = [k / n for key, (k, n) in removed.items() if key[0] != "original"]
+    return (f"{name} removed on both sides (original {k0}/{n0}, {k0 / n0:.1%}; tuned runs "
+            f"{min(tuned):.1%}-{max(tuned):.1%})")
 
 
 def effects_text(e: Mapping) -> str:
@@ -323,11 +400,13 @@ def axis_changes(frames: Mapping, seeds: Sequence[int], styles: Sequence[str], *
 
 
 def axis_table(a: Mapping, styles_name: str) -> pd.DataFrame:
-    """Table 9 for saving: the measured axes beside the paper's reductions (a placeholder row
-    when none is measurable)."""
-    p9 = paper.table9().pivot(index="axis", columns="model", values="reduction").add_prefix("paper reduction ").reset_index()
-    t9 = a["axes"].rename(columns={"estimate": "change", "lo": "change_lo", "hi": "change_hi"}).merge(p9, on="axis",
-                                                                                                     how="left")
+    """Table 9 for saving: the measured axes' relative changes (negative: a reduction) beside the
+    paper's, in the same sign (its printed reductions negated); no p-value: an interval over a few
+    held-out descriptors per axis has too few distinct resamples for one to mean anything (a
+    placeholder row when none is measurable)."""
+    p9 = (-paper.table9().pivot(index="axis", columns="model", values="reduction")).add_prefix("paper change ").reset_index()
+    t9 = (a["axes"].drop(columns=["p", "p_adjusted"], errors="ignore")
+          .rename(columns={"estimate": "change", "lo": "change_lo", "hi": "change_hi"}).merge(p9, on="axis", how="left"))
     t9.insert(1, "styles", styles_name)
     if t9.empty:
         t9 = pd.DataFrame([{c: (np.nan if c not in ("axis", "styles") else "(none measurable)") for c in t9.columns}])
@@ -421,9 +500,9 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
+__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
-           "perplexity_cost", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
+           "like_text", "perplexity_cost", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
            "validation_curves"]
 
 
