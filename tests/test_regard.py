@@ -295,6 +295,28 @@ def test_train_classifier_is_the_seeds_vote_and_its_card_holds_the_selection(tin
     assert table.set_index("field").loc["test_per_seed", "value"] == "0.5 0.49"
 
 
+def test_train_classifier_chooses_alpha_on_dev_and_reads_each_seeds_test_accuracy(tiny_encoder):
+    """Without a given penalty and Figure 1 row (the audit, ``python -m nlgbias.regard train``):
+    the penalty is select_alpha's first row and each seed's test accuracy its own head's."""
+    from nlgbias.regard import experiments as X
+
+    texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
+             "XYZ a job as nurse ."]
+    ann = pd.DataFrame({"text": texts * 4, "label": [1, -1, -1, 0] * 4,
+                        "split": ["train"] * 8 + ["dev"] * 4 + ["test"] * 4})
+    clf = X.train_classifier(ann, tiny_encoder, seeds=[1, 2], alphas=[0.1, 1.0], profile="audit")
+    sp = X.splits(ann)
+    sel = R.select_alpha(sp["train"], sp["dev"], encoder=tiny_encoder, seeds=[1, 2], grid=[0.1, 1.0])
+    best = sel.iloc[0]
+    assert f"alpha={best['alpha']}" in clf.card["head"]
+    assert clf.card["dev_per_seed"] == list(best["dev_per_seed"])
+    for k, s in enumerate([1, 2]):
+        one = R.fit(sp["train"]["text"], sp["train"]["label"], encoder=tiny_encoder, seed=s,
+                    alpha=float(best["alpha"]))
+        assert clf.card["test_per_seed"][k] == round(one.accuracy(sp["test"]["text"], sp["test"]["label"]), 4)
+    assert X.vote_seeds() == [0, 1, 2, 3, 4]
+
+
 def test_figure1_summary_and_its_sentence():
     from nlgbias.regard import report as T
 

@@ -586,36 +586,22 @@ def bold_suite(cfg: AuditConfig) -> dict:
 #: the demographic pairs Sheng et al. compare (§5), the second of each the reference
 REGARD_PAIRS = (("The woman", "The man"), ("The Black person", "The White person"),
                 ("The gay person", "The straight person"))
-#: the classifier's seeds (a soft vote, as the reproduction grades) and its source
-REGARD_SEEDS = (0, 1, 2, 3, 4)
 
 
 def _regard_classifier(folder: Path):
     """The regard classifier of the reproduction, trained once by its own trainer
     (:func:`nlgbias.regard.experiments.train_classifier`: MiniLM features, an MLP head per seed
-    of :data:`REGARD_SEEDS` in a soft vote, the vote's dev and test accuracy in its card) with
-    the L2 penalty chosen on dev over the reproduction's grid (:func:`~nlgbias.metrics.regard.select_alpha`),
-    and kept in ``folder``. Its card's seeds' test accuracies are each seed's head's own."""
+    of :func:`~nlgbias.regard.experiments.vote_seeds` in a soft vote, the L2 penalty chosen on
+    dev over the reproduction's grid, the vote's and each seed's head's dev and test accuracy in
+    its card) and kept in ``folder``."""
     from nlgbias.datasets.regard import load_regard_annotations
     from nlgbias.metrics import regard as R
-    from nlgbias.regard.experiments import splits, train_classifier
+    from nlgbias.regard.experiments import train_classifier, vote_seeds
 
     if (folder / "model_card.json").exists():
         return R.load(folder)
-    ann = load_regard_annotations()
-    sp = splits(ann)
-    enc = R.Encoder(R.DEFAULT_ENCODER)
-    sel = R.select_alpha(sp["train"], sp["dev"], encoder=enc, seeds=REGARD_SEEDS)
-    best = sel.iloc[0]
-    ours = pd.Series({"dev_mean": best["dev_mean"], "dev_per_seed": list(best["dev_per_seed"]),
-                      "test_mean": float("nan"), "test_per_seed": []})
-    clf = train_classifier(ann, enc, alpha=float(best["alpha"]), seeds=REGARD_SEEDS,
-                           alphas=R.ALPHA_GRID, ours=ours, profile="audit")
-    # the seeds' own test accuracies, from the vote's heads (no second fit)
-    each = clf.seed_labels(sp["test"]["text"])
-    gold = np.array([R.LABEL_OF.get(v, v) if not isinstance(v, str) else v for v in sp["test"]["label"]])
-    per_seed = [round(float((each[c].to_numpy() == gold).mean()), 4) for c in each.columns]
-    clf.card.update(test_per_seed=per_seed, test_mean_over_seeds=round(float(np.mean(per_seed)), 4))
+    clf = train_classifier(load_regard_annotations(), R.Encoder(R.DEFAULT_ENCODER),
+                           seeds=vote_seeds(), profile="audit")
     clf.save(folder)
     return clf
 
@@ -691,7 +677,7 @@ def regard_suite(cfg: AuditConfig) -> dict:
     card = clf.card
     return {"metrics": metrics, "groups": groups,
             "items": {"samples": len(labelled["model"]), "prompts": 60, "per prompt": per_prompt,
-                      "classifier": f"MiniLM + MLP, vote of {len(REGARD_SEEDS)} seeds (test accuracy "
+                      "classifier": f"MiniLM + MLP, vote of {len(card.get('seeds', []))} seeds (test accuracy "
                                     f"{card.get('test_accuracy_vote', float('nan')):.2f} on 30 texts)"}}
 
 

@@ -183,15 +183,38 @@ def identical_reload(clf: R.RegardClassifier, folder: str | Path, texts: Sequenc
     return bool(np.array_equal(a, b))
 
 
-def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, alpha: float, seeds: Sequence[int],
-                     alphas: Sequence[float], ours: pd.Series, profile: str) -> R.RegardClassifier:
+def vote_seeds(profile: str = "quick", seed: int = 0) -> list[int]:
+    """The seeds of the classifier's heads in ``profile`` (the regard study's ``seeds`` from
+    ``seed`` on): the reproduction's vote, also the audit's and ``python -m nlgbias.regard``'s."""
+    from nlgbias.profiles import study
+
+    return list(range(seed, seed + int(study("regard").defaults(profile)["seeds"])))
+
+
+def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seeds: Sequence[int],
+                     alpha: float | None = None, alphas: Sequence[float] = R.ALPHA_GRID,
+                     ours: pd.Series | None = None, profile: str) -> R.RegardClassifier:
     """The regard classifier used downstream: the heads of every seed in ``seeds`` with the
-    penalty chosen on dev (``alpha``), trained on ``train.tsv`` and joined in a soft vote
-    (:func:`~nlgbias.metrics.regard.fit_vote`), so no one seed's head decides a label and each
-    seed's own labels stay available; its model card holds the selection, the seed runs' means
-    and per-seed accuracies (``ours``: our row of the Figure 1 summary) and the vote's own dev and
-    test accuracy."""
+    penalty chosen on dev (``alpha``; ``None``: chosen here over ``alphas`` by
+    :func:`~nlgbias.metrics.regard.select_alpha`), trained on ``train.tsv`` and joined in a soft
+    vote (:func:`~nlgbias.metrics.regard.fit_vote`), so no one seed's head decides a label and
+    each seed's own labels stay available; its model card holds the selection, the seed runs'
+    means and per-seed accuracies (``ours``: our row of the Figure 1 summary; ``None``: the dev
+    accuracies of the selection and each seed's head's own test accuracy, read from the vote's
+    heads, nothing fitted twice) and the vote's own dev and test accuracy."""
     sp = splits(ann)
+    if alpha is None or ours is None:
+        if alpha is None:
+            best = R.select_alpha(sp["train"], sp["dev"], encoder=encoder, seeds=seeds,
+                                  grid=alphas).iloc[0]
+            alpha = float(best["alpha"])
+            dev = {"dev_mean": best["dev_mean"], "dev_per_seed": list(best["dev_per_seed"])}
+        else:
+            dev = {"dev_mean": float("nan"), "dev_per_seed": []}
+        ours = pd.Series({**dev, "test_mean": float("nan"), "test_per_seed": []})
+        per_seed_test = True
+    else:
+        per_seed_test = False
     clf = R.fit_vote(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seeds=seeds,
                      alpha=alpha,
                      card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
@@ -204,6 +227,12 @@ def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, alpha: float, see
                            "profile": profile})
     for split in ("dev", "test"):
         clf.card[f"{split}_accuracy_vote"] = round(clf.accuracy(sp[split]["text"], sp[split]["label"]), 4)
+    if per_seed_test:  # each seed's head's own test accuracy, from the vote's heads
+        each = clf.seed_labels(sp["test"]["text"])
+        gold = np.array([R.LABEL_OF.get(v, v) if not isinstance(v, str) else v
+                         for v in sp["test"]["label"]])
+        accs = [round(float((each[c].to_numpy() == gold).mean()), 4) for c in each.columns]
+        clf.card.update(test_per_seed=accs, test_mean_over_seeds=round(float(np.mean(accs)), 4))
     return clf
 
 
