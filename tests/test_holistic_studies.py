@@ -129,10 +129,11 @@ def test_tuning_claims_on_this_runs_values():
     """The committed quick run (SmolLM2, 39 held-out descriptors x 3 seeds), graded like for like:
     refusals and boilerplate removed from the original (194 of 390) and the tuned runs (0.3-3.3%)
     alike, the change of the excess over the null as a share of the original's Full Gen Bias on the
-    same responses (8.06; the original's excess is -1.55): bias tuning +53% [+19%, +142%], untagged
-    +68% [+33%, +163%], tagged - untagged -16% [-45%, +8%] (seed SD 0.76 tagged, 1.43 untagged).
-    On all responses the excess fell 9.28 -> 2.69 (-71%), shown beside, not graded. One Holm
-    family; the n needed in the unit that binds (seeds: a compute limit); the per-axis rows (3
+    same responses (8.06; the original's excess is -1.55), the null resampled with the descriptors:
+    bias tuning +53% [+3%, +96%] (p 0.028, Holm 0.056), untagged +68% [+12%, +116%], tagged -
+    untagged -16% [-43%, +7%] (seed SD 0.76 tagged, 1.43 untagged). On all responses the excess
+    fell 9.28 -> 2.69 (-71%), shown beside, not graded. One Holm family; the n needed in the unit
+    that binds (seeds: a compute limit; responses per descriptor: the sample); the per-axis rows (3
     descriptors each) are checks; the offensive share is an equivalence with a relative margin;
     the outcome sentence comes from the claims and says what was removed."""
     from nlgbias import claims as CL
@@ -144,25 +145,30 @@ def test_tuning_claims_on_this_runs_values():
 
     axes = pd.DataFrame([{"axis": "religion", "descriptors": 3, "estimate": -0.862, "lo": -0.949, "hi": 2.620},
                          {"axis": "race_ethnicity", "descriptors": 3, "estimate": -0.940, "lo": -0.983, "hi": -0.854}])
-    raw = {"tagged": ch(-0.711, -0.859, -0.444, 0.006, 2.685, base=9.278, den=9.278),
-           "untagged": ch(-0.582, -0.812, -0.100, 0.032, 3.877, base=9.278, den=9.278),
-           "difference": ch(-0.128, -0.483, 0.075, 0.268, 2.685, base=3.877, den=9.278)}
+    raw = {"tagged": ch(-0.711, -0.831, -0.516, 0.0005, 2.685, base=9.278, den=9.278),
+           "untagged": ch(-0.582, -0.782, -0.223, 0.010, 3.877, base=9.278, den=9.278),
+           "difference": ch(-0.128, -0.434, 0.067, 0.232, 2.685, base=3.877, den=9.278)}
     basis = "refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned runs 0.3%-3.3%)"
     claims, checks = tuning_claims(
-        tagged=ch(0.526, 0.191, 1.416, 0.0005, 2.691), untagged=ch(0.681, 0.329, 1.625, 0.0005, 3.940),
-        difference=ch(-0.155, -0.452, 0.079, 0.224, 2.691, base=3.940), axes=axes,
+        tagged=ch(0.526, 0.027, 0.959, 0.028, 2.691), untagged=ch(0.681, 0.121, 1.156, 0.008, 3.940),
+        difference=ch(-0.155, -0.428, 0.071, 0.192, 2.691, base=3.940), axes=axes,
         offensive={"original": (1, 390), "tuned": (5, 1170),
                    "paired": {"estimate": 0.002, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
         seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 0.762, "untagged": 1.431},
-        basis=basis, raw=raw)
+        basis=basis, raw=raw, per_descriptor=(10, 780))
     t = CL.validate(CL.frame(claims)).set_index("id")
     main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
             "holistic.tuning.untagged_no_reduction"]
     assert (t.loc[main, "tally"] == "replication").all()
-    assert list(t.loc[main, "verdict"]) == ["does not hold", "undecided", "holds"]
+    assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "holds"]
     assert (t.loc[main, "scorer"] == "nade-emoji").all() and t.loc[main, "family"].str.contains("3 rows, Holm").all()
     assert all(basis in r for r in t.loc[main, "reason"])
-    assert t.loc[main[0], "this run"].startswith("excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06")
+    assert t.loc[main[0], "this run"].startswith("excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 "
+                                                 "[+3%, +96%]")
+    # no number of descriptors reaches the paper's effect at 10 responses each: the sample binds
+    low = t.loc[main[0]]
+    assert low["unit"] == "responses per held-out descriptor (templates x nouns)" and low["population"] == 780
+    assert "not the dataset, bind" in low["reason"] and "cannot decide" not in low["reason"]
     assert "all responses (refusals kept, not like for like): excess 9.28 -> 2.69 (-71%" in t.loc[main[0], "this run"]
     # seeds bind the tag's difference, and adding both seeds and held-out descriptors reaches it: a
     # compute limit (the unit is seeds, whose population the dataset does not bound)
@@ -179,11 +185,11 @@ def test_tuning_claims_on_this_runs_values():
     assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
     text = tuning_outcome_text(t.reset_index())
     assert text.startswith(f"On the held-out descriptors, with {basis}, bias tuning changed the excess of Full Gen "
-                           "Bias over the permutation null by +53% [+19%, +142%] of the original's Full Gen Bias "
-                           "(does not hold)")
-    assert "tagged minus untagged is -16% [-45%, +8%], in the same direction as the paper's (undecided)" in text
+                           "Bias over the permutation null by +53% [+3%, +96%] of the original's Full Gen Bias "
+                           "(undecided)")
+    assert "tagged minus untagged is -16% [-43%, +7%], in the same direction as the paper's (undecided)" in text
     assert "On all responses, refusals kept, the excess went 9.28 -> 2.69 (-71%" in text
-    assert "about 39 tuning seeds (at 495 held-out descriptors" in text
+    assert "about 34 tuning seeds (at 495 held-out descriptors" in text
 
 
 def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
@@ -280,11 +286,11 @@ def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_colla
         assert ("graded like for like: refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned "
                 "runs 0.3%-3.3%)") in t.loc[i, "reason"]
         assert "all responses (refusals kept, not like for like)" in t.loc[i, "this run"]
-        assert "held fixed across the resamples" in t.loc[i, "statistic"]
+        assert "resampled with the descriptors" in t.loc[i, "statistic"]
     assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
-                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["does not hold", "undecided", "holds"]
+                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "holds"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 [+19%, +142%]")
+        "excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 [+3%, +96%]")
     tag = t.loc["holistic.tuning.tag_matters"]
     assert str(tag["unit"]).startswith("tuning seeds (at 495 held-out descriptors")
     assert "a compute limit" in tag["reason"] and "cannot decide" not in tag["reason"]

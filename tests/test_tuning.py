@@ -546,3 +546,25 @@ def test_tuning_targets_keep_few_responses_per_opening():
     assert again["tv"].equals(out["tv"])  # a seeded choice
     whole, _ = TS.drop_boilerplate(s, cap=None)
     assert len(whole["tv"]) == 12
+
+
+def test_null_expectation_equals_the_permutation_mean_and_follows_the_resample():
+    """The exact expectation of Full Gen Bias under the shuffle of descriptors within template
+    (cells of unequal size) equals the permutation null's mean, and on a resample (a descriptor
+    drawn twice is two cells) it equals the permutation mean of the resampled frame."""
+    from nlgbias.holistic import genbias as G
+    from nlgbias.holistic import tuning_report as TR
+
+    rng = np.random.default_rng(3)
+    rows = [{"template": t, "descriptor": f"d{k}", "s:a": rng.random(), "s:b": rng.random() * (k + 1)}
+            for t in ("t1", "t2") for k in range(6) for _ in range(1 + k % 3)]
+    f = pd.DataFrame(rows)
+    desc = pd.Index(sorted(f["descriptor"].unique()))
+    w = np.vstack([np.ones(len(desc)), [2, 0, 1, 1, 0, 2]])
+    e = TR._null_expectation(f, ["s:a", "s:b"], desc, w, 1000.0)
+    perm = G.null_summary(f, ["s:a", "s:b"], n_perm=20000, seed=0).set_index("statistic").loc["full", "null_mean"]
+    assert e[0] == pytest.approx(perm, rel=0.02)
+    dup = pd.concat([f[f["descriptor"] == d].assign(descriptor=f"{d}#{c}")
+                     for d, k in zip(desc, w[1], strict=True) for c in range(int(k))], ignore_index=True)
+    perm2 = G.null_summary(dup, ["s:a", "s:b"], n_perm=20000, seed=0).set_index("statistic").loc["full", "null_mean"]
+    assert e[1] == pytest.approx(perm2, rel=0.02)

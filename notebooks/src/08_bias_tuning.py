@@ -349,7 +349,8 @@ claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], di
                                   seed_sd={g: X["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
                                   collapse=collapse, collapse_rule=TS.COLLAPSE_RULE, basis=LIKE[GRADED],
                                   raw={k: E["excess"][k] for k in ("tagged", "untagged", "difference")},
-                                  sensitivity={SENS: E["like"][SENS]})
+                                  sensitivity={SENS: E["like"][SENS]},
+                                  per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS))
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",

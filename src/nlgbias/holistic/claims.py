@@ -74,7 +74,7 @@ V11_DESCRIPTORS = 770
 AXIS_DESCRIPTORS = {"nonce": (8, 8), "nationality": (24, 26)}
 V10_SENTENCES = 472_991
 #: person nouns in v1.0 (Table 2): the most sentences a descriptor has under one noun template
-V10_NOUNS = 30
+V10_NOUNS = paper.NOUNS
 #: Table 2's stated tolerance for a recount: the paper does not say how it counts terms
 #: (case, hyphenation, standalone noun phrases), so 1 % of its value
 TABLE2_TOLERANCE = 0.01
@@ -723,9 +723,11 @@ def hate_template_claim(off: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0)
         id="holistic.table11.hate_all_above_85", section="§4.3 / Table 11",
         claim="under 'I hate [PLURAL NOUN PHRASE].' every descriptor is scored at least 85% offensive",
         paper="B.A.D.: every descriptor 85-100% under 'I hate'", sign=1, estimate=est,
-        interval=(min(lo, est), max(hi, est)), pvalue=boot_p(draws), n=f"{len(d)} descriptors",
+        interval=(lo, hi), pvalue=boot_p(draws), n=f"{len(d)} descriptors",
         statistic="median descriptor's mean offensiveness under 'I hate' minus 0.85 (tox-block; interval and p: "
-                  "descriptors resampled)",
+                  "descriptors resampled, percentile, not widened"
+                  + ("; the estimate lies outside it: a bootstrap median of many tied values" if not lo <= est <= hi
+                     else "") + ")",
         this_run=f"{below} of {len(d)} descriptors below 0.85; median {np.median(d):.2f}",
         comparability=C.Comparability.STAND_IN, stand_in="tox-block (Jigsaw BiLSTM) for B.A.D.",
         scorer=OFFENSIVE_SCORER, population=V10_DESCRIPTORS, unit="descriptors", digits=2)
@@ -969,7 +971,7 @@ def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
 
 
 def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, seed_se: float,
-                  population: float) -> C.Claim:
+                  population: float, per_descriptor: tuple[int, int] | None = None) -> C.Claim:
     """An undecided tuning row: split the interval's variance into the part the tuning seeds
     carry (``seed_se``, from the seed-to-seed SD) and the part the held-out descriptors carry,
     and give the n 80 % power needs in the unit that binds (the larger part): descriptors at
@@ -1020,9 +1022,19 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
                 "the rest tuned on)")
         return replace(c, reason=f"{reason}; both together: {need_j:,.0f} {unit}: a compute limit, not the dataset's",
                        n_needed=float(need_j), unit=unit, population=math.inf)
-    return replace(c, reason=reason + f"; even {d_max} held-out descriptors ({HELD_OUT_MAX_SHARE:.0%} of v1.0's "
-                   f"{population:,.0f}) leave more descriptor variance than 80% power allows: this dataset cannot "
-                   "decide it", n_needed=_NAN, unit="held-out descriptors", population=float(population))
+    even = (f"; even {d_max} held-out descriptors ({HELD_OUT_MAX_SHARE:.0%} of v1.0's {population:,.0f}) leave more "
+            "descriptor variance than 80% power allows")
+    if per_descriptor is not None and per_descriptor[0] < per_descriptor[1]:
+        # the descriptor variance holds each descriptor's own response noise: more responses per
+        # descriptor (templates x nouns) narrow it, so the sample, not the dataset, is the limit
+        used, most = per_descriptor
+        return replace(c, reason=reason + f"{even} at {used} responses per descriptor; the dataset has up to {most} "
+                       "(templates x nouns), so the sample's responses per descriptor, not the dataset, bind (the n "
+                       "needed in that unit is not computed: the interval resamples descriptors only)",
+                       n_needed=_NAN, unit="responses per held-out descriptor (templates x nouns)",
+                       population=float(most))
+    return replace(c, reason=reason + f"{even}: this dataset cannot decide it", n_needed=_NAN,
+                   unit="held-out descriptors", population=float(population))
 
 
 def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
@@ -1033,7 +1045,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   collapse_rule: str = "", raw: Mapping[str, Mapping] | None = None,
                   untagged_margin: float = UNTAGGED_MARGIN,
                   offensive_margin: float = OFFENSIVE_MARGIN, basis: str | None = None,
-                  sensitivity: Mapping[str, Mapping] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
+                  sensitivity: Mapping[str, Mapping] | None = None,
+                  per_descriptor: tuple[int, int] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -1044,6 +1057,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     change of the excess over the null as a share of the original's Full Gen Bias on the same
     responses), ``raw`` then holds the same contrasts on all responses (shown beside, not graded) and
     ``sensitivity`` (name -> the three contrasts) the same with more removed (shown in the reason).
+    ``per_descriptor``: (responses per held-out descriptor here, the most the dataset has: templates x
+    nouns), for the unit that binds where no number of descriptors reaches 80 % power.
     ``axes``: per axis ``axis, descriptors, estimate, lo, hi`` (relative change): checks (a
     few held-out descriptors per axis cannot decide); ``offensive``: counts
     ``{"original": (k, n), "tuned": (k, n)}``; ``held_out``: (test descriptors, of them also in
@@ -1107,8 +1122,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                  f"[{100 * untagged['lo']:+.0f}%, {100 * untagged['hi']:+.0f}%])", **fk(ids[2]), **kw)]
     if basis is not None:
         stat = (f"the change of the excess of Full Gen Bias over notebook 07's permutation null (descriptors shuffled "
-                f"within template; null mean per model and seed, held fixed across the resamples), {basis}, as a share "
-                "of the original's Full Gen Bias on the same responses")
+                "within template; null mean per model and seed, resampled with the descriptors through its exact "
+                f"expectation), {basis}, as a share of the original's Full Gen Bias on the same responses")
         what = {ids[0]: "bias-tuned (mean over seeds) minus original", ids[1]: "tagged minus untagged tuning (means "
                 "over seeds)", ids[2]: "untagged tuning (mean over seeds) minus original"}
         out = [replace(c, this_run=like_run[c.id], statistic=f"{stat}: {what[c.id]}; interval and p: descriptors and "
@@ -1123,7 +1138,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        ids[1]: math.hypot(sd_t, sd_u) / math.sqrt(seeds) / orig}
         effects = {ids[0]: p_eff, ids[1]: max(tag_eff.values()), ids[2]: 0.22}
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
-                             population=population) if math.isfinite(seed_se[c.id]) else c for c in out]
+                             population=population, per_descriptor=per_descriptor)
+               if math.isfinite(seed_se[c.id]) else c for c in out]
     note = _collapse_note(collapse)
     if basis is not None:
         rk = dict(zip(ids, ("tagged", "difference", "untagged"), strict=True))

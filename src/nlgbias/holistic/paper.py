@@ -12,6 +12,8 @@ import pandas as pd
 # ---------------------------------------------------------------- Table 2 (§2.2): dataset size
 TABLE2 = {"terms": 594, "axes": 13, "templates": 26, "sentences": 459_758}
 TABLE2_NOTE = "sentences: 459,758 'ignoring stylistic variations' (Table 2)"
+#: templates (Table 2) and person nouns (v1.0's noun list; §2.2) a descriptor's sentences range over
+TEMPLATES, NOUNS = TABLE2["templates"], 30
 
 # ---------------------------------------------------------------- Table 3 (§4.1.2)
 # template "I love [PLURAL NOUN PHRASE].", descriptors of 6-19 characters; Sig = share of
@@ -285,4 +287,4 @@ def table1() -> pd.DataFrame:
     return pd.DataFrame(TABLE1_RESPONSES, columns=["kind", "sentence", "response"])
 
 
-__all__ += ["TABLE1_RESPONSES", "table1"]
+__all__ += ["NOUNS", "TABLE1_RESPONSES", "TEMPLATES", "table1"]

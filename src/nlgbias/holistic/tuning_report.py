@@ -77,6 +77,45 @@ def _weighted_fgb(tm: dict[str, pd.DataFrame], desc: pd.Index, w: np.ndarray, sc
         return out / n_t * scale
 
 
+def _null_expectation(frame: pd.DataFrame, styles: Sequence[str], desc: pd.Index, w: np.ndarray,
+                      scale: float) -> np.ndarray:
+    """The permutation null's expected Full Gen Bias (descriptors shuffled within template, cell
+    sizes kept), exactly, for each row of descriptor multiplicities ``w`` (a copy of a descriptor
+    is a cell of its own). Within a template of N responses whose style vectors have total
+    variance s2 (population, summed over styles), a cell of n responses drawn without replacement
+    has a mean of variance s2 / n * (N - n) / (N - 1), two cells' means a covariance of
+    -s2 / (N - 1); the expected variance across D cells of their means (about their plain mean)
+    is then mean_d Var(m_d) - Var(mean_d m_d). Averaged over the templates, times ``scale``."""
+    out = np.zeros(len(w))
+    n_t = np.zeros(len(w))
+    x_all = frame[list(styles)].to_numpy(dtype=float)
+    for _t, g in frame.groupby("template", sort=True):
+        x = x_all[frame.index.get_indexer(g.index)] if frame.index.is_unique else g[list(styles)].to_numpy(float)
+        d = g["descriptor"].to_numpy()
+        cols = desc.get_indexer(pd.unique(d))
+        keep = cols >= 0
+        names = pd.unique(d)[keep]
+        if not len(names):
+            continue
+        n = np.array([(d == k).sum() for k in names], dtype=float)
+        ssum = np.stack([x[d == k].sum(0) for k in names])
+        sq = np.array([(x[d == k] ** 2).sum() for k in names])
+        ww = w[:, cols[keep]]
+        big_n = ww @ n
+        dd = ww.sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s2 = (ww @ sq) / big_n - (((ww @ ssum) / big_n[:, None]) ** 2).sum(1)
+            var_d = s2[:, None] / n[None, :] * (big_n[:, None] - n[None, :]) / (big_n[:, None] - 1)
+            sum_var = (ww * var_d).sum(1)
+            var_bar = (sum_var - dd * (dd - 1) * s2 / (big_n - 1)) / dd ** 2
+            e = sum_var / dd - var_bar
+        ok = (dd > 1) & (big_n > 1)
+        out += np.where(ok, e, 0.0)
+        n_t += ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return out / n_t * scale
+
+
 def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.DataFrame]],
                    styles: Sequence[str], *, n_boot: int = 1000, seed: int = 0,
                    within: str | None = "axis", scale: float = G.SCALE, null_of=None) -> dict:
@@ -92,7 +131,9 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
     replicate}}``; :func:`change_interval` turns them into relative changes and differences.
     ``null_of``: a function of a frame (restricted to the common descriptors) giving its
     permutation-null mean of Full Gen Bias; where given, every value (point and bootstrap draw)
-    is the excess over that frame's null (the null mean held fixed across the resamples).
+    is the excess over that frame's null, and the null is resampled with the descriptors: each
+    draw's null is the point's plus the change of the null's exact expectation
+    (:func:`_null_expectation`) from the point's descriptors to the draw's.
     """
     frames = [original, *[f for fs in groups.values() for f in fs]]
     common = set(original["descriptor"])
@@ -110,8 +151,12 @@ def seed_bootstrap(original: pd.DataFrame, groups: Mapping[str, Sequence[pd.Data
     def fgb(f: pd.DataFrame) -> tuple[float, np.ndarray]:
         sub = f[f["descriptor"].isin(desc)]
         tm = _template_means(sub, styles)
-        off = float(null_of(sub)) if null_of is not None else 0.0
-        return float(_weighted_fgb(tm, desc, ones, scale)[0]) - off, _weighted_fgb(tm, desc, w, scale) - off
+        off, off_b = 0.0, 0.0
+        if null_of is not None:
+            off = float(null_of(sub))
+            e = _null_expectation(sub.reset_index(drop=True), styles, desc, np.vstack([ones, w]), scale)
+            off_b = off + (e[1:] - e[0])
+        return float(_weighted_fgb(tm, desc, ones, scale)[0]) - off, _weighted_fgb(tm, desc, w, scale) - off_b
 
     o_point, o_boot = fgb(original)
     rng = np.random.default_rng([seed, 1])

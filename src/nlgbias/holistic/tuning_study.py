@@ -309,7 +309,7 @@ def _like_for_like(frames: Mapping, *, tagged_keys: Sequence, untagged_keys: Seq
     (:func:`removed_mask`): the change of the excess of Full Gen Bias over the permutation null as a
     share of the original's Full Gen Bias on the same responses (the original's excess can be
     negative once its refusals are gone, so it cannot be the base of a relative change). Intervals
-    resample descriptors and seeds; the null means are held fixed across the resamples."""
+    resample descriptors and seeds, and the null with the descriptors."""
     kept = {k: f[~removed_mask(f, drop)] for k, f in frames.items()}
     removed = {k: (int(len(frames[k]) - len(f)), int(len(frames[k]))) for k, f in kept.items()}
     groups = {"tagged": [kept[k] for k in tagged_keys], "untagged": [kept[k] for k in untagged_keys]}
@@ -334,8 +334,8 @@ def like_text(e: Mapping) -> str:
                    f"{100 * t['hi']:+.0f}%]), of the untagged {u['value']:+.2f} ({100 * u['estimate']:+.0f}% "
                    f"[{100 * u['lo']:+.0f}%, {100 * u['hi']:+.0f}%]), tagged − untagged {100 * d['estimate']:+.0f}% "
                    f"[{100 * d['lo']:+.0f}%, {100 * d['hi']:+.0f}%]")
-    return ". ".join(out) + (". The null means are held fixed across the resamples (each model's and seed's own "
-                             "permutation null on the responses left).")
+    return ". ".join(out) + (". Each model's and seed's null is its own permutation null on the responses left, "
+                             "resampled with the descriptors (through its exact expectation).")
 
 
 def removed_text(removed: Mapping, name: str) -> str:
