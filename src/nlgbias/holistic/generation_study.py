@@ -387,13 +387,14 @@ def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster
     # a Nonce descriptor is a made-up descriptor: where its spelling is an English word ("tannin"),
     # that word's frequency says nothing about the descriptor's, so the Nonce axis has none here
     nonce = by_desc["axis"].eq("nonce") if "axis" in by_desc.columns else pd.Series(False, index=by_desc.index)
-    n_nonce = int(by_desc.loc[nonce, "frequency"].gt(0).sum())
+    spelt = sorted(by_desc.loc[nonce & by_desc["frequency"].gt(0), "descriptor"].unique())
     by_desc.loc[nonce, "frequency"] = np.nan
     one = by_desc.dropna(subset=["frequency"])
     one = one[one["frequency"] > 0]
     corr = {c: spearman(np.log(one["frequency"]), one[c]) for c in clusters}
     return by_desc, (f"{len(one)} one-word descriptors with a wordfreq frequency ({F.FREQ_SOURCE}; the Nonce axis "
-                     f"left out: {n_nonce} of its made-up descriptors are spelt like English words, e.g. 'tannin'). "
+                     f"left out: {len(spelt)} of its made-up descriptors are spelt like English words"
+                     + (f": {', '.join(spelt)}" if spelt else "") + "). "
                      "Spearman "
                      "correlation of cluster probability with log frequency: "
                      + "; ".join(f"{c} {v:.2f}" for c, v in corr.items()) + ".")
