@@ -316,3 +316,46 @@ def test_a_spread_no_n_narrows_widens_the_interval_and_says_when_more_units_do_n
     se = 0.06 / (2 * claims.Z975)
     assert c.n_needed == pytest.approx(1000 * (claims.Z975 * se / (0.0945 - 0.072)) ** 2)
     assert round(c.n_needed) == 1778
+
+
+def test_non_inferiority_grades_not_worse_by_the_lower_bound_against_the_margin():
+    kw = dict(section="s", claim="A >= B", paper="comparable", n=30, statistic="accuracy",
+              population=30, unit="test texts")
+    # VADER - best LSTM on 30 test texts: 0.0 [-0.238, +0.238] at margin 0.10: the lower bound
+    # is below -0.10, and an interval of that width clears it only at 30 (1.96 * 0.1214 /
+    # 0.10)^2 = 170 texts, more than the 30 that exist
+    c = claims.non_inferiority(id="a", estimate=0.0, interval=(-0.238, 0.238), margin=0.10, **kw)
+    assert c.verdict is Verdict.INCONCLUSIVE and c.rule == "non-inferiority"
+    assert "more than the 30 that exist" in c.reason and math.isnan(c.n_needed)
+    c = claims.non_inferiority(id="a", estimate=0.0, interval=(-0.238, 0.238), margin=0.10,
+                          **{**kw, "population": 1000})
+    assert c.n_needed == pytest.approx(30 * (claims.Z975 * 0.476 / (2 * claims.Z975) / 0.10) ** 2)
+    assert round(c.n_needed) == 170
+    assert claims.non_inferiority(id="a", estimate=0.02, interval=(-0.05, 0.09), margin=0.10,
+                             **kw).verdict is Verdict.REPRODUCED
+    assert claims.non_inferiority(id="a", estimate=-0.3, interval=(-0.4, -0.2), margin=0.10,
+                             **kw).verdict is Verdict.DIFFERS
+    s = claims.non_inferiority(id="a", estimate=0.02, interval=(-0.05, 0.09), margin=0.10, **kw,
+                          comparability="stand-in", stand_in="our LSTMs")
+    assert str(s.tally) == "replication" and str(s.verdict) == "holds"
+    with pytest.raises(ValueError, match="margin"):
+        claims.non_inferiority(id="a", estimate=0.0, interval=(-0.1, 0.1), margin=0, **kw)
+
+
+def test_family_power_puts_the_n_needed_at_the_corrected_level():
+    # BOLD Table 4 sadness on WIKI (norms lexicon): +1.53 [+0.28, +2.78] points, p 0.018, Holm
+    # over 6 rows 0.088; all WIKI texts are in (harmonic mean 1,478 per group)
+    fam = claims.Family("T4", {"sad": 0.018, "a": 0.015, "b": 0.2, "c": 0.5, "d": 0.6, "e": 0.9})
+    kw = dict(section="T4", claim="sad", paper="+1.93", sign=1, estimate=1.53,
+              interval=(0.28, 2.78), pvalue=0.018, family=fam, paper_effect=1.93, n=1478,
+              statistic="points", comparability="stand-in", stand_in="lexicon",
+              scorer="norms-lexicon", population=1478, unit="texts per group")
+    plain = claims.direction(id="sad", **kw)
+    assert str(plain.verdict) == "undecided" and round(plain.n_needed) == 1267
+    c = claims.direction(id="sad", **kw, family_power=True)
+    assert str(c.verdict) == "undecided" and math.isnan(c.n_needed)
+    se = 2.5 / (2 * claims.Z975)
+    need = stats.n_needed_from_se(1.93, se, 1478, alpha=0.05 / 6)
+    assert round(need) == 1955 and f"needs {need:,.0f} texts per group" in c.reason
+    assert "more than the 1,478 that exist" in c.reason
+    assert "significant before the Holm correction (p = 0.018): the correction decides it" in c.reason

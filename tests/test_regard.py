@@ -497,8 +497,9 @@ def test_bold_texts_names_table_and_sentence():
     # the margin of a cell is a quarter of the paper's share: 0.25 x 0.378 = 9.45 points
     assert ("The seeds' heads disagree on WIKI by up to 18 points (American actors positive: 0.424 "
             "to 0.606, against a calibration margin of ±9.45 points; on the paper's 30 test texts "
-            "their accuracy spans 7 points); in 2 of the 2 WIKI cells the seeds' range is wider "
-            "than the cell's margin") in text
+            "their accuracy spans 7 points); in 1 of the 2 WIKI cells the seeds' range is wider "
+            "than the cell's whole agreement band") in text
+    # actors: 18.2 points < 2 x 9.45; actresses negative: 3.0 points > 2 x 1.45 (the floor)
     assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
     assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
     assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text
@@ -557,7 +558,8 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
                      classifier="MiniLM stand-in", annotated="Annotated samples (paper's GPT-2)")
     sup = fig2._suptitle.get_text()
     assert "MiniLM stand-in" in sup and "0.05" in sup
-    assert "row (3): its annotated samples, regard from the paper's annotations" in sup
+    assert "row (3): its annotated samples that carry both annotations, regard and sentiment from the paper's annotations" in sup
+    assert "chose them by VADER, 3 positive and 3 negative per template" in sup
     titles = [a.get_title() for a in fig2.axes]
     assert any(t.startswith("(1a)") for t in titles) and any(t.startswith("(M1a)") for t in titles)
     assert F.drawn_rows(fig2) == ["1", "3", "M1"]

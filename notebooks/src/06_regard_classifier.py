@@ -110,13 +110,17 @@ examples3
 
 # %% [markdown]
 # Figure 2 row (3): the annotated samples, each with the demographic it was generated for (read
-# from the paper's own GPT-2 samples, whose masked copies hold every annotated text), regard from
-# the annotations and sentiment from VADER: the paper's texts and tools (like-for-like).
+# from the paper's own GPT-2 samples, whose masked copies hold every annotated text), regard and
+# sentiment both from the paper's annotations (the texts that carry both): the paper's texts and
+# labels (like-for-like). Not VADER: the paper chose these samples by VADER, three positive and
+# three negative per template, so VADER labels none of them neutral and its gaps are about 0 by
+# design.
 
 # %%
 annotated = X.annotated_samples(ann)
-parts_row3 = RC.row3_claims(annotated, seed=seed)
-annotated.groupby(["context", "demographic"]).size().rename("annotated samples").unstack()
+row3 = X.row3_samples(annotated)
+parts_row3 = RC.row3_claims(row3, seed=seed)
+row3.groupby(["context", "demographic"]).size().rename("annotated samples").unstack()
 
 # %% [markdown]
 # §4's inter-annotator agreement needs each annotator's label (the released files hold the
@@ -236,8 +240,8 @@ examples1
 
 # %% [markdown]
 # Figure 2 draws every row that is graded: (1) and (2), the paper's GPT-2 and LM 1B samples
-# scored by the stand-in; (3), the annotated samples of section 1 (regard from the paper's
-# annotations, sentiment from VADER); then the offline models' rows (M1), (M2), ....
+# scored by the stand-in; (3), the annotated samples of section 1 that carry both annotations
+# (regard and sentiment from the paper's annotations); then the offline models' rows (M1), (M2), ....
 # The pair tests permute the demographic labels within each prompt template (the samples
 # cluster by template, and both demographics of a pair share the templates).
 
@@ -245,10 +249,10 @@ examples1
 allscored = pd.concat([scored_paper, scored_gen], ignore_index=True)
 sources = list(dict.fromkeys(allscored["source"]))
 dists = A.label_distributions(allscored)
-drawn = A.with_annotated(dists, annotated)  # row (3): the annotated samples (graded above)
+drawn = A.with_annotated(dists, row3)  # row (3): the annotated samples (graded above)
 save_table(A.by_metric(drawn), P.results, "regard_fig2_label_shares",
-           title="Figure 2: label shares per source, context, demographic (n, 95% bootstrap interval: texts resampled within demographic, seed 0; row (3): the paper's annotated samples, regard from its annotations)")
-fig_sources = [*sources[:2], X.ANNOTATED_SOURCE, *sources[2:]] if len(annotated) else sources
+           title="Figure 2: label shares per source, context, demographic (n, 95% bootstrap interval: texts resampled within demographic, seed 0; row (3): the paper's annotated samples, regard and sentiment from its annotations)")
+fig_sources = [*sources[:2], X.ANNOTATED_SOURCE, *sources[2:]] if len(row3) else sources
 fig = F.figure2(drawn, fig_sources, X.chat_labels(gen_models),
                 paper_rows={T.GPT2_SRC: "1", T.LM1B_SRC: "2", X.ANNOTATED_SOURCE: "3"},
                 classifier=RC.CLASSIFIER_STAND_IN, annotated=X.ANNOTATED_SOURCE)

@@ -165,6 +165,9 @@ RULES: dict[str, str] = {
                "it; below it, differs; an interval across the bound is inconclusive",
     "tolerance": "for a claim with no natural 'no effect' (a count, a length): within the "
                  "stated tolerance of the paper's value reproduces it, else it differs",
+    "non-inferiority": "'A is not worse than B' (better than or comparable with): the 95% interval "
+                       "of A - B wholly above -margin (a stated margin) reproduces it; wholly "
+                       "below -margin, it differs; across -margin, inconclusive",
     "paper consistency": "the paper's own numbers (text, tables, released data) disagree",
     "not tested": "the claim needs a model, scorer or data that is not available offline; the "
                   "row says which",
@@ -393,7 +396,7 @@ def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str, 
     if c.tally is Tally.CALIBRATION:
         return Claim(**{**asdict(c), "verdict": _AS_CALIBRATION.get(c.verdict, c.verdict)})
     if comparability is not Comparability.DIFFERENT_METHOD and (
-            grades in ("direction", "direction within run", "ranking")):
+            grades in ("direction", "direction within run", "ranking", "non-inferiority")):
         return Claim(**{**asdict(c), "verdict": _AS_REPLICATION.get(c.verdict, c.verdict)})
     what = {Comparability.STAND_IN: "a magnitude on a stand-in",
             Comparability.DIFFERENT_POOL: "a magnitude on a different pool",
@@ -546,7 +549,7 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
               comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
               stand_in: str = "", grades: str = "direction", family: Family | None = None,
               scorer: str = "", calibrates: str = "", population: float | None = None,
-              unit: str = "", digits: int = 3) -> Claim:
+              unit: str = "", family_power: bool = False, digits: int = 3) -> Claim:
     """Rule ``direction``: the paper says the effect ``estimate`` is positive (``sign=+1``) or
     negative (``sign=-1``).
 
@@ -562,7 +565,10 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     :class:`Family` this row belongs to (keyed by ``id``): its Holm-adjusted p-value decides
     significance (``pvalue``, if given, must be the raw one the family holds).
     ``population`` / ``unit`` / ``scorer`` / ``calibrates``: as for
-    :func:`value_in_interval`.
+    :func:`value_in_interval`. ``family_power``: with a family, the power, MDE and n needed
+    are at the level the row must pass after the correction (two-sided ``alpha`` over the
+    family's rows, Holm's strictest step), not at ``alpha``; and a row significant before the
+    correction but not after it says that the correction decides it.
 
     >>> c = direction(id="x", section="6.1.2", claim="male > female", paper="p < 0.01", sign=1,
     ...     estimate=0.017, interval=(0.003, 0.031), pvalue=0.022, paper_alpha=0.01, n=2000,
@@ -595,7 +601,8 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
         pvalue = family.p(id)
     n_num = _as_number(n) if n_effective is None else n_effective
     alpha = paper_alpha if paper_alpha is not None else 0.05
-    mde, n_needed, power = _power(lo, hi, n_num, paper_effect, alpha)
+    power_alpha = alpha / len(family.pvalues) if family_power and family is not None else alpha
+    mde, n_needed, power = _power(lo, hi, n_num, paper_effect, power_alpha)
     excludes_zero = lo > 0 or hi < 0
     same = estimate * sign > 0
     if paper_alpha is not None and pvalue is None:
@@ -645,6 +652,13 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
                   f"{power:.0%} power to detect the paper's effect ({paper_effect:+.{digits}f})")
     if verdict is not Verdict.INCONCLUSIVE:
         n_needed = _NAN
+    elif family_power and family is not None:
+        raw = raw_p if raw_p is not None else float(family.pvalues[id])
+        if same and excludes_zero and raw < alpha:
+            reason += (f"; significant before the Holm correction (p = {stats.format_p(raw)}): "
+                       "the correction decides it")
+        reason += (f"; power and n needed at the corrected level {power_alpha:.3g} "
+                   f"({alpha:g} over {len(family.pvalues)} rows)")
     c = Claim(id=id, section=section, claim=claim, paper=paper,
               this_run=this_run if this_run is not None else f"{estimate:+.{digits}f} {iv}{ptxt}",
               statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
@@ -652,6 +666,64 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
               grades=grades, verdict=verdict, reason=reason, mde=mde, n_needed=n_needed)
     return _finish(c, comp, stand_in, grades, calibrates=calibrates, scorer=scorer,
                    family=family, population=population, unit=unit)
+
+
+def non_inferiority(*, id: str, section: str, claim: str, paper: str, estimate: float,
+                    interval: tuple[float, float], margin: float, n: int | str, statistic: str,
+                    this_run: str | None = None, n_effective: float | None = None,
+                    comparability: Comparability | str = Comparability.LIKE_FOR_LIKE,
+                    stand_in: str = "", scorer: str = "", population: float | None = None,
+                    unit: str = "", digits: int = 3) -> Claim:
+    """Rule ``non-inferiority``: the paper says A is not worse than B ("better than or
+    comparable with"); ``estimate`` is A - B (higher is better) and ``margin`` (> 0, stated
+    where the row is shown) the largest shortfall that still counts as comparable. The interval
+    wholly above ``-margin`` reproduces it; wholly below ``-margin``, it differs; across
+    ``-margin``, inconclusive, with the n at which an interval of this width around this
+    estimate would clear ``-margin`` (none where the estimate itself is below it).
+
+    >>> c = non_inferiority(id="x", section="F1", claim="A >= B", paper="comparable",
+    ...     estimate=0.0, interval=(-0.238, 0.238), margin=0.1, n=30, statistic="accuracy",
+    ...     population=30, unit="test texts")
+    >>> str(c.verdict), c.reason.endswith("this dataset cannot decide it")
+    ('inconclusive', True)
+    >>> str(non_inferiority(id="x", section="F1", claim="A >= B", paper="comparable",
+    ...     estimate=0.02, interval=(-0.03, 0.07), margin=0.05, n=900, statistic="accuracy").verdict)
+    'reproduced'
+    """
+    if not margin > 0:
+        raise ValueError(f"claim {id}: a non-inferiority margin must be > 0, got {margin}")
+    lo, hi = map(float, interval)
+    comp = _comparability(comparability, stand_in)
+    if not _check_interval(estimate, lo, hi):
+        return _finish(_undefined(id=id, section=section, claim=claim, paper=paper,
+                                  statistic=statistic, estimate=estimate, lo=lo, hi=hi, n=n,
+                                  comparability=comp, stand_in=stand_in, rule="non-inferiority",
+                                  grades="non-inferiority"),
+                       comp, stand_in, "non-inferiority", scorer=scorer)
+    iv = f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+    n_needed = _NAN
+    if lo > -margin:
+        verdict = Verdict.REPRODUCED
+        reason = f"{iv} lies wholly above -{margin:g} (the stated margin): not worse"
+    elif hi < -margin:
+        verdict = Verdict.DIFFERS
+        reason = f"{iv} lies wholly below -{margin:g} (the stated margin): worse"
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        reason = (f"{iv} reaches below -{margin:g} (the stated margin): 'not worse' is not "
+                  "shown at this n")
+        se = (hi - lo) / (2 * Z975)
+        room = float(estimate) + margin
+        n_num = _as_number(n) if n_effective is None else n_effective
+        if se > 0 and room > 0 and n_num:
+            n_needed = n_num * (Z975 * se / room) ** 2
+    c = Claim(id=id, section=section, claim=claim, paper=paper,
+              this_run=this_run if this_run is not None else f"{estimate:+.{digits}f} {iv}",
+              statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
+              n=_n_text(n), comparability=comp, stand_in=stand_in, rule="non-inferiority",
+              grades="non-inferiority", verdict=verdict, reason=reason, n_needed=n_needed)
+    return _finish(c, comp, stand_in, "non-inferiority", scorer=scorer, population=population,
+                   unit=unit, needs="a decision needs")
 
 
 def ranking(*, id: str, section: str, claim: str, paper: str, estimate: float,

@@ -236,7 +236,9 @@ def pair_tests_by_metric(dists: dict[str, pd.DataFrame], samples: pd.DataFrame) 
 
 def with_annotated(dists: dict[str, pd.DataFrame], annotated: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each metric's distribution with Figure 2 row (3)'s (the annotated samples: regard from the
-    paper's annotations, sentiment from VADER) appended, for the figure and its table."""
+    paper's annotations, sentiment from its sentiment annotations, as
+    :func:`~nlgbias.regard.experiments.row3_samples` selects them) appended, for the figure and
+    its table."""
     if not len(annotated):
         return dists
     ann = {m: label_distribution(annotated, m) for m in METRICS}

@@ -76,6 +76,10 @@ CALIBRATION_RULE = (f"margin {CALIBRATION_RELATIVE:.0%} of min(p, 1 - p) of the 
                     f"{100 * CALIBRATION_FLOOR:g} points (nlgbias.bold.paper.calibration_margin)")
 #: what the seeds' spread is called in a calibration row whose interval holds every seed
 SEED_SPREAD = "classifier seeds' own shares"
+#: "VADER does better than or comparable with the LSTMs" (Sheng §4): "comparable" read as at most
+#: this many accuracy points worse (ours: the paper states none; 3 of the 30 test texts, below the
+#: 20-point lead the paper gives its classifier over every other model in the same figure)
+VADER_LSTM_MARGIN = 0.10
 #: footnote 12's "appears frequently", as a count: "prostitute" is among this many most
 #: frequent occupation words (the first word after "as a(n)") of the paper's GPT-2 occupation
 #: samples
@@ -158,10 +162,10 @@ def _vader_vs_lstms(s: pd.DataFrame, n: int) -> C.Claim:
     """Sheng §4: "VADER does better than or comparable with the LSTMs" (Figure 1's test
     accuracies). VADER (the paper's tool, ±0.05 thresholds ours) on the paper's 30 test texts
     against the best of our retrained LSTMs (the paper's architecture; our training runs and
-    the GoogleNews subset embedding): a replication on a stand-in. Graded as a direction:
-    VADER - best LSTM holds above 0 only where its interval excludes 0; the paper's "or
-    comparable" is met where the interval does not lie below 0 (undecided, not "does not hold";
-    the row's reason says which)."""
+    the GoogleNews subset embedding): a replication on a stand-in, graded by the
+    non-inferiority rule (:func:`nlgbias.claims.non_inferiority`) with the declared margin
+    :data:`VADER_LSTM_MARGIN`: holds where VADER - best LSTM's interval lies wholly above
+    -margin."""
     vader = [m for m in s.index if m.startswith("VADER")]
     lstms = [m for m in s.index if "LSTM" in m]
     v = s.loc[vader[0]]
@@ -172,18 +176,19 @@ def _vader_vs_lstms(s: pd.DataFrame, n: int) -> C.Claim:
     est = float(v["test_mean"] - b["test_mean"])
     lo = min(lo, float(v["test_min"] - b["test_max"]))
     hi = max(hi, float(v["test_max"] - b["test_min"]))
-    return C.direction(
+    m = VADER_LSTM_MARGIN
+    return C.non_inferiority(
         id="regard.fig1.vader_ge_lstms", section="§4 Figure 1",
-        claim="VADER does better than or comparable with the LSTMs (test accuracy; 'comparable' "
-              "is met unless VADER is significantly worse)",
-        paper="VADER >= the LSTMs (§4, Figure 1)", sign=1, estimate=est, interval=(lo, hi),
+        claim=f"VADER does better than or comparable with the LSTMs (test accuracy; 'comparable' "
+              f"read as at most {m * 100:g} points worse, a margin of ours: the paper states none)",
+        paper="VADER >= the LSTMs (§4, Figure 1)", estimate=est, interval=(lo, hi), margin=m,
         n=f"{n} test texts", n_effective=n,
         statistic=f"test accuracy, VADER (±0.05 thresholds, ours) - best LSTM ({best}, mean over "
-                  f"{int(b['runs'])} seeds); Newcombe interval widened to the LSTM's seeds",
+                  f"{int(b['runs'])} seeds); Newcombe interval widened to the LSTM's seeds; "
+                  f"non-inferiority margin {m:g}",
         this_run=f"{float(v['test_mean']):.3f} vs {float(b['test_mean']):.3f}: {est * 100:+.1f} "
-                 f"points [{lo * 100:+.1f}, {hi * 100:+.1f}]; "
-                 + ("VADER not significantly worse ('comparable' met)" if hi >= 0
-                    else "VADER significantly worse"),
+                 f"points [{lo * 100:+.1f}, {hi * 100:+.1f}]; non-inferiority at -{m * 100:g} "
+                 + ("shown" if lo > -m else "not shown"),
         comparability=Comparability.STAND_IN,
         stand_in="the LSTMs retrained here (the paper's architecture; our runs, GoogleNews-subset "
                  "word2vec) for the paper's LSTMs",
@@ -440,28 +445,38 @@ def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
                 ) -> tuple[list[C.Claim], list[C.Check]]:
     """Figure 2 row (3): on the annotated samples, regard widens the negative gaps between paired
     demographics relative to sentiment. Like-for-like: the released regard annotations against
-    VADER (the sentiment of rows 1-2; the paper does not say whether row 3's sentiment is VADER
-    or the sentiment annotations) on the paper's annotated texts, whose demographic is read from
-    the paper's own GPT-2 samples (``annotated``: columns ``source, context, demographic, regard,
-    sentiment`` with label names)."""
+    the released sentiment annotations on the paper's annotated texts that carry both, whose
+    demographic is read from the paper's own GPT-2 samples (``annotated``:
+    :func:`~nlgbias.regard.experiments.row3_samples`, columns ``source, context, demographic,
+    regard, sentiment`` with label names). Not VADER: Sheng §4 selected these samples per
+    template as three positive and three negative by VADER, so VADER's label shares on them are
+    about one half each by design and its negative gap about 0 (the row would test whether the
+    regard annotations show any gap)."""
     if not len(annotated):
         return [], []
+    if annotated["sentiment"].isna().any():
+        raise ValueError("row (3) compares the two annotations: pass row3_samples(annotated), "
+                         "the texts that carry a sentiment annotation")
     src = annotated["source"].iloc[0]
     r = metric_gap_contrast(annotated, src, label="negative", n_boot=n_boot, seed=seed)
     n = int(r["n"])
     claim = C.direction(
-        id="regard.fig2.row3_neg_gap_regard_gt_vader", section="§5 Figure 2 (3)",
+        id="regard.fig2.row3_neg_gap_regard_gt_sentiment", section="§5 Figure 2 (3)",
         claim="annotated samples: regard (annotations) increases the negative gaps across "
-              "demographic pairs relative to sentiment (VADER)",
+              "demographic pairs relative to sentiment (annotations)",
         paper="stated from the bars (§5; no test stated)", sign=1, estimate=r["estimate"],
-        interval=(r["lo"], r["hi"]), pvalue=r["p"], n=f"{n} annotated samples", n_effective=n,
-        statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - VADER",
-        this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (VADER): {r['estimate']:+.3f} "
+        interval=(r["lo"], r["hi"]), pvalue=r["p"],
+        n=f"{n} annotated samples (both annotations)", n_effective=n,
+        statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - "
+                  "sentiment annotations (the samples were chosen by VADER, 3 positive and 3 "
+                  "negative per template, so VADER is not the comparison)",
+        this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (sentiment): {r['estimate']:+.3f} "
                  f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap p = {stats.format_p(r['p'])}",
         population=paper.N_ANNOTATED, unit="annotated samples")
     k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
                 kind="data count",
-                check="annotated samples whose demographic is found in the paper's GPT-2 samples",
+                check="annotated samples whose demographic is found in the paper's GPT-2 samples "
+                      "and that carry both a regard and a sentiment annotation (row (3)'s texts)",
                 expected=f"{paper.N_ANNOTATED}", this_run=f"{n}", passed=n == paper.N_ANNOTATED)
     return [claim], [k]
 

@@ -341,13 +341,18 @@ def timing_table(timings: dict[str, float]) -> pd.DataFrame:
 ANNOTATED_SOURCE = "Annotated samples (paper's GPT-2)"
 
 
-def annotated_samples(ann: pd.DataFrame) -> pd.DataFrame:
+def annotated_samples(ann: pd.DataFrame, sentiment: pd.DataFrame | None = None) -> pd.DataFrame:
     """Figure 2 row (3): the annotated samples (train / dev / test, original categories: the
     paper's 302) with the demographic each was generated for, read from the paper's own GPT-2
     samples (every annotated text is one of their masked copies; a text whose copy occurs for
-    more than one demographic is left out), the regard annotation and VADER's sentiment
-    (±0.05), both as label names. Columns ``source, context, demographic, text, regard,
-    sentiment``."""
+    more than one demographic is left out), the regard annotation, the sentiment annotation
+    (``sentiment``: :func:`nlgbias.datasets.regard.load_sentiment_annotations`, read when None;
+    missing where a text has none) and VADER's sentiment (±0.05), all as label names. Columns
+    ``source, context, demographic, text, regard, sentiment, vader``.
+
+    Sheng §4 chose these samples per template as three positive and three negative by VADER, so
+    VADER's shares on them are about one half each by design and its negative gap about 0: row
+    (3) compares the two annotations (:func:`row3_samples`), not regard against VADER."""
     from nlgbias.datasets import regard as D
 
     g = D.load_generated_samples("gpt2")
@@ -356,10 +361,20 @@ def annotated_samples(ann: pd.DataFrame) -> pd.DataFrame:
     a = ann[ann["split"].isin(["train", "dev", "test"]) & (ann["label"] != 2)].copy()
     a["demographic"] = a["text"].str.strip().map(demo)
     a = a.dropna(subset=["demographic"])
+    sen = D.load_sentiment_annotations() if sentiment is None else sentiment
+    sen = sen[sen["label"] != 2].drop_duplicates("text")
+    sen_of = dict(zip(sen["text"].str.strip(), sen["label"].map(R.LABEL_OF), strict=True))
     tmpl = D.load_regard_templates()
     return pd.DataFrame({
         "source": ANNOTATED_SOURCE, "context": [D.context_of(t, tmpl) for t in a["text"]],
         "demographic": a["demographic"].to_numpy(), "text": a["text"].to_numpy(),
         "regard": a["label"].map(R.LABEL_OF).to_numpy(),
-        "sentiment": pd.Series(B.vader_labels(a["text"])).map(R.LABEL_OF).to_numpy()}
+        "sentiment": a["text"].str.strip().map(sen_of).to_numpy(),
+        "vader": pd.Series(B.vader_labels(a["text"])).map(R.LABEL_OF).to_numpy()}
     ).reset_index(drop=True)
+
+
+def row3_samples(annotated: pd.DataFrame) -> pd.DataFrame:
+    """Figure 2 row (3) as graded and drawn: the annotated samples that carry both a regard and
+    a sentiment annotation (regard and sentiment both the paper's annotations)."""
+    return annotated.dropna(subset=["sentiment"]).reset_index(drop=True)

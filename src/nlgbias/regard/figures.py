@@ -81,8 +81,8 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
     "sentiment") -> :func:`label_distribution` output. ``paper_rows``: source -> the paper's row
     number ("1", "2"); every other source is a new row tagged ``M1``, ``M2``, ... so no tag
     collides with the paper's rows. ``classifier``: the regard classifier's name (in the title).
-    ``annotated``: the source whose regard labels are the paper's annotations (its row (3)), not
-    the classifier's; :func:`drawn_rows` reads the row tags back from the figure."""
+    ``annotated``: the source whose regard and sentiment labels are the paper's annotations (its
+    row (3)), not the classifier's or VADER's; :func:`drawn_rows` reads the row tags back from the figure."""
     paper_rows = paper_rows or {}
     extra = iter(range(1, len(sources) + 1))
     tags = {s: paper_rows.get(s) or f"M{next(extra)}" for s in sources}
@@ -107,7 +107,7 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
                        capsize=2, error_kw={"lw": 0.8})
             n_of = d.groupby("demographic")["n"].max()
             ax.set_xticks(x, [f"{SHORT[g]}\nn={int(n_of[g])}" for g in present], rotation=30)
-            what = "regard (annotations)" if metric == "regard" and src == annotated else metric
+            what = f"{metric} (annotations)" if src == annotated else metric
             ax.set_title(f"({tags[src]}{'abcd'[c]}) {source_labels.get(src, src)}\n{what}, {ctx}",
                          fontsize=9)
             ax.set_ylim(0, 1)
@@ -116,8 +116,10 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
     axes[0, 0].legend(fontsize=8, loc="upper left")
     paper_tags = sorted({tags[s] for s in sources if s in paper_rows})
     rows = (f"rows {', '.join(f'({t})' for t in paper_tags)}: the paper's Figure 2 rows"
-            + (f" (row ({tags[annotated]}): its annotated samples, regard from the paper's "
-               "annotations, not the classifier)" if annotated in tags else "")
+            + (f"\nrow ({tags[annotated]}): its annotated samples that carry both annotations, "
+               "regard and sentiment from the paper's annotations (not the classifier, not VADER; "
+               "the paper chose them by VADER, 3 positive and 3 negative per template)"
+               if annotated in tags else "")
             if paper_tags else "")
     extra_tags = [tags[s] for s in sources if s not in paper_rows]
     if extra_tags:

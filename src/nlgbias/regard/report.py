@@ -146,8 +146,8 @@ def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame, checks: Sequence =
                       ("regard.fig2.respect_neg_gap_regard_gt_vader", "Respect alone"),
                       ("regard.fig2.occupation_neg_gap_regard_gt_vader", "Occupation alone"),
                       ("regard.fig2.occupation_more_neutral", "More occupation samples neutral by regard"),
-                      ("regard.fig2.row3_neg_gap_regard_gt_vader",
-                       "Row (3), the annotated samples (regard annotations vs VADER)")):
+                      ("regard.fig2.row3_neg_gap_regard_gt_sentiment",
+                       "Row (3), the annotated samples (regard vs sentiment annotations)")):
         if cid in cl.index:
             r = cl.loc[cid]
             parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']}).")
@@ -187,14 +187,16 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
         widest = max(seed_spread, key=lambda k: seed_spread[k][1] - seed_spread[k][0])
         lo, hi = seed_spread[widest]
         m = margins.get(widest, float("nan"))
-        wider = sum(bool(seed_spread[k][1] - seed_spread[k][0] > margins.get(k, np.inf))
+        # the seeds' full range against the full width of the agreement band (2 x the margin)
+        wider = sum(bool(seed_spread[k][1] - seed_spread[k][0] > 2 * margins.get(k, np.inf))
                     for k in seed_spread)
         spread = (f"The seeds' heads disagree on WIKI by up to {(hi - lo) * 100:.0f} points ({widest}: "
                   f"{lo:.3f} to {hi:.3f}, against a calibration margin of ±{m * 100:.3g} points"
                   + (f"; on the paper's 30 test texts their accuracy spans {test_spread * 100:.0f} "
                      "points" if test_spread is not None else "")
                   + f"); in {wider} of the {len(seed_spread)} WIKI cells the seeds' range is wider "
-                  "than the cell's margin (a quarter of the paper's share). ")
+                  "than the cell's whole agreement band (the paper's value ± the margin, a "
+                  "quarter of the paper's share each side). ")
         lo_, hi_ = cells["estimate_lo"].astype(float), cells["estimate_hi"].astype(float)
         above, below = int((lo_ > paper_v).sum()), int((hi_ < paper_v).sum())
         stuck = int(cells["reason"].str.contains("do not help").sum())
