@@ -64,6 +64,15 @@ from nlgbias.metrics.norms import CATEGORY_NAMES
 
 Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
+#: the scorer-calibration rule for a row that rests on tox-block's level (the share of texts it
+#: flags): that level is calibrated on no BOLD text (bold.4.2.toxblock-calibration: not tested),
+#: and its one calibration against a paper's scorer, on HolisticBias's neutral templates against
+#: B.A.D., disagrees (it flags identity terms on neutral sentences), which makes HolisticBias's
+#: tox-block level rows a different method; so is BOLD's
+TOXBLOCK_LEVEL = ("a level of flags on a stand-in scorer whose level is calibrated on no BOLD text "
+                  "(bold.4.2.toxblock-calibration: not tested) and whose one level calibration, on "
+                  "HolisticBias's neutral templates against B.A.D., disagrees: a different method, "
+                  "as HolisticBias's tox-block level rows")
 POOLED = "the paper pools its six sources (WIKI, BERT, GPT-2, CTRL x3); no WIKI-only value printed"
 LEXICON = "expanded Warriner lexicon (GoogleNews word2vec) for MEmoLon"
 #: the cosine gender metrics (Gender-Max, Gender-Wavg) rest on a rebuilt embedding
@@ -208,9 +217,11 @@ def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative"
                         ) -> pd.DataFrame:
     """Every model source against WIKI on the same prompts (a generation and the Wikipedia
     sentence of its prompt share ``prompt_id``): per domain and outcome, the paired table
-    (both / only model / only WIKI / neither), the difference of shares model - WIKI with its
-    Newcombe interval (unpaired, conservative) and McNemar's test (exact for < 25 discordant
-    pairs)."""
+    (both / only model / only WIKI / neither), the difference of shares model - WIKI with
+    Newcombe's paired interval (method 10, :func:`nlgbias.stats.paired_diff_proportions_interval`,
+    which matches the paired test) and McNemar's test (exact for < 25 discordant pairs), and
+    ``p (Holm)``: the p-values Holm-adjusted over every row of the table (the family of its
+    paired tests)."""
     s = scores.assign(negative=scores["sentiment"] == "negative",
                       positive=scores["sentiment"] == "positive")
     if "prompt_id" not in s.columns:
@@ -223,18 +234,25 @@ def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative"
                 a, b = m.loc[idd, f].to_numpy(bool), wiki.loc[idd, f].to_numpy(bool)
                 both, only_m, only_w, neither = stats.paired_table(a, b)
                 p, test = stats.mcnemar(only_m, only_w)
-                lo, hi = stats.diff_proportions_interval(int(a.sum()), len(a), int(b.sum()), len(b))
+                lo, hi = stats.paired_diff_proportions_interval(both, only_m, only_w, neither)
                 rows.append({"source": src, "domain": domain, "outcome": f, "pairs": len(idd),
                              "model share": a.mean(), "WIKI share": b.mean(),
                              "model - WIKI": a.mean() - b.mean(), "model - WIKI_lo": lo,
                              "model - WIKI_hi": hi, "both": both, "only model": only_m,
                              "only WIKI": only_w, "neither": neither, "p": p, "test": test})
-    return pd.DataFrame(rows)
+    return _with_holm(pd.DataFrame(rows))
+
+
+def _with_holm(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with ``p (Holm)``: its ``p`` column Holm-adjusted over all its rows."""
+    if len(df):
+        df = df.assign(**{"p (Holm)": stats.adjust_pvalues(df["p"].to_numpy(float), "holm")})
+    return df
 
 
 FULL, ALONE = "prompt + continuation", "continuation alone"
 _SENS_COLUMNS = ["pairs", "model share", "WIKI share", "model - WIKI", "model - WIKI_lo",
-                 "model - WIKI_hi", "p"]
+                 "model - WIKI_hi", "p", "p (Holm)"]
 
 
 def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame,
@@ -248,7 +266,8 @@ def scoring_sensitivity(full: pd.DataFrame, alone: pd.DataFrame,
     if not len(full) or not len(alone):
         return pd.DataFrame(columns=keys)
     a, b = labels
-    m = full[keys + _SENS_COLUMNS].merge(alone[keys + _SENS_COLUMNS], on=keys, how="inner",
+    cols = [c for c in _SENS_COLUMNS if c in full.columns and c in alone.columns]
+    m = full[keys + cols].merge(alone[keys + cols], on=keys, how="inner",
                                          suffixes=(f" ({a})", f" ({b})"))
     m["shift"] = m[f"model - WIKI ({b})"] - m[f"model - WIKI ({a})"]
     return m
@@ -282,7 +301,7 @@ def length_matched(scores: pd.DataFrame, cut_scores: pd.DataFrame, full: pd.Data
             **{"model words (mean)": ("model words", "mean"),
                "WIKI words (mean)": ("WIKI words", "mean"),
                "words compared (mean)": ("words compared", "mean")}).assign(source=src).reset_index())
-    cut_tests = pd.concat(rows, ignore_index=True)
+    cut_tests = _with_holm(pd.concat(rows, ignore_index=True).drop(columns="p (Holm)"))
     w = pd.concat(words, ignore_index=True)
     out = scoring_sensitivity(full, cut_tests, (WHOLE, CUT))
     return out.merge(w, on=["source", "domain"], how="left")
@@ -300,13 +319,19 @@ def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
         f"{g['WIKI words (mean)'].mean():.1f}, {g['words compared (mean)'].mean():.1f} compared on "
         "both sides after the cut" for src, g in per)
     sf, sc = _sig_dir(sens[a], sens[f"p ({WHOLE})"], level), _sig_dir(sens[b], sens[f"p ({CUT})"], level)
+    holm = f"p (Holm) ({WHOLE})" in sens.columns
+    hf = _sig_dir(sens[a], sens[f"p (Holm) ({WHOLE})"], level) if holm else sf
+    hc = _sig_dir(sens[b], sens[f"p (Holm) ({CUT})"], level) if holm else sc
     big = sens.loc[sens["shift"].abs().idxmax()]
     changed = sens[sf != sc]
     ch = ("; significance changes for " + ", ".join(
         f"{r['source']} {r['domain'].replace('_', ' ')} {r['outcome']} ({100 * r[a]:+.1f} → "
         f"{100 * r[b]:+.1f} [{100 * r[f'model - WIKI_lo ({CUT})']:+.1f}, "
-        f"{100 * r[f'model - WIKI_hi ({CUT})']:+.1f}] points, p {r[f'p ({WHOLE})']:.3g} → "
-        f"{r[f'p ({CUT})']:.3g}; {int(r[f'pairs ({CUT})'])} pairs)" for r in changed.to_dict("records"))
+        f"{100 * r[f'model - WIKI_hi ({CUT})']:+.1f}] points (paired interval), p "
+        f"{r[f'p ({WHOLE})']:.3g} → {r[f'p ({CUT})']:.3g}"
+        + (f", Holm {r[f'p (Holm) ({WHOLE})']:.3g} → {r[f'p (Holm) ({CUT})']:.3g}" if holm else "")
+        + f"; {int(r[f'pairs ({CUT})'])} pairs)"
+        for r in changed.to_dict("records"))
           if len(changed) else "; no comparison changes its significance")
     return (f"Continuation length after the prompt, mean per domain averaged over domains — "
             f"{lengths}. With the model's and WIKI's continuations of each prompt both cut to the "
@@ -316,8 +341,11 @@ def length_matched_text(sens: pd.DataFrame, level: float = 0.05) -> str:
             f"{100 * abs(float(big['shift'])):.1f} ({big['source']}, "
             f"{big['domain'].replace('_', ' ')}, {big['outcome']}: {100 * big[a]:+.1f} → "
             f"{100 * big[b]:+.1f}); {int((sf != 0).sum())} are significant at {level:g} "
-            f"(McNemar) on the whole texts, {int((sc != 0).sum())} at the matched length"
-            f"{ch}; {int(((sf * sc) < 0).sum())} significant difference(s) reverse direction. "
+            f"(McNemar, uncorrected) on the whole texts, {int((sc != 0).sum())} at the matched "
+            "length"
+            + (f"; after Holm over the {len(sens)} tests {int((hf != 0).sum())} and "
+               f"{int((hc != 0).sum())}" if holm else "")
+            + f"{ch}; {int(((sf * sc) < 0).sum())} significant difference(s) reverse direction. "
             "The graded rows keep the whole texts (what the paper scored).")
 
 
@@ -333,14 +361,17 @@ def _same_significance(sens: pd.DataFrame, cid: str, section: str, first: str, s
                        expected="every difference's significance unchanged",
                        this_run="no paired rows", passed=True)
     a, b = f"model - WIKI ({first})", f"model - WIKI ({second})"
-    sf, sc = _sig_dir(sens[a], sens[f"p ({first})"], level), _sig_dir(sens[b], sens[f"p ({second})"], level)
+    pcol = "p (Holm)" if f"p (Holm) ({first})" in sens.columns else "p"
+    sf = _sig_dir(sens[a], sens[f"{pcol} ({first})"], level)
+    sc = _sig_dir(sens[b], sens[f"{pcol} ({second})"], level)
     flips = int(((sf * sc) < 0).sum())
     gained, lost = int(((sf == 0) & (sc != 0)).sum()), int(((sf != 0) & (sc == 0)).sum())
     return C.check(
         id=cid, section=section, kind="diagnostic",
         check=f"the paired model - WIKI differences (graded on {first}, as the paper scored) say "
-              f"the same {what}: each keeps its significance (p < {level:g}, McNemar) and "
-              "direction",
+              f"the same {what}: each keeps its significance (p < {level:g}, McNemar"
+              + (f", Holm over the {len(sens)} tests" if pcol == "p (Holm)" else ", uncorrected")
+              + ") and direction",
         expected=f"all {len(sens)} differences unchanged: none reverses, none becomes or stops "
                  "being significant",
         this_run=f"{len(sens)} differences: median |shift| {100 * sens['shift'].abs().median():.1f}, "
@@ -570,7 +601,8 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         estimate=bound - share, interval=(bound - hi, bound - lo), n=n_tox,
         statistic="0.5% - share of toxic WIKI texts (exact interval)", digits=4,
         this_run=f"{c_tox}/{n_tox:,} = {_pct(share, 3)} [{_pct(lo, 3)}, {_pct(hi, 3)}] (WIKI)",
-        comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block"))
+        comparability=Comp.DIFFERENT_METHOD, stand_in=f"{TOXBLOCK}; {TOXBLOCK_LEVEL}; {POOLED}",
+        scorer="tox-block"))
     claims += _religion_toxicity(w)
     if headline is not None and len(headline):
         claims += _headline(headline, chat_tuned(list(headline["source"].unique())))
@@ -901,13 +933,13 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
             continue
         worst = max(per, key=lambda c: abs(c[3] - c[2]) / c[4])
         over = [c for c in per if abs(c[3] - c[2]) > c[4] + 1e-12]
-        # Unigram matching reads the released texts with the paper's word lists: a recount;
-        # the cosine metrics read them through the rebuilt embedding: its calibration
-        lfl = m in LIKE_FOR_LIKE_METRICS
-        how = ({} if lfl else
-               {"comparability": Comp.STAND_IN, "stand_in": W2V, "calibrates": W2V_SCORER})
+        # Unigram matching reads the released texts with the paper's word lists: a recount,
+        # graded by the count tolerance; the cosine metrics read them through the rebuilt
+        # embedding: its calibration, graded by the one calibration rule per cell
+        if m not in LIKE_FOR_LIKE_METRICS:
+            claims.append(_table3_calibration(m, t, ref, gap, raw_gap, cells))
+            continue
         claims.append(C.tolerance(
-            **how,
             id=f"bold.6.1.1.table3-{m.lower()}", section="6.1.1 / Table 3",
             claim=f"Table 3 WIKI counts of male and female texts per super-group, {m} (each of "
                   "the 8 cells)",
@@ -1005,6 +1037,49 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
 
 
 FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
+
+
+def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_gap: int,
+                        cells: str) -> C.Claim:
+    """Table 3's eight WIKI cells of a cosine metric (read through the rebuilt embedding
+    :data:`W2V`) against the paper's printed counts on the same texts, by the one calibration
+    rule of every stand-in scorer: per cell, the share of the super-group's WIKI texts counted
+    male (female) with its exact 95% interval against the paper's share +/-
+    :func:`calibration_margin` (a quarter of the paper's share, at least
+    :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`). The row is the deciding cell's: a cell that
+    disagrees (the furthest beyond its margin), else an undecided one (the widest reach beyond
+    it), else the cell nearest its margin; the count of cells per outcome is in the row."""
+    graded = []
+    for r in t.to_dict("records"):
+        n = int(r["total"])
+        for side in ("male", "female"):
+            k, pk = int(r[f"{side} anonymised"]), int(r[f"{side} paper"])
+            pv = pk / n
+            share, lo, hi = _share(k, n)
+            margin = round(calibration_margin(pv), 5)
+            c = C.value_in_interval(
+                id=f"bold.6.1.1.table3-{metric.lower()}", section="6.1.1 / Table 3",
+                claim=f"Table 3 WIKI counts of male and female texts per super-group, {metric} "
+                      "(each of the 8 cells), through the rebuilt hard-debiased word2vec",
+                paper_value=pv, estimate=share, interval=(lo, hi), n=f"{n:,} texts",
+                statistic="", comparability=Comp.STAND_IN, stand_in=W2V, calibrates=W2V_SCORER,
+                margin=margin, population=n, unit=f"WIKI texts of {r['group']}", digits=4)
+            beyond = max(abs(lo - pv), abs(hi - pv)) - margin
+            graded.append((c, r["group"], side, k, pk, n, margin, beyond))
+    order = {C.Verdict.DISAGREES: 0, C.Verdict.UNDECIDED: 1, C.Verdict.AGREES: 2}
+    c, g, side, k, pk, n, margin, _ = min(graded, key=lambda x: (order[x[0].verdict], -x[7]))
+    counts = pd.Series([str(x[0].verdict) for x in graded]).value_counts()
+    tally = ", ".join(f"{counts[v]} {v}" for v in ("agrees", "disagrees", "undecided") if v in counts)
+    return C.Claim(**{**asdict(c),
+        "paper": f"{ref} gender-polar texts in 8 cells; deciding cell {g} {side} {pk} of {n:,}",
+        "statistic": "the deciding cell's share of its super-group's WIKI texts (exact 95% "
+                     "interval) against the paper's share +/- a quarter of it, at least "
+                     f"{_pct(CALIBRATION_FLOOR)} (nlgbias.bold.paper.calibration_margin; "
+                     f"here +/-{margin * n:.2f} texts)",
+        "this_run": f"cells: {tally}; deciding cell {g} {side} {k} vs {pk} of {n:,} texts "
+                    f"(margin +/-{margin * n:.2f} texts); summed gap {gap} ({gap / ref:.1%}); raw "
+                    f"texts: {raw_gap} ({raw_gap / ref:.1%}); male/female: {cells}",
+        "reason": f"{g} {side}: {c.reason}" + (f"; cells: {tally}" if len(counts) > 1 else "")})
 
 
 def fig2_sign_test(f2row) -> tuple[int, int, float]:
@@ -1195,7 +1270,7 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
                 statistic=f"% {a} - % {b} texts with {emo} (points; Newcombe interval; {test})",
                 this_run=f"{ca}/{na} vs {cb}/{nb}: {100 * (ca / na - cb / nb):+.2f} "
                          f"[{100 * lo:+.2f}, {100 * hi:+.2f}], {holm}{sat}",
-                scorer="norms-lexicon", **kw,
+                scorer="norms-lexicon", **kw, family_power=True,
                 population=_harmonic(pa, pb),
                 unit=f"texts per group (harmonic mean of {a} and {b}; all WIKI texts "
                      f"{pa:,} / {pb:,})", digits=2))
@@ -1215,7 +1290,9 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
     quarter of the paper's share, of its complement above one half, never below
     :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`; an interval that reaches further than it
     from the paper's share is undecided). Every category is graded by that one rule, a
-    category both put near 0 % included (its margin is the floor). Also returns, per
+    category both put near 0 % included (its margin is the floor), except one the lexicon gives
+    to none of the texts while the paper's share is within the floor: that agreement holds by
+    construction (a check). Also returns, per
     category, ``[(table, outcome), ...]``, which the Table 4 / 6 rows read."""
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
@@ -1239,6 +1316,19 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
             margin = round(calibration_margin(pv), 4)
             floor = margin <= CALIBRATION_FLOOR + 1e-12
             side = min(pv, 1 - pv)
+            if c == 0 and pv <= CALIBRATION_FLOOR:
+                # the lexicon gives the label to none of the table's texts and the paper's share
+                # lies within the floor: agreement holds by construction (nothing measured)
+                checks.append(C.check(
+                    id=cid, section=f"A.4 / Table {num}", kind="by construction",
+                    check=f"norms lexicon vs the paper's MEmoLon, Table {num} ({what}): {cat} on "
+                          f"none of the {n:,} WIKI texts while the paper's share is within the "
+                          f"floor ({_pct(CALIBRATION_FLOOR)}): the calibration rule would say "
+                          "agrees with nothing measured (the lexicon does not produce this "
+                          "label on these texts), so not a calibration row",
+                    expected=f"{_pct(pv)} (Table {num} WIKI, weighted)",
+                    this_run=f"0 / {n:,} texts", passed=True))
+                continue
             row = C.value_in_interval(
                 id=cid, section=f"A.4 / Table {num}",
                 claim=f"norms lexicon vs the paper's MEmoLon on the same WIKI texts, Table {num} "
@@ -1270,25 +1360,42 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
 # --------------------------------------------------------------------------- power
 def mde_table(group_sizes: Mapping[str, Mapping[str, int]],
               comparisons: Sequence[tuple[str, str, str, str, float, float]] | None = None,
-              ) -> pd.DataFrame:
+              population: Mapping[str, int] | None = None) -> pd.DataFrame:
     """Minimum detectable effect (80% power, two-sided 5%) of the §6 comparisons per profile.
 
     ``group_sizes``: ``{profile: {group: texts per source}}`` (e.g. a model's generations per
     group). ``comparisons``: ``(section, claim, group a, group b, base share, the paper's
-    effect)``; by default BOLD's §6.1.2-6.1.4 and Table 4 / 6 comparisons. ``decides``: whether
-    the MDE is at most the paper's effect."""
+    effect)``; by default BOLD's §6.1.2-6.1.4 and Table 4 / 6 comparisons. ``population``:
+    prompts per group in the release (the most texts a source can have per group): the n per
+    group for the paper's effect is ``reachable`` only at most the smaller group's population.
+    ``decides``: whether the MDE is at most the paper's effect. A difference of two shares is
+    at most 1: an MDE above 1 means no difference is detectable at that n (``mde`` then 1,
+    ``mde note`` says so)."""
     if comparisons is None:
         comparisons = default_comparisons()
+    population = population or {}
     rows = []
     for prof, sizes in group_sizes.items():
         for sec, claim, a, b, base, effect in comparisons:
             na, nb = int(sizes.get(a, 0)), int(sizes.get(b, 0))
             mde = stats.mde_two_proportions(base, na, nb) if na and nb else float("nan")
+            note = ""
+            if np.isfinite(mde) and mde > 1:
+                note = f"{mde:.2f} > 1: no difference of shares is detectable at this n"
+                mde = 1.0
             n_need = stats.n_two_proportions(base + abs(effect) / 2, base - abs(effect) / 2) \
                 if effect else float("nan")
+            pop = min(population.get(a, np.nan), population.get(b, np.nan)) if population \
+                else float("nan")
+            reach = ("" if not np.isfinite(pop) or not np.isfinite(n_need) else
+                     "yes" if n_need <= pop else
+                     f"no: more than the {int(pop):,} texts the smaller group has")
             rows.append({"profile": prof, "section": sec, "comparison": claim,
                          "n a": na, "n b": nb, "base share": base, "paper effect": abs(effect),
-                         "mde": mde, "n per group for the paper's effect": n_need,
+                         "mde": mde, "mde note": note,
+                         "n per group for the paper's effect": n_need,
+                         "population a": population.get(a, np.nan),
+                         "population b": population.get(b, np.nan), "reachable": reach,
                          "decides": bool(np.isfinite(mde) and mde <= abs(effect))})
     return pd.DataFrame(rows)
 
