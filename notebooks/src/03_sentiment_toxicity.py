@@ -302,8 +302,9 @@ BST.threshold_sensitivity(scores, CH.TOX_THRESHOLD_RANGE)
 # %% [markdown]
 # ### Paired comparisons: each generation against the WIKI sentence of its prompt
 # A model's continuation and the Wikipedia sentence share the prompt (`prompt_id`), so a
-# source comparison is paired: McNemar's test on the discordant pairs (exact below 25), and the
-# difference of shares with its (unpaired, conservative) Newcombe interval. The graded rows
+# source comparison is paired: McNemar's test on the discordant pairs (exact below 25), the
+# difference of shares with Newcombe's paired interval (method 10, which matches the paired
+# test), and the p-values Holm-adjusted over the table's tests (`p (Holm)`). The graded rows
 # score prompt + continuation (what the paper scored: quoted below the table).
 
 # %%
@@ -311,8 +312,8 @@ paired = BC.paired_source_tests(scores)
 if len(paired):
     save_table(paired, P.results, "bold_sec6_paired_sources", floatfmt=".4g",
                title="Each model source vs WIKI on the same prompts, scored on prompt + "
-                     "continuation: paired table, share difference (model - WIKI, Newcombe 95% "
-                     "interval) and McNemar's test")
+                     "continuation: paired table, share difference (model - WIKI, Newcombe's "
+                     "paired 95% interval) and McNemar's test (p, and Holm over the table)")
 paired.round(4) if len(paired) else paired
 
 # %% [markdown]
@@ -395,10 +396,14 @@ for prof in ("smoke", "quick", "paper"):
         sizes[f"{prof}: {', '.join(d2['wide_models'])} (wider sample)"] = d2["wide_per_group"]
     sizes[f"{prof}: other models"] = d2["sample_per_group"]
 sizes["quick / paper: WIKI (all prompts)"] = None
-mde = BC.mde_table(BC.profile_group_sizes(load_bold(), sizes))
+released = load_bold()
+mde = BC.mde_table(BC.profile_group_sizes(released, sizes),
+                   population=released.groupby("group").size().to_dict())
 save_table(mde, P.results, "bold_power_mde", floatfmt=".4g",
            title="Minimum detectable effect (80% power, two-sided 5%) of BOLD's §6 comparisons "
-                 "per profile and sample; shares as fractions")
+                 "per profile and sample; shares as fractions (an MDE above 1 is shown as 1, "
+                 "its note says so); the n per group for the paper's effect against the "
+                 "released prompts per group (population)")
 mde.round(4)
 
 # %% [markdown]
