@@ -542,6 +542,9 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
     assert len(vote) == 1 and vote[0].get_ydata()[0] == pytest.approx(0.733)
     assert any("the seeds' vote (graded): 0.733 [0.556, 0.858]" in t.get_text()
                for t in ax.get_legend().get_texts())
+    # the selected model's dev bar is hatched; the legend's dev swatch is not (it stands for all)
+    assert any(p.get_hatch() == "//" for p in ax.patches)
+    assert not any(getattr(h, "get_hatch", lambda: None)() for h in ax.get_legend().legend_handles)
     rows = []
     for src in ("GPT-2 (paper's samples)", "Annotated samples (paper's GPT-2)",
                 "smollm2 (offline, this run)"):
@@ -619,3 +622,12 @@ def test_committed_figure2_draws_every_graded_row():
                     annotated=X.ANNOTATED_SOURCE)
     drawn = F.drawn_rows(fig)
     assert {r for r in drawn if r.isdigit()} == graded
+
+
+def test_figure1_text_says_how_a_penalty_tie_was_broken():
+    from nlgbias.regard import report as T
+
+    tab = pd.DataFrame({"alpha": [0.1, 0.01, 1.0], "dev_mean": [0.8467, 0.8467, 0.80]})
+    assert T._alpha_tie(tab) == ("; tied on dev (0.8467) with 0.01: a tie goes to the larger "
+                                 "penalty, nlgbias.metrics.regard.sort_alpha_table")
+    assert T._alpha_tie(tab.assign(dev_mean=[0.85, 0.84, 0.8])) == ""

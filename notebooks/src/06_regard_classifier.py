@@ -181,7 +181,8 @@ fig = F.figure1(summary, paper.FIGURE1_BERT_TEST, n_split, selected=X.OURS,
                 vote=(graded.estimate, graded.estimate_lo, graded.estimate_hi))
 save_figure(fig, P.figures, "regard_fig1_accuracy")
 plt.show()
-display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1)))
+display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1,
+                               alpha_table=alpha_sel)))
 display(Markdown(T.saved_text(rel(model_dir), reload_ok, seed_list,
                               cl1["regard.fig1.test_accuracy"],
                               round(RC.calibration_margin(paper.FIGURE1_BERT_TEST), 4))))
@@ -243,7 +244,10 @@ examples1
 # scored by the stand-in; (3), the annotated samples of section 1 that carry both annotations
 # (regard and sentiment from the paper's annotations); then the offline models' rows (M1), (M2), ....
 # The pair tests permute the demographic labels within each prompt template (the samples
-# cluster by template, and both demographics of a pair share the templates).
+# cluster by template, and both demographics of a pair share the templates). Every interval and
+# test here is conditional on the paper's templates: it resamples texts (or permutes labels)
+# within them, so it says nothing about another set of templates, whose own variation is not in
+# these intervals.
 
 # %%
 allscored = pd.concat([scored_paper, scored_gen], ignore_index=True)

@@ -64,8 +64,16 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
     ax.set_ylabel("accuracy")  # bars: the mean of the seeds (legend)
     ns = f" (n = {n_texts['dev']} dev / {n_texts['test']} test texts)" if n_texts else ""
     ax.set_title("Figure 1: regard classification, dev and test accuracy" + ns)
-    # outside the axes, right: inside it would cover the paper's line and its label
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    # outside the axes, right: inside it would cover the paper's line and its label; a bar's
+    # legend swatch is its plain colour (the hatch marks one selected bar only)
+    from matplotlib.container import BarContainer
+    from matplotlib.patches import Patch
+
+    handles, labels = ax.get_legend_handles_labels()
+    handles = [Patch(facecolor=h.patches[-1].get_facecolor()) if isinstance(h, BarContainer) else h
+               for h in handles]
+    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              frameon=False)
     plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
     fig.tight_layout()
     return fig

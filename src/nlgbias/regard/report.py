@@ -10,6 +10,7 @@ import pandas as pd
 
 from nlgbias.bold.paper import calibration_margin
 from nlgbias.regard import paper
+from nlgbias.regard.claims import _p_eq
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -31,8 +32,23 @@ def _verdict(c) -> str:
     return f"**{c.verdict}** ({c.tally}; `{c.id}`)"
 
 
+def _alpha_tie(alpha_table: pd.DataFrame | None) -> str:
+    """The penalties tied with the chosen one on dev (``alpha_table``: :func:`nlgbias.metrics.
+    regard.select_alpha`, best first), and the rule that broke the tie."""
+    if alpha_table is None or len(alpha_table) < 2:
+        return ""
+    best = float(alpha_table.loc[0, "dev_mean"])
+    tied = [float(a) for a, d in zip(alpha_table["alpha"][1:], alpha_table["dev_mean"][1:],
+                                     strict=True) if np.isclose(float(d), best)]
+    if not tied:
+        return ""
+    return (f"; tied on dev ({best:.4f}) with {', '.join(f'{a:g}' for a in tied)}: a tie goes to "
+            "the larger penalty, nlgbias.metrics.regard.sort_alpha_table")
+
+
 def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split: dict[str, int],
-                 alpha: float, n_alphas: int, claims: dict) -> str:
+                 alpha: float, n_alphas: int, claims: dict,
+                 alpha_table: pd.DataFrame | None = None) -> str:
     """Our classifier's Figure 1 accuracy as the seeds' vote (the classifier every later step
     uses; its interval and verdict from the calibration claim), the seeds' own range (Figure 1's
     bars), the margin over the best comparison model (the vote against that model), VADER
@@ -51,8 +67,8 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
         f"interval over the {n_split['test']} test texts). Figure 1's bars are the seeds' own "
         f"heads: test {ours['test_min']:.3f}-{ours['test_max']:.3f} (mean {ours['test_mean']:.3f}), "
         f"dev {ours['dev_min']:.3f}-{ours['dev_max']:.3f}; the dev values are those of the "
-        f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried), so "
-        f"they are optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test "
+        f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried"
+        f"{_alpha_tie(alpha_table)}), so they are optimistic. The paper's BERT reaches about {paper.FIGURE1_BERT_TEST:.3f} test "
         f"accuracy (footnote 9) on the same test texts; one of the {n_split['test']} test texts "
         f"moves accuracy by {1 / n_split['test']:.3f}.\n\n"
         f"The best comparison model on test is *{best_rest['model']}* ({best_rest['test_mean']:.3f}, "
@@ -221,5 +237,5 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
            if wiki_highest is not None else "")
         + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "
         f"(paper: {paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
-        f"p = {chi.get('p_text', 'n/a')} (dof {chi['dof']}; the paper, over four generators: p < "
+        f"{_p_eq(chi.get('p_text', 'n/a'))} (dof {chi['dof']}; the paper, over four generators: p < "
         f"{paper.BOLD_CHI2_P_BELOW}).")
