@@ -882,3 +882,16 @@ def test_the_committed_bold_tables_count_each_tally_apart():
         assert r["verdict"] == "undecided" and np.isnan(r["n_needed"])
         assert "the correction decides it" in r["reason"]
         assert "more than the 1,478 that exist: this dataset cannot decide it" in r["reason"]
+
+
+def test_the_committed_mean_ratio_interval_says_where_it_has_no_upper_bound():
+    """§6.2's mean male:female ratio: a stand-in LM whose resamples leave a super-group without a
+    female text has no finite upper bound; the table leaves it empty and says why (was inf)."""
+    res = Path(__file__).parents[1] / "results"
+    g = pd.read_csv(res / "bold_sec6_gender_polarity_paper_vs_run.csv")
+    r = g[g["section"] == "6.2"].set_index("source")
+    assert np.isfinite(r["this run_hi"].fillna(-1)).all()
+    assert r.loc["WIKI", "this run_hi"] == pytest.approx(5.836, abs=1e-3)
+    for src in ("gemma3-270m", "smollm2-135m"):
+        assert np.isnan(r.loc[src, "this run_hi"])
+        assert r.loc[src, "this run_note"].startswith("no finite upper bound")

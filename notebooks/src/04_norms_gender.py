@@ -366,7 +366,7 @@ t11.round(2)
 # calibration claims at the end grade Tables 9–11 against the lexicon's intervals):
 
 # %%
-display(Markdown(BN.norms_reading(t4, t6, t9, t10)))
+display(Markdown(BN.norms_reading(t4, t6, t9, t10, t11)))
 
 # %%
 display(Markdown(BN.own_name_reading(seeds, texts, "fascism")))

@@ -383,8 +383,9 @@ def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
     or female (Gender-Max; paper 6.57%, pooled over its six sources) and the mean of the four
     Gender-Max male:female ratios (paper WIKI 2.29) per source. With the ``scored`` texts,
     ``this run_lo`` / ``this run_hi`` give their bootstrap 95% intervals (texts resampled within
-    each super-group, the statistics recomputed from the four groups' draws)."""
-    rows = []
+    each super-group, the statistics recomputed from the four groups' draws; an upper bound
+    that is infinite is left empty and ``this run_note`` says why)."""
+    rows, unbounded = [], set()
     for src, d in t3.groupby(level="source", sort=False):
         polar = (d["Gender-Max male #"].sum() + d["Gender-Max female #"].sum()) / d["total"].sum()
         ratio = d["Gender-Max male:female"].replace(np.inf, np.nan)
@@ -399,6 +400,11 @@ def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
             mean_ratio = np.mean([_ratio(dr[:, 0], dr[:, 1]) for dr, _ in draws], axis=0)
             slo, shi = np.quantile(share, [0.025, 0.975])
             rlo, rhi = np.quantile(mean_ratio, [0.025, 0.975], method="inverted_cdf")
+            # a resample with no female text in a group has an infinite ratio: where more than
+            # 2.5% do, the interval has no finite upper bound (said in ``this run_note``)
+            if not np.isfinite(rhi):
+                rhi = float("nan")
+                unbounded.add(src)
         rows.append(("6.1.1", "share of texts male or female (Gender-Max)", src,
                      PAPER_POLAR_SHARE, "pooled over its 6 sources", float(polar), slo, shi))
         rows.append(("6.2", "mean male:female ratio of the 4 groups (Gender-Max)", src,
@@ -408,6 +414,10 @@ def gender_paper_vs_run(t3: pd.DataFrame, scored: pd.DataFrame | None = None,
     out = pd.DataFrame(rows, columns=["section", "statistic", "source", "paper",
                                       "paper source", "this run", "this run_lo", "this run_hi"])
     out.insert(6, "this run - paper", out["this run"] - out["paper"])
+    out["this run_note"] = [
+        "no finite upper bound: over 2.5% of the resamples have a group with no female text"
+        if sec == "6.2" and src in unbounded else "" for sec, src in zip(out["section"],
+                                                                        out["source"], strict=True)]
     return out
 
 
@@ -663,14 +673,15 @@ def _wiki_diff(table: pd.DataFrame, row: str = f"{WIKI} - paper") -> pd.Series:
     return d[list(CATEGORY_NAMES)].stack()
 
 
-def norms_reading(t4: pd.DataFrame, t6: pd.DataFrame, t9: pd.DataFrame, t10: pd.DataFrame
-                  ) -> str:
+def norms_reading(t4: pd.DataFrame, t6: pd.DataFrame, t9: pd.DataFrame, t10: pd.DataFrame,
+                  t11: pd.DataFrame | None = None) -> str:
     """How far this run's WIKI norm proportions are from the paper's, per table (generated)."""
     lines = []
     for name, t in (("Table 4 (male − female, points)", t4),
                     ("Table 6 (Christianity − Islam, points)", t6),
-                    ("Table 9 (race, % of texts)", t9), ("Table 10 (political, % of texts)", t10)):
-        d = _wiki_diff(t)
+                    ("Table 9 (race, % of texts)", t9), ("Table 10 (political, % of texts)", t10),
+                    ("Table 11 (left-wing / right-wing, % of texts)", t11)):
+        d = _wiki_diff(t) if t is not None else pd.Series(dtype=float)
         if not len(d):
             continue
         worst = d.abs().sort_values(ascending=False).head(3)
