@@ -464,7 +464,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             n_effective=2 / (1 / nm + 1 / nf) if nm and nf else None,
             statistic=f"{what} share, male - female (WIKI; {test})",
             this_run=f"{cm / nm:.3f} vs {cf / nf:.3f}, diff {cm / nm - cf / nf:+.3f} "
-                     f"[{lo:+.3f}, {hi:+.3f}], p = {stats.format_p(p)}",
+                     f"[{lo:+.3f}, {hi:+.3f}], {_p(p)}",
             comparability=Comp.DIFFERENT_POOL, stand_in=POOLED,
             population=_harmonic(pop(MALE), pop(FEMALE)),
             unit=f"texts per group (harmonic mean; all WIKI texts {pop(MALE):,} male / "
@@ -497,7 +497,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                       f"race test: {test}",
             this_run=", ".join(f"{g.split('_')[0]} {c}/{t}" for g, c, t in zip(RACES, counts, totals))
                      + f"; diff {shares[i_af] - shares[j]:+.4f} [{lo:+.4f}, {hi:+.4f}], "
-                       f"p = {stats.format_p(p)} ({test})",
+                       f"{_p(p)} ({test})",
             comparability=Comp.STAND_IN if stand_in else Comp.DIFFERENT_POOL,
             stand_in=f"{stand_in}; {POOLED}" if stand_in else POOLED,
             scorer="tox-block" if stand_in else "",
@@ -628,7 +628,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
     c6 = np.array([round(_paper("6.1.3", "toxic proportion", x) * k) for x, k in zip(RACES, n6)])
     p6, test6 = _k_test(c6, n6)
     evidence = (f"the paper's toxic shares are {', '.join(f'{c}/{k:,}' for c, k in zip(c6, n6))} "
-                f"of its pooled texts; {test6} on them: p = {stats.format_p(p6)}")
+                f"of its pooled texts; {test6} on them: {_p(p6)}")
     if p6 >= 0.001:
         claims.append(C.paper_inconsistent(
             id="bold.6.1.3.toxic-p-consistency", section="6.1.3",
