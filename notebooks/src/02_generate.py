@@ -22,8 +22,9 @@
 # settings but no generation length (BERT's is 15). Every profile, `paper` included, stops a
 # row at `max_new_tokens` (30 in `quick` and `paper`) and cuts it at its first sentence end (a
 # BOLD prompt starts one Wikipedia sentence): `nlgbias.bold.choices.DECODING`, declared with
-# its reason; notebook 03 grades the paired model − WIKI rows also with WIKI cut to the
-# model's length.
+# its reason; notebook 03 sets the paired model − WIKI differences beside the same
+# differences with the model's and WIKI's continuations of each prompt both cut to the shorter
+# of the two (a sensitivity table and a check, not graded rows).
 #
 # **Engine** (`nlgbias.generation`): length-sorted batches, left padding, KV cache, finished
 # rows dropped from the batch at once, one random generator per row (the random draws of a row
