@@ -74,7 +74,21 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
     d = by["ss"]["difference"]
     assert d["value"] == pytest.approx(by["ss"]["model"]["value"] - by["ss"]["baseline"]["value"], abs=1e-3)
     assert d["lo"] <= d["value"] <= d["hi"] and d["n"] == 40
-    assert {g["group"] for g in st["groups"]} == {"gender", "profession", "race", "religion"}
+    # per domain: religion has 2 target terms (10 CATs), too few clusters for an interval: named,
+    # not shown; race's 3 differing CATs all go one way (the bootstrap alone gave [10.0, 60.0],
+    # excluding 0): the hull with Newcombe's paired interval on the CATs ([-5.3, 56.7])
+    assert {g["group"] for g in st["groups"]} == {"gender", "profession", "race"}
+    assert [o["group"] for o in st["omitted"]] == ["religion"] and "2 target term" in st["omitted"][0]["why"]
+    race = next(g for g in st["groups"] if g["group"] == "race")["difference"]
+    assert race["interval"] == "hull-bootstrap-terms-newcombe-paired" and race["discordant"] == 3
+    assert race["parts"]["bootstrap-terms"] == pytest.approx([10.0, 60.0], abs=0.05)
+    assert race["parts"]["newcombe-paired"] == pytest.approx([-5.3, 56.7], abs=0.05)
+    assert (race["value"], race["lo"], race["hi"]) == pytest.approx((30.0, -5.3, 60.0), abs=0.05)
+    assert all(g["help"] for g in st["groups"])
+    # the models record the start token they were scored after (Gemma has no <|endoftext|>)
+    assert doc["models"]["model"]["start_token_used"] == "<|endoftext|> (id 0)"
+    assert doc["models"]["baseline"]["start_token_used"].startswith("<bos> (id 2: no <|endoftext|>")
+    assert doc["nlgbias"]["dirty"] in (True, False) and doc["nlgbias"]["commit"]
     cr = doc["suites"]["crows"]
     pairs = load_crows_pairs().sample(n=40, random_state=0).sort_index()
     for row in cr["metrics"]:
@@ -86,6 +100,11 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
             assert row[role]["value"] == pytest.approx(overall["metric"], abs=1e-4)
             assert row[role]["n"] == 40
     assert {r["metric"] for r in cr["metrics"]} == {"crows (total)", "crows (shared tokens)"}
+    # 14 of the 40 pairs are in bias types with fewer than 5: named, with their counts
+    assert {o["group"]: o["why"].split()[0] for o in cr["omitted"]} == {
+        "age": "4", "physical-appearance": "1", "religion": "2", "sexual-orientation": "3", "socioeconomic": "4"}
+    crows_page = (out / "crows.html").read_text()
+    assert "Start-token sensitivity" in crows_page and "physical-appearance: 1 pair(s)" in crows_page
     # the start-token sensitivity: lm-evaluation-harness's BOS convention on the same pairs
     from nlgbias.lm import parse_model_spec
 
@@ -116,6 +135,8 @@ def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tm
     assert res["items"]["prompts"] == 43 and res["items"]["groups"] == 43
     by = {r["metric"]: r for r in res["metrics"]}
     assert set(by) == {"negative %", "positive %", "toxic %"}  # no range rows at one prompt per group
+    assert not res["groups"] and len(res["omitted"]) == 5 + 6  # ...named: 5 ranges, 2 gender + 4 race groups
+    assert "race: Hispanic and Latino Americans" in {o["group"] for o in res["omitted"]}
     ids = set(bold_prompts(1, 0)["prompt_id"])
     flags = {}
     for role, spec in cfg.roles.items():
@@ -152,6 +173,10 @@ def test_the_regard_suite_labels_are_the_classifiers_vote_on_each_models_masked_
     clf = R.load(folder / "classifier")
     assert clf.card["seeds"] == [0, 1, 2, 3, 4] and "test accuracy" in res["items"]["classifier"]
     by = {r["metric"]: r for r in res["metrics"]}
+    # the shares over all demographics: a template's six prompts are alike; paired by template
+    neg = by["negative regard %"]
+    assert neg["limit"]["unit"] == "templates" and neg["limit"]["n"] == 10
+    assert neg["difference"]["interval"] == "bootstrap-templates-paired" and neg["model"]["deff"] >= 1
     for role, spec in cfg.roles.items():
         (path,) = (folder / "generations").glob(f"regard__{spec.slug}.parquet")
         g = read_table(path)
@@ -191,7 +216,8 @@ def test_the_command_stops_before_any_work_on_a_bad_spec(tmp_path, capsys):
     assert "names the backend 'vllm' but no model" in capsys.readouterr().err
     assert main(["audit", "--model", "smollm2-135m", "--model-args", "nope=1",
                  "--out", str(tmp_path)]) == 2
-    assert "has no option 'nope'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "has no option 'nope'" in err and "Error:" not in err  # the message, not the class
     assert not list(tmp_path.iterdir())
 
 
@@ -312,11 +338,12 @@ def test_the_range_null_is_the_exact_permutation_distribution():
     assert r["mean"] == pytest.approx(0.25 * 100 + 0.75 * 100 / 3, abs=1.0) and r["p"] == 1.0
 
 
-def test_a_stereoset_difference_without_a_differing_cat_falls_back_to_newcombe():
+def test_a_stereoset_difference_is_the_hull_of_the_bootstrap_and_newcombe():
     """The baseline scores every sentence as the model does: the two-stage bootstrap's
-    difference is a point for lms, ss and icat; ss then has Newcombe's paired interval on the
-    CATs' decisions, lms on their two decisions each, icat its bounds over both; a real
-    difference keeps the bootstrap."""
+    difference is a point for lms, ss and icat, so the hull is Newcombe's paired interval on the
+    CATs' decisions (ss), on their two decisions each (lms), and for icat its bounds over both.
+    With the baseline's scores shuffled, CATs differ: the hull covers both intervals, each kept
+    in ``parts``."""
     from nlgbias import stereoset as S
     from nlgbias.audit.suites import _cat_decisions, _stereoset_differences
     from nlgbias.stats import paired_diff_proportions_interval
@@ -333,19 +360,23 @@ def test_a_stereoset_difference_without_a_differing_cat_falls_back_to_newcombe()
     d = _stereoset_differences(overall, dists, dec, len(cats))
     pro = int(dec["model"][0].sum())
     lo, hi = paired_diff_proportions_interval(pro, 0, 0, len(cats) - pro)
-    assert d["ss"]["interval"] == "bootstrap-terms+newcombe-paired"
+    assert d["ss"]["interval"] == "hull-bootstrap-terms-newcombe-paired" and d["ss"]["discordant"] == 0
+    assert d["ss"]["parts"]["bootstrap-terms"] == [0.0, 0.0]
     assert (d["ss"]["lo"], d["ss"]["hi"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-3)
     rel = int(dec["model"][1].sum())
     lo, hi = paired_diff_proportions_interval(rel, 0, 0, 2 * len(cats) - rel)
     assert (d["lms"]["lo"], d["lms"]["hi"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-3)
     assert d["icat"]["lo"] < 0 < d["icat"]["hi"] and d["icat"]["value"] == 0.0
-    # the baseline's scores shuffled: CATs differ, the bootstrap stays
+    # the baseline's scores shuffled: CATs differ, the hull covers the bootstrap and Newcombe
     other = dict(zip(ids, rng.normal(size=len(ids)), strict=True))
     overall["baseline"] = S.evaluate(cats, other)["overall"]
     dists["baseline"] = bootstrap_distribution(cats, other, n_boot=300, seed=0)
     dec["baseline"] = _cat_decisions(cats, other)
     d = _stereoset_differences(overall, dists, dec, len(cats))
-    assert {v["interval"] for v in d.values()} == {"bootstrap-terms"}
+    for v in d.values():
+        (bl, bh), (nl, nh) = v["parts"]["bootstrap-terms"], v["parts"]["newcombe-paired"]
+        assert (v["lo"], v["hi"]) == pytest.approx((min(bl, nl), max(bh, nh)), abs=1e-3)
+    assert d["ss"]["discordant"] == int((dec["model"][0] != dec["baseline"][0]).sum()) > 0
 
 
 def test_the_command_help_is_plain_text_and_names_every_size(capsys):
@@ -360,27 +391,66 @@ def test_the_command_help_is_plain_text_and_names_every_size(capsys):
     assert all(f"{size}:" in out or f"{size} (default)" in out for size in ("smoke", "quick", "full"))
 
 
-def test_a_range_difference_without_a_differing_prompt_is_bounded_by_each_groups_interval():
-    """Two groups of 10 prompts, one negative text in the first, the same for both models: the
-    ranges are 10 points each and the bootstrap's difference is [0, 0]; the row gives instead
-    the range's bounds with each group's share inside its Newcombe paired interval (hand
-    computed from the two groups' intervals), and the permutation null beside each range
-    (one negative text among 20: the range is 10 points under every split, p = 1)."""
+def test_a_range_has_no_interval_and_its_difference_covers_each_groups_interval():
+    """Two groups of 10 prompts, one negative text in the first, the same for both models: each
+    range is 10 points with no interval (a bootstrap of a max − min is biased upward) and the
+    permutation null beside it (one negative text among 20: the range is 10 points under every
+    split, p = 1); the bootstrap's difference is [0, 0], so the hull is the range's bounds with
+    each group's share inside its Newcombe paired interval (hand computed from the two groups'
+    intervals). The limiting unit is the prompts, resampled within each group."""
     from nlgbias.audit.suites import _paired_share_diff, _range_row
 
     f = np.zeros(20)
     f[0] = 1.0
     groups = np.array(["a"] * 10 + ["b"] * 10)
     row = _range_row({"model": f, "baseline": f.copy()}, groups, np.random.default_rng(0), metric="r")
-    assert row["model"]["value"] == 10.0 and row["limit"] == {"n": 2, "unit": "groups", "detail": "10 prompts each"}
+    assert row["model"]["value"] == 10.0 and (row["model"]["lo"], row["model"]["hi"]) == (None, None)
+    assert row["model"]["interval"] == "none-range"
+    assert row["limit"] == {"n": 20, "unit": "prompts",
+                            "detail": "2 groups, 10 prompts each, resampled within each group"}
     assert row["model"]["null"] == {"mean": 10.0, "p95": 10.0, "p": 1.0, "permutations": 2000}
     d = row["difference"]
-    assert d["interval"] == "bootstrap-groups+newcombe-paired" and d["value"] == 0.0
+    assert d["interval"] == "hull-bootstrap-groups-newcombe-box" and d["value"] == 0.0
+    assert d["parts"]["bootstrap-groups"] == [0.0, 0.0]
     (la, ha), (lb, hb) = _paired_share_diff(f[:10], f[:10]), _paired_share_diff(f[10:], f[10:])
     a_lo, a_hi, b_lo, b_hi = max(10 + la, 0), 10 + ha, max(lb, 0), hb  # group shares 10 and 0
     assert d["hi"] == pytest.approx(max(a_hi, b_hi) - min(a_lo, b_lo) - 10, abs=1e-3)
     assert d["lo"] == pytest.approx(max(0, max(a_lo, b_lo) - min(a_hi, b_hi)) - 10, abs=1e-3)
     assert d["lo"] < 0 < d["hi"]
+    from nlgbias.audit.report import _fmt
+
+    assert _fmt(row["model"]).startswith("<span class='v'>10.0</span>")  # no interval shown
+
+
+def test_shares_pooled_over_demographics_resample_templates_paired_across_models():
+    """Three templates with 2 samples each per model; the paired template bootstrap equals a
+    loop over the same draws (each draw: the drawn templates' pooled share, model minus
+    baseline); identical flags give [0, 0]."""
+    from nlgbias.audit.suites import _pct, template_paired_interval
+
+    t = np.array(["a", "a", "b", "b", "c", "c"])
+    m, b = np.array([1.0, 1, 0, 1, 0, 0]), np.array([0.0, 1, 0, 0, 0, 0])
+    got = template_paired_interval({"model": m, "baseline": b}, {"model": t, "baseline": t},
+                                   np.random.default_rng(3), n_boot=500)
+    draw = np.random.default_rng(3).integers(0, 3, size=(500, 3))
+    names = np.array(["a", "b", "c"])
+    ref = [100 * (np.mean([x for k in d for x in m[t == names[k]]])
+                  - np.mean([x for k in d for x in b[t == names[k]]])) for d in draw]
+    assert got == pytest.approx(_pct(np.array(ref)), abs=1e-9)
+    assert template_paired_interval({"model": m, "baseline": m}, {"model": t, "baseline": t},
+                                    np.random.default_rng(0)) == (0.0, 0.0)
+
+
+def test_results_say_whether_the_checkout_had_uncommitted_changes(monkeypatch):
+    from nlgbias.audit import report
+
+    answers = {("rev-parse", "HEAD"): "abc", ("status", "--porcelain", "--untracked-files=no"): " M x.py"}
+    monkeypatch.setattr(report, "_git", lambda *a: answers[a])
+    assert report._commit() == {"commit": "abc", "dirty": True}
+    answers[("status", "--porcelain", "--untracked-files=no")] = ""
+    assert report._commit() == {"commit": "abc", "dirty": False}
+    monkeypatch.setattr(report, "_git", lambda *a: None)  # not a checkout (an installed copy)
+    assert report._commit() == {"commit": None, "dirty": None}
 
 
 def test_a_regard_gap_difference_is_square_and_add_of_the_two_gaps_intervals():

@@ -39,7 +39,9 @@ def _audit(argv: list[str]) -> int:
     ap.add_argument("--size", default="quick", choices=list(SIZES),
                     help="smoke: a first look (seconds to minutes; too few items to decide much); "
                          "quick (default): a seeded sample (minutes on a CPU); full: every item")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="the seed of every sample of items and every bootstrap (default 0): the same "
+                         "seed gives the same items and intervals")
     ap.add_argument("--out", required=True, help="folder for results.json, index.html, cache/")
     args = ap.parse_args(argv)
     try:
@@ -47,12 +49,12 @@ def _audit(argv: list[str]) -> int:
                         baseline_args=args.baseline_args, suites=args.suites, size=args.size,
                         seed=args.seed, out=args.out)
     except Exception as exc:  # one message before any work
-        print(f"nlgbias audit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"nlgbias audit: {exc}", file=sys.stderr)
         return 2
     try:
         suites = run_audit(cfg)
     except (OSError, RuntimeError) as exc:  # a server gone mid-run, a full disk: one message
-        print(f"nlgbias audit: {type(exc).__name__}: {exc}\n(finished items are cached under "
+        print(f"nlgbias audit: {exc}\n(finished items are cached under "
               f"{cfg.cache}: the same command resumes)", file=sys.stderr)
         return 1
     path = write_results(cfg, suites)

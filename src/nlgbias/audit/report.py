@@ -48,22 +48,30 @@ def _versions() -> dict:
     return out
 
 
-def _commit() -> str | None:
+def _git(*args: str) -> str | None:
     here = Path(__file__).resolve().parent
     try:
-        done = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
+        done = subprocess.run(["git", "-C", str(here), *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _commit() -> dict:
+    """The checkout's ``commit`` and whether it had uncommitted changes to tracked files
+    (``dirty``; both None outside a git checkout, e.g. an installed copy)."""
+    commit = _git("rev-parse", "HEAD") or None
+    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def model_record(spec) -> dict:
     """How results.json names a model (:meth:`nlgbias.lm.LMSpec.record`: its spec without
-    secrets, label, backend, options) and the start-token convention it was scored with."""
-    from nlgbias.audit.suites import convention_of
+    secrets, label, backend, options), the start-token convention it was scored with and the token
+    that convention gives its tokenizer (``start_token_used``)."""
+    from nlgbias.audit.suites import convention_of, start_token_used
 
-    return {**spec.record(), "start_token": convention_of(spec)}
+    return {**spec.record(), "start_token": convention_of(spec), "start_token_used": start_token_used(spec)}
 
 
 def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
@@ -73,7 +81,7 @@ def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
 
     out = Path(out or cfg.out)
     doc = {"schema": SCHEMA, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "nlgbias": {"commit": _commit()}, "versions": _versions(),
+           "nlgbias": _commit(), "versions": _versions(),
            "machine": provenance.machine(), "seed": cfg.seed, "size": cfg.size,
            "convention": START_TOKEN_CONVENTION,
            "models": {role: model_record(s) for role, s in cfg.roles.items()}, "suites": suites}
@@ -87,11 +95,17 @@ SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "newcombe-independent": "Newcombe, independent samples",
          "wilson-deff": "Wilson, effective n",
          "newcombe-independent-deff": "Newcombe, independent, effective n",
-         "bootstrap-terms": "bootstrap over terms",
-         "bootstrap-terms+newcombe-paired": "no CAT differs: Newcombe paired",
-         "bootstrap-groups": "bootstrap within groups",
-         "bootstrap-groups+newcombe-paired": "no prompt differs: Newcombe paired per group",
+         "bootstrap-terms": "our bootstrap over terms, then CATs",
+         "hull-bootstrap-terms-newcombe-paired": "hull: our bootstrap over terms ∪ Newcombe paired on CATs",
+         "none-range": "no interval: the permutation null is the test",
+         "hull-bootstrap-groups-newcombe-box": "hull: bootstrap within groups ∪ Newcombe paired per group",
+         "bootstrap-templates-paired": "bootstrap over templates, paired",
          "mover-independent": "square-and-add, independent"}
+
+
+#: how the report names the two intervals of a hull (``parts``)
+PARTS = {"bootstrap-terms": "bootstrap", "newcombe-paired": "Newcombe", "bootstrap-groups": "bootstrap",
+         "newcombe-box": "Newcombe per group"}
 
 
 def _fmt(v: dict | None, *, interval: bool = False) -> str:
@@ -101,13 +115,18 @@ def _fmt(v: dict | None, *, interval: bool = False) -> str:
 
     if not v:
         return "—"
-    out = f"<span class='v'>{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]</span>"
+    out = (f"<span class='v'>{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]</span>" if v.get("lo") is not None
+           else f"<span class='v'>{v['value']:.1f}</span>")
     notes = []
     if interval and v.get("interval"):
         notes.append(f"<span title='{html.escape(INTERVALS[v['interval']])}'>"
                      f"{html.escape(SHORT.get(v['interval'], v['interval']))}</span>")
-    if v.get("deff", 1) > 1:
+    if "deff" in v:
         notes.append(f"design effect {v['deff']:.2f}")
+    if "discordant" in v:
+        notes.append(f"{v['discordant']} of {v['decisions']} decisions differ")
+    if v.get("parts"):
+        notes.append("; ".join(f"{PARTS.get(k, k)} [{a:.1f}, {b:.1f}]" for k, (a, b) in v["parts"].items()))
     if "ties" in v:
         notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
     if v.get("null"):
@@ -133,7 +152,8 @@ def _panel(ax, rows: list[dict], roles: dict, what: str) -> None:
     for k, role in enumerate(keys):
         y = [i + (0.18 if k else -0.18) * (len(keys) > 1) for i in range(len(rows))]
         val = [r[role]["value"] for r in rows]
-        err = [[r[role]["value"] - r[role]["lo"] for r in rows], [r[role]["hi"] - r[role]["value"] for r in rows]]
+        err = [[r[role]["value"] - r[role]["lo"] if r[role]["lo"] is not None else 0 for r in rows],
+               [r[role]["hi"] - r[role]["value"] if r[role]["hi"] is not None else 0 for r in rows]]
         label = (f"{role}: {roles[role]['label']}" if role in roles
                  else f"{roles['model']['label']} − {roles['baseline']['label']}")
         ax.errorbar(val, y, xerr=err, fmt="o", ms=4, capsize=2, color=colours[role], label=label)
@@ -181,11 +201,12 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
             dx.set_yticks(range(len(rs)), [""] * len(rs))
             dx.set_xlabel("model − baseline, points", fontsize=8)
             if b == 0:
-                dx.set_title("model − baseline, 95 % interval\n(grey |: no difference)", fontsize=9)
+                dx.set_title("model − baseline, 95 % interval\n(grey line: no difference)", fontsize=9)
         if b == 0:
             noise = any(r[k].get("null") for r in rows for k in roles)
-            ax.set_title("each model, 95 % interval\n(grey |: unbiased / ideal"
-                         + ("; x: noise alone's 95th percentile" if noise else "") + ")", fontsize=9)
+            marks = (["grey |: unbiased / ideal"] if any(r.get("ideal") is not None for r in rows) else []) \
+                + (["x: noise alone's 95th percentile"] if noise else [])
+            ax.set_title("each model, 95 % interval" + (f"\n({'; '.join(marks)})" if marks else ""), fontsize=9)
     handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
     names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
     n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
@@ -234,13 +255,21 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
            if figure is not None else "")
     groups = (f"<h2>Per group</h2>{_rows_table(suite['groups'], roles, suite['unit'], 'groups')}"
               if suite.get("groups") else "")
+    if suite.get("omitted"):
+        groups += ("<h2>Not shown</h2><p>Too few items for an interval:</p><ul id='omitted'>"
+                   + "".join(f"<li>{e(str(o['group']))}: {e(o['why'])}</li>" for o in suite["omitted"]) + "</ul>")
+    if name == "crows":
+        groups += _start_token_section(doc)
+    paired = {"regard": "the shares over all demographics paired by template (both models continue "
+                        "the same templates); each demographic's share and the gaps: independent "
+                        "samples (different texts)"}.get(name, "paired: the same items")
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(suite['title'])}: nlgbias audit</title>
 {_STYLE}</head><body><p><a href="index.html">← the audit</a></p>
 <h1>{e(suite['title'])}</h1>
 <p>{e(suite.get('paper', ''))}. Items: {items}. Computed in {suite.get('seconds', 0):.0f} s; size
 {e(doc['size'])}, seed {doc['seed']}. Values in % (gaps and ranges in points), with 95 % intervals;
-the difference is model − baseline ({'independent samples' if name == 'regard' else 'paired: the same items'}; below each interval its kind; n is the unit that limits the interval).</p>
+the difference is model − baseline ({paired}; below each interval its kind; n is the unit that limits the interval).</p>
 <h2>Metrics</h2>{_rows_table(suite['metrics'], roles, suite['unit'], 'metrics')}
 {groups}{fig}
 <p>The same numbers are in <a href="results.json">results.json</a> (<code>suites.{e(name)}</code>).</p>
@@ -283,13 +312,6 @@ def write_report(results_json: str | Path) -> Path:
             figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
                         f"metric and group with its 95 % interval.</figcaption></figure>")
-    sens = [f"<li>{e(roles[x['role']]['label'])}: " + (
-            f"the same start token under both conventions (its tokenizer has no &lt;|endoftext|&gt;): "
-            f"{x['score']:.1f} %" if x.get("same_token") else
-            f"{x['score']:.1f} % after the {e(x['convention'])} start token, {x['other_score']:.1f} % "
-            f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
-            "differently") + "</li>"
-            for x in doc["suites"].get("crows", {}).get("start_token", [])]
     from nlgbias.audit.suites import INTERVALS
 
     used = [k for k in INTERVALS if any(
@@ -297,7 +319,8 @@ def write_report(results_json: str | Path) -> Path:
         for r in [*suite.get("metrics", []), *suite.get("groups", [])] for role in (*roles, "difference"))]
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
                      f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
-                     f"{e(str(v.get('start_token')))}</li>"
+                     f"{e(str(v.get('start_token_used') or v.get('start_token')))}"
+                     f" (convention {e(str(v.get('start_token')))})</li>"
                      for r, v in roles.items())
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nlgbias audit: {e(roles['model']['label'])}</title>
@@ -306,17 +329,19 @@ def write_report(results_json: str | Path) -> Path:
 <ul>{models}</ul>
 <p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in % (gaps
 and ranges in points), with 95 % intervals. The difference is model − baseline: paired (the same
-items) for StereoSet, CrowS-Pairs and BOLD; for regard the two models' samples are different
-texts, so its intervals are those of independent samples. Below each difference, the kind of its
-interval (the list below says what each is); the n column gives the unit that limits the interval
-(e.g. StereoSet's target terms, the groups of a range) and, in small print, the items. A range
-across groups is positive by noise alone: beside it, what shuffled group labels give. Groups with
-fewer than 5 items get no row. Scoring convention: {e(doc['convention'])}.</p>
+items) for StereoSet, CrowS-Pairs and BOLD, and for regard's shares over all demographics (the same
+templates); regard's per-demographic shares and gaps compare different texts, so their intervals
+are those of independent samples. Below each difference, the kind of its interval (the list below
+says what each is); the n column gives the unit that limits the interval (e.g. StereoSet's target
+terms, regard's templates) and, in small print, the items. A range across groups is positive by
+noise alone: it has no interval, and beside it is what shuffled group labels give (the test). A
+group with fewer than 5 of the unit that limits its interval gets no row: each suite's page names
+them. Scoring convention: {e(doc['convention'])}.</p>
 <h2>Headline</h2>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>
 {'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
-{'<h2>Start-token sensitivity (CrowS-Pairs, total score)</h2><p>lm-evaluation-harness scores a sentence after the BOS token where a tokenizer has one (<code>--model-args start_token=bos</code>); StereoSet&#39;s code after <code>&lt;|endoftext|&gt;</code>. The same pairs under the other convention:</p><ul id="start-token">' + ''.join(sens) + '</ul>' if sens else ''}
+{_start_token_section(doc)}
 {'<h2>Intervals</h2><ul id="intervals">' + ''.join(f'<li><b>{e(SHORT.get(k, k))}</b>: {e(INTERVALS[k])}</li>' for k in used) + '</ul>' if used else ''}
 <h2>Each suite in detail</h2><ul id="details">{''.join(details)}</ul>
 <h2>Figures</h2>{''.join(figs)}
@@ -334,3 +359,23 @@ window.addEventListener("load", () => {{
     target = out / "index.html"
     write_text(page, target)
     return target
+
+
+def _start_token_section(doc: dict) -> str:
+    """The CrowS-Pairs total score of each model under the other start-token convention."""
+    e = html.escape
+    roles = doc["models"]
+    sens = [f"<li>{e(roles[x['role']]['label'])}: " + (
+            f"the same start token under both conventions (its tokenizer has no &lt;|endoftext|&gt;): "
+            f"{x['score']:.1f} %" if x.get("same_token") else
+            f"{x['score']:.1f} % after the {e(x['convention'])} start token, {x['other_score']:.1f} % "
+            f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
+            "differently") + "</li>"
+            for x in doc["suites"].get("crows", {}).get("start_token", [])]
+    if not sens:
+        return ""
+    return ("<h2>Start-token sensitivity (CrowS-Pairs, total score)</h2><p>lm-evaluation-harness scores "
+            "a sentence after the BOS token where a tokenizer has one (<code>--model-args "
+            "start_token=bos</code>); StereoSet&#39;s code after <code>&lt;|endoftext|&gt;</code>. The "
+            "same pairs under the other convention:</p><ul id='start-token'>" + "".join(sens) + "</ul>")
+

@@ -4,10 +4,11 @@ intervals and, for the baseline, differences model − baseline (paired where bo
 scored on the same items).
 
 - ``stereoset`` (Nadeem et al. 2021): lms, ss and icat on the dev CATs, the official scorer
-  (:func:`nlgbias.stereoset.evaluate`); intervals from the two-stage bootstrap over target terms,
+  (:func:`nlgbias.stereoset.evaluate`); intervals from our two-stage bootstrap over target terms,
   then CATs within each drawn term (:func:`nlgbias.stereoset.evaluation.bootstrap_distribution`;
-  the same draws for both models), Newcombe's paired interval on the CATs' decisions where the
-  two models decide every CAT alike; ss per domain.
+  the same draws for both models; the paper gives none); each difference the hull of that
+  bootstrap and Newcombe's paired interval on the CATs' decisions (honest with few CATs decided
+  differently); ss per domain with at least :data:`MIN_TERMS` target terms.
 - ``crows`` (Nangia et al. 2020): % of pairs whose more stereotyping sentence scores higher (50 =
   no preference), for a causal LM by the total log-probability and by the shared tokens (the
   paper's kind of score), per bias type; Wilson intervals; differences by Newcombe's paired
@@ -23,8 +24,8 @@ process (:data:`START_TOKEN_CONVENTION`, stated in every results file).
 
 Every value and difference says which interval it has (``interval``: one of :data:`INTERVALS`)
 and every row the unit that limits its interval and its count (``limit``: e.g. the target terms
-of StereoSet's two-stage bootstrap, the templates of the regard prompts), beside the items'
-``n``.
+of our two-stage StereoSet bootstrap, the templates of the regard prompts), beside the items'
+``n``. A row a suite leaves out for too few of that unit is named in its ``omitted`` list.
 """
 
 from __future__ import annotations
@@ -57,6 +58,50 @@ def convention_of(spec: LMSpec) -> str:
         text = spec.opts.get("start_text")
         return f"served: start_text {text!r}" if text else "served: no start text (the first token is not scored)"
     return spec.opts.get("start_token", "endoftext")
+
+
+def _tokenizer_of(spec: LMSpec):
+    """The tokenizer of a model with weights in this process (its registered checkpoint, hub id
+    or folder), without loading the weights."""
+    from transformers import AutoTokenizer
+
+    from nlgbias.models.loading import cache_dir
+    from nlgbias.models.registry import get_spec
+    from nlgbias.resources import resolve
+
+    g = get_spec(spec.target, kind=spec.kind)
+    if g.resource:
+        cache = cache_dir(g.name)
+        if (cache / "tokenizer_config.json").is_file():
+            return AutoTokenizer.from_pretrained(cache)
+        return AutoTokenizer.from_pretrained(resolve(g.resource), gguf_file=g.gguf_file)
+    return AutoTokenizer.from_pretrained(g.hub_id, **({"revision": spec.opts["revision"]}
+                                                      if spec.opts.get("revision") else {}))
+
+
+def start_token_used(spec: LMSpec) -> str:
+    """The token a model's sentences are actually scored after, read from its tokenizer
+    (:func:`nlgbias.likelihood.start_token_id` under its convention), e.g. ``<|endoftext|>
+    (id 0)`` or, for a tokenizer without ``<|endoftext|>``, ``<bos> (id 2: no <|endoftext|> in
+    its vocabulary)``; for a served model, its start text."""
+    from nlgbias.likelihood import start_token_id
+
+    conv = convention_of(spec)
+    if not spec.local_weights:
+        return conv
+    try:
+        tok = _tokenizer_of(spec)
+    except Exception as exc:  # a record, never a reason to stop
+        return f"{conv} (the tokenizer could not be read: {exc})"
+    if conv != "endoftext":
+        tok.nlgbias_start_convention = conv
+    tid = start_token_id(tok)
+    if tid is None:
+        return "none (its tokenizer has no <|endoftext|>, BOS or EOS token)"
+    name = tok.convert_ids_to_tokens(tid)
+    why = ("" if name == "<|endoftext|>" or conv == "bos"
+           else ": no <|endoftext|> in its vocabulary")
+    return f"{name} (id {tid}{why})"
 
 
 #: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
@@ -126,21 +171,28 @@ INTERVALS = {
     "newcombe-independent": "Newcombe's hybrid score interval for a difference of shares of "
                             "independent samples",
     "wilson-deff": "Wilson score interval of a share with the effective n: the samples of one "
-                   "prompt are alike, so n is divided by the design effect over the prompts (deff)",
+                   "prompt (and the prompts of one template) are alike, so n is divided by the design "
+                   "effect over the row's limiting unit (deff; 1: no smaller n)",
     "newcombe-independent-deff": "Newcombe's hybrid score interval for a difference of shares of "
                                  "independent samples, each with its effective n (design effect "
-                                 "over the prompts)",
-    "bootstrap-terms": "percentile bootstrap over target terms, then CATs within each drawn term "
-                       "(StereoSet's two-stage; the same draws for both models)",
-    "bootstrap-terms+newcombe-paired": "no CAT is decided differently by the two models, so the "
-                                       "bootstrap's difference is a point: Newcombe's method 10 on "
-                                       "the CATs' decisions instead (icat: its ss and lms bounds)",
-    "bootstrap-groups": "percentile bootstrap of the prompts within each group (the same draws for "
-                        "both models)",
-    "bootstrap-groups+newcombe-paired": "no prompt of the domain is flagged differently by the two "
-                                        "models, so the bootstrap's difference is a point: the "
-                                        "range's bounds when each group's share moves within its "
-                                        "Newcombe paired interval instead",
+                                 "over the row's limiting unit)",
+    "bootstrap-terms": "our two-stage percentile bootstrap: target terms, then CATs within each "
+                       "drawn term (the same draws for both models; the paper gives no interval)",
+    "hull-bootstrap-terms-newcombe-paired": "the hull of our two-stage bootstrap (target terms, then "
+                                            "CATs) and Newcombe's method 10 on the CATs' decisions "
+                                            "(icat: its bounds over those of ss and lms): with few CATs "
+                                            "decided differently the bootstrap alone ends at 0 or "
+                                            "excludes it by chance; Newcombe's ignores that the CATs "
+                                            "of one term are alike",
+    "none-range": "no interval: a bootstrap of a range (max − min) is biased upward and almost never "
+                  "reaches 0; the permutation null beside it (shuffled group labels) is the test",
+    "hull-bootstrap-groups-newcombe-box": "the hull of a percentile bootstrap of the prompts within "
+                                          "each group (the same draws for both models) and the "
+                                          "range's bounds when each group's share moves within its "
+                                          "Newcombe paired interval",
+    "bootstrap-templates-paired": "percentile bootstrap of the prompt templates, the same draws for "
+                                  "both models (each template is continued for every demographic "
+                                  "by both: its samples are alike)",
     "mover-independent": "square-and-add of the two models' intervals (Newcombe 2001: the "
                          "difference between two differences of independent samples)",
 }
@@ -149,8 +201,8 @@ INTERVALS = {
 def _value(v: float, lo: float, hi: float, n: int, interval: str | None = None) -> dict:
     if interval is not None and interval not in INTERVALS:
         raise ValueError(f"unknown interval {interval!r}")
-    out = {"value": round(float(v), 4), "lo": round(float(lo), 4), "hi": round(float(hi), 4),
-           "n": int(n)}
+    out = {"value": round(float(v), 4), "lo": None if lo is None else round(float(lo), 4),
+           "hi": None if hi is None else round(float(hi), 4), "n": int(n)}
     return {**out, "interval": interval} if interval else out
 
 
@@ -270,29 +322,39 @@ def _icat_box(ss_b: float, lms_b: float, ss_d: tuple, lms_d: tuple) -> tuple[flo
 
 
 def _stereoset_differences(overall: dict, dists: dict, decisions: dict, n: int) -> dict[str, dict]:
-    """The paired difference (model − baseline) of lms, ss and icat: the two-stage bootstrap's
-    percentiles, or, where they are one point (no CAT decided differently in any draw),
-    Newcombe's paired interval on the CATs' decisions (ss: one per CAT, lms: two) and for icat
-    its bounds over those of ss and lms."""
+    """The paired difference (model − baseline) of lms, ss and icat, each with the hull of two
+    intervals: the two-stage bootstrap's percentiles, and Newcombe's paired interval on the CATs'
+    decisions (ss: one per CAT, lms: two; centred on the official value; for icat its bounds over
+    those of ss and lms). With few CATs decided differently the bootstrap alone is too sure (all
+    of them the same way: it ends at 0 or excludes it by chance, none: a point); Newcombe's
+    interval ignores that CATs of one target term are alike: the hull covers both. Each
+    difference says how many decisions differ (``discordant`` of ``decisions``) and both
+    intervals (``parts``)."""
     keys = {"lms": "LM Score", "ss": "SS Score", "icat": "ICAT Score"}
-    out = {}
+    out, newc = {}, {}
     for m in ("ss", "lms", "icat"):
         point = overall["model"][keys[m]] - overall["baseline"][keys[m]]
-        lo, hi = _pct(dists["model"][m] - dists["baseline"][m])
-        kind = "bootstrap-terms"
-        if hi - lo == 0:
-            kind = "bootstrap-terms+newcombe-paired"
-            if m == "icat":
-                lo, hi = _icat_box(overall["baseline"]["SS Score"], overall["baseline"]["LM Score"],
-                                   (out["ss"]["lo"], out["ss"]["hi"]), (out["lms"]["lo"], out["lms"]["hi"]))
-            else:
-                k = 0 if m == "ss" else 1
-                a, b = decisions["model"][k], decisions["baseline"][k]
-                lo, hi = _paired_share_diff(a, b)
-                shift = point - 100 * (a.mean() - b.mean())  # centred on the official value
-                lo, hi = lo + shift, hi + shift
-        out[m] = _value(point, lo, hi, n, kind)
+        boot = _pct(dists["model"][m] - dists["baseline"][m])
+        if m == "icat":
+            nc = _icat_box(overall["baseline"]["SS Score"], overall["baseline"]["LM Score"],
+                           newc["ss"], newc["lms"])
+            extra = {}
+        else:
+            k = 0 if m == "ss" else 1
+            a, b = decisions["model"][k], decisions["baseline"][k]
+            lo, hi = _paired_share_diff(a, b)
+            shift = point - 100 * (a.mean() - b.mean())  # centred on the official value
+            nc = newc[m] = (lo + shift, hi + shift)
+            extra = {"discordant": int(((a > 0.5) != (b > 0.5)).sum()), "decisions": len(a)}
+        v = _value(point, min(boot[0], nc[0]), max(boot[1], nc[1]), n, "hull-bootstrap-terms-newcombe-paired")
+        out[m] = {**v, **extra, "parts": {"bootstrap-terms": [round(x, 4) for x in boot],
+                                          "newcombe-paired": [round(float(x), 4) for x in nc]}}
     return out
+
+
+#: fewer target terms than this in a StereoSet domain: no row (a bootstrap over one or two
+#: clusters has no spread to give an interval); the omitted domains are named
+MIN_TERMS = 5
 
 
 def stereoset_suite(cfg: AuditConfig) -> dict:
@@ -325,8 +387,15 @@ def stereoset_suite(cfg: AuditConfig) -> dict:
         if m in diffs:
             row["difference"] = diffs[m]
         metrics.append(row)
+    omitted = []
     for domain, sub in cats.groupby("bias_type", sort=True):
+        if sub["target"].nunique() < MIN_TERMS:
+            omitted.append({"group": domain, "why": f"{sub['target'].nunique()} target term(s) "
+                            f"({len(sub)} CATs): fewer than {MIN_TERMS}, too few for an interval"})
+            continue
         row = {"group": domain, "metric": "ss", "ideal": 50.0, "scale": "%",
+               "help": f"stereotype score on the {domain} CATs: % where the stereotype beats the "
+                       "anti-stereotype (50 = unbiased)",
                "limit": _limit(sub["target"].nunique(), "target terms", f"{len(sub)} CATs")}
         ds = {role: bootstrap_distribution(sub, sc, n_boot=N_BOOT, seed=cfg.seed)
               for role, sc in scores.items()}
@@ -340,7 +409,7 @@ def stereoset_suite(cfg: AuditConfig) -> dict:
             dec = {role: _cat_decisions(sub, sc) for role, sc in scores.items()}
             row["difference"] = _stereoset_differences(res, ds, dec, len(sub))["ss"]
         groups.append(row)
-    return {"metrics": metrics, "groups": groups,
+    return {"metrics": metrics, "groups": groups, "omitted": omitted,
             "items": {"split": "dev", "cats": len(cats), "targets": int(cats["target"].nunique()),
                       "sample": (f"{n} per task and {'target' if size['stereoset_per_target'] else 'domain'}"
                                  if n else "all")}}
@@ -383,6 +452,9 @@ def crows_suite(cfg: AuditConfig) -> dict:
         s["scoring_shared"].iloc[0] for s in scored.values()) else [])
     metrics, groups = [], []
     bias = pairs["bias_type"].to_numpy()
+    counts = pd.Series(bias).value_counts()
+    omitted = [{"group": b, "why": f"{int(counts[b])} pair(s): fewer than {MIN_PER_GROUP}, too few for an interval"}
+               for b in sorted(counts.index) if counts[b] < MIN_PER_GROUP]
     for variant in variants:
         wins = {role: _crows_wins(s, variant) for role, s in scored.items()}
         by = ('total log-probability of each sentence' if variant == 'total'
@@ -403,7 +475,8 @@ def crows_suite(cfg: AuditConfig) -> dict:
             for role, s in scored.items():
                 g[role]["ties"] = _crows_ties(s[sel], variant)
             groups.append(g)
-    return {"metrics": metrics, "groups": groups, "start_token": _start_token_sensitivity(cfg, pairs, scored),
+    return {"metrics": metrics, "groups": groups, "omitted": omitted,
+            "start_token": _start_token_sensitivity(cfg, pairs, scored),
             "items": {"pairs": len(pairs), "of": 1508, "sample": n or "all"}}
 
 
@@ -465,9 +538,13 @@ def range_null(flag: np.ndarray, groups: np.ndarray, observed: float, rng: np.ra
 
 def _range_row(flags: dict[str, np.ndarray], groups: np.ndarray, rng, **head) -> dict:
     """The range (max − min, points) of a share across ``groups``: 0 when every group gets the
-    same share. Bootstrap intervals resample the prompts within each group (the same draws for
-    both models, so the difference is paired); beside each model's range, its permutation null
-    (:func:`range_null`: what shuffled group labels give)."""
+    same share. Each model's range has no interval (a bootstrap of a max − min is biased upward
+    and almost never reaches 0, whatever the groups): beside it, its permutation null
+    (:func:`range_null`: what shuffled group labels give), which is the test. The difference
+    model − baseline has the hull of a percentile bootstrap of the prompts within each group
+    (the same draws for both models, so it is paired) and the range's bounds when each group's
+    share moves within its Newcombe paired interval (:func:`_range_box`; honest where few or no
+    prompts are flagged differently)."""
     names = sorted(set(groups))
     members = [np.flatnonzero(groups == g) for g in names]
     draws = [m[rng.integers(0, len(m), size=(N_BOOT, len(m)))] for m in members]
@@ -479,19 +556,20 @@ def _range_row(flags: dict[str, np.ndarray], groups: np.ndarray, rng, **head) ->
 
     sizes = sorted(len(m) for m in members)
     each = f"{sizes[0]} prompts each" if sizes[0] == sizes[-1] else f"{sizes[0]}-{sizes[-1]} prompts each"
-    row = {**head, "scale": "points", "limit": _limit(len(names), "groups", each)}
-    dist = {role: spread(f, True) for role, f in flags.items()}
+    row = {**head, "scale": "points",
+           "limit": _limit(len(groups), "prompts", f"{len(names)} groups, {each}, resampled within each group")}
     for role, f in flags.items():
-        row[role] = _value(spread(f, False), *_pct(dist[role]), len(f), "bootstrap-groups")
+        v = spread(f, False)
+        row[role] = _value(v, None, None, len(f), "none-range")
         row[role]["null"] = range_null(f, groups, row[role]["value"], rng)
     if "baseline" in flags:
         point = row["model"]["value"] - row["baseline"]["value"]
-        lo, hi = _pct(dist["model"] - dist["baseline"])
-        kind = "bootstrap-groups"
-        if hi - lo == 0:  # no prompt flagged differently in any draw
-            kind = "bootstrap-groups+newcombe-paired"
-            lo, hi = _range_box(flags["model"], flags["baseline"], members)
-        row["difference"] = _value(point, lo, hi, len(flags["model"]), kind)
+        boot = _pct(spread(flags["model"], True) - spread(flags["baseline"], True))
+        box = _range_box(flags["model"], flags["baseline"], members)
+        row["difference"] = {**_value(point, min(boot[0], box[0]), max(boot[1], box[1]), len(flags["model"]),
+                                      "hull-bootstrap-groups-newcombe-box"),
+                             "parts": {"bootstrap-groups": [round(x, 4) for x in boot],
+                                       "newcombe-box": [round(x, 4) for x in box]}}
     return row
 
 
@@ -513,14 +591,21 @@ def _range_box(model: np.ndarray, baseline: np.ndarray, members: list[np.ndarray
 MIN_PER_GROUP = 5
 
 
+def readable(name: str) -> str:
+    """A dataset's group name for a reader: ``Hispanic_and_Latino_Americans`` → ``Hispanic and
+    Latino Americans``."""
+    return str(name).replace("_", " ")
+
+
 def bold_suite(cfg: AuditConfig) -> dict:
     """BOLD (Dhamala et al. 2021, §4.1-4.2): each model continues the same BOLD prompts (the
     reproduction's decoding, :mod:`nlgbias.bold.choices`); the texts are anonymised and scored
     for sentiment (VADER, ±0.5) and toxicity (tox-block, 0.5) as in the reproduction. Metrics:
     the shares of negative, positive and toxic texts, and per domain the range of the negative
-    share across its groups (0 = every group alike); groups: the negative share per gender and
-    race group (both only with at least :data:`MIN_PER_GROUP` prompts per group: not at the
-    smoke size)."""
+    share across its groups (0 = every group alike; no interval: its permutation null is the
+    test, :func:`_range_row`); groups: the negative share per gender and race group (both only
+    with at least :data:`MIN_PER_GROUP` prompts per group: not at the smoke size, where
+    ``omitted`` says so)."""
     from nlgbias import generation as G
     from nlgbias.bold import choices as CH
     from nlgbias.bold import sentiment_toxicity as BST
@@ -558,26 +643,33 @@ def bold_suite(cfg: AuditConfig) -> dict:
     domain = first["domain"].to_numpy()
     group = first["group"].to_numpy()
     per_group = pd.Series(group).value_counts()
+    omitted = []
     for d in sorted(set(domain)):
         sel = domain == d
-        if per_group[sorted(set(group[sel]))].min() < MIN_PER_GROUP:
+        fewest = int(per_group[sorted(set(group[sel]))].min())
+        if fewest < MIN_PER_GROUP:
+            omitted.append({"group": f"range across {readable(d)} groups",
+                            "why": f"{fewest} prompt(s) in its smallest group: fewer than {MIN_PER_GROUP}"})
             continue
         metrics.append(_range_row({r: f[sel] for r, f in flags["negative"].items()}, group[sel], rng,
-                                  metric=f"negative % range across {d} groups", ideal=0.0,
-                                  help=f"max − min over the {len(set(group[sel]))} {d} groups of the "
+                                  metric=f"negative % range across {readable(d)} groups", ideal=0.0,
+                                  help=f"max − min over the {len(set(group[sel]))} {readable(d)} groups of the "
                                        "negative share (0: every group alike); noise alone makes it "
-                                       "positive: beside it, what shuffled group labels give (the "
-                                       "permutation null's mean and 95th percentile, and the p-value)"))
+                                       "positive, so it has no interval: beside it, what shuffled group "
+                                       "labels give (the permutation null's mean and 95th percentile, "
+                                       "and the p-value: the test)"))
     groups = []
     for d in ("gender", "race"):
         for g in sorted(set(group[domain == d])):
             sel = group == g
             if sel.sum() < MIN_PER_GROUP:
+                omitted.append({"group": f"{d}: {readable(g)}",
+                                "why": f"{int(sel.sum())} prompt(s): fewer than {MIN_PER_GROUP}"})
                 continue
             groups.append(_share_row({r: f[sel] for r, f in flags["negative"].items()}, "paired",
-                                     _limit(sel.sum(), "prompts"), group=g, metric="negative %",
+                                     _limit(sel.sum(), "prompts"), group=readable(g), metric="negative %",
                                      ideal=None, help=helps["negative"]))
-    return {"metrics": metrics, "groups": groups,
+    return {"metrics": metrics, "groups": groups, "omitted": omitted,
             "items": {"prompts": len(prompts), "groups": int(prompts["group"].nunique()),
                       "sample": f"{n} per group" if n else "all", "decoding": CH.DECODING}}
 
@@ -632,6 +724,22 @@ def _gap_row(labelled: dict[str, pd.DataFrame], a: str, b: str, **head) -> dict:
     return row
 
 
+def template_paired_interval(flags: dict[str, np.ndarray], templates: dict[str, np.ndarray],
+                             rng: np.random.Generator, n_boot: int = N_BOOT) -> tuple[float, float]:
+    """Percentile interval (points) of the model's share minus the baseline's when both models
+    continued the same templates: the templates are resampled, the same draws for both models
+    (each share the pooled one of its drawn templates' samples)."""
+    names = np.unique(np.concatenate([np.asarray(t) for t in templates.values()]))
+    sums, sizes = {}, {}
+    for role, f in flags.items():
+        codes = np.searchsorted(names, np.asarray(templates[role]))
+        sums[role] = np.bincount(codes, weights=f, minlength=len(names))
+        sizes[role] = np.bincount(codes, minlength=len(names)).astype(float)
+    draw = rng.integers(0, len(names), size=(n_boot, len(names)))
+    share = {role: sums[role][draw].sum(axis=1) / sizes[role][draw].sum(axis=1) for role in flags}
+    return _pct(100 * (share["model"] - share["baseline"]))
+
+
 def regard_suite(cfg: AuditConfig) -> dict:
     """Regard (Sheng et al. 2019, §4-5): each model continues the 60 prompts (10 templates x 6
     demographics) with the reproduction's decoding, cut at the first sentence; the demographic is
@@ -640,10 +748,14 @@ def regard_suite(cfg: AuditConfig) -> dict:
     pairs the gap in the negative share (e.g. woman − man; 0 = no gap); groups: each
     demographic's negative share. Two models' samples are different texts on the same prompts,
     so a difference between the models is one of independent samples (Newcombe's interval for
-    shares, square-and-add of the two gaps' intervals for gaps). The samples of one prompt are
-    alike: every interval takes the effective n over the prompts (:func:`effective_count`; the
-    design effect is in each share's ``deff``). The unit that limits every interval is the
-    prompt (10 templates per demographic), not the sample: a row's ``limit`` says so."""
+    shares, square-and-add of the two gaps' intervals for gaps), except the shares over all
+    demographics: both models continue the same templates, so their difference resamples the
+    templates, the same draws for both (:func:`template_paired_interval`). The samples of one
+    prompt are alike, and so are the prompts of one template (its six demographics): every
+    interval takes the effective n over the coarsest unit a row pools (:func:`effective_count`;
+    the design effect is in each share's ``deff``): the template where a row pools
+    demographics, the prompt (one per template) within a demographic. A row's ``limit`` names
+    that unit."""
     from nlgbias.regard.experiments import classify, generate_samples
 
     per_prompt = SIZES[cfg.size]["regard_per_prompt"]
@@ -659,8 +771,20 @@ def regard_suite(cfg: AuditConfig) -> dict:
     def share(label: str, demo: str | None = None, **head) -> dict:
         subs = {role: df if demo is None else df[df["demographic"] == demo] for role, df in labelled.items()}
         flags = {role: (sub["regard"] == label).to_numpy(dtype=float) for role, sub in subs.items()}
-        return _share_row(flags, "independent", _limit(subs["model"]["prompt_id"].nunique(), "prompts", per),
-                          clusters={role: sub["prompt_id"].to_numpy() for role, sub in subs.items()}, **head)
+        if demo is not None:  # one prompt per template within a demographic
+            return _share_row(flags, "independent", _limit(subs["model"]["prompt_id"].nunique(), "prompts", per),
+                              clusters={role: sub["prompt_id"].to_numpy() for role, sub in subs.items()}, **head)
+        # the demographics pooled: a template's prompts (and samples) are alike, for both models
+        templates = {role: sub["template"].to_numpy() for role, sub in subs.items()}
+        row = _share_row(flags, "independent",
+                         _limit(subs["model"]["template"].nunique(), "templates",
+                                f"{subs['model']['prompt_id'].nunique()} prompts, {per}"),
+                         clusters=templates, **head)
+        if "difference" in row:
+            lo, hi = template_paired_interval(flags, templates, np.random.default_rng(cfg.seed))
+            row["difference"] = _value(row["difference"]["value"], lo, hi, row["difference"]["n"],
+                                       "bootstrap-templates-paired")
+        return row
 
     def short(d: str) -> str:
         return d.split()[-2] if d.endswith("person") else d.split()[-1]
@@ -716,8 +840,9 @@ def run_audit(cfg: AuditConfig, *, say: Callable[[str], None] = print) -> dict:
         out[name] = {"title": suite.title, "paper": suite.paper, "unit": suite.unit,
                      "seconds": round(secs, 1), **res}
         left = len(cfg.suites) - i
-        say(f"[audit] {name} done in {secs / 60:.1f} min; {left} suite(s) left"
-            + (f", about {left * (time.perf_counter() - t_all) / i / 60:.0f} min" if left else ""))
+        say(f"[audit] {name} done in {secs / 60:.1f} min; {left} suite(s) left" if left else
+            f"[audit] {name} done in {secs / 60:.1f} min; all {len(cfg.suites)} in "
+            f"{(time.perf_counter() - t_all) / 60:.1f} min")
     return out
 
 
