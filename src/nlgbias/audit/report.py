@@ -1,9 +1,10 @@
 """What an audit writes under its ``--out`` folder:
 
-- ``results.json`` (schema :data:`SCHEMA`): ``schema``, ``created`` (UTC), ``nlgbias`` (version
-  and git commit where known), ``versions`` (python, torch, transformers, numpy, pandas),
-  ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
-  ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``; never a
+- ``results.json`` (schema :data:`SCHEMA`): ``schema``, ``created`` (UTC), ``nlgbias`` (the git
+  ``commit`` where known and ``dirty``: whether the checkout had uncommitted changes),
+  ``versions`` (python, torch, transformers, numpy, pandas), ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
+  ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``,
+  ``start_token`` (the convention) and ``start_token_used`` (the token it gives); never a
   key: keys are read from the environment only, and a URL's user and password are dropped) and
   ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled), ``seconds``
   and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "scale" ("%" or
@@ -12,7 +13,9 @@
   the kind, :data:`nlgbias.audit.suites.INTERVALS`; ``limit`` is the unit that limits the
   interval and its count, ``n`` the items; the difference is model minus baseline); CrowS-Pairs
   values have ``ties``, a range across groups has ``null`` (its permutation null: ``mean``,
-  ``p95``, ``p``, ``permutations``); a suite a model cannot do has ``skipped`` (why) instead;
+  ``p95``, ``p``, ``permutations``) and no interval (``lo``, ``hi`` null), a hull its two
+  intervals (``parts``); ``omitted`` names the rows left out for too few of their limiting unit;
+  a suite a model cannot do has ``skipped`` (why) instead;
 - ``index.html``: the headline table (each metric: your model, the baseline, the difference,
   with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped and a
   link to each suite's page ``<suite>.html`` (every metric and group row with what it is, the
