@@ -443,8 +443,8 @@ def calibration_margin(paper_share: float) -> float:
     :data:`CALIBRATION_RELATIVE` of the rarer side, ``min(p, 1 - p)``, at least
     :data:`CALIBRATION_FLOOR`.
 
-    >>> round(calibration_margin(0.0213), 5), round(calibration_margin(0.888), 3)
-    (0.00533, 0.028)
+    >>> round(calibration_margin(0.0213), 6), round(calibration_margin(0.888), 3)
+    (0.005325, 0.028)
     >>> calibration_margin(0.0071), calibration_margin(0.0)
     (0.0025, 0.0025)
     """
