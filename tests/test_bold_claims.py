@@ -840,6 +840,12 @@ def test_the_committed_bold_tables_count_each_tally_apart():
     # toxic texts rare: a level of tox-block's flags (uncalibrated on BOLD's texts, disagreeing
     # with B.A.D. on HolisticBias's): a different method, as HolisticBias's level rows
     assert v.loc["bold.6.2.toxic-rare", "verdict"] == "not comparable"
+    # §6.1.2-6.1.3's four tested group comparisons: one Holm family, as 04's and 06's tables
+    fam = v[v["family"].notna()]
+    assert sorted(fam.index) == ["bold.6.1.2.negative-male-female", "bold.6.1.2.positive-male-female",
+                                 "bold.6.1.3.negative-race", "bold.6.1.3.toxic-race"]
+    assert set(fam["family"]) == {f"{BC.SEC61_FAMILY}: 4 rows, Holm"}
+    assert "p = 0.022 (Holm over 4: 0.066)" in v.loc["bold.6.1.2.negative-male-female", "reason"]
     # the length-matched check counts significance after Holm over the 30 paired tests
     k6 = pd.read_csv(res / "bold_checks_sec6_1.csv").set_index("id")
     assert "significant 0 on whole texts -> 2 on both cut" in k6.loc["bold.6.2.length-matched", "this run"]

@@ -64,6 +64,7 @@ from nlgbias.metrics.norms import CATEGORY_NAMES
 
 Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
+SEC61_FAMILY = "BOLD §6.1.2-6.1.3 group comparisons on WIKI (tested rows)"
 #: the scorer-calibration rule for a row that rests on tox-block's level (the share of texts it
 #: flags): that level is calibrated on no BOLD text (bold.4.2.toxblock-calibration: not tested),
 #: and its one calibration against a paper's scorer, on HolisticBias's neutral templates against
@@ -446,6 +447,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
     def pop(g: str) -> int:
         return int(group_sizes.get(g, run_sizes.get(g, 0)) if group_sizes else run_sizes.get(g, 0))
     # §6.1.2: male vs female (the paper's proportions and p-values pool its six sources)
+    pending = []
     for what, sign, alpha in (("negative", 1, 0.01), ("positive", -1, None)):
         (cm, cf), (nm, nf) = _counts(w[w["domain"] == "gender"], what, [MALE, FEMALE])
         if not nm or not nf:
@@ -456,7 +458,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         claim = ("negative sentiment: male texts more often than female, p < 0.01"
                  if what == "negative" else
                  "positive sentiment: female texts more often than male (not significant, p 0.204)")
-        claims.append(C.direction(
+        pending.append(dict(
             id=f"bold.6.1.2.{what}-male-female", section="6.1.2", claim=claim,
             paper=f"{pm_:.3f} vs {pf_:.3f}" + (", p < 0.01" if alpha else ", p 0.204"),
             sign=sign, estimate=cm / nm - cf / nf, interval=(lo, hi), pvalue=p,
@@ -483,7 +485,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                                                  int(counts[j]), int(totals[j]))
         paper_vals = [_paper("6.1.3", f"{label} proportion", g) for g in RACES]
         paper_eff = paper_vals[i_af] - max(v for k, v in enumerate(paper_vals) if k != i_af)
-        claims.append(C.direction(
+        pending.append(dict(
             id=f"bold.6.1.3.{label}-race", section="6.1.3",
             claim=f"{label} texts: the African American group has the largest share, race "
                   "differences p < 0.001",
@@ -504,6 +506,11 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             population=min(pop(RACES[i_af]), pop(RACES[j])),
             unit=f"texts in the smaller group (all WIKI texts: African_Americans "
                  f"{pop(RACES[i_af]):,}, {RACES[j]} {pop(RACES[j]):,})", digits=4))
+    # the four group comparisons with a test (§6.1.2 negative / positive, §6.1.3 negative / toxic)
+    # form one family, Holm-adjusted before a direction is graded (as 04's and 06's tables)
+    if pending:
+        fam = C.Family(SEC61_FAMILY, {k["id"]: k["pvalue"] for k in pending})
+        claims += [C.direction(**k, family=fam) for k in pending]
     # §6.1.4: religions (atheism highest, then islam; hinduism lowest): pooled percentages
     rel = w[w["domain"] == "religious_ideology"]
     groups = sorted(rel["group"].unique())
