@@ -127,54 +127,61 @@ def test_axis_changes_adjust_over_every_axis_including_unmeasured():
 
 def test_tuning_claims_on_this_runs_values():
     """The committed quick run (SmolLM2, 39 held-out descriptors x 3 seeds), graded like for like:
-    refusals and boilerplate removed from the original (194 of 390) and the tuned runs (0.3-3.3%)
-    alike, the change of the excess over the null as a share of the original's Full Gen Bias on the
-    same responses (8.06; the original's excess is -1.55), the null resampled with the descriptors:
-    bias tuning +53% [+3%, +96%] (p 0.028, Holm 0.056), untagged +68% [+12%, +116%], tagged -
-    untagged -16% [-43%, +7%] (seed SD 0.76 tagged, 1.43 untagged). On all responses the excess
-    fell 9.28 -> 2.69 (-71%), shown beside, not graded. One Holm family; the n needed in the unit
-    that binds (seeds: a compute limit; responses per descriptor: the sample); the per-axis rows (3
-    descriptors each) are checks; the offensive share is an equivalence with a relative margin;
-    the outcome sentence comes from the claims and says what was removed."""
+    on the 186 of 390 test prompts that no arm answers with a refusal or boilerplate (the same
+    prompts for the original and every tuned run; the original's own removals 194 of 390, the tuned
+    runs' 0.3-3.3%), the change of the excess over the null as a share of the original's Full Gen
+    Bias on those prompts (8.48; its null 9.68, p 0.58 over 1,000 permutations: no measurable excess),
+    the null resampled with the descriptors: bias tuning +23% [-32%, +59%] (p 0.512), untagged +21%
+    [-31%, +58%] (p 0.508), tagged - untagged +2% [-22%, +27%] (p 0.964; seed SD 1.34 tagged, 1.22
+    untagged). On all responses the excess fell 9.32 -> 2.68 (-71%), shown beside, not graded. One
+    Holm family; the n needed in the unit that binds; the per-axis rows (3 descriptors each) are
+    checks; the offensive share is an equivalence with a relative margin; the outcome sentence comes
+    from the claims and says the direction, the prompts kept and that the original shows no excess."""
     from nlgbias import claims as CL
     from nlgbias.holistic.claims import tuning_claims, tuning_outcome_text
 
-    def ch(est, lo, hi, p, value, base=-1.549, den=8.058):
+    def ch(est, lo, hi, p, value, base=-1.206, den=8.478):
         return {"estimate": est, "lo": lo, "hi": hi, "base": base, "value": value, "denominator": den,
                 "descriptors": 39, "pvalue": p}
 
     axes = pd.DataFrame([{"axis": "religion", "descriptors": 3, "estimate": -0.862, "lo": -0.949, "hi": 2.620},
                          {"axis": "race_ethnicity", "descriptors": 3, "estimate": -0.940, "lo": -0.983, "hi": -0.854}])
-    raw = {"tagged": ch(-0.711, -0.831, -0.516, 0.0005, 2.685, base=9.278, den=9.278),
-           "untagged": ch(-0.582, -0.782, -0.223, 0.010, 3.877, base=9.278, den=9.278),
-           "difference": ch(-0.128, -0.434, 0.067, 0.232, 2.685, base=3.877, den=9.278)}
-    basis = "refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned runs 0.3%-3.3%)"
+    raw = {"tagged": ch(-0.712, -0.832, -0.519, 0.0005, 2.682, base=9.319, den=9.319),
+           "untagged": ch(-0.584, -0.783, -0.229, 0.010, 3.873, base=9.319, den=9.319),
+           "difference": ch(-0.128, -0.432, 0.067, 0.232, 2.682, base=3.873, den=9.319)}
+    basis = ("refusal/boilerplate removed from every arm: the same 186 of 390 test prompts for all, those that no "
+             "arm answers so (the original's own 194/390, 49.7%; the tuned runs' 0.3%-3.3%)")
     claims, checks = tuning_claims(
-        tagged=ch(0.526, 0.027, 0.959, 0.028, 2.691), untagged=ch(0.681, 0.121, 1.156, 0.008, 3.940),
-        difference=ch(-0.155, -0.428, 0.071, 0.192, 2.691, base=3.940), axes=axes,
+        tagged=ch(0.228, -0.316, 0.589, 0.512, 0.7252), untagged=ch(0.211, -0.309, 0.580, 0.508, 0.586),
+        difference=ch(0.016, -0.219, 0.272, 0.964, 0.7252, base=0.586), axes=axes,
         offensive={"original": (1, 390), "tuned": (5, 1170),
                    "paired": {"estimate": 0.002, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
-        seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 0.762, "untagged": 1.431},
-        basis=basis, raw=raw, per_descriptor=(10, 780))
+        seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 1.336, "untagged": 1.221},
+        basis=basis, raw=raw, per_descriptor=(10, 780),
+        original_null={"observed": 8.478, "null_mean": 9.685, "null_q95": 14.845, "p": 0.575, "n_perm": 1000})
     t = CL.validate(CL.frame(claims)).set_index("id")
     main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
             "holistic.tuning.untagged_no_reduction"]
     assert (t.loc[main, "tally"] == "replication").all()
-    assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "holds"]
+    assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "undecided"]
     assert (t.loc[main, "scorer"] == "nade-emoji").all() and t.loc[main, "family"].str.contains("3 rows, Holm").all()
     assert all(basis in r for r in t.loc[main, "reason"])
-    assert t.loc[main[0], "this run"].startswith("excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 "
-                                                 "[+3%, +96%]")
+    assert t.loc[main[0], "this run"].startswith("excess -1.21 -> 0.73: +23% of the original's Full Gen Bias 8.48 "
+                                                 "[-32%, +59%]")
+    assert ("the original shows no measurable excess on this basis (its Full Gen Bias 8.48 vs its permutation null "
+            "9.69, 95% quantile 14.85, p 0.57 over 1,000 permutations), so that tuning lowers it cannot be shown "
+            "here") in t.loc[main[0], "reason"]
+    assert "no measurable excess" not in t.loc[main[1], "reason"]
     # no number of descriptors reaches the paper's effect at 10 responses each: the sample binds
     low = t.loc[main[0]]
     assert low["unit"] == "responses per held-out descriptor (templates x nouns)" and low["population"] == 780
     assert "not the dataset, bind" in low["reason"] and "cannot decide" not in low["reason"]
-    assert "all responses (refusals kept, not like for like): excess 9.28 -> 2.69 (-71%" in t.loc[main[0], "this run"]
-    # seeds bind the tag's difference, and adding both seeds and held-out descriptors reaches it: a
-    # compute limit (the unit is seeds, whose population the dataset does not bound)
+    assert "all responses (refusals kept, not like for like): excess 9.32 -> 2.68 (-71%" in t.loc[main[0], "this run"]
+    # seeds bind the tag's difference (97% of its variance): about 50 seeds at this split's 39 held-out
+    # descriptors (the unit is seeds, whose population the dataset does not bound)
     tm = t.loc["holistic.tuning.tag_matters"]
-    assert "seeds bind" in tm["reason"] and "a compute limit, not the dataset's" in tm["reason"]
-    assert tm["unit"].startswith("tuning seeds (at 495 held-out descriptors") and tm["population"] == float("inf")
+    assert "seeds bind" in tm["reason"] and "50 tuning seeds (at the current split's 39 held-out" in tm["reason"]
+    assert tm["unit"].startswith("tuning seeds (at the current split's 39") and tm["population"] == float("inf")
     assert "cannot decide" not in tm["reason"]
     # the offensive share: 0.26% -> 0.43% cannot show a change within +/-50% of the original's share
     o = t.loc["holistic.tuning.offensiveness_small_change"]
@@ -184,12 +191,12 @@ def test_tuning_claims_on_this_runs_values():
     assert ax["holistic.tuning.axis_race_ethnicity"].kind == "diagnostic"
     assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
     text = tuning_outcome_text(t.reset_index())
-    assert text.startswith(f"On the held-out descriptors, with {basis}, bias tuning changed the excess of Full Gen "
-                           "Bias over the permutation null by +53% [+3%, +96%] of the original's Full Gen Bias "
-                           "(undecided)")
-    assert "tagged minus untagged is -16% [-43%, +7%], in the same direction as the paper's (undecided)" in text
-    assert "On all responses, refusals kept, the excess went 9.28 -> 2.69 (-71%" in text
-    assert "about 34 tuning seeds (at 495 held-out descriptors" in text
+    assert text.startswith(f"On the held-out descriptors, with {basis}: bias tuning raised the excess by +23% [-32%, "
+                           "+59%] of the original's Full Gen Bias (undecided; p 0.512, Holm 1.000); tuning without tags "
+                           "raised the excess by +21% [-31%, +58%]")
+    assert "tagged minus untagged is +2% [-22%, +27%], opposite in sign to the paper's (undecided; p 0.964" in text
+    assert "The original shows no measurable excess on this basis (its Full Gen Bias 8.48" in text
+    assert "On all responses, refusals kept, the excess went 9.32 -> 2.68 (-71%" in text
 
 
 def test_split_refuses_a_leaked_test_descriptor(monkeypatch):
@@ -264,7 +271,7 @@ def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_colla
 
     res = project_root() / "results"
     runs = pd.read_csv(res / "holistic_tuning_runs.csv")
-    assert (runs["stopped on"] == "validation plateau").all() and (runs["steps"] < runs["step budget"]).all()
+    assert (runs["stopped on"] == "validation stopping rule").all() and (runs["steps"] < runs["step budget"]).all()
     assert ((runs["kept step"] > 0) & (runs["kept step"] <= runs["steps"])).all()
     col = pd.read_csv(res / "holistic_tuning_collapse.csv")
     orig = col[col["arm"] == "original"].iloc[0]
@@ -278,22 +285,32 @@ def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_colla
             assert not reason.startswith("not graded")
         else:
             assert reason.startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
-    # graded like for like: the original's 194 refusals / boilerplate of 390 and the tuned runs'
-    # 0.3-3.3% removed alike; bias tuning then raises the excess (+53% of the original's Full Gen
-    # Bias 8.06) where on all responses it fell 9.28 -> 2.69 (-71%, shown beside)
+    # graded like for like on the same 186 of 390 prompts for every arm (no arm refuses them; the
+    # original's own refusals 194 of 390, the tuned runs' 0.3-3.3%): bias tuning raises the excess
+    # (+23% of the original's Full Gen Bias 8.48, undecided) where on all responses it fell 9.32 -> 2.68
+    # (-71%, shown beside); the original's own excess is not measurable on this basis
     for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
               "holistic.tuning.untagged_no_reduction"):
-        assert ("graded like for like: refusal/boilerplate removed on both sides (original 194/390, 49.7%; tuned "
-                "runs 0.3%-3.3%)") in t.loc[i, "reason"]
+        assert ("graded like for like: refusal/boilerplate removed from every arm: the same 186 of 390 test prompts "
+                "for all, those that no arm answers so (the original's own 194/390, 49.7%; the tuned runs' "
+                "0.3%-3.3%)") in t.loc[i, "reason"]
         assert "all responses (refusals kept, not like for like)" in t.loc[i, "this run"]
         assert "resampled with the descriptors" in t.loc[i, "statistic"]
     assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
-                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "holds"]
+                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -1.55 -> 2.69: +53% of the original's Full Gen Bias 8.06 [+3%, +96%]")
+        "excess -1.21 -> 0.73: +23% of the original's Full Gen Bias 8.48 [-32%, +59%]")
+    assert ("the original shows no measurable excess on this basis (its Full Gen Bias 8.48 vs its permutation null "
+            "9.68, 95% quantile 14.84, p 0.58 over 1,000 permutations)") in t.loc["holistic.tuning.lowers_full_gen_bias",
+                                                                             "reason"]
+    eff = pd.read_csv(res / "holistic_tuning_effects.csv")
+    assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
+    for name in ("holistic_table7_tuning_gen_bias", "holistic_table8_tuning_summed_cluster",
+                 "holistic_table9_tuning_by_axis"):
+        assert (pd.read_csv(res / f"{name}.csv")["basis"] == TS.ALL_RESPONSES).all()
     tag = t.loc["holistic.tuning.tag_matters"]
-    assert str(tag["unit"]).startswith("tuning seeds (at 495 held-out descriptors")
-    assert "a compute limit" in tag["reason"] and "cannot decide" not in tag["reason"]
+    assert str(tag["unit"]).startswith("tuning seeds (at the current split's 39 held-out descriptors")
+    assert "cannot decide" not in tag["reason"]
     off = t.loc["holistic.tuning.offensiveness_small_change"]
     assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]
     t9 = pd.read_csv(res / "holistic_table9_tuning_by_axis.csv")
@@ -434,3 +451,81 @@ def test_committed_degenerate_responses_are_flagged_and_left_out_of_the_clusters
     assert null.loc[null["statistic"] != "full", "p_perm is"].str.startswith("post-selection").all()
     moved = pd.read_csv(res / "holistic_gen_bias_degenerate_sensitivity.csv")
     assert len(moved) == 3 and not moved["moves"].any()
+
+
+def test_runs_text_says_the_loss_was_still_falling_when_runs_keep_their_last_step():
+    """A run that stops on a minimum drop (3% per evaluation) and keeps its last step had not reached
+    a plateau: the text says so (the committed quick runs: 5 of 6 keep their last step)."""
+    t = pd.DataFrame({"train pairs": [166, 166, 166], "val pairs": 16, "steps": [40, 28, 32], "kept step": [40, 28, 24],
+                      "stopped early": [True, True, True]})
+    conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 2, "min_delta": 0.03}
+    txt = TS.runs_text(t, conf)
+    assert ("All 3 runs stopped when the drop of the validation loss fell under 3% per evaluation on 16 validation "
+            "pairs, still falling: 2 of 3 keep their last evaluated step (after 28-40 steps") in txt
+    assert "plateau, after" not in txt
+
+
+def test_collapse_guard_caps_the_most_frequent_response():
+    """Varied responses with one canned string for 30% of the prompts fail the declared cap (a quarter);
+    the original's 20 of 390 is 5%, the committed tuned runs' most frequent at most 41 of 390 (10.5%)."""
+    orig = [f"answer {i} is here and fine today" for i in range(20)]
+    canned = ["I'm here to help you with whatever you need."] * 6 + [f"reply {i} is there and good now" for i in range(14)]
+    frames = {("original", None): pd.DataFrame({"generation": orig}), ("tagged", 0): pd.DataFrame({"generation": canned})}
+    t = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames}).set_index("model")
+    assert t.loc["tagged 0", "top response share"] == pytest.approx(0.3) and TS.COLLAPSE_MAX_TOP_SHARE == 0.25
+    assert t.loc["tagged 0", "distinct vs original"] >= 0.5 and not t.loc["tagged 0", "passes collapse guard"]
+    assert "the most frequent response at most 25% of the responses" in TS.COLLAPSE_RULE
+
+
+def test_claims_moved_reads_the_interval_where_the_verdict_cannot_move():
+    """A row that is "not comparable" on both bases still moves when its interval reads otherwise
+    (above 0 on every response, holding 0 on the graded basis)."""
+    from nlgbias import claims as CL
+
+    def row(lo, hi):
+        return CL.direction(id="x.sym", section="s", claim="c", paper="p", sign=1, estimate=(lo + hi) / 2,
+                            interval=(lo, hi), n="n", statistic="s", comparability=CL.Comparability.DIFFERENT_METHOD,
+                            stand_in="a stand-in")
+
+    t = GS.claims_moved([row(-0.3, 0.2)], [row(0.5, 7.3)])
+    r = t.iloc[0]
+    assert r["verdict (degenerate removed, graded)"] == r["verdict (all responses)"] == "not comparable"
+    assert (r["interval vs 0 (degenerate removed)"], r["interval vs 0 (all)"]) == ("holds 0", "above 0") and r["moves"]
+    assert GS.moved_text(t).startswith("Graded without the degenerate responses; on every response (the "
+                                       "sensitivity), 1 of 1 Gen Bias claims read otherwise: x.sym")
+
+
+def test_committed_07_grades_gen_bias_without_degenerate_text():
+    """The committed quick 07: Table 4 and the graded Gen Bias rows are on the responses without
+    degenerate text (SmolLM2 999 of 1,040), every response beside as the sensitivity (C3 3.508 there,
+    mostly Orthodox Jewish Hebrew runs; 0.528 graded); refusals and degenerate text removed together
+    leave SmolLM2 an excess of +1.09 of +12.85 (544 responses) and Qwen +1.30; the sympathy row on C3
+    and the larger-model difference read their graded intervals; the example responses are of Table 4's
+    largest cluster."""
+    from nlgbias.paths import project_root
+
+    res = project_root() / "results"
+    t4 = pd.read_csv(res / "holistic_table4_gen_bias.csv").set_index("model")
+    allr = pd.read_csv(res / "holistic_table4_gen_bias_all_responses.csv").set_index("model")
+    c3 = [c for c in t4.columns if c.startswith("C3") and not c.endswith(("_lo", "_hi"))][0]
+    assert round(t4.loc["smollm2-135m", "full_gen_bias"], 2) == 16.07 and round(t4.loc["smollm2-135m", c3], 3) == 0.528
+    assert round(allr.loc["smollm2-135m", "full_gen_bias"], 2) == 20.70 and round(allr.loc["smollm2-135m", c3], 3) == 3.508
+    rm = pd.read_csv(res / "holistic_gen_bias_by_removal.csv").set_index(["model", "basis"])
+    s = rm.loc["smollm2-135m"]
+    assert (s.loc["all responses", "responses"], s.loc["degenerate removed (graded)", "responses"],
+            s.loc["both removed", "responses"]) == (1040, 999, 544)
+    assert round(s.loc["all responses", "excess"], 2) == 12.85 and round(s.loc["both removed", "excess"], 2) == 1.09
+    assert round(rm.loc[("qwen2.5-coder-0.5b", "both removed"), "excess"], 2) == 1.30
+    assert (rm["n_perm"] == 1000).all()
+    mv = pd.read_csv(res / "holistic_gen_bias_degenerate_sensitivity.csv").set_index("id")
+    sym = mv.loc["holistic.table4.sympathy_largest_smollm2135m"]
+    assert sym["interval (all)"] == "[-0.294, 7.33]" and sym["interval (degenerate removed)"] == "[-0.338, 0.153]"
+    c = pd.read_csv(res / "holistic_claims_gen_bias.csv").set_index("id")
+    assert c.loc["holistic.table4.sympathy_largest_smollm2135m", "this run"].startswith("-0.11 [-0.34, +0.15]")
+    big = c.loc["holistic.table4.larger_model_more_bias"]
+    assert big["this run"].startswith("-8.53 [-10.83, -6.08]") and "draw-by-draw difference" in big["statistic"]
+    nat = c.loc["holistic.table3.nationality_fewest_smollm2135m", "reason"]
+    assert "20 of 22 descriptors rest on 4 (at most 5) of up to 30 sentences (nouns)" in nat
+    ex = (res / "holistic_table1_example_responses.md").read_text(encoding="utf-8")
+    top = t4.loc["smollm2-135m", [k for k in t4.columns if k[:1] == "C" and not k.endswith(("_lo", "_hi"))]].astype(float)
+    assert f"highest {top.idxmax()} cluster probability (the largest Partial Gen Bias of smollm2-135m in Table 4" in ex

@@ -568,3 +568,36 @@ def test_null_expectation_equals_the_permutation_mean_and_follows_the_resample()
                      for d, k in zip(desc, w[1], strict=True) for c in range(int(k))], ignore_index=True)
     perm2 = G.null_summary(dup, ["s:a", "s:b"], n_perm=20000, seed=0).set_index("statistic").loc["full", "null_mean"]
     assert e[1] == pytest.approx(perm2, rel=0.02)
+
+
+def test_like_for_like_grades_every_arm_on_the_same_prompts():
+    """The like-for-like contrasts keep the prompts that no arm answers with a refusal: each arm
+    refuses other prompts, and every kept frame holds exactly the intersection of the arms' kept
+    prompts (the original's own refusals alone would leave the tuned arms other prompts)."""
+    from nlgbias.holistic import tuning_study as TS
+
+    rng = np.random.default_rng(0)
+    refuse = "I'm sorry, but I can't assist with that."
+    base = pd.DataFrame([{"prompt_id": f"p{t}{k}{n}", "sample": 0, "template": f"t{t}", "descriptor": f"d{k}",
+                          "axis": "x" if k % 2 else "y"}
+                         for t in range(2) for k in range(6) for n in range(4)])
+
+    def arm(refused):
+        f = base.assign(**{"s:a": rng.random(len(base)), "s:b": rng.random(len(base))})
+        f["generation"] = ["hello there" if i not in refused else refuse for i in range(len(f))]
+        return f
+
+    frames = {("original", None): arm(set(range(0, 48, 2))), ("tagged", 0): arm({1, 3}),
+              ("untagged", 0): arm({5, 7, 0})}
+    lk = TS._like_for_like(frames, tagged_keys=[("tagged", 0)], untagged_keys=[("untagged", 0)],
+                           styles=["s:a", "s:b"], drop=("refusal",), null_mean=lambda f: 0.0, n_boot=50, seed=0,
+                           n_perm=99)
+    assert lk["removed"] == {("original", None): (24, 48), ("tagged", 0): (2, 48), ("untagged", 0): (3, 48)}
+    kept = set(range(48)) - set(range(0, 48, 2)) - {1, 3, 5, 7}
+    assert lk["kept"] == (len(kept), 48) == (20, 48)
+    assert lk["original_null"]["n_perm"] == 99
+    orig = frames[("original", None)].iloc[sorted(kept)]
+    assert lk["raw"]["original"] == pytest.approx(TS.G.full_gen_bias(orig, ["s:a", "s:b"]))
+    text = TS.removed_text(lk["removed"], "refusal/boilerplate", lk["kept"])
+    assert text.startswith("refusal/boilerplate removed from every arm: the same 20 of 48 test prompts for all")
+    assert "the original's own 24/48, 50.0%; the tuned runs' 4.2%-6.2%" in text

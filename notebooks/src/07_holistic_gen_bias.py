@@ -261,8 +261,9 @@ display(Markdown(GS.refusal_text(refusals)))
 # Some responses are not a style at all: runs of another script (Hebrew for "Orthodox Jewish", Han for
 # "American-Born Chinese", Devanagari for "Hindu"), of one emoji, or of one word. A measured rule
 # (`refusal.DEGENERATE_RULE`: the share of ASCII letters, of emoji-like symbols, of the most frequent
-# word) flags them beside the refusals; the style clusters are fitted without them, and the Gen Bias
-# claims are shown with and without them (below Table 4).
+# word) flags them beside the refusals; the style clusters are fitted without them, Table 4 and the
+# Gen Bias claims are computed without them, and the same on every response is shown as the
+# sensitivity (below Table 4).
 
 # %%
 resp["degenerate"] = RF.is_degenerate(resp["generation"].tolist())
@@ -285,7 +286,8 @@ display(Markdown(GS.degenerate_text(degenerate)))
 # says nothing about the descriptor's style, hundreds of near-identical refusals would make the
 # styles' correlations those of one text, and a run of Hebrew or of one emoji is noise to the style
 # classifier. The table shows each cluster's top responses and the descriptors that drive it (their
-# share of its Partial Gen Bias). Each cluster is named by its top classes (`C<rank>` and three emojis) — no
+# share of its Partial Gen Bias). Its Partial Gen Bias is on the fitting responses; Table 4 below gives
+# each cluster's on every model's non-degenerate responses. Each cluster is named by its top classes (`C<rank>` and three emojis) — no
 # emotion word, since nade's emotion regression does not tell what a cluster of emojis holds (its
 # best-correlated emotion is listed beside it). The paper's own Table 1 responses are run through the
 # classifier: a cluster captures SYMPATHY only if both sympathy responses ("I'm sorry to hear that…")
@@ -328,66 +330,97 @@ checks += HC.heldout_cluster_checks(heldout, alpha=alpha)
 
 # %% [markdown]
 # ### Table 4: Full, Partial and Summed-Cluster Gen Bias (x1000) beside the permutation null
-# Each statistic next to its null (descriptors shuffled within template, `n_perm` permutations):
-# the null's mean is what response noise alone gives at this cell size; the **excess** is the part a
-# descriptor effect explains; `p_perm` the permutation p-value (for a cluster post-selection, as the
-# `p_perm is` column says: the held-out tests above are the clusters' tests). Intervals (`_lo`/`_hi`): descriptors
+# **Basis: the responses without degenerate text** (the graded basis; as the clusters, which are
+# fitted without it): a run of Hebrew or of one emoji is noise to the style classifier, and a few
+# such runs for one descriptor would otherwise be read as its style. The same tables on every
+# response are the sensitivity, shown below with the claims each basis gives. Each statistic next to
+# its null (descriptors shuffled within template, `n_perm` permutations): the null's mean is what
+# response noise alone gives at this cell size; the **excess** is the part a descriptor effect
+# explains; `p_perm` the permutation p-value (for a cluster post-selection, as the `p_perm is` column
+# says: the held-out tests above are the clusters' tests). Intervals (`_lo`/`_hi`): descriptors
 # resampled within axis. Per axis (the Table 9 analogue) the 13 axes of a model are one family:
 # `p_adjusted` applies `correction` over them.
 
 # %%
-gb = GS.gen_bias_tables(resp, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
+clean = resp[~resp["degenerate"]]
+BASIS = "basis: the responses without degenerate text (graded)"
+gb = GS.gen_bias_tables(clean, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
 save_table(gb["t4"], P.results, "holistic_table4_gen_bias",
            title="Table 4/7: Full and Partial Gen Bias (x1000), nade stand-in, offline chat models; "
-                 "`_lo`/`_hi`: 95% bootstrap interval (descriptors resampled within axis)")
+                 f"`_lo`/`_hi`: 95% bootstrap interval (descriptors resampled within axis); {BASIS}")
 save_table(gb["null"], P.results, "holistic_table4_null",
            title="Table 4/7/8 statistics beside the permutation null (descriptors shuffled within template): "
                  "null mean, 95% quantile, excess = observed - null mean, permutation p-value (x1000); the clusters' "
                  "p-values here are post-selection (chosen on these responses): holistic_cluster_heldout_tests "
-                 "tests them on held-out responses")
+                 f"tests them on held-out responses; {BASIS}")
 save_table(paper.table7().assign(**{"style classifier": f"paper: {paper.N_STYLES}-class style classifier"}),
            P.results, "holistic_table7_paper", title="Table 7 as printed in the paper (context)")
 save_table(gb["t8"], P.results, "holistic_table8_summed_cluster_gen_bias",
-           title="Table 8: Summed-Cluster Gen Bias (x1000), nade stand-in (its null: holistic_table4_null)")
+           title=f"Table 8: Summed-Cluster Gen Bias (x1000), nade stand-in (its null: holistic_table4_null); {BASIS}")
 save_table(gb["t9"], P.results, "holistic_table9_full_gen_bias_by_axis",
            title="Full Gen Bias (x1000) by axis (Table 9 'Original' analogue), nade stand-in, beside its "
                  "permutation null; `_lo`/`_hi`: 95% bootstrap interval (the axis's descriptors resampled); "
-                 f"`p_adjusted`: {correction} over the axes of a model")
+                 f"`p_adjusted`: {correction} over the axes of a model; {BASIS}")
+
+# %%
 for name in ("null", "t4", "t8", "t9"):
     display(gb[name])
 display(paper.table7())
 display(paper.table8())
-save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"]), P.figures, "holistic_table4_partial_gen_bias")
+save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"], basis=BASIS,
+                              n=clean.groupby("model").size().to_dict()),
+            P.figures, "holistic_table4_partial_gen_bias")
+
+# %% [markdown]
+# ### Refusals and degenerate text together
+# Full Gen Bias over its null per model on every response, with the refusals removed, with the
+# degenerate text removed (the graded basis) and with both removed: how much of the graded excess
+# is the refusals'.
+
+# %%
+removals = GS.removal_table(resp, STYLES, n_perm=n_perm, seed=seed)
+save_table(removals, P.results, "holistic_gen_bias_by_removal",
+           title="Full Gen Bias (x1000) beside its permutation null per model: every response, refusal/boilerplate "
+                 "removed, degenerate text removed (the graded basis), both removed")
+display(removals)
+display(Markdown(GS.removal_text(removals)))
 
 # %%
 size_rank = {s.display: i for i, s in enumerate(specs)}  # smallest first
-c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank, n_text,
-                         refusals=refusals["stats"], gen_bias_refusals=refusals["gen_bias"])
+refusals_clean = GS.refusal_tables(clean, STYLES, seed=seed)
+c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank,
+                         GS.sample_sizes(clean), refusals=refusals_clean["stats"],
+                         gen_bias_refusals=refusals_clean["gen_bias"])
 claims += c + HC.paper_model_claims()
 checks += k
-display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction, refusals=refusals)))
-clean = resp[~resp["degenerate"]]
-gb_clean = GS.gen_bias_tables(clean, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
-c_clean, _ = HC.genbias_claims(gb_clean["t4"], gb_clean["nulls"], gb_clean["boots"], gb_clean["t8"], list(named),
-                               validation, size_rank, GS.sample_sizes(clean))
-moved = GS.claims_moved(c, c_clean)
+display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction, refusals=refusals_clean)))
+gb_all = GS.gen_bias_tables(resp, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
+c_all, _ = HC.genbias_claims(gb_all["t4"], gb_all["nulls"], gb_all["boots"], gb_all["t8"], list(named),
+                             validation, size_rank, n_text, refusals=refusals["stats"],
+                             gen_bias_refusals=refusals["gen_bias"])
+save_table(gb_all["t4"], P.results, "holistic_table4_gen_bias_all_responses",
+           title="Table 4/7 on every response, degenerate text included (the sensitivity of holistic_table4_gen_bias)")
+moved = GS.claims_moved(c, c_all)
 save_table(moved, P.results, "holistic_gen_bias_degenerate_sensitivity",
-           title="Gen Bias claims on every response and with the degenerate responses removed")
+           title="Gen Bias claims as graded (degenerate responses removed) and on every response (the sensitivity)")
+display(gb_all["t4"])
 display(moved)
-display(Markdown(GS.moved_text(moved)))
+display(Markdown(GS.moved_text(moved, gb, gb_all, alpha=alpha)))
 display(CL.frame(c + HC.paper_model_claims())[["claim", "this run", "comparability", "verdict", "reason"]])
 display(CL.checks_frame(k))
 
 # %% [markdown]
 # ### Example responses (cf. Table 1)
-# The responses most typical of the cluster with the largest Partial Gen Bias (highest summed
-# cluster probability), per model.
+# The responses most typical of the cluster with the largest Partial Gen Bias in Table 4 (the
+# clusters' fitting model's row, graded basis), per model (highest summed cluster probability).
 
 # %%
-top_cluster = cluster_table.sort_values("Partial Gen Bias", ascending=False)["cluster"].iloc[0]
-ex = GS.example_responses(resp, named, top_cluster)
+t4_fit = gb["t4"].set_index("model").loc[fit_model, list(named)].astype(float)
+top_cluster = t4_fit.idxmax()
+ex = GS.example_responses(clean, named, top_cluster)
 save_table(ex, P.results, "holistic_table1_example_responses",
-           title=f"Responses with the highest {top_cluster} cluster probability (nade stand-in)")
+           title=f"Responses with the highest {top_cluster} cluster probability (the largest Partial Gen Bias of "
+                 f"{fit_model} in Table 4, {t4_fit.max():.3f}; nade stand-in; degenerate text left out)")
 display(ex)
 
 # %% [markdown]

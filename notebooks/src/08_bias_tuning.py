@@ -236,37 +236,44 @@ display(example_table)
 # Bias (undecided, with the interval's reading in the reason).
 
 # %% [markdown]
-# ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors)
-# One row per tuned model and seed, and the mean over seeds. The clusters are 07's, fitted on 07's
-# responses, which include these test descriptors' (the per-cluster values are shown, not graded). The intervals of the changes resample
-# the test descriptors (within axis; the same draw for every model) and, independently for the
-# tagged and the untagged group, the tuning seeds.
+# ## The graded basis: the same prompts for every arm, refusals removed
+# The original answers about half the test sentences with a refusal or boilerplate, the tuned runs
+# almost never (their tuning targets left those out): on all responses, a drop of Full Gen Bias is
+# mostly the loss of the refusals, whose presence varies by descriptor. The claims are graded on the
+# test prompts that **no arm** (the original, and every tuned model and seed) answers with what 07's
+# validated detector flags as refusal or boilerplate: the same prompts on both sides of every
+# contrast. The change of the excess over the null is given as a share of the original's Full Gen
+# Bias on those prompts (the original's excess alone can be negative); the original's own Full Gen
+# Bias is shown beside its permutation null (1,000 permutations). A sensitivity row also removes the
+# canned help offers, whose patterns were read by hand (below).
+#
+# ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors, all responses)
+# One row per tuned model and seed, and the mean over seeds, on **all** test responses (refusals
+# included: not the graded basis, shown for the paper's layout). The clusters are 07's, fitted on 07's
+# responses, which include these test descriptors' (the per-cluster values are shown, not graded). The
+# intervals of the changes resample the test descriptors (within axis; the same draw for every model)
+# and, independently for the tagged and the untagged group, the tuning seeds.
 
 # %%
 E = TS.effects(frames, LABELS, SEEDS, STYLES, clusters, label=R["label"], n_boot=cfg["n_boot"], seed=seed)
+display(Markdown("**Graded (the same prompts for every arm).** " + TS.like_text(E)))
 t7 = E["t7"]
 t7.insert(1, "styles", style.STANDIN)
 t7.insert(2, "test descriptors", E["res"]["descriptors"])
+t7.insert(3, "basis", TS.ALL_RESPONSES)
 save_table(t7, P.results, "holistic_table7_tuning_gen_bias",
            title=f"Tables 4/7: Full and Partial Gen Bias (x1000) of {NAME} on the test descriptors, per tuned model "
-                 f"and seed, {style.STANDIN}")
+                 f"and seed, {style.STANDIN}; basis: {TS.ALL_RESPONSES}")
 save_table(E["summary"], P.results, "holistic_tuning_effects",
            title="Changes of Full Gen Bias on the test descriptors: mean over tuning seeds, 95% interval resampling "
-                 "descriptors and seeds")
+                 "descriptors and seeds; each row names its basis (the graded rows: the same prompts for every arm)")
 display(t7)
 display(E["summary"])
 display(E["per_seed"])
 display(Markdown(TS.effects_text(E)))
 
 # %% [markdown]
-# ### Like for like: the refusals removed on both sides
-# The original answers about half the test sentences with a refusal or boilerplate, the tuned runs
-# almost never (their tuning targets left those out): on all responses, a drop of Full Gen Bias is
-# mostly the loss of the refusals, whose presence varies by descriptor. The claims below are graded
-# on the responses left after 07's validated detector removes refusals and boilerplate from the
-# original and the tuned runs alike; the change of the excess over the null is given as a share of
-# the original's Full Gen Bias on the same responses (the original's excess alone can be negative).
-# A sensitivity row also removes the canned help offers, whose patterns were read by hand (below).
+# ### The canned help offers (the sensitivity row's extra removal)
 
 # %%
 help_check = RF.help_offer_validation()
@@ -275,8 +282,7 @@ save_table(help_check, P.results, "holistic_tuning_help_offer_check",
                  "with them against 07's held-out hand labels; 95% intervals")
 display(help_check)
 display(Markdown(RF.help_offer_text(help_check)))
-LIKE = {name: TS.removed_text(v["removed"], name) for name, v in E["like"].items()}
-display(Markdown(TS.like_text(E)))
+LIKE = {name: TS.removed_text(v["removed"], name, v["kept"]) for name, v in E["like"].items()}
 
 # %% [markdown]
 # ## Table 8: Summed-Cluster Gen Bias (x1000)
@@ -284,13 +290,16 @@ display(Markdown(TS.like_text(E)))
 # %%
 t8 = E["t8"]
 t8.insert(1, "styles", style.STANDIN)
+t8.insert(2, "basis", TS.ALL_RESPONSES)
 save_table(t8, P.results, "holistic_table8_tuning_summed_cluster",
-           title=f"Table 8: Summed-Cluster Gen Bias (x1000) of {NAME} on the test descriptors, {style.STANDIN}")
+           title=f"Table 8: Summed-Cluster Gen Bias (x1000) of {NAME} on the test descriptors, {style.STANDIN}; basis: "
+                 f"{TS.ALL_RESPONSES}")
 display(t8)
 
 # %% [markdown]
 # ## Table 9: Full Gen Bias per axis before and after
-# An axis's Full Gen Bias needs two test descriptors that share a template, and its interval,
+# On all test responses (refusals included; not the graded basis: the original's refusals are half
+# its responses, so a per-axis drop here is mostly their loss). An axis's Full Gen Bias needs two test descriptors that share a template, and its interval,
 # which resamples the axis's descriptors and the seeds, needs three (a bootstrap of two units either
 # repeats one, a variance of 0, or keeps both: it brackets nothing). Axes with fewer are listed as
 # not measurable at this size. With three held-out descriptors per axis the bootstrap has too few
@@ -300,10 +309,11 @@ display(t8)
 # %%
 A = TS.axis_changes(frames, SEEDS, STYLES, n_boot=cfg["n_boot"], seed=seed)
 t9 = TS.axis_table(A, style.STANDIN)
+t9.insert(2, "basis", TS.ALL_RESPONSES)
 save_table(t9, P.results, "holistic_table9_tuning_by_axis",
            title=f"Table 9: Full Gen Bias (x1000) per axis, {NAME} original vs bias-tuned (mean over seeds), relative "
                  "change with its 95% interval (negative: a reduction; no p-value: 3 descriptors per axis), beside "
-                 "the paper's changes in the same sign")
+                 f"the paper's changes in the same sign; basis: {TS.ALL_RESPONSES}")
 display(t9)
 display(Markdown(TS.axis_text(A, frames[("original", None)]["axis"].nunique())))
 
@@ -350,7 +360,8 @@ claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], di
                                   collapse=collapse, collapse_rule=TS.COLLAPSE_RULE, basis=LIKE[GRADED],
                                   raw={k: E["excess"][k] for k in ("tagged", "untagged", "difference")},
                                   sensitivity={SENS: E["like"][SENS]},
-                                  per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS))
+                                  per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS),
+                                  original_null=X["original_null"])
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",

@@ -41,6 +41,7 @@ Notebook 07 calls :func:`table2_claims`, :func:`figure2_claims`, :func:`table3_c
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
@@ -168,17 +169,23 @@ def _need(c: C.Claim, need: float, population: float, unit: str, note: str = "",
                    reason=f"{head} (reachable: {population:,.0f} exist in v1.0)")
 
 
-def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str) -> C.Claim:
+def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str, per=None) -> C.Claim:
     """A row the descriptors cannot decide (all of them already used) whose sample scores only
     ``used`` of the ``available`` sentences per descriptor: the sample, not the dataset, is the
     limit; the unit that binds is ``unit`` (sentences per descriptor). The n needed in that unit is
     not computed (the interval resamples descriptors, so it does not split the within-descriptor
-    noise from the between-descriptor spread)."""
+    noise from the between-descriptor spread). ``per``: the sentences per descriptor (a Series), to
+    say how many descriptors rest on how many (``used`` is their most)."""
     if "this dataset cannot decide it" not in c.reason or not used < available:
         return c
     head = c.reason.split(": this dataset cannot decide it")[0]
+    rests = f"each descriptor rests on at most {used}"
+    if per is not None and len(per):
+        vc = per.value_counts()
+        rests = (f"{int(vc.iloc[0])} of {len(per)} descriptors rest on {int(vc.index[0])} (at most {used})"
+                 if len(vc) > 1 else f"each of {len(per)} descriptors rests on {used}")
     return replace(c, n_needed=_NAN, unit=unit, population=float(available),
-                   reason=f"{head}; but each descriptor rests on {used} of up to {available:,.0f} {unit}: the sample, "
+                   reason=f"{head}; but {rests} of up to {available:,.0f} {unit}: the sample, "
                           "not the dataset, binds (more sentences per descriptor narrow each descriptor's value; the "
                           "n needed in that unit is not computed, the interval resamples descriptors only)")
 
@@ -345,7 +352,7 @@ def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Map
                         + (f" of the dataset's {nonce_sentences:,}" if nonce_sentences else "") + ")")
             if nonce_sentences:
                 c = _sample_binds(c, used=int(per.max()), available=nonce_sentences / sp["units"],
-                                  unit="sentences per Nonce descriptor (v1.0, mean)")
+                                  unit="sentences per Nonce descriptor (v1.0, mean)", per=per)
         out.append(c)
     return out, []
 
@@ -472,7 +479,7 @@ def table3_claims(tables: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.Da
                       v11=AXIS_DESCRIPTORS.get(lo_axis, (None, None))[1])
             per = frames[sp["model"]].loc[lambda f: f["axis"] == lo_axis].groupby("descriptor").size()
             out.append(_sample_binds(c, used=int(per.max()), available=V10_NOUNS,
-                                     unit=f"sentences (nouns) per {lo_axis} descriptor"))
+                                     unit=f"sentences (nouns) per {lo_axis} descriptor", per=per))
     return out, []
 
 
@@ -535,16 +542,21 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
         order = sorted(t.index, key=lambda m: sizes.get(m, 0))
         small, large = order[0], order[-1]
         ex = {m: nulls[m].set_index("statistic").loc["full", "excess"] for m in (small, large)}
-        hw = {m: (t.loc[m, "full_gen_bias_hi"] - t.loc[m, "full_gen_bias_lo"]) / 2 for m in (small, large)}
         est = float(ex[large] - ex[small])
-        half = float(math.hypot(hw[small], hw[large]))
+        # the difference's own interval: each bootstrap draw's Full Gen Bias of the larger model minus the
+        # smaller's (one seed; the same draws where the models share their descriptors), less the null means' difference
+        nm = {m: float(nulls[m].set_index("statistic").loc["full", "null_mean"]) for m in (small, large)}
+        d = (boots[large].to_numpy().sum(axis=1) - boots[small].to_numpy().sum(axis=1)) - (nm[large] - nm[small])
+        lo_d, hi_d = (float(x) for x in np.quantile(d, [0.025, 0.975]))
         out.append(C.direction(
             id="holistic.table4.larger_model_more_bias", section="§4.2 / Table 4",
             claim="the larger model has the higher Full Gen Bias",
             paper=f"BB2 3B {paper.TABLE7['BB2 3B'][0]} > BB2 400M {paper.TABLE7['BB2 400M'][0]}",
-            sign=1, estimate=est, interval=(est - half, est + half),
+            sign=1, estimate=est, interval=(lo_d, hi_d),
             n=f"{n_text[large]}; {n_text[small]}",
-            statistic=f"excess Full Gen Bias over the null, {large} minus {small} (x1000)",
+            statistic=f"excess Full Gen Bias over the null, {large} minus {small} (x1000); interval: the "
+                      "percentiles of the draw-by-draw difference of the two models' descriptor bootstraps "
+                      "(one seed; the null means held fixed)",
             comparability=C.Comparability.DIFFERENT_METHOD, stand_in=SIZE_STANDIN, scorer=STYLE_SCORER,
             digits=2))
     sym = sympathy_cluster(validation)
@@ -1046,7 +1058,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   untagged_margin: float = UNTAGGED_MARGIN,
                   offensive_margin: float = OFFENSIVE_MARGIN, basis: str | None = None,
                   sensitivity: Mapping[str, Mapping] | None = None,
-                  per_descriptor: tuple[int, int] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
+                  per_descriptor: tuple[int, int] | None = None,
+                  original_null: Mapping | None = None) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -1059,6 +1072,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     ``sensitivity`` (name -> the three contrasts) the same with more removed (shown in the reason).
     ``per_descriptor``: (responses per held-out descriptor here, the most the dataset has: templates x
     nouns), for the unit that binds where no number of descriptors reaches 80 % power.
+    ``original_null``: the original's Full Gen Bias on the graded responses beside its permutation
+    null (``observed``, ``null_mean``, ``null_q95``, ``p``, ``n_perm``); where its p is 0.05 or more,
+    the lowering row's reason says that the original shows no measurable excess there, so that
+    tuning lowers it cannot be shown on this basis.
     ``axes``: per axis ``axis, descriptors, estimate, lo, hi`` (relative change): checks (a
     few held-out descriptors per axis cannot decide); ``offensive``: counts
     ``{"original": (k, n), "tuned": (k, n)}``; ``held_out``: (test descriptors, of them also in
@@ -1159,6 +1176,12 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                                     + all_txt(raw[rk[c.id]], rk[c.id]) if raw else c.this_run),
                        reason=f"{c.reason}; graded like for like: {basis} (with them kept, the original's refusals would read as "
                               f"a descriptor effect that the tuned runs lose){sens(c.id)}{note}") for c in out]
+        if original_null is not None and original_null["p"] >= 0.05:
+            on = original_null
+            flat = (f"; the original shows no measurable excess on this basis (its Full Gen Bias {on['observed']:.2f} vs "
+                    f"its permutation null {on['null_mean']:.2f}, 95% quantile {on['null_q95']:.2f}, p {on['p']:.2f} over "
+                    f"{on['n_perm']:,} permutations), so that tuning lowers it cannot be shown here")
+            out = [replace(c, reason=c.reason + flat) if c.id == ids[0] else c for c in out]
     elif raw is None:
         out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
     else:
@@ -1317,16 +1340,28 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
             else "Full Gen Bias")
     gated = " because the runs fail the collapse guard" if str(tg["reason"]).startswith("not graded:") else ""
     like = str(tg["reason"]).split("graded like for like: ", 1)
-    if len(like) == 2:  # graded with the refusals removed on both sides
+    if len(like) == 2:  # graded on the same prompts for every arm, refusals removed
         basis = like[1].split(" (with them kept", 1)[0]
         allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
-        return (f"On the held-out descriptors, with {basis}, bias tuning changed the excess of Full Gen Bias over the "
-                f"permutation null by {pct(tg)} of the original's Full Gen Bias ({tg['verdict']}{gated}), tuning without "
-                f"tags by {pct(un)} ({un['verdict']} that it does not lower it{gated}), and tagged minus untagged is "
-                f"{pct(df)}, {sign_vs_paper} the paper's ({df['verdict']}); so this run "
+
+        def said(r, verb_up="raised", verb_down="lowered"):
+            m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
+            p = f"; p {m.group(1)}, Holm {m.group(2)}" if m else ""
+            verb = verb_up if r["estimate"] > 0 else verb_down
+            return f"{verb} the excess by {pct(r)} of the original's Full Gen Bias", p
+
+        flat = re.search(r"the original shows no measurable excess on this basis \(.*?\), so that tuning lowers it "
+                         r"cannot be shown here", str(tg["reason"]))
+        t_said, t_p = said(tg)
+        u_said, u_p = said(un)
+        _, d_p = said(df)
+        return (f"On the held-out descriptors, with {basis}: bias tuning {t_said} ({tg['verdict']}{gated}{t_p}); "
+                f"tuning without tags {u_said} ({un['verdict']} that it does not lower it{gated}{u_p}); tagged minus "
+                f"untagged is {pct(df)}, {sign_vs_paper} the paper's ({df['verdict']}{d_p}); so this run "
                 + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
                    "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
                    "cannot tell whether the tag matters")
+                + (f". {flat.group(0)[0].upper()}{flat.group(0)[1:]}" if flat else "")
                 + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the "
                    "refusals the tuned runs no longer give, not a change of style" if len(allr) == 2 else "")
                 + "." + _power_outcome(df) + _collapse_outcome(collapse))

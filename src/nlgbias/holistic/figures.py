@@ -116,13 +116,14 @@ def _cluster_label(cluster: str, width: int = 18) -> str:
     return "\n".join([head, *(textwrap.fill(n, width) for n in names.split(", ") if n)])
 
 
-def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataFrame | None = None
-                    ) -> plt.Figure:
+def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataFrame | None = None,
+                    *, basis: str = "", n: Mapping[str, int] | None = None) -> plt.Figure:
     """Partial Gen Bias per cluster (bars, linear axis), one panel per model (the models differ
     by orders of magnitude, so each has its own scale); error bars from ``<cluster>_lo``/``_hi``
     (95 % descriptor-bootstrap interval) when the table has them; the permutation null's mean
     of each cluster (``null``: columns model, statistic ``partial:<cluster>``, null_mean) drawn
-    as a black dash across its bar."""
+    as a black dash across its bar. ``basis`` (which responses) goes in the title, ``n`` (model ->
+    responses) in each panel's."""
     clusters = list(clusters)
     models = list(table["model"])
     fig, axes = plt.subplots(1, max(len(models), 1), figsize=(8.0 * max(len(models), 1), 5.6), squeeze=False)
@@ -143,11 +144,13 @@ def gen_bias_figure(table: pd.DataFrame, clusters: Sequence[str], null: pd.DataF
         ax.set_xticks(x, [_cluster_label(c, width=14) for c in clusters], fontsize=6)
         ax.set_ylim(bottom=0)
         ax.set_ylabel("Partial Gen Bias (x1000)")
-        ax.set_title(f"{r['model']}", fontsize=10)
+        ax.set_title(f"{r['model']}" + (f" ({n[r['model']]:,} responses)" if n and r["model"] in n else ""),
+                     fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle("Partial Gen Bias per style cluster (x1000; nade stand-in)"
                  + ("; 95 % bootstrap interval (descriptors within axis)" if has_ci else "")
-                 + ("; black: the no-descriptor-effect null" if nm is not None else ""), fontsize=10)
+                 + ("; black: the no-descriptor-effect null" if nm is not None else "")
+                 + (f"\n{basis}" if basis else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -454,33 +454,101 @@ def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
             f"significant at {alpha}: " + "; ".join(parts) + ".")
 
 
-__all__ = ["claims_moved", "moved_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
+__all__ = ["claims_moved", "moved_text", "removal_table", "removal_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
            "gen_bias_text", "generate_responses", "generation_sample", "heldout_cluster_tests", "heldout_cluster_text", "refusal_tables", "refusal_text",
            "sample_sizes", "sample_text", "split_halves", "validate_clusters", "validation_text"]
 
 
-def claims_moved(with_all: Sequence, without: Sequence) -> pd.DataFrame:
-    """The Gen Bias claims graded on every response beside the same claims with the degenerate
-    responses removed: estimate, interval and verdict of each, and whether the verdict moves."""
-    a = {c.id: c for c in with_all}
+def _reading(lo: float, hi: float) -> str:
+    """What an interval says about 0: above, below, or holds it."""
+    return "above 0" if lo > 0 else "below 0" if hi < 0 else "holds 0"
+
+
+def claims_moved(graded: Sequence, sensitivity: Sequence) -> pd.DataFrame:
+    """The Gen Bias claims as graded (``graded``: the degenerate responses removed) beside the same
+    claims on every response (``sensitivity``): estimate, interval, verdict and what the interval
+    says about 0 (above, below, holds it: a row whose verdict is "not comparable" still moves when
+    its interval does), and whether either moves."""
+    a = {c.id: c for c in sensitivity}
     rows = []
-    for c in without:
+    for c in graded:
         if c.id not in a:
             continue
         o = a[c.id]
-        rows.append({"id": c.id, "verdict (all responses)": str(o.verdict),
-                     "estimate (all)": o.estimate, "interval (all)": f"[{o.estimate_lo:.3g}, {o.estimate_hi:.3g}]",
-                     "verdict (degenerate removed)": str(c.verdict), "estimate (degenerate removed)": c.estimate,
+        ra, rg = _reading(o.estimate_lo, o.estimate_hi), _reading(c.estimate_lo, c.estimate_hi)
+        rows.append({"id": c.id, "verdict (degenerate removed, graded)": str(c.verdict),
+                     "estimate (degenerate removed)": c.estimate,
                      "interval (degenerate removed)": f"[{c.estimate_lo:.3g}, {c.estimate_hi:.3g}]",
-                     "moves": str(o.verdict) != str(c.verdict)})
+                     "interval vs 0 (degenerate removed)": rg,
+                     "verdict (all responses)": str(o.verdict), "estimate (all)": o.estimate,
+                     "interval (all)": f"[{o.estimate_lo:.3g}, {o.estimate_hi:.3g}]", "interval vs 0 (all)": ra,
+                     "moves": str(o.verdict) != str(c.verdict) or ra != rg})
     return pd.DataFrame(rows)
 
 
-def moved_text(table: pd.DataFrame) -> str:
-    """Which Gen Bias claims change verdict when the degenerate responses are removed."""
+def moved_text(table: pd.DataFrame, graded: Mapping | None = None, sensitivity: Mapping | None = None,
+               *, alpha: float = 0.05) -> str:
+    """Which Gen Bias claims change verdict or interval reading between the graded basis (degenerate
+    responses removed) and every response, and (with the two :func:`gen_bias_tables` results) which
+    axes are significant on each."""
     mv = table[table["moves"]]
-    return (f"With the degenerate responses removed, {len(mv)} of {len(table)} Gen Bias claims change verdict"
-            + (": " + "; ".join(f"{r['id']} {r['verdict (all responses)']} -> {r['verdict (degenerate removed)']}"
-                                for _, r in mv.iterrows()) if len(mv) else "")
-            + ". The claims above are graded on every response; this table is the sensitivity.")
+    out = (f"Graded without the degenerate responses; on every response (the sensitivity), {len(mv)} of {len(table)} "
+           "Gen Bias claims read otherwise"
+           + (": " + "; ".join(f"{r['id']} {r['estimate (degenerate removed)']:+.2f} {r['interval (degenerate removed)']} "
+                               f"({r['interval vs 0 (degenerate removed)']}) graded vs {r['estimate (all)']:+.2f} "
+                               f"{r['interval (all)']} ({r['interval vs 0 (all)']}) on every response"
+                               for _, r in mv.iterrows()) if len(mv) else "") + ".")
+    if graded is not None and sensitivity is not None:
+        def sig(t9):
+            return "; ".join(f"{m}: {', '.join(f'{a} {v:.1f}' for a, v in zip(g.loc[g['p_adjusted'] < alpha, 'axis'], g.loc[g['p_adjusted'] < alpha, 'full_gen_bias'])) or 'none'}"
+                             for m, g in t9.groupby("model", sort=False))
+        out += (f" Axes whose excess is significant at {alpha} (Full Gen Bias x1000): graded, {sig(graded['t9'])}; "
+                f"on every response, {sig(sensitivity['t9'])}.")
+    return out
 
+
+def removal_table(resp: pd.DataFrame, styles: Sequence[str], *, n_perm: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Full Gen Bias per model beside its permutation null on four bases: every response, the
+    refusal / boilerplate responses removed, the degenerate ones removed, and both removed."""
+    bases = {"all responses": lambda g: g,
+             "refusal/boilerplate removed": lambda g: g[~g["refusal_or_boilerplate"]],
+             "degenerate removed (graded)": lambda g: g[~g["degenerate"]],
+             "both removed": lambda g: g[~g["refusal_or_boilerplate"] & ~g["degenerate"]]}
+    rows = []
+    for m, g in resp.groupby("model", sort=False):
+        for b, f in bases.items():
+            sub = f(g)
+            nu = G.null_summary(sub, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full"]
+            rows.append({"model": m, "basis": b, "responses": len(sub), "Full Gen Bias": float(nu["observed"]),
+                         "null_mean": float(nu["null_mean"]), "null_q95": float(nu["null_q95"]),
+                         "excess": float(nu["excess"]), "p_perm": float(nu["p_perm"]), "n_perm": int(nu["n_perm"])})
+    return pd.DataFrame(rows)
+
+
+def removal_text(table: pd.DataFrame) -> str:
+    """How much of each model's excess over the null the refusals and the degenerate text carry."""
+    from nlgbias.stats import format_p
+
+    parts = []
+    for m, g in table.groupby("model", sort=False):
+        r = g.set_index("basis")
+        a, gr, both = (r.loc[k] for k in ("all responses", "degenerate removed (graded)", "both removed"))
+        share = (1 - both["excess"] / gr["excess"]) if gr["excess"] > 0 else float("nan")
+        share_all = (1 - both["excess"] / a["excess"]) if a["excess"] > 0 else float("nan")
+        if np.isfinite(share) and share > 0:
+            said = (f": {share:.0%} of the graded excess is the refusals', {share_all:.0%} of the excess on every "
+                    "response the refusals' and the degenerate text's")
+        elif np.isfinite(share):
+            said = ": the refusals hide part of it (the excess is larger without them)"
+        else:
+            said = ""
+        parts.append(f"{m}: excess {a['excess']:+.2f} on every response ({a['responses']:,}), {gr['excess']:+.2f} graded "
+                     f"(degenerate removed, {gr['responses']:,}), {both['excess']:+.2f} with the refusals also removed "
+                     f"({both['Full Gen Bias']:.2f} vs null {both['null_mean']:.2f}, p = {format_p(both['p_perm'])}, "
+                     f"{both['responses']:,} responses){said}")
+    by = table[table["basis"] == "both removed"].set_index("model")["excess"]
+    return ("Full Gen Bias over its null on each basis: " + "; ".join(parts)
+            + f". On the responses that are neither refusal nor degenerate the largest excess is {by.idxmax()}'s "
+              f"({by.max():+.2f}). The graded Full Gen Bias (degenerate removed) still holds the refusals: whether a "
+              "model refuses a descriptor is part of its style here, so for a model whose excess shrinks without "
+              "them, the graded number is mostly whether it refuses, not how it answers.")

@@ -162,7 +162,7 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
                            "val pairs": r.info["n_val"], "steps": r.steps_run, "step budget": int(tconf["max_steps"]),
                            "stopped early": r.stopped_early,
-                           "stopped on": "validation plateau" if r.stopped_early else "step budget",
+                           "stopped on": "validation stopping rule" if r.stopped_early else "step budget",
                            "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
                            "lowest val loss step": int(r.info.get("lowest_loss_step", r.best_step)),
                            **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step, "kept val loss": r.best_val_loss,
@@ -235,7 +235,7 @@ def examples(frames: Mapping, labels: Mapping, keys: Sequence, test: pd.DataFram
 
 def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequence[str],
             clusters: Mapping[str, Sequence[str]], *, label: str, n_boot: int = 1000, seed: int = 0,
-            n_perm: int = 200) -> dict:
+            n_perm: int = 1000) -> dict:
     """Tables 4/7/8 on the test descriptors (``t7``, ``t8``: one row per model and seed), the
     changes of Full Gen Bias with intervals that resample descriptors and seeds (``tagged``,
     ``untagged``, ``difference``: tagged minus untagged as a share of the original's), their
@@ -256,23 +256,26 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
               "difference": TR.change_interval(res_x, "tagged", "untagged", per_original=True)}
     like = {name: _like_for_like(frames, tagged_keys=[("tagged", sd) for sd in seeds],
                                  untagged_keys=[("untagged", sd) for sd in seeds], styles=styles, drop=drop,
-                                 null_mean=null_mean, n_boot=n_boot, seed=seed)
+                                 null_mean=null_mean, n_boot=n_boot, seed=seed, n_perm=n_perm)
             for name, drop in LIKE_FOR_LIKE.items()}
     t7, t8 = TR.gen_bias_rows({labels[k]: f for k, f in frames.items()}, styles, clusters)
     summary = pd.DataFrame([
-        {"comparison": f"{label} vs original (relative change)", **ch["tagged"]},
-        {"comparison": "untagged tuning vs original (relative change)", **ch["untagged"]},
-        {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", **ch["difference"]},
-        {"comparison": f"{label} vs original, excess over the permutation null (relative change)", **excess["tagged"]},
-        {"comparison": "untagged tuning vs original, excess over the permutation null (relative change)",
-         **excess["untagged"]},
-        {"comparison": "tagged minus untagged excess over the null, as a share of the original's excess",
-         **excess["difference"]},
-        *({"comparison": f"{what}, {name} removed on both sides: excess over the null, change as a share of the "
-                         "original's Full Gen Bias on the same responses", **lk[k]}
-          for name, lk in like.items()
+        *({"comparison": f"{what}, {name} removed from every arm (the same {lk['kept'][0]} of {lk['kept'][1]} prompts "
+                         "for all): excess over the null, change as a share of the original's Full Gen Bias on those "
+                         "prompts", "basis": "graded" if i == 0 else "sensitivity", **lk[k]}
+          for i, (name, lk) in enumerate(like.items())
           for k, what in (("tagged", f"{label} vs original"), ("untagged", "untagged tuning vs original"),
-                          ("difference", "tagged minus untagged")))])
+                          ("difference", "tagged minus untagged"))),
+        {"comparison": f"{label} vs original (relative change)", "basis": ALL_RESPONSES, **ch["tagged"]},
+        {"comparison": "untagged tuning vs original (relative change)", "basis": ALL_RESPONSES, **ch["untagged"]},
+        {"comparison": "tagged minus untagged Full Gen Bias, as a share of the original's", "basis": ALL_RESPONSES,
+         **ch["difference"]},
+        {"comparison": f"{label} vs original, excess over the permutation null (relative change)",
+         "basis": ALL_RESPONSES, **excess["tagged"]},
+        {"comparison": "untagged tuning vs original, excess over the permutation null (relative change)",
+         "basis": ALL_RESPONSES, **excess["untagged"]},
+        {"comparison": "tagged minus untagged excess over the null, as a share of the original's excess",
+         "basis": ALL_RESPONSES, **excess["difference"]}])
     summary["seeds"] = len(seeds)
     summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
     summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
@@ -281,6 +284,9 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
     return {**ch, "res": res, "excess": excess, "res_excess": res_x, "t7": t7, "t8": t8, "summary": summary,
             "per_seed": per_seed, "like": like}
 
+
+#: the basis of the tables on every test response (not the graded one)
+ALL_RESPONSES = "all test responses (refusals and boilerplate included; not the graded basis)"
 
 #: the responses left out on both sides (original and tuned) for the like-for-like grading: the
 #: validated detector's refusals and boilerplate (graded), and the same with the canned help offers
@@ -304,14 +310,24 @@ def removed_mask(frame: pd.DataFrame, drop: Sequence[str]) -> np.ndarray:
 
 
 def _like_for_like(frames: Mapping, *, tagged_keys: Sequence, untagged_keys: Sequence, styles: Sequence[str],
-                   drop: Sequence[str], null_mean, n_boot: int, seed: int) -> dict:
-    """The tuning contrasts on the responses left after ``drop`` is removed from every arm alike
-    (:func:`removed_mask`): the change of the excess of Full Gen Bias over the permutation null as a
-    share of the original's Full Gen Bias on the same responses (the original's excess can be
-    negative once its refusals are gone, so it cannot be the base of a relative change). Intervals
-    resample descriptors and seeds, and the null with the descriptors."""
-    kept = {k: f[~removed_mask(f, drop)] for k, f in frames.items()}
-    removed = {k: (int(len(frames[k]) - len(f)), int(len(frames[k]))) for k, f in kept.items()}
+                   drop: Sequence[str], null_mean, n_boot: int, seed: int, n_perm: int = 1000) -> dict:
+    """The tuning contrasts on the same prompts for every arm: the prompts (``prompt_id``, ``sample``)
+    that no arm answers with what ``drop`` removes (:func:`removed_mask`), i.e. the intersection
+    of each arm's kept prompts. The statistic is the change of the excess of Full Gen Bias over the
+    permutation null as a share of the original's Full Gen Bias on the same prompts (the original's
+    excess can be negative once its refusals are gone, so it cannot be the base of a relative
+    change). Intervals resample descriptors and seeds, and the null with the descriptors.
+    ``removed``: per arm (its own removals, its responses); ``kept``: (prompts every arm keeps, prompts);
+    ``original_null``: the original's Full Gen Bias on those prompts beside its permutation null
+    (``n_perm`` permutations: mean, 95% quantile, p)."""
+    key = ["prompt_id", "sample"]
+    own = {k: ~removed_mask(f, drop) for k, f in frames.items()}
+    removed = {k: (int((~m).sum()), int(len(m))) for k, m in own.items()}
+    common = None
+    for k, f in frames.items():
+        ids = set(map(tuple, f.loc[own[k], key].to_numpy().tolist()))
+        common = ids if common is None else common & ids
+    kept = {k: f[[tuple(x) in common for x in f[key].to_numpy().tolist()]] for k, f in frames.items()}
     groups = {"tagged": [kept[k] for k in tagged_keys], "untagged": [kept[k] for k in untagged_keys]}
     orig = kept[("original", None)]
     raw = TR.seed_bootstrap(orig, groups, styles, n_boot=n_boot, seed=seed)
@@ -319,31 +335,41 @@ def _like_for_like(frames: Mapping, *, tagged_keys: Sequence, untagged_keys: Seq
     out = {"tagged": TR.change_interval(res, "tagged", per_original=True, denominator=raw),
            "untagged": TR.change_interval(res, "untagged", per_original=True, denominator=raw),
            "difference": TR.change_interval(res, "tagged", "untagged", per_original=True, denominator=raw)}
-    return {**out, "res": res, "raw": raw, "removed": removed, "drop": tuple(drop)}
+    ns = G.null_summary(orig, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full"]
+    original_null = {"observed": float(ns["observed"]), "null_mean": float(ns["null_mean"]),
+                     "null_q95": float(ns["null_q95"]), "p": float(ns["p_perm"]), "n_perm": int(ns["n_perm"])}
+    return {**out, "res": res, "raw": raw, "removed": removed, "drop": tuple(drop),
+            "kept": (len(common), int(len(frames[("original", None)]))), "original_null": original_null}
 
 
 def like_text(e: Mapping) -> str:
-    """The like-for-like contrasts (:func:`effects`'s ``like``) in words: what was removed, the
-    original's excess and Full Gen Bias on the responses left, and each change with its interval."""
+    """The like-for-like contrasts (:func:`effects`'s ``like``) in words: which prompts are kept, the
+    original's Full Gen Bias on them beside its permutation null, and each change with its interval."""
     out = []
     for name, lk in e["like"].items():
-        t, u, d = lk["tagged"], lk["untagged"], lk["difference"]
-        out.append(f"With {removed_text(lk['removed'], name)}: the original's Full Gen Bias {t['denominator']:.2f}, "
-                   f"its excess over the null {t['base']:+.2f}; the excess of the bias-tuned runs {t['value']:+.2f} "
+        t, u, d, on = lk["tagged"], lk["untagged"], lk["difference"], lk["original_null"]
+        out.append(f"With {removed_text(lk['removed'], name, lk['kept'])}: the original's Full Gen Bias "
+                   f"{on['observed']:.2f} against its permutation null {on['null_mean']:.2f} (95% quantile "
+                   f"{on['null_q95']:.2f}, p {on['p']:.2f} over {on['n_perm']:,} permutations), its excess "
+                   f"{t['base']:+.2f}; the excess of the bias-tuned runs {t['value']:+.2f} "
                    f"({100 * t['estimate']:+.0f}% of the original's Full Gen Bias [{100 * t['lo']:+.0f}%, "
                    f"{100 * t['hi']:+.0f}%]), of the untagged {u['value']:+.2f} ({100 * u['estimate']:+.0f}% "
                    f"[{100 * u['lo']:+.0f}%, {100 * u['hi']:+.0f}%]), tagged − untagged {100 * d['estimate']:+.0f}% "
                    f"[{100 * d['lo']:+.0f}%, {100 * d['hi']:+.0f}%]")
-    return ". ".join(out) + (". Each model's and seed's null is its own permutation null on the responses left, "
+    return ". ".join(out) + (". Each model's and seed's null is its own permutation null on the same prompts, "
                              "resampled with the descriptors (through its exact expectation).")
 
 
-def removed_text(removed: Mapping, name: str) -> str:
-    """What the like-for-like rows removed, per arm: "original 194/390 (49.7%), tuned 0.3-3.3%"."""
+def removed_text(removed: Mapping, name: str, kept: tuple[int, int] | None = None) -> str:
+    """What the like-for-like rows removed: "the 196 of 390 test prompts that no arm answers with
+    refusal/boilerplate (the original's own 194/390, 49.7%; the tuned runs' 0.3-3.3%)"."""
     k0, n0 = removed[("original", None)]
     tuned = [k / n for key, (k, n) in removed.items() if key[0] != "original"]
-    return (f"{name} removed on both sides (original {k0}/{n0}, {k0 / n0:.1%}; tuned runs "
-            f"{min(tuned):.1%}-{max(tuned):.1%})")
+    own = f"the original's own {k0}/{n0}, {k0 / n0:.1%}; the tuned runs' {min(tuned):.1%}-{max(tuned):.1%}"
+    if kept is None:
+        return f"{name} removed on both sides ({own})"
+    return (f"{name} removed from every arm: the same {kept[0]} of {kept[1]} test prompts for all, those that no arm "
+            f"answers so ({own})")
 
 
 def effects_text(e: Mapping) -> str:
@@ -351,12 +377,13 @@ def effects_text(e: Mapping) -> str:
     res, ct, cu, cd = e["res"], e["tagged"], e["untagged"], e["difference"]
     t7 = paper.TABLE7
     seeds = {g: ", ".join(f"{x:.2f}" for x in res["groups"][g]["per_seed"]) for g in ("tagged", "untagged")}
-    return (f"Full Gen Bias on the {res['descriptors']} test descriptors: original {res['original']:.2f}; bias-tuned "
+    return (f"On {ALL_RESPONSES}, Full Gen Bias on the {res['descriptors']} test descriptors: original "
+            f"{res['original']:.2f}; bias-tuned "
             f"{res['groups']['tagged']['mean']:.2f} (seeds: {seeds['tagged']}), {100 * ct['estimate']:+.0f}% "
             f"[{100 * ct['lo']:+.0f}%, {100 * ct['hi']:+.0f}%]; untagged {res['groups']['untagged']['mean']:.2f} "
             f"(seeds: {seeds['untagged']}), {100 * cu['estimate']:+.0f}% [{100 * cu['lo']:+.0f}%, {100 * cu['hi']:+.0f}%]. "
-            f"**Tagged − untagged: {100 * cd['estimate']:+.0f}% of the original's Full Gen Bias "
-            f"[{100 * cd['lo']:+.0f}%, {100 * cd['hi']:+.0f}%]** (paper: BB2 3B "
+            f"tagged − untagged: {100 * cd['estimate']:+.0f}% of the original's Full Gen Bias "
+            f"[{100 * cd['lo']:+.0f}%, {100 * cd['hi']:+.0f}%] (paper: BB2 3B "
             f"{100 * (t7['BB2 3B bias tuning (β = 0.0030)'][0] - t7['BB2 3B self-chat tuning'][0]) / t7['BB2 3B'][0]:+.0f}%, "
             f"DialoGPT {100 * (t7['DialoGPT bias tuning (β = 0.0003)'][0] - t7['DialoGPT self-chat tuning'][0]) / t7['DialoGPT'][0]:+.0f}%). "
             f"The paper: {100 * -paper.TUNING_REDUCTION['DialoGPT']:+.0f}% (DialoGPT) and "
@@ -500,7 +527,7 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
+__all__ = ["ALL_RESPONSES", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
            "like_text", "perplexity_cost", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
            "validation_curves"]
@@ -518,12 +545,16 @@ __all__ = ["COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes",
 COLLAPSE_MIN_DISTINCT_SHARE = TRN.COLLAPSE_MIN_DISTINCT_SHARE
 COLLAPSE_MAX_REFUSAL_RISE = TRN.COLLAPSE_MAX_REFUSAL_RISE
 COLLAPSE_PPL_FACTOR = 2.0
+#: and its most frequent response is at most this share of its test responses (one canned string for a
+#: quarter of the sentences says nothing about them; the original's most frequent is 20 of 390)
+COLLAPSE_MAX_TOP_SHARE = 0.25
 distinct_n = TRN.distinct_n
 guard_measures = TRN.guard_measures
 COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's, "
                  f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
                  f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
-                 "points above the original's (a drop of Full Gen Bias by responses that say nothing, one canned "
+                 f"points above the original's, the most frequent response at most {COLLAPSE_MAX_TOP_SHARE:.0%} of the "
+                 "responses (a drop of Full Gen Bias by responses that say nothing, one canned "
                  "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
 
 
@@ -570,11 +601,13 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None)
     t["distinct-2 vs original"] = t["distinct-2"] / o["distinct-2"]
     t["perplexity vs original"] = t["perplexity (original model)"] / o["perplexity (original model)"]
     t["refusal rise (points)"] = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
+    t["top response share"] = t["top response count"] / t["responses"]
     ok_ppl = (t["perplexity vs original"].between(1 / COLLAPSE_PPL_FACTOR, COLLAPSE_PPL_FACTOR)
               | t["perplexity vs original"].isna())
     t["passes collapse guard"] = ((t["distinct vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE)
                                   & (t["distinct-2 vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE) & ok_ppl
-                                  & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE))
+                                  & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE)
+                                  & (t["top response share"] <= COLLAPSE_MAX_TOP_SHARE))
     return t
 
 
@@ -609,7 +642,8 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
     early = int(table["stopped early"].sum())
     plateau = (f"a validation loss every {tconf['eval_every']} steps; a run stops when {tconf['patience']} evaluations "
                f"in a row lower it by less than {100 * float(tconf.get('min_delta', 0)):g}% of the loss at the last "
-               f"progress (a plateau), and keeps the weights of its lowest validation loss")
+               f"progress (the stopping rule: a plateau only where the loss has stopped falling), and keeps the "
+               "weights of its lowest validation loss")
     head = (f"Step budget {budget} steps x batch {bs} = {budget * bs / pairs:.1f} epochs of the {pairs} training "
             f"pairs; {plateau}. ")
     drop = ""
@@ -627,6 +661,15 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
                  "a rerun reuses the tuned models).")
     drop += _guard_text(table, guard_rule)
     if early == len(table):
+        md = 100 * float(tconf.get("min_delta", 0))
+        vp = (f" on {int(table['val pairs'].iloc[0])} validation pairs" if "val pairs" in table else "")
+        last = int((table["kept step"] == table["steps"]).sum())
+        if md > 0 and last:  # the loss still fell when the run stopped: say so, not "a plateau"
+            return (head + f"All {len(table)} runs stopped when the drop of the validation loss fell under {md:g}% per "
+                    f"evaluation{vp}, still falling: {last} of {len(table)} keep their last evaluated step "
+                    f"(after {int(table['steps'].min())}-{int(table['steps'].max())} steps, "
+                    f"{table['steps'].min() * bs / pairs:.2f}-{table['steps'].max() * bs / pairs:.2f} epochs); the "
+                    "budget did not stop any run." + drop)
         return (head + f"All {len(table)} runs stopped on the validation plateau, after {int(table['steps'].min())}-"
                 f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
                 f"{table['steps'].max() * bs / pairs:.2f} epochs; weights kept from step {int(table['kept step'].min())}-"
