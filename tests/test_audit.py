@@ -88,6 +88,11 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
     # the models record the start token they were scored after (Gemma has no <|endoftext|>)
     assert doc["models"]["model"]["start_token_used"] == "<|endoftext|> (id 0)"
     assert doc["models"]["baseline"]["start_token_used"].startswith("<bos> (id 2: no <|endoftext|>")
+    # what the weights are: the registry's words (instruction-tuned, quantised), on the page too
+    assert doc["models"]["model"]["weights"].startswith("SmolLM2-135M-Instruct")
+    assert "Q4_1" in doc["models"]["model"]["weights"]
+    assert "Gemma-3-270m base" in doc["models"]["baseline"]["weights"]
+    assert "SmolLM2-135M-Instruct" in (out / "index.html").read_text(encoding="utf-8")
     assert doc["nlgbias"]["dirty"] in (True, False) and doc["nlgbias"]["commit"]
     cr = doc["suites"]["crows"]
     pairs = load_crows_pairs().sample(n=40, random_state=0).sort_index()

@@ -4,7 +4,8 @@
   ``commit`` where known and ``dirty``: whether the checkout had uncommitted changes),
   ``versions`` (python, torch, transformers, numpy, pandas), ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
   ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``,
-  ``start_token`` (the convention) and ``start_token_used`` (the token it gives); never a
+  ``start_token`` (the convention), ``start_token_used`` (the token it gives) and ``weights``
+  (what the weights are: the registry's description, e.g. instruction-tuned, quantised); never a
   key: keys are read from the environment only, and a URL's user and password are dropped) and
   ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled), ``seconds``
   and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "scale" ("%" or
@@ -71,10 +72,22 @@ def _commit() -> dict:
 def model_record(spec) -> dict:
     """How results.json names a model (:meth:`nlgbias.lm.LMSpec.record`: its spec without
     secrets, label, backend, options), the start-token convention it was scored with and the token
-    that convention gives its tokenizer (``start_token_used``)."""
+    that convention gives its tokenizer (``start_token_used``) and what its weights are
+    (``weights``: the model registry's description of a registered name, e.g. "SmolLM2-135M-Instruct
+    (...), offline GGUF Q4_1 (4-bit)"; else the spec's target)."""
     from nlgbias.audit.suites import convention_of, start_token_used
 
-    return {**spec.record(), "start_token": convention_of(spec), "start_token_used": start_token_used(spec)}
+    return {**spec.record(), "start_token": convention_of(spec), "start_token_used": start_token_used(spec),
+            "weights": weights_of(spec)}
+
+
+def weights_of(spec) -> str:
+    """What a model's weights are, in words: the registry's description of a registered name
+    (its tuning and quantisation), else the target as given (a hub id, a folder, a served model)."""
+    from nlgbias.models import MODELS
+
+    entry = MODELS.get(spec.target) if spec.backend == "hf" else None
+    return entry.description if entry is not None else spec.display
 
 
 def write_results(cfg, suites: dict, out: str | Path | None = None) -> Path:
@@ -321,7 +334,8 @@ def write_report(results_json: str | Path) -> Path:
         (r.get(role) or {}).get("interval") == k for suite in doc["suites"].values()
         for r in [*suite.get("metrics", []), *suite.get("groups", [])] for role in (*roles, "difference"))]
     models = "".join(f"<li><b>{e(r)}</b>: <code>{e(v['spec'])}</code>"
-                     f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}; start token: "
+                     f"{' ' + e(json.dumps(v['options'])) if v['options'] else ''}"
+                     f"{' (' + e(v['weights']) + ')' if v.get('weights') else ''}; start token: "
                      f"{e(str(v.get('start_token_used') or v.get('start_token')))}"
                      f" (convention {e(str(v.get('start_token')))})</li>"
                      for r, v in roles.items())
