@@ -218,11 +218,14 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
             dx.set_xlabel("model − baseline, points", fontsize=8)
             if b == 0:
                 dx.set_title("model − baseline, 95 % interval\n(grey line: no difference)", fontsize=9)
-        if b == 0:
-            noise = any(r[k].get("null") for r in rows for k in roles)
-            marks = (["grey |: unbiased / ideal"] if any(r.get("ideal") is not None for r in rows) else []) \
-                + (["x: noise alone's 95th percentile"] if noise else [])
-            ax.set_title("each model, 95 % interval" + (f"\n({'; '.join(marks)})" if marks else ""), fontsize=9)
+        # each panel names only the marks drawn on it
+        noise = any((r.get(k) or {}).get("null") for r in rs for k in roles)
+        marks = (["grey |: unbiased / ideal"] if any(r.get("ideal") is not None for r in rs) else []) \
+            + (["x: noise alone's 95th percentile"] if noise else [])
+        head = "each model, 95 % interval" if b == 0 else ""
+        text = "\n".join(t for t in (head, f"({'; '.join(marks)})" if marks else "") if t)
+        if text:
+            ax.set_title(text, fontsize=9)
     handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
     names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
     n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
