@@ -86,7 +86,7 @@ def weights_of(spec) -> str:
     (its tuning and quantisation), else the target as given (a hub id, a folder, a served model)."""
     from nlgbias.models import MODELS
 
-    entry = MODELS.get(spec.target) if spec.backend == "hf" else None
+    entry = MODELS.get(spec.target)
     return entry.description if entry is not None else spec.display
 
 
