@@ -840,12 +840,26 @@ def test_the_committed_bold_tables_count_each_tally_apart():
     # toxic texts rare: a level of tox-block's flags (uncalibrated on BOLD's texts, disagreeing
     # with B.A.D. on HolisticBias's): a different method, as HolisticBias's level rows
     assert v.loc["bold.6.2.toxic-rare", "verdict"] == "not comparable"
-    # §6.1.2-6.1.3's four tested group comparisons: one Holm family, as 04's and 06's tables
+    # every §6.1.2-6.1.4 test on WIKI is one Holm family, the same as bold_sec6_tests_corrected's
+    # WIKI family: its 9 tests (the six graded rows with a test, the religion and politics
+    # chi-squares), and the n needed at the family's level
     fam = v[v["family"].notna()]
     assert sorted(fam.index) == ["bold.6.1.2.negative-male-female", "bold.6.1.2.positive-male-female",
-                                 "bold.6.1.3.negative-race", "bold.6.1.3.toxic-race"]
-    assert set(fam["family"]) == {f"{BC.SEC61_FAMILY}: 4 rows, Holm"}
-    assert "p = 0.022 (Holm over 4: 0.066)" in v.loc["bold.6.1.2.negative-male-female", "reason"]
+                                 "bold.6.1.3.negative-race", "bold.6.1.3.toxic-race",
+                                 "bold.6.1.4.ideology-fascism-highest",
+                                 "bold.6.1.4.ideology-fascism-positive"]
+    assert set(fam["family"]) == {f"{BC.SEC61_FAMILY}, 9 tests: 9 rows, Holm"}
+    tc = pd.read_csv(res / "bold_sec6_tests_corrected.csv")
+    tw = tc[(tc["source"] == "WIKI") & tc["p"].notna()]
+    assert len(tw) == 9 and tw["family"].str.contains("WIKI, 9 tests").all()
+    neg = tw[(tw["section"] == "6.1.2") & tw["statistic"].str.startswith("negative")].iloc[0]
+    assert round(neg["p_holm"], 3) == 0.155
+    r = v.loc["bold.6.1.2.negative-male-female", "reason"]
+    assert "p = 0.022 (Holm over 9: 0.155)" in r
+    assert "corrected level 0.00111 (0.01 over 9 rows)" in r and "this dataset cannot decide it" in r
+    race = tw[(tw["section"] == "6.1.3") & tw["statistic"].str.startswith("negative")].iloc[0]
+    assert round(race["p_holm"], 3) == 0.077 and race["p"] == pytest.approx(0.00856, abs=1e-5)
+    assert "(Holm over 9: 0.077)" in v.loc["bold.6.1.3.negative-race", "reason"]
     # the length-matched check counts significance after Holm over the 30 paired tests
     k6 = pd.read_csv(res / "bold_checks_sec6_1.csv").set_index("id")
     assert "significant 0 on whole texts -> 2 on both cut" in k6.loc["bold.6.2.length-matched", "this run"]

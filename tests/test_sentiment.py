@@ -77,8 +77,10 @@ def test_race_tests_and_paper_table():
     t = BST.race_tests(df).set_index(["statistic", "group"])["value"]
     assert t[("negative proportion", "African_Americans")] == 0.1
     assert t[("negative proportion", "Asian_Americans")] == 0.04
-    from nlgbias.stats import chi2_proportions
-    ref = chi2_proportions([10, 2, 14, 1], [100, 50, 200, 10]).pvalue
+    from nlgbias.stats import k_proportions_test
+    # expected counts below 5 here: the seeded permutation chi-square the graded rows use
+    ref, test = k_proportions_test([10, 2, 14, 1], [100, 50, 200, 10])
+    assert test == "permutation chi-square"
     assert t[("negative p-value (chi-square)", "all groups")] == pytest.approx(ref)
     assert math.isnan(t[("toxic p-value (chi-square)", "all groups")])  # nothing toxic
     cmp = BST.paper_vs_run(BST.section_6_1(df))

@@ -56,6 +56,7 @@ root = None             # project root; None finds it
 import logging
 
 import matplotlib.pyplot as plt
+import pandas as pd
 from IPython.display import Markdown, display
 
 from nlgbias import claims
@@ -268,11 +269,12 @@ full.round(4)
 # The paper tests each comparison at its own level. Here every §6 test gets Holm
 # (family-wise error) and Benjamini–Hochberg (false discovery rate) adjusted p-values within a
 # stated family: all §6.1.2–6.1.4 group comparisons made on one source form one family (the
-# gender z-tests and the race, religion and politics chi-square tests, sentiment and toxicity);
-# the §6.2 across-source tests (one per domain) another.
+# gender z-tests, the race, religion and politics chi-square tests, sentiment and toxicity, and
+# §6.1.4's two fascism z-tests); the §6.2 across-source tests (one per domain) another. The WIKI
+# family is the one the graded §6.1 rows below are Holm-adjusted in.
 
 # %%
-tests = BST.corrected_tests(stats)
+tests = BST.corrected_tests(pd.concat([stats, BC.sec6_family_tests(scores)], ignore_index=True))
 save_table(tests, P.results, "bold_sec6_tests_corrected", floatfmt=".4g",
            title="BOLD §6 tests of this run with Holm (p_holm) and Benjamini-Hochberg (p_bh) "
                  "adjusted p-values within the family named in `family`")
@@ -303,9 +305,10 @@ BST.threshold_sensitivity(scores, CH.TOX_THRESHOLD_RANGE)
 # ### Paired comparisons: each generation against the WIKI sentence of its prompt
 # A model's continuation and the Wikipedia sentence share the prompt (`prompt_id`), so a
 # source comparison is paired: McNemar's test on the discordant pairs (exact below 25), the
-# difference of shares with Newcombe's paired interval (method 10, which matches the paired
-# test), and the p-values Holm-adjusted over the table's tests (`p (Holm)`). The graded rows
-# score prompt + continuation (what the paper scored: quoted below the table).
+# difference of shares with Newcombe's paired interval (method 10), and the p-values
+# Holm-adjusted over the table's tests (`p (Holm)`). The interval and the exact test are two
+# methods and can disagree when there are few discordant pairs (named below the table). The
+# graded rows score prompt + continuation (what the paper scored: quoted below the table).
 
 # %%
 paired = BC.paired_source_tests(scores)
@@ -314,6 +317,15 @@ if len(paired):
                title="Each model source vs WIKI on the same prompts, scored on prompt + "
                      "continuation: paired table, share difference (model - WIKI, Newcombe's "
                      "paired 95% interval) and McNemar's test (p, and Holm over the table)")
+if len(paired):
+    excl = (paired["model - WIKI_lo"] > 0) | (paired["model - WIKI_hi"] < 0)
+    odd = paired[excl != (paired["p"] < 0.05)]
+    display(Markdown(
+        "Interval and test disagree (one excludes 0, the other p ≥ 0.05, or the reverse) on "
+        + ("; ".join(f"{r.source} {r.domain} {r.outcome} ({int(r['only model']) + int(r['only WIKI'])}"
+                     f" discordant pairs: [{r['model - WIKI_lo']:+.3f}, {r['model - WIKI_hi']:+.3f}],"
+                     f" {r.test} p {r.p:.3g})" for _, r in odd.iterrows()) or "no row")
+        + f" of {len(paired)}."))
 paired.round(4) if len(paired) else paired
 
 # %% [markdown]

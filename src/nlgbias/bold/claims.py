@@ -219,8 +219,9 @@ def paired_source_tests(scores: pd.DataFrame, flags: Sequence[str] = ("negative"
     """Every model source against WIKI on the same prompts (a generation and the Wikipedia
     sentence of its prompt share ``prompt_id``): per domain and outcome, the paired table
     (both / only model / only WIKI / neither), the difference of shares model - WIKI with
-    Newcombe's paired interval (method 10, :func:`nlgbias.stats.paired_diff_proportions_interval`,
-    which matches the paired test) and McNemar's test (exact for < 25 discordant pairs), and
+    Newcombe's paired interval (method 10, :func:`nlgbias.stats.paired_diff_proportions_interval`;
+    a different method from the test, so at few discordant pairs the two can disagree) and
+    McNemar's test (exact for < 25 discordant pairs), and
     ``p (Holm)``: the p-values Holm-adjusted over every row of the table (the family of its
     paired tests)."""
     s = scores.assign(negative=scores["sentiment"] == "negative",
@@ -506,11 +507,20 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             population=min(pop(RACES[i_af]), pop(RACES[j])),
             unit=f"texts in the smaller group (all WIKI texts: African_Americans "
                  f"{pop(RACES[i_af]):,}, {RACES[j]} {pop(RACES[j]):,})", digits=4))
-    # the four group comparisons with a test (§6.1.2 negative / positive, §6.1.3 negative / toxic)
-    # form one family, Holm-adjusted before a direction is graded (as 04's and 06's tables)
-    if pending:
-        fam = C.Family(SEC61_FAMILY, {k["id"]: k["pvalue"] for k in pending})
-        claims += [C.direction(**k, family=fam) for k in pending]
+    # one family for every §6.1.2-6.1.4 test on WIKI, the same as bold_sec6_tests_corrected's
+    # WIKI family (sec6_family_tests): the graded rows with a test (§6.1.2 negative / positive,
+    # §6.1.3 negative / toxic, §6.1.4 fascism highest / positive) and the religion and politics
+    # chi-square tests the table also holds; Holm-adjusted before a direction is graded, and the
+    # n needed at the family's level (as 04's Table 4)
+    fascism_wiki = _fascism_rows(w[w["domain"] == "political_ideology"], WIKI, False, pop,
+                                 pending=True)
+    graded = pending + fascism_wiki
+    if graded:
+        pvals = {k["id"]: k["pvalue"] for k in graded}
+        pvals.update(_family_extra_tests(w))
+        fam = C.Family(SEC61_FAMILY + f", {len(pvals)} tests", pvals)
+        claims += [C.direction(**k, family=fam, family_power=True) for k in pending]
+        fascism_wiki = [C.direction(**k, family=fam, family_power=True) for k in fascism_wiki]
     # §6.1.4: religions (atheism highest, then islam; hinduism lowest): pooled percentages
     rel = w[w["domain"] == "religious_ideology"]
     groups = sorted(rel["group"].unique())
@@ -566,9 +576,10 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
     # part of the statement is graded like for like; each offline model's panel is a stand-in
     # for the paper's generators (a replication; a chat-tuned one a different method)
     chat = chat_tuned([x for x in s["source"].unique() if x != WIKI])
-    for src in [WIKI, *[x for x in s["source"].unique() if x != WIKI]]:
+    claims += fascism_wiki
+    for src in [x for x in s["source"].unique() if x != WIKI]:
         claims += _fascism_rows(s[(s["source"] == src) & (s["domain"] == "political_ideology")],
-                                src, src in chat, pop if src == WIKI else None)
+                                src, src in chat, None)
     # §6.1.2: "Overall, 76.72% of total texts were classified as having neutral sentiments"
     # (the gender domain, its six sources pooled): a share with no "no effect", graded with a
     # stated margin; WIKI alone is a different pool
@@ -661,13 +672,16 @@ FASCISM_READINGS = (
 )
 
 
-def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None) -> list[C.Claim]:
+def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None,
+                  pending: bool = False) -> list:
     """§6.1.4's fascism readings on one source's political-ideology texts (``pol``). The paper
     states them "across all models", i.e. of each of Figure 5's six sources: on WIKI (the
     paper's texts, VADER at the paper's thresholds) that source's part of the statement is
     graded like for like (a reproduction); on an offline model it is a replication on a
     stand-in generator (a chat-tuned one given raw prompts: a different method). ``pop``: the
-    WIKI texts per group in the release (the population an n needed is drawn from)."""
+    WIKI texts per group in the release (the population an n needed is drawn from).
+    ``pending``: the rows' keyword arguments for :func:`nlgbias.claims.direction` (graded later
+    within a family), not the rows."""
     if not len(pol) or "fascism" not in set(pol["group"]):
         return []
     pg = sorted(pol["group"].unique())
@@ -701,7 +715,7 @@ def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None) -> list[C.C
             popn = dict(population=min(pop("fascism"), pop(nxt)),
                         unit=f"texts in the smaller group (fascism {pop('fascism')}, {nxt} "
                              f"{pop(nxt)}: all their WIKI texts)")
-        out.append(C.direction(
+        out.append(dict(
             id=f"bold.6.1.4.ideology-fascism-{rid}{suffix}", section="6.1.4 / Figure 5",
             claim=f"{claim}, on {where}", paper=words, sign=sign, estimate=ca / na - cb / nb,
             interval=(lo, hi), pvalue=p, n=f"{na} fascism / {nb} {nxt} texts ({src})",
@@ -712,7 +726,49 @@ def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None) -> list[C.C
                      + f", {nxt} {cb}/{nb}; diff {ca / na - cb / nb:+.3f} [{lo:+.3f}, {hi:+.3f}], "
                        f"{_p(p)}",
             **kw, **popn))
+    return out if pending else [C.direction(**k) for k in out]
+
+
+def _family_extra_tests(w: pd.DataFrame) -> dict:
+    """The §6.1.4 chi-square tests on WIKI (negative and toxic shares equal across the
+    religions, across the political ideologies) that belong to the §6.1.2-6.1.4 family but are
+    no graded row; a test with no event in any group (or in every text) is undefined and left
+    out, as in bold_sec6_tests_corrected."""
+    out = {}
+    for dom in ("religious_ideology", "political_ideology"):
+        sub = w[w["domain"] == dom]
+        groups = sorted(sub["group"].unique())
+        if len(groups) < 2:
+            continue
+        for what in ("negative", "is_toxic"):
+            counts, totals = _counts(sub, what, groups)
+            counts, totals = np.asarray(counts), np.asarray(totals)
+            if counts.sum() == 0 or (counts == totals).all():
+                continue
+            out[f"{dom} {what} (chi-square)"] = stats.k_proportions_test(counts, totals)[0]
     return out
+
+
+def sec6_family_tests(scores: pd.DataFrame) -> pd.DataFrame:
+    """The §6.1.4 fascism tests (fascism vs the next highest negative share, vs the next lowest
+    positive share; two-proportion z-tests) of every source, as rows of
+    :func:`nlgbias.bold.sentiment_toxicity.section_6_1`'s statistics, so that
+    bold_sec6_tests_corrected's family of a source holds every test its graded rows make."""
+    s = scores.assign(negative=scores["sentiment"] == "negative",
+                      positive=scores["sentiment"] == "positive")
+    rows = []
+    for src in s["source"].unique():
+        for k in _fascism_rows(s[(s["source"] == src) & (s["domain"] == "political_ideology")],
+                               src, False, None, pending=True):
+            what = "negative" if k["id"].split(".")[-1].startswith("ideology-fascism-highest") \
+                else "positive"
+            rows.append(dict(section="6.1.4", domain="political_ideology",
+                             statistic=f"{what} p-value, fascism vs "
+                                       f"{k['n'].split(' / ')[1].split(' ')[1]} "
+                                       "(two-proportion z-test)",
+                             group="fascism vs " + k["n"].split(" / ")[1].split(" ")[1],
+                             source=src, value=k["pvalue"]))
+    return pd.DataFrame(rows)
 
 
 def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
