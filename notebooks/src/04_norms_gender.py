@@ -401,7 +401,8 @@ sens.round(1)
 # * **Calibration** of the rebuilt hard-debiased word2vec (`w2v-hd-rebuilt`): Gender-Max and
 #   Gender-Wavg read the same texts through an embedding rebuilt offline (the paper's debiaswe
 #   file is not here), so their Table 3 rows set that stand-in against the paper's printed
-#   counts, with the same per-cell tolerance. §6.2's WIKI statements from the Gender-Max cells
+#   counts, per cell by the calibration rule below (the exact 95% interval of our share
+#   against the paper's share +/- `calibration_margin`). §6.2's WIKI statements from the Gender-Max cells
 #   (which gender is larger per super-group; the mean male:female ratio against 2.29) and the
 #   polar share restate those cells: recount checks, not claims.
 # * **Replication**: Figure 2's readings (nursing female-skewed; writing, science, art and
@@ -422,8 +423,9 @@ sens.round(1)
 #   lexicon grades are a quarter to a half of a share, so an absolute 5 points would let 0.5 %
 #   pass for 2 %): the whole interval within the margin agrees, wholly beyond it disagrees,
 #   else undecided. The margin never falls below a floor of a quarter of a point (the relative
-#   margin of a 1 % share: `CALIBRATION_FLOOR`), so a category MEmoLon puts near 0 % is graded
-#   by the same rule (a relative margin of a printed 0 would be none).
+#   margin of a 1 % share: `CALIBRATION_FLOOR`; a relative margin of a printed 0 would be
+#   none). A category the lexicon gives to none of the texts while the paper's share is within
+#   the floor agrees by construction: it is a check, not a graded row.
 #   The lexicon variant was chosen with the paper in view (see the thresholds section), and the
 #   verdicts' sensitivity to that choice is computed below: the graded table is saved after it,
 #   with each sensitive row's verdicts in its reason.
