@@ -3,6 +3,8 @@ generation sample, the cluster fit on non-refusal responses, the Holm family ove
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -172,10 +174,12 @@ def test_tuning_claims_on_this_runs_values():
             "9.69, 95% quantile 14.85, p 0.57 over 1,000 permutations), so that tuning lowers it cannot be shown "
             "here") in t.loc[main[0], "reason"]
     assert "no measurable excess" not in t.loc[main[1], "reason"]
-    # no number of descriptors reaches the paper's effect at 10 responses each: the sample binds
+    # no number of descriptors reaches the paper's effect at 10 responses each; whether more responses per
+    # descriptor would is not computable from this run, and the row says so
     low = t.loc[main[0]]
     assert low["unit"] == "responses per held-out descriptor (templates x nouns)" and low["population"] == 780
-    assert "not the dataset, bind" in low["reason"] and "cannot decide" not in low["reason"]
+    assert "cannot say whether more responses per descriptor would decide it (the interval resamples" in low["reason"]
+    assert "not computed" not in low["reason"] and math.isnan(low["n_needed"])
     assert "all responses (refusals kept, not like for like): excess 9.32 -> 2.68 (-71%" in t.loc[main[0], "this run"]
     # seeds bind the tag's difference (97% of its variance): about 50 seeds at this split's 39 held-out
     # descriptors (the unit is seeds, whose population the dataset does not bound)
@@ -249,10 +253,14 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
     for i in ("holistic.table12.hateful_most_offensive", "holistic.table12.love_like_vary_most",
               "holistic.table11.hate_all_above_85"):
         assert (both.loc[i, "verdict"], both.loc[i, "comparability"]) == ("not comparable", "different method")
-    # the Nonce rows and Table 3's nationality row: the sample's sentences per descriptor bind, not the dataset
+    # the Nonce rows: the sample's sentences per descriptor bind, not the dataset (about 8 of 797 per Nonce
+    # descriptor reach 80% power at all 8 descriptors); Table 3's nationality row cannot say whether more
+    # nouns per descriptor would decide it (they change the share of significant pairs itself)
     for i in ("holistic.fig2.nonce_highest_smollm2135m", "holistic.table3.nationality_fewest_smollm2135m"):
-        assert "the sample, not the dataset, binds" in both.loc[i, "reason"]
         assert "cannot decide" not in both.loc[i, "reason"] and "per" in both.loc[i, "unit"]
+    assert "the sample, not the dataset, binds" in both.loc["holistic.fig2.nonce_highest_smollm2135m", "reason"]
+    assert 0 < both.loc["holistic.fig2.nonce_highest_smollm2135m", "n_needed"] <= 797
+    assert "cannot say whether more" in both.loc["holistic.table3.nationality_fewest_smollm2135m", "reason"]
     tun = both.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
                     "holistic.tuning.untagged_no_reduction"]]
     assert (tun["tally"] == "replication").all() and tun["family"].str.contains("3 rows, Holm").all()
@@ -375,7 +383,8 @@ def test_runs_text_says_what_stopped_the_runs():
                       "stopped early": [True, True]})
     conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 3, "min_delta": 0.01}
     txt = TS.runs_text(t, conf)
-    assert "All 2 runs stopped on the validation plateau, after 36-44 steps" in txt
+    assert "All 2 runs stopped on the stopping rule (a drop under 1% per evaluation), after 36-44 steps" in txt
+    assert "plateau" not in txt
     assert "the budget did not stop any run" in txt and "2.4 epochs" in txt
     t["stopped early"] = [True, False]
     assert "1 ran to the step budget" in TS.runs_text(t, conf)
@@ -387,6 +396,7 @@ def test_runs_text_says_what_stopped_the_runs():
     assert "lowest validation loss that passes the collapse guard" in txt and "(64 validation sentences)" in txt
     assert "In 1 of 2 runs the lowest loss's weights failed it" in txt and "step 32 instead of 40" in txt
     assert "distinct-2 of the kept weights 0.280-0.300 vs the untuned model's 0.230" in txt
+    assert "does not apply the test guard's cap on the most frequent response (at most 25%" in txt
 
 
 def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
@@ -462,7 +472,8 @@ def test_runs_text_says_the_loss_was_still_falling_when_runs_keep_their_last_ste
     txt = TS.runs_text(t, conf)
     assert ("All 3 runs stopped when the drop of the validation loss fell under 3% per evaluation on 16 validation "
             "pairs, still falling: 2 of 3 keep their last evaluated step (after 28-40 steps") in txt
-    assert "plateau, after" not in txt
+    assert "plateau" not in txt
+    assert "(the stopping rule: a drop under 3% per evaluation on 16 validation pairs, which stops a run" in txt
 
 
 def test_collapse_guard_caps_the_most_frequent_response():
@@ -529,3 +540,83 @@ def test_committed_07_grades_gen_bias_without_degenerate_text():
     ex = (res / "holistic_table1_example_responses.md").read_text(encoding="utf-8")
     top = t4.loc["smollm2-135m", [k for k in t4.columns if k[:1] == "C" and not k.endswith(("_lo", "_hi"))]].astype(float)
     assert f"highest {top.idxmax()} cluster probability (the largest Partial Gen Bias of smollm2-135m in Table 4" in ex
+
+
+def test_sample_binds_gives_the_sentences_per_descriptor_80_percent_power_needs():
+    """A row all of whose descriptors are used, resting on 2 sentences per descriptor of up to 800:
+    the interval's variance splits into the sentences' own noise (median: x pi/2) and the spread
+    between descriptors; the sentences per descriptor 80% power needs (all descriptors) are given and
+    checked against the population; a spread between descriptors wider than 80% power allows leaves no
+    number reaching it; without a within-descriptor variance the row says it cannot say."""
+    from dataclasses import replace
+
+    from nlgbias import claims as CL
+    from nlgbias.holistic.claims import _sample_binds
+
+    def row(lo, hi):
+        c = CL.direction(id="x.n", section="s", claim="c", paper="p", sign=1, estimate=1.0, interval=(lo, hi),
+                         n="n", statistic="s")
+        return replace(c, reason="r: more than the 8 that exist: this dataset cannot decide it")
+
+    per = pd.Series([2] * 8)
+    se = 0.5  # interval +/- 1.96 * 0.5
+    c = row(1 - 1.96 * se, 1 + 1.96 * se)
+    # within part (pi/2) * 0.9 / 16 = 0.088 of 0.25; between 0.162 > target (1 / 2.8016)^2 = 0.127: none reach
+    out = _sample_binds(c, used=2, available=800, unit="sentences per descriptor", per=per, within_var=0.9,
+                        factor=math.pi / 2)
+    assert "no number of sentences per descriptor reaches 80% power" in out.reason
+    assert "this dataset cannot decide it" in out.reason and math.isnan(out.n_needed)
+    # a mostly within-descriptor variance: reachable
+    w = 0.2 * 16 / (math.pi / 2)  # within part 0.2 of 0.25, between 0.05
+    out = _sample_binds(c, used=2, available=800, unit="sentences per descriptor", per=per, within_var=w,
+                        factor=math.pi / 2)
+    target = (1 / (1.959964 + 0.8416)) ** 2
+    need = math.ceil((math.pi / 2) * w / 8 / (target - 0.05))
+    assert out.n_needed == need and need <= 800 and out.population == 800
+    assert f"needs about {need:,} sentences per descriptor (reachable: 800 exist)" in out.reason
+    assert "80% of the interval's variance" in out.reason
+    out = _sample_binds(c, used=2, available=800, unit="sentences per descriptor", per=per,
+                        why_not="the statistic itself changes with them")
+    assert ("cannot say whether more sentences per descriptor would decide it (the statistic itself changes with "
+            "them)") in out.reason and math.isnan(out.n_needed)
+
+
+def test_collapse_text_says_the_weight_choice_guard_had_no_top_response_cap():
+    orig = [f"answer {i} is here and fine today" for i in range(20)]
+    canned = ["I'm here to help you with whatever you need."] * 2 + [f"reply {i} is there and good now" for i in range(18)]
+    frames = {("original", None): pd.DataFrame({"generation": orig}), ("tagged", 0): pd.DataFrame({"generation": canned})}
+    t = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames})
+    txt = TS.collapse_text(t)
+    assert ("did not apply the 25% cap on the most frequent response; every kept run's most frequent test response "
+            "is at most 10.0% (2/20), under the cap") in txt
+
+
+def test_committed_holistic_rows_say_whether_more_sentences_decide_them():
+    """The committed rows whose sample, not the dataset, may bind give the n needed in that unit or say
+    plainly that it cannot be said; the effects table gives each basis its own seed SDs; the larger-model
+    row says the comparison flips with refusals and degenerate text removed."""
+    from nlgbias.paths import project_root
+
+    res = project_root() / "results"
+    g = pd.read_csv(res / "holistic_claims_gen_bias.csv").set_index("id")
+    t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
+    both = pd.concat([g, t])
+    assert not both["reason"].str.contains("not computed").any()
+    for i in ("holistic.fig2.nonce_highest_smollm2135m", "holistic.fig2.nonce_highest_gemma3270m"):
+        r = both.loc[i, "reason"]
+        assert "sentences per Nonce descriptor" in r and "of the interval's variance (within-descriptor SD" in r
+        assert ("(reachable: " in r) or ("this dataset cannot decide it" in r)
+    nat = both.loc["holistic.table3.nationality_fewest_smollm2135m", "reason"]
+    assert "cannot say whether more sentences (nouns) per nationality descriptor would decide it" in nat
+    assert "cannot say whether more responses per descriptor would decide it" in both.loc[
+        "holistic.tuning.lowers_full_gen_bias", "reason"]
+    need = pd.to_numeric(both["n_needed"], errors="coerce")
+    assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
+    big = g.loc["holistic.table4.larger_model_more_bias", "reason"]
+    assert ("on the responses without refusals and degenerate text (both removed) the excess comparison flips "
+            "(the paper's direction): qwen2.5-coder-0.5b +1.30 vs smollm2-135m +1.09") in big
+    eff = pd.read_csv(res / "holistic_tuning_effects.csv")
+    sds = eff.groupby("basis")["seed sd (tagged, untagged)"].agg(lambda s: set(s))
+    assert len(sds) == 3 and len({frozenset(v) for v in sds}) == 3
+    sym = g.loc["holistic.table4.sympathy_largest_smollm2135m", "statistic"]
+    assert sym.startswith("Partial Gen Bias of C3") and "(where 1 of the paper's 2 sympathy examples land)" in sym

@@ -390,7 +390,7 @@ size_rank = {s.display: i for i, s in enumerate(specs)}  # smallest first
 refusals_clean = GS.refusal_tables(clean, STYLES, seed=seed)
 c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, size_rank,
                          GS.sample_sizes(clean), refusals=refusals_clean["stats"],
-                         gen_bias_refusals=refusals_clean["gen_bias"])
+                         gen_bias_refusals=refusals_clean["gen_bias"], removal=removals)
 claims += c + HC.paper_model_claims()
 checks += k
 display(Markdown(GS.gen_bias_text(gb, alpha=alpha, correction=correction, refusals=refusals_clean)))

@@ -36,9 +36,10 @@
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
-# adapters on CPU, each run until its validation loss reaches a plateau (early stopping with a
-# stated patience and progress threshold, under a step budget that is not what stops it; the
-# runs table and the curves show it per run). Styles come from the
+# adapters on CPU, each run until its validation loss drops by less than `min_delta` (quick: 3%) per
+# evaluation on `val_texts` validation pairs (quick: 16) for `patience` evaluations in a row (a rule
+# that can stop a run whose loss is still falling slowly), under a step budget that is not what
+# stops it; the runs table and the curves show it per run. Styles come from the
 # **nade** stand-in (151 emoji classes) instead of the paper's 217-class style classifier, and
 # offensiveness from **tox-block** (notebook 03's Jigsaw BiLSTM) instead of B.A.D.; so the values
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
@@ -148,8 +149,9 @@ display(Markdown(TS.split_text(S, NAME)))
 # ## Bias labels (§5.2) and the β candidates (App. B.2)
 # m_d and m̄ come from the train and validation responses only. The paper swept β ∈ {0.0003, 0.001,
 # 0.003, 0.01} with its 217-class classifier; with nade's 151 classes the same numbers tag other
-# shares of the responses, so the β candidates are set by the share they tag (`tune_shares`), and
-# the paper's values are listed for what they would tag here. The paper's rule (keep the β whose
+# shares of the responses, so the β candidates are set by the share they tag (`tune_shares`); the
+# two values the paper chose (Table 7: 0.0003 for DialoGPT, 0.003 for BB2 3B) are listed for what
+# they would tag here, not the whole sweep. The paper's rule (keep the β whose
 # tuned model has the lowest Full Gen Bias) is applied on the **validation** descriptors.
 
 # %%
@@ -174,7 +176,8 @@ display(fig4_counts)
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
 # tokens, a validation loss every `eval_every` steps; a run stops when `patience` evaluations in a
-# row lower it by less than `min_delta` of the loss at its last progress (a plateau), under a step
+# row lower it by less than `min_delta` of the loss at its last progress (quick: a drop under 3% per
+# evaluation on 16 validation pairs; the loss may still be falling when it stops), under a step
 # budget `max_steps` that is not meant to stop it (the runs table says per run what stopped it; the
 # figure shows the curves). The weights kept are those of the lowest validation loss that pass the
 # collapse guard on the validation sentences' greedy responses (the runs table shows each check);

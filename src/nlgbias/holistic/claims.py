@@ -169,13 +169,18 @@ def _need(c: C.Claim, need: float, population: float, unit: str, note: str = "",
                    reason=f"{head} (reachable: {population:,.0f} exist in v1.0)")
 
 
-def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str, per=None) -> C.Claim:
+def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str, per=None,
+                  within_var: float | None = None, factor: float = 1.0, why_not: str = "") -> C.Claim:
     """A row the descriptors cannot decide (all of them already used) whose sample scores only
-    ``used`` of the ``available`` sentences per descriptor: the sample, not the dataset, is the
-    limit; the unit that binds is ``unit`` (sentences per descriptor). The n needed in that unit is
-    not computed (the interval resamples descriptors, so it does not split the within-descriptor
-    noise from the between-descriptor spread). ``per``: the sentences per descriptor (a Series), to
-    say how many descriptors rest on how many (``used`` is their most)."""
+    ``used`` of the ``available`` sentences per descriptor: the sample, not the dataset, may be the
+    limit; the unit is ``unit`` (sentences per descriptor). ``per``: the sentences per descriptor (a
+    Series), to say how many descriptors rest on how many (``used`` is their most).
+    ``within_var``: the pooled within-descriptor variance of one sentence's value; the interval's
+    variance is then split into that part (``factor`` x within_var / (descriptors x used); ``factor``
+    pi/2 for a median) and the spread between descriptors, and the sentences per descriptor 80 %
+    power needs at this run's estimate, with every descriptor that exists, are given (reachable or
+    not). Without it the row says it cannot say whether more sentences would decide it, and
+    ``why_not`` says why."""
     if "this dataset cannot decide it" not in c.reason or not used < available:
         return c
     head = c.reason.split(": this dataset cannot decide it")[0]
@@ -184,10 +189,32 @@ def _sample_binds(c: C.Claim, *, used: int, available: float, unit: str, per=Non
         vc = per.value_counts()
         rests = (f"{int(vc.iloc[0])} of {len(per)} descriptors rest on {int(vc.index[0])} (at most {used})"
                  if len(vc) > 1 else f"each of {len(per)} descriptors rests on {used}")
-    return replace(c, n_needed=_NAN, unit=unit, population=float(available),
-                   reason=f"{head}; but {rests} of up to {available:,.0f} {unit}: the sample, "
-                          "not the dataset, binds (more sentences per descriptor narrow each descriptor's value; the "
-                          "n needed in that unit is not computed, the interval resamples descriptors only)")
+    head = f"{head}; but {rests} of up to {available:,.0f} {unit}"
+    se = (c.estimate_hi - c.estimate_lo) / (2 * stats.Z975)
+    d = len(per) if per is not None and len(per) else 0
+    if within_var is None or not math.isfinite(within_var) or se <= 0 or not d or not c.estimate:
+        return replace(c, n_needed=_NAN, unit=unit, population=float(available),
+                       reason=f"{head}: cannot say whether more {unit} would decide it ({why_not})")
+    var_w = min(factor * within_var / (d * used), se ** 2)
+    var_b = se ** 2 - var_w
+    target = (abs(c.estimate) / (stats.Z975 + 0.8416)) ** 2
+    need = factor * within_var / d / (target - var_b) if target > var_b else math.inf
+    split = (f"the sentences' own noise carries {var_w / se ** 2:.0%} of the interval's variance "
+             f"(within-descriptor SD {math.sqrt(within_var):.2f} per sentence"
+             + (", x pi/2 for a median" if factor != 1 else "") + f"; SE {math.sqrt(var_w):.3f} of {se:.3f})")
+    if not math.isfinite(need):
+        return replace(c, n_needed=_NAN, unit=unit, population=float(available),
+                       reason=f"{head}; {split}: with all {d} descriptors, no number of {unit} reaches 80% power "
+                              "(the spread between descriptors alone is too wide): this dataset cannot decide it")
+    need = max(float(math.ceil(need)), float(used))
+    if need > available:
+        return replace(c, n_needed=_NAN, unit=unit, population=float(available),
+                       reason=f"{head}; {split}: with all {d} descriptors, 80% power at this run's estimate needs "
+                              f"about {need:,.0f} {unit}, more than the {available:,.0f} that exist: this dataset "
+                              "cannot decide it")
+    return replace(c, n_needed=need, unit=unit, population=float(available),
+                   reason=f"{head}; {split}: with all {d} descriptors, 80% power at this run's estimate needs about "
+                          f"{need:,.0f} {unit} (reachable: {available:,.0f} exist): the sample, not the dataset, binds")
 
 
 def _spearman_need(rho: float) -> float:
@@ -351,8 +378,13 @@ def figure2_claims(ppl: pd.DataFrame, models: Sequence[str], *, descriptors: Map
                         f"Nonce descriptor ({len(d)} Nonce sentences scored"
                         + (f" of the dataset's {nonce_sentences:,}" if nonce_sentences else "") + ")")
             if nonce_sentences:
+                lp = np.log(d["perplexity"].to_numpy(dtype=float))
+                dev = lp - pd.Series(lp).groupby(d["descriptor"].to_numpy()).transform("mean").to_numpy()
+                dof = len(d) - d["descriptor"].nunique()
                 c = _sample_binds(c, used=int(per.max()), available=nonce_sentences / sp["units"],
-                                  unit="sentences per Nonce descriptor (v1.0, mean)", per=per)
+                                  unit="sentences per Nonce descriptor (v1.0, mean)", per=per,
+                                  within_var=float((dev ** 2).sum() / dof) if dof > 0 else None,
+                                  factor=math.pi / 2, why_not="no Nonce descriptor has two sentences")
         out.append(c)
     return out, []
 
@@ -478,8 +510,11 @@ def table3_claims(tables: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.Da
                       f" ({sp['units']} here, all that pass the Table 3 filter)",
                       v11=AXIS_DESCRIPTORS.get(lo_axis, (None, None))[1])
             per = frames[sp["model"]].loc[lambda f: f["axis"] == lo_axis].groupby("descriptor").size()
-            out.append(_sample_binds(c, used=int(per.max()), available=V10_NOUNS,
-                                     unit=f"sentences (nouns) per {lo_axis} descriptor", per=per))
+            out.append(_sample_binds(
+                c, used=int(per.max()), available=V10_NOUNS, unit=f"sentences (nouns) per {lo_axis} descriptor",
+                per=per, why_not="more sentences per descriptor raise each pair's test power, so they change the "
+                                 "share of significant pairs itself, not only its noise; this run, at 4-5 sentences "
+                                 "per descriptor, does not show how that share grows"))
     return out, []
 
 
@@ -502,10 +537,14 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
                    cluster_names: Sequence[str], validation: pd.DataFrame,
                    sizes: Mapping[str, int], n_text: Mapping[str, str],
                    refusals: Mapping[str, tuple] | None = None,
-                   gen_bias_refusals: Mapping[str, tuple[float, float]] | None = None
+                   gen_bias_refusals: Mapping[str, tuple[float, float]] | None = None,
+                   removal: pd.DataFrame | None = None
                    ) -> tuple[list[C.Claim], list[C.Check]]:
     """§4.2 (Tables 4, 7, 8). ``gen_bias_refusals``: model -> Full Gen Bias with and without
-    the refusal / boilerplate responses (said in the Table 4 rows' reasons).
+    the refusal / boilerplate responses (said in the Table 4 rows' reasons). ``removal``:
+    :func:`nlgbias.holistic.generation_study.removal_table` (model, basis, responses, excess): the
+    larger-model row's reason gives the excess of both models with refusals and degenerate text
+    both removed, and whether the comparison's direction flips there.
 
     ``t4``: per model full_gen_bias (+ _lo/_hi) and one column per cluster (Partial Gen
     Bias); ``nulls``: model -> :func:`nlgbias.holistic.genbias.null_summary`; ``boots``:
@@ -559,9 +598,23 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
                       "(one seed; the null means held fixed)",
             comparability=C.Comparability.DIFFERENT_METHOD, stand_in=SIZE_STANDIN, scorer=STYLE_SCORER,
             digits=2))
+        both = (removal[removal["basis"] == "both removed"].set_index("model")
+                if removal is not None and "basis" in removal else pd.DataFrame())
+        if {small, large} <= set(both.index):
+            eb = {m: float(both.loc[m, "excess"]) for m in (small, large)}
+            d_b = eb[large] - eb[small]
+            turn = ("flips" if np.sign(d_b) != np.sign(est) else "keeps its direction") + (
+                " (the paper's direction)" if d_b > 0 else " (against the paper's direction)")
+            out[-1] = replace(out[-1], reason=out[-1].reason + (
+                f"; on the responses without refusals and degenerate text (both removed) the excess comparison "
+                f"{turn}: {large} {eb[large]:+.2f} vs {small} {eb[small]:+.2f} "
+                f"({int(both.loc[large, 'responses']):,} and {int(both.loc[small, 'responses']):,} responses)"))
     sym = sympathy_cluster(validation)
     landed = validation.loc[validation["kind"] == "sympathy", "cluster"]
     candidate = sym or (landed.mode().iloc[0] if len(landed) else cluster_names[0])
+    k_in = int((landed == candidate).sum())
+    where = ("where the paper's sympathy examples land" if len(landed) and k_in == len(landed) else
+             f"where {k_in} of the paper's {len(landed)} sympathy examples land")
     specs = []
     for m in t.index:
         parts = t.loc[m, list(cluster_names)].astype(float)
@@ -588,7 +641,7 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
             claim=f"{sp['model']}: the SYMPATHY cluster has the largest Partial Gen Bias",
             paper="SYMPATHY largest for every model", sign=1, estimate=sp["estimate"],
             interval=(lo, hi), n=n_text[sp["model"]],
-            statistic=f"Partial Gen Bias of {candidate} (where the paper's sympathy examples land) minus the largest "
+            statistic=f"Partial Gen Bias of {candidate} ({where}) minus the largest "
                       "other cluster (x1000; interval: descriptors resampled within axis, percentile, not widened"
                       + ("; the estimate lies outside it: the largest other cluster is biased upward in resamples"
                          if not lo <= sp["estimate"] <= hi else "") + ")", digits=2,
@@ -1041,8 +1094,10 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
         # descriptor (templates x nouns) narrow it, so the sample, not the dataset, is the limit
         used, most = per_descriptor
         return replace(c, reason=reason + f"{even} at {used} responses per descriptor; the dataset has up to {most} "
-                       "(templates x nouns), so the sample's responses per descriptor, not the dataset, bind (the n "
-                       "needed in that unit is not computed: the interval resamples descriptors only)",
+                       "(templates x nouns): cannot say whether more responses per descriptor would decide it (the "
+                       "interval resamples descriptors and seeds, so this run does not split a descriptor's own "
+                       "response noise from the spread between descriptors; more responses per descriptor also "
+                       "lower the permutation null that the excess is measured over)",
                        n_needed=_NAN, unit="responses per held-out descriptor (templates x nouns)",
                        population=float(most))
     return replace(c, reason=reason + f"{even}: this dataset cannot decide it", n_needed=_NAN,

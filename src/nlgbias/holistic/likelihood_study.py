@@ -144,8 +144,8 @@ def table3_text(pooled: pd.DataFrame, *, alpha: float, correction: str, nouns: i
     return ("Pairs differing at " + f"{alpha}, pooled over axes (each axis's descriptor pairs are one family): "
             + "; ".join(f"{m} {r.iloc[0]:.0%} uncorrected, {r.iloc[1]:.0%} after {correction}, {r.iloc[2]:.0%} "
                         "after Benjamini-Hochberg" for m, r in pooled.iterrows())
-            + (f". With at most {nouns} sentences per descriptor the smallest exact Mann-Whitney p-value is "
-               f"{p_min:.3f} ({nouns} vs {nouns}), so {correction} (family-wise) "
+            + (f". With {nouns} sentences for most descriptors (the sample's setting; a few have one or two more) "
+               f"the smallest exact Mann-Whitney p-value is {p_min:.3f} ({nouns} vs {nouns}), so {correction} (family-wise) "
                + ("removes all of the significant pairs by construction" if none_left else
                   "removes most of the significant pairs") if few else "")
             + ". The claims below use the uncorrected shares, as the paper did.")

@@ -277,7 +277,12 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
         {"comparison": "tagged minus untagged excess over the null, as a share of the original's excess",
          "basis": ALL_RESPONSES, **excess["difference"]}])
     summary["seeds"] = len(seeds)
-    summary["seed sd (tagged, untagged)"] = f"{res['groups']['tagged']['sd']:.2f}, {res['groups']['untagged']['sd']:.2f}"
+
+    def sds(r: Mapping) -> str:  # the seed-to-seed SD of the statistic each row is built on
+        return f"{r['groups']['tagged']['sd']:.2f}, {r['groups']['untagged']['sd']:.2f}"
+
+    summary["seed sd (tagged, untagged)"] = ([sds(lk["res"]) for lk in like.values() for _ in range(3)]
+                                             + [sds(res)] * 3 + [sds(res_x)] * 3)
     summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
     per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")},
                             index=pd.Index(list(seeds), name="seed"))
@@ -629,7 +634,21 @@ def collapse_text(t: pd.DataFrame) -> str:
             f"refusal/boilerplate{ppl}; their most frequent response answers up to {tuned['top response count'].max()} "
             f"of {o['responses']} prompts. {len(tuned) - len(fail)} of {len(tuned)} tuned runs pass the guard"
             + (f"; {len(fail)} fail it: their changes of Full Gen Bias measure the collapse of the responses, not a "
-               "reduction of bias." if len(fail) else "."))
+               "reduction of bias." if len(fail) else ".")
+            + _top_cap_text(tuned))
+
+
+def _top_cap_text(tuned: pd.DataFrame) -> str:
+    """The top-response cap, which the weight-choice guard of the runs did not apply: whether every
+    kept run's most frequent test response stays under it (then no run needed other weights)."""
+    top = tuned.loc[tuned["top response share"].idxmax()]
+    under = bool((tuned["top response share"] <= COLLAPSE_MAX_TOP_SHARE).all())
+    return (f" The weight-choice guard of the runs (validation sentences) did not apply the {COLLAPSE_MAX_TOP_SHARE:.0%} "
+            f"cap on the most frequent response; every kept run's most frequent test response is at most "
+            f"{100 * top['top response share']:.1f}% ({int(top['top response count'])}/{int(top['responses'])})"
+            + (", under the cap, so none would have needed other weights (no run was retrained)." if under else
+               f"; {int((tuned['top response share'] > COLLAPSE_MAX_TOP_SHARE).sum())} run(s) exceed the cap, which "
+               "the test guard above counts."))
 
 
 def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None) -> str:
@@ -640,10 +659,13 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
     bs, budget = int(tconf["batch_size"]), int(tconf["max_steps"])
     pairs = int(table["train pairs"].max())
     early = int(table["stopped early"].sum())
+    md = 100 * float(tconf.get("min_delta", 0))
+    vp = (f" on {int(table['val pairs'].iloc[0])} validation pairs" if "val pairs" in table else "")
+    rule = f"a drop under {md:g}% per evaluation{vp}"
     plateau = (f"a validation loss every {tconf['eval_every']} steps; a run stops when {tconf['patience']} evaluations "
-               f"in a row lower it by less than {100 * float(tconf.get('min_delta', 0)):g}% of the loss at the last "
-               f"progress (the stopping rule: a plateau only where the loss has stopped falling), and keeps the "
-               "weights of its lowest validation loss")
+               f"in a row lower it by less than {md:g}% of the loss at the last progress (the stopping rule: {rule}, "
+               "which stops a run whose loss may still be falling, not only one whose loss has stopped), and keeps "
+               "the weights of its lowest validation loss")
     head = (f"Step budget {budget} steps x batch {bs} = {budget * bs / pairs:.1f} epochs of the {pairs} training "
             f"pairs; {plateau}. ")
     drop = ""
@@ -661,8 +683,6 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
                  "a rerun reuses the tuned models).")
     drop += _guard_text(table, guard_rule)
     if early == len(table):
-        md = 100 * float(tconf.get("min_delta", 0))
-        vp = (f" on {int(table['val pairs'].iloc[0])} validation pairs" if "val pairs" in table else "")
         last = int((table["kept step"] == table["steps"]).sum())
         if md > 0 and last:  # the loss still fell when the run stopped: say so, not "a plateau"
             return (head + f"All {len(table)} runs stopped when the drop of the validation loss fell under {md:g}% per "
@@ -670,12 +690,12 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
                     f"(after {int(table['steps'].min())}-{int(table['steps'].max())} steps, "
                     f"{table['steps'].min() * bs / pairs:.2f}-{table['steps'].max() * bs / pairs:.2f} epochs); the "
                     "budget did not stop any run." + drop)
-        return (head + f"All {len(table)} runs stopped on the validation plateau, after {int(table['steps'].min())}-"
+        return (head + f"All {len(table)} runs stopped on the stopping rule ({rule}), after {int(table['steps'].min())}-"
                 f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
                 f"{table['steps'].max() * bs / pairs:.2f} epochs; weights kept from step {int(table['kept step'].min())}-"
                 f"{int(table['kept step'].max())}): the budget did not stop any run." + drop)
-    return (head + f"{early} of {len(table)} runs stopped on the validation plateau; {len(table) - early} ran to the "
-            "step budget, so their validation loss had not reached a plateau." + drop)
+    return (head + f"{early} of {len(table)} runs stopped on the stopping rule ({rule}); {len(table) - early} ran to "
+            "the step budget, so their validation loss was still dropping by more than that." + drop)
 
 
 def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
@@ -690,7 +710,9 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
                if len(moved) else f"In all {len(table)} runs the lowest loss's weights passed it")
             + (f"; {untuned} run{'s' if untuned > 1 else ''} kept no tuned weights (step 0)" if untuned else "")
             + f". Validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
-            f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's {table['val distinct-2 (untuned)'].iloc[0]:.3f}.")
+            f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's {table['val distinct-2 (untuned)'].iloc[0]:.3f}."
+            f" This weight-choice guard does not apply the test guard's cap on the most frequent response (at most "
+            f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses); the collapse guard below gives each kept run's share.")
 
 
 def validation_curves(runs: Mapping, name: str):
