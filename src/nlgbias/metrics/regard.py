@@ -180,7 +180,7 @@ class RegardClassifier:
 
     def accuracy(self, texts: Sequence[str], labels: Sequence) -> float:
         """Share of ``texts`` whose predicted label equals ``labels`` (ints -1/0/1/2 or names)."""
-        gold = np.array([LABEL_OF.get(v, v) if not isinstance(v, str) else v for v in labels])
+        gold = gold_labels(labels)
         if len(gold) == 0:
             raise ValueError("accuracy of an empty set")
         return float((self.predict(texts) == gold).mean())
@@ -251,6 +251,11 @@ def model_card_markdown(card: dict) -> str:
              "features, one-hidden-layer MLP head). Labels: negative / neutral / positive.", ""]
     lines += [f"- **{k}**: {v}" for k, v in card.items()]
     return "\n".join(lines) + "\n"
+
+
+def gold_labels(labels: Sequence) -> np.ndarray:
+    """Gold labels as names (ints -1/0/1/2 mapped by :data:`LABEL_OF`, names kept)."""
+    return np.array([LABEL_OF.get(v, v) if not isinstance(v, str) else v for v in labels])
 
 
 def _labels(values: Sequence) -> np.ndarray:

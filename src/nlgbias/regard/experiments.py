@@ -229,8 +229,7 @@ def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seeds: Sequence[i
         clf.card[f"{split}_accuracy_vote"] = round(clf.accuracy(sp[split]["text"], sp[split]["label"]), 4)
     if per_seed_test:  # each seed's head's own test accuracy, from the vote's heads
         each = clf.seed_labels(sp["test"]["text"])
-        gold = np.array([R.LABEL_OF.get(v, v) if not isinstance(v, str) else v
-                         for v in sp["test"]["label"]])
+        gold = R.gold_labels(sp["test"]["label"])
         accs = [round(float((each[c].to_numpy() == gold).mean()), 4) for c in each.columns]
         clf.card.update(test_per_seed=accs, test_mean_over_seeds=round(float(np.mean(accs)), 4))
     return clf
