@@ -203,7 +203,8 @@ def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seeds: Sequence[i
     accuracies of the selection and each seed's head's own test accuracy, read from the vote's
     heads, nothing fitted twice) and the vote's own dev and test accuracy."""
     sp = splits(ann)
-    if alpha is None or ours is None:
+    per_seed_test = alpha is None or ours is None  # the Figure 1 row is made here
+    if per_seed_test:
         if alpha is None:
             best = R.select_alpha(sp["train"], sp["dev"], encoder=encoder, seeds=seeds,
                                   grid=alphas).iloc[0]
@@ -212,9 +213,6 @@ def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seeds: Sequence[i
         else:
             dev = {"dev_mean": float("nan"), "dev_per_seed": []}
         ours = pd.Series({**dev, "test_mean": float("nan"), "test_per_seed": []})
-        per_seed_test = True
-    else:
-        per_seed_test = False
     clf = R.fit_vote(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seeds=seeds,
                      alpha=alpha,
                      card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
