@@ -614,9 +614,9 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     else:
         significant = excludes_zero
     paper_in = paper_effect is not None and _inside(paper_effect, lo, hi)
-    ptxt = f", p = {stats.format_p(pvalue)}" if pvalue is not None else ""
+    ptxt = f", {stats.p_text(pvalue)}" if pvalue is not None else ""
     if family is not None:
-        ptxt = f", p = {stats.format_p(raw_p if raw_p is not None else family.pvalues[id])} " \
+        ptxt = f", {stats.p_text(raw_p if raw_p is not None else family.pvalues[id])} " \
                f"(Holm over {len(family.pvalues)}: {stats.format_p(pvalue)})"
     if paper_alpha is not None:
         level = f"p < {paper_alpha:g}" + (" (Holm-adjusted)" if family is not None else "")
@@ -655,7 +655,7 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
     elif family_power and family is not None:
         raw = raw_p if raw_p is not None else float(family.pvalues[id])
         if same and excludes_zero and raw < alpha:
-            reason += (f"; significant before the Holm correction (p = {stats.format_p(raw)}): "
+            reason += (f"; significant before the Holm correction ({stats.p_text(raw)}): "
                        "the correction decides it")
         reason += (f"; power and n needed at the corrected level {power_alpha:.3g} "
                    f"({alpha:g} over {len(family.pvalues)} rows)")

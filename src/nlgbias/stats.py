@@ -135,6 +135,16 @@ def format_p(p: float, digits: int = 3) -> str:
     return f"< {floor:g}" if p < floor else f"{p:.{digits}f}"
 
 
+def p_text(p: float, digits: int = 3) -> str:
+    """A p-value for prose: ``"p = 0.023"``, or ``"p < 0.001"`` below 10^-digits.
+
+    >>> p_text(0.0234), p_text(2e-05), p_text(float("nan"))
+    ('p = 0.023', 'p < 0.001', 'p = n/a')
+    """
+    f = format_p(p, digits)
+    return f"p {f}" if f.startswith("<") else f"p = {f}"
+
+
 def wilson_interval(count: int | np.ndarray, n: int | np.ndarray, level: float = 0.95,
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a proportion ``count / n`` (vectorised; NaN where n = 0), as

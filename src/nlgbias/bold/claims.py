@@ -92,12 +92,6 @@ def _paper(section: str, statistic: str, group: str) -> float:
     return float(m["paper"].iloc[0])
 
 
-def _p(p: float) -> str:
-    """``"p = 0.023"`` or ``"p < 0.001"``."""
-    f = stats.format_p(p)
-    return f"p {f}" if f.startswith("<") else f"p = {f}"
-
-
 def _pct(x: float, digits: int = 2) -> str:
     return f"{100 * x:.{digits}f}%"
 
@@ -467,7 +461,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
             n_effective=2 / (1 / nm + 1 / nf) if nm and nf else None,
             statistic=f"{what} share, male - female (WIKI; {test})",
             this_run=f"{cm / nm:.3f} vs {cf / nf:.3f}, diff {cm / nm - cf / nf:+.3f} "
-                     f"[{lo:+.3f}, {hi:+.3f}], {_p(p)}",
+                     f"[{lo:+.3f}, {hi:+.3f}], {stats.p_text(p)}",
             comparability=Comp.DIFFERENT_POOL, stand_in=POOLED,
             population=_harmonic(pop(MALE), pop(FEMALE)),
             unit=f"texts per group (harmonic mean; all WIKI texts {pop(MALE):,} male / "
@@ -500,7 +494,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                       f"race test: {test}",
             this_run=", ".join(f"{g.split('_')[0]} {c}/{t}" for g, c, t in zip(RACES, counts, totals))
                      + f"; diff {shares[i_af] - shares[j]:+.4f} [{lo:+.4f}, {hi:+.4f}], "
-                       f"{_p(p)} ({test})",
+                       f"{stats.p_text(p)} ({test})",
             comparability=Comp.STAND_IN if stand_in else Comp.DIFFERENT_POOL,
             stand_in=f"{stand_in}; {POOLED}" if stand_in else POOLED,
             scorer="tox-block" if stand_in else "",
@@ -646,7 +640,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
     c6 = np.array([round(_paper("6.1.3", "toxic proportion", x) * k) for x, k in zip(RACES, n6)])
     p6, test6 = _k_test(c6, n6)
     evidence = (f"the paper's toxic shares are {', '.join(f'{c}/{k:,}' for c, k in zip(c6, n6))} "
-                f"of its pooled texts; {test6} on them: {_p(p6)}")
+                f"of its pooled texts; {test6} on them: {stats.p_text(p6)}")
     if p6 >= 0.001:
         claims.append(C.paper_inconsistent(
             id="bold.6.1.3.toxic-p-consistency", section="6.1.3",
@@ -724,7 +718,7 @@ def _fascism_rows(pol: pd.DataFrame, src: str, chat: bool, pop=None,
             this_run=f"fascism {ca}/{na}" + (f" ({rank} of {len(pg)} from the smallest)"
                                              if rid == "positive" else "")
                      + f", {nxt} {cb}/{nb}; diff {ca / na - cb / nb:+.3f} [{lo:+.3f}, {hi:+.3f}], "
-                       f"{_p(p)}",
+                       f"{stats.p_text(p)}",
             **kw, **popn))
     return out if pending else [C.direction(**k) for k in out]
 
@@ -798,7 +792,7 @@ def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
         this_run=f"atheism {ca}/{na}, {nxt} {cb}/{nb}: diff {ca / na - cb / nb:+.4f} "
                  f"[{lo:+.4f}, {hi:+.4f}]; religions with a toxic text: "
                  + (", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in toxic) or "none")
-                 + f"; {test} {_p(p)}",
+                 + f"; {test} {stats.p_text(p)}",
         comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block",
         digits=4)]
 
@@ -927,7 +921,7 @@ def _headline(h: pd.DataFrame, chat: Sequence[str] = ()) -> list[C.Claim]:
             statistic="mean over domains of (model - WIKI) spread of the negative share over "
                       "groups (VADER); paired bootstrap over prompts within groups",
             this_run=f"{float(r['model - WIKI']):+.3f} [{float(r['model - WIKI_lo']):+.3f}, "
-                     f"{float(r['model - WIKI_hi']):+.3f}], {_p(float(r['p']))}"
+                     f"{float(r['model - WIKI_hi']):+.3f}], {stats.p_text(float(r['p']))}"
                      + ("" if is_chat else f" (Holm over {len(fam.pvalues)}: "
                                            f"{stats.format_p(fam.p(cid[r['source']]))})"
                         if fam is not None else " (the one base LM: a single test, no family "
@@ -1194,7 +1188,7 @@ def _figure2(f2: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
                       "test of male against female texts",
             this_run=f"{m} male / {f} female of {int(r['n'])}: {float(r['male - female']):+.3f} "
                      f"[{float(r['male - female_lo']):+.3f}, {float(r['male - female_hi']):+.3f}]"
-                     f", {_p(p)} (Holm over {len(fam.pvalues)}: "
+                     f", {stats.p_text(p)} (Holm over {len(fam.pvalues)}: "
                      f"{stats.format_p(fam.p(ids[g]))}){note}", **kw)
 
     if "nursing_specialties" in d.index:
@@ -1223,7 +1217,7 @@ def _figure2(f2: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
             this_run=f"{len(lean)} of {len(others)} other professions lean female, {len(sig)} "
                      "significantly after Holm" + (f" ({', '.join(sig)})" if sig else "")
                      + f"; strongest lean {low.replace('_', ' ')}: {m} male / {f} female of "
-                       f"{int(r['n'])}, {_p(p)} (Holm: {stats.format_p(fam.p(ids[low]))})",
+                       f"{int(r['n'])}, {stats.p_text(p)} (Holm: {stats.format_p(fam.p(ids[low]))})",
             passed=not sig))
     return out, checks
 
@@ -1310,8 +1304,8 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
             sat = " (the lexicon puts every text of both groups in it)" if ca == na and cb == nb \
                 else " (the lexicon puts no text of either group in it)" if ca == cb == 0 else ""
             cal = _calibration_phrase(calibration.get(emo, ()))
-            holm = (f"{_p(p)} (Holm over {len(fam.pvalues)}: {stats.format_p(fam.p(cid[emo]))})"
-                    if emo not in out_of_family else f"{_p(p)} (outside the Holm family)")
+            holm = (f"{stats.p_text(p)} (Holm over {len(fam.pvalues)}: {stats.format_p(fam.p(cid[emo]))})"
+                    if emo not in out_of_family else f"{stats.p_text(p)} (outside the Holm family)")
             why = []
             if emo in saturated:
                 why.append(f"the lexicon saturates: it puts {'every' if ca == na else 'no'} text "

@@ -574,7 +574,7 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
                   "no-descriptor-effect permutation null; a sharp null that any deterministic LM rejects)",
             kind="diagnostic", expected="excess > 0 at p < 0.05 (paper: Full Gen Bias > 0 for every model)",
             this_run=f"{row['full_gen_bias']:.2f} vs null mean {nu['null_mean']:.2f} (95% quantile "
-                     f"{nu['null_q95']:.2f}): excess {float(nu['excess']):+.2f}, p = {stats.format_p(float(nu['p_perm']))} "
+                     f"{nu['null_q95']:.2f}): excess {float(nu['excess']):+.2f}, {stats.p_text(float(nu['p_perm']))} "
                      f"({n_text[m]}){rtxt}",
             passed=bool(float(nu["excess"]) > 0 and float(nu["p_perm"]) < 0.05)))
     if len(t) >= 2:
@@ -684,7 +684,7 @@ def refusal_checks(shares_by_model: Mapping[str, tuple[int, int, float, str]],
             check=f"{m}: refusal / boilerplate responses, and Full Gen Bias without them",
             kind="diagnostic", expected="a chatting model (the paper's) refuses rarely",
             this_run=f"{k}/{n} = {k / n:.1%} [{float(lo):.1%}, {float(hi):.1%}]; differs between axes: "
-                     f"p = {stats.format_p(p)} ({test}); Full Gen Bias {with_:.2f} with, {without:.2f} "
+                     f"{stats.p_text(p)} ({test}); Full Gen Bias {with_:.2f} with, {without:.2f} "
                      "without them",
             passed=k / n < 0.1))
     return out
@@ -704,7 +704,7 @@ def heldout_cluster_checks(table: pd.DataFrame, *, alpha: float = 0.05) -> list[
                   "descriptor effect (Partial Gen Bias above the permutation null) on the other half",
             kind="diagnostic", expected="the selected clusters carry a descriptor effect beyond the selection",
             this_run=f"{len(sig)} of {len(g)} clusters at {alpha} after Holm ({g['test responses'].iloc[0]} test "
-                     f"responses); smallest adjusted p = {stats.format_p(float(g['p_adjusted'].min()))}",
+                     f"responses); smallest adjusted {stats.p_text(float(g['p_adjusted'].min()))}",
             passed=len(sig) > 0))
     return out
 

@@ -141,11 +141,11 @@ def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, 
 
 def refusal_text(tables: Mapping) -> str:
     """Each model's refusal share, its test between axes and Full Gen Bias with and without."""
-    from nlgbias.stats import format_p
+    from nlgbias.stats import p_text
 
     return "\n".join(
         f"- {m}: {k}/{n} responses ({k / n:.1%}) refuse or answer with boilerplate; the share differs between "
-        f"axes with p = {format_p(p)} ({test}). Full Gen Bias {tables['gen_bias'][m][0]:.2f} with them, "
+        f"axes with {p_text(p)} ({test}). Full Gen Bias {tables['gen_bias'][m][0]:.2f} with them, "
         f"{tables['gen_bias'][m][1]:.2f} without them." for m, (k, n, p, test) in tables["stats"].items())
 
 
@@ -344,7 +344,7 @@ def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "ho
                   refusals: Mapping | None = None) -> str:
     """Full Gen Bias against its null per model, the paper's values as context, and the axes
     whose excess is significant after the correction over axes."""
-    from nlgbias.stats import format_p
+    from nlgbias.stats import format_p, p_text
 
     nf = tables["null"][tables["null"]["statistic"] == "full"].set_index("model")
     t9 = tables["t9"]
@@ -352,7 +352,7 @@ def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "ho
     return ("Full Gen Bias against its null: "
             + "; ".join(f"{m} {r.observed:.2f} vs null mean {r.null_mean:.2f} (95% quantile {r.null_q95:.2f}), "
                         f"excess {r.excess:+.2f} ({f'{100 * r.excess / r.observed:.0f}%' if r.observed else 'none'} "
-                        f"of it), p = {format_p(r.p_perm)}" for m, r in nf.iterrows())
+                        f"of it), {p_text(r.p_perm)}" for m, r in nf.iterrows())
             + f". The paper's values (217-class classifier): DialoGPT {paper.TABLE7['DialoGPT'][0]}, BB2 400M "
             f"{paper.TABLE7['BB2 400M'][0]}, BB2 3B {paper.TABLE7['BB2 3B'][0]}; a different classifier and class "
             f"count make the scales incomparable. Per axis, with the {t9.groupby('model').size().max()} axes of a "
@@ -527,7 +527,7 @@ def removal_table(resp: pd.DataFrame, styles: Sequence[str], *, n_perm: int = 10
 
 def removal_text(table: pd.DataFrame) -> str:
     """How much of each model's excess over the null the refusals and the degenerate text carry."""
-    from nlgbias.stats import format_p
+    from nlgbias.stats import p_text
 
     parts = []
     for m, g in table.groupby("model", sort=False):
@@ -544,7 +544,7 @@ def removal_text(table: pd.DataFrame) -> str:
             said = ""
         parts.append(f"{m}: excess {a['excess']:+.2f} on every response ({a['responses']:,}), {gr['excess']:+.2f} graded "
                      f"(degenerate removed, {gr['responses']:,}), {both['excess']:+.2f} with the refusals also removed "
-                     f"({both['Full Gen Bias']:.2f} vs null {both['null_mean']:.2f}, p = {format_p(both['p_perm'])}, "
+                     f"({both['Full Gen Bias']:.2f} vs null {both['null_mean']:.2f}, {p_text(both['p_perm'])}, "
                      f"{both['responses']:,} responses){said}")
     by = table[table["basis"] == "both removed"].set_index("model")["excess"]
     return ("Full Gen Bias over its null on each basis: " + "; ".join(parts)

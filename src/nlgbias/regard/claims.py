@@ -286,17 +286,6 @@ def _respect_above_occupation(both: pd.DataFrame, pap: pd.DataFrame, *, n_boot: 
         population=paper.N_ANNOTATED // 2, unit="annotated texts per context", digits=2)
 
 
-def _p_text(p: float) -> str:
-    """``"p = 0.023"`` or ``"p < 0.001"``."""
-    return _p_eq(stats.format_p(p))
-
-
-def _p_eq(f: str) -> str:
-    """A formatted p-value (:func:`nlgbias.stats.format_p`) after "p": ``"p < 0.001"``, else
-    ``"p = 0.023"``."""
-    return f"p {f}" if f.startswith("<") else f"p = {f}"
-
-
 def _seed_note(values: list[float]) -> str:
     return f"; seeds {min(values):+.3f} to {max(values):+.3f}" if values else ""
 
@@ -342,7 +331,7 @@ def figure2_claims(scored: pd.DataFrame, source: str, lm1b: str,
             statistic="negative-regard share difference (seeds' vote; Newcombe interval widened "
                       f"to hold every seed; p: {PAIR_TEST})",
             this_run=f"{c1 / n1:.3f} vs {c2 / n2:.3f}: {est:+.3f} [{lo:+.3f}, {hi:+.3f}], "
-                     f"{_p_text(p)} ({test}), Holm over {len(rows)}: "
+                     f"{stats.p_text(p)} ({test}), Holm over {len(rows)}: "
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
             population=n1 + n2, unit="samples"))
@@ -445,7 +434,7 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
             sign=sign, estimate=r["estimate"], interval=(lo, hi), pvalue=r["p"], family=fam,
             n=f"{r['n']:,} samples", n_effective=r["n"], statistic=stat,
             this_run=f"{vals}: {r['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}], bootstrap "
-                     f"{_p_text(r['p'])}, Holm over {len(fam.pvalues)}: "
+                     f"{stats.p_text(r['p'])}, Holm over {len(fam.pvalues)}: "
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
             population=r["n"], unit="samples"))
@@ -482,7 +471,7 @@ def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
                   "sentiment annotations (the samples were chosen by VADER, 3 positive and 3 "
                   "negative per template, so VADER is not the comparison)",
         this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (sentiment): {r['estimate']:+.3f} "
-                 f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap {_p_text(r['p'])}",
+                 f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap {stats.p_text(r['p'])}",
         population=paper.N_ANNOTATED, unit="annotated samples")
     k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
                 kind="data count",
@@ -669,7 +658,7 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             check="chi-square test of positive regard across this run's sources (stand-in "
                   "classifier; not the paper's generators)",
             expected="no expectation (the paper's sources are not here)",
-            this_run=f"{_p_eq(chi.get('p_text', 'n/a'))} (dof {chi['dof']}; "
+            this_run=f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; "
                      + ", ".join(f"{k}: {v:.3f}" for k, v in chi.get("shares", {}).items()) + ")",
             passed=True))
     return out, checks

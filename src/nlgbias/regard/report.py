@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from nlgbias import stats
 from nlgbias.bold.paper import calibration_margin
 from nlgbias.regard import paper
-from nlgbias.regard.claims import _p_eq
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -237,5 +237,5 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
            if wiki_highest is not None else "")
         + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "
         f"(paper: {paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
-        f"{_p_eq(chi.get('p_text', 'n/a'))} (dof {chi['dof']}; the paper, over four generators: p < "
+        f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; the paper, over four generators: p < "
         f"{paper.BOLD_CHI2_P_BELOW}).")
