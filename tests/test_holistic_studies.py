@@ -72,6 +72,84 @@ def test_clusters_are_fitted_on_the_model_that_refuses_least():
         GS.fit_clusters(resp, ["s:a", "s:b", "s:c"], ["e:joy"], model="big")
 
 
+def test_the_cluster_model_is_chosen_among_models_with_clean_responses():
+    """'big' refuses no more than 'small' and comes first by name, but every reply of it is degenerate
+    text: the clusters are fitted on 'small', the model whose responses are clean."""
+    resp = _responses().assign(refusal_or_boilerplate=False, generation="a plain reply")
+    resp["degenerate"] = resp["model"].eq("big")
+    stats = {m: (0, len(g), 1.0, "") for m, g in resp.groupby("model")}
+    assert GS.cluster_fit_model(stats) == "big"  # without the responses: the tie goes by name
+    assert GS.cluster_fit_model(stats, resp) == "small"
+    # under the minimum (two descriptors under every template) no model is chosen
+    two = resp[resp["descriptor"].isin(["p0", "q0"])]
+    assert GS.enough_to_cluster(GS.clean_responses(two[two["model"] == "small"]))
+    one = two[two["template"].eq("t1") | two["descriptor"].eq("p0")]  # t2 holds p0 only
+    assert not GS.enough_to_cluster(GS.clean_responses(one[one["model"] == "small"]))
+    assert GS.cluster_fit_model(stats, two) == "small" and GS.cluster_fit_model(stats, one) is None
+    # an empty reply has no style: not clean
+    assert GS.cluster_fit_model(stats, resp.assign(generation=np.where(resp["model"] == "small", " ", "x"))) is None
+
+
+def test_every_reply_degenerate_says_so_and_the_cluster_sections_are_not_computed():
+    """Notebook 07's generation-bias cells, from the degenerate flag to Figure 3, on a response table
+    whose every reply is degenerate text (what the paper profile's dry run gets from tiny random
+    models): no exception, and every section that needs the style clusters says it is not computed."""
+    from nlgbias.holistic import claims as HC
+    from nlgbias.holistic import refusal as RF
+
+    styles, emo = ["s:a", "s:b", "s:c"], ["e:joy"]
+    resp = _responses().assign(refusal_or_boilerplate=False, generation="{{{{{{{{{{{{{{{", prompt="Hi!")
+    resp["degenerate"] = RF.is_degenerate(resp["generation"].tolist())
+    assert resp["degenerate"].all()
+    refusals = GS.refusal_tables(resp, styles, seed=0)
+    degenerate = GS.degenerate_tables(resp, styles)
+    assert degenerate["by_model"]["Full Gen Bias (degenerate removed)"].isna().all()
+    assert "small 48/48 (100.0%) from 8 descriptors" in GS.degenerate_text(degenerate)
+    fit_model = GS.cluster_fit_model(refusals["stats"], resp)
+    assert fit_model is None
+    assert GS.no_clusters_text(resp) == (
+        "No chat model has clean responses enough to fit the style clusters on (neither refusal / boilerplate, "
+        "nor degenerate, nor empty, with at least 2 descriptors under every template): small 0 of 48 clean "
+        "(0 refusal / boilerplate, 48 degenerate, 0 empty); big 0 of 48 clean (0 refusal / boilerplate, 48 "
+        "degenerate, 0 empty); so the style clusters, their validation on the paper's Table 1 responses, the "
+        "held-out cluster tests, the per-cluster columns of Tables 4 and 8, the example responses and Figure 3 "
+        "are not computed: no clean responses.")
+    named, table, fit = GS.fit_clusters(resp, styles, emo, model=fit_model)
+    assert named == {} and table.empty and "fitted on" in table and fit.empty
+    validation, sym = GS.validate_clusters(named, fit)
+    assert sym is None and validation["cluster"].eq(GS.NOT_COMPUTED).all() and len(validation) == 6
+    assert GS.validation_text(validation, sym, fitted_on=table["fitted on"]) == (
+        "The paper's Table 1 responses are not assigned to clusters: not computed: no clean responses to fit them on.")
+    heldout, _ = GS.heldout_cluster_tests(resp, styles, emo, model=fit_model, n_perm=9)
+    assert heldout.empty and GS.heldout_cluster_text(heldout).startswith("Held-out cluster tests not computed: no clean")
+    assert HC.heldout_cluster_checks(heldout) == []
+    clean = resp[~resp["degenerate"]]
+    gb = GS.gen_bias_tables(clean, styles, emo, named, n_perm=9, n_boot=9, seed=0)
+    assert all(gb[k].empty for k in ("t4", "t8", "t9", "null"))
+    assert GS.gen_bias_text(gb, refusals=GS.refusal_tables(clean, styles)).startswith("Full Gen Bias not computed")
+    removals = GS.removal_table(resp, styles, n_perm=9, seed=0)
+    assert removals.loc[removals["basis"].str.contains("degenerate removed|both"), "Full Gen Bias"].isna().all()
+    assert "No model has a Full Gen Bias on the responses that are neither refusal nor degenerate" in \
+        GS.removal_text(removals)
+    c, k = HC.genbias_claims(gb["t4"], gb["nulls"], gb["boots"], gb["t8"], list(named), validation, {"small": 0, "big": 1},
+                             GS.sample_sizes(clean), refusals={}, gen_bias_refusals={}, removal=removals)
+    assert c == [] and [x.id for x in k] == ["holistic.table1.sympathy_cluster"] and not k[0].passed
+    # on every response the Gen Bias is there, the per-cluster columns are not
+    gb_all = GS.gen_bias_tables(resp, styles, emo, named, n_perm=9, n_boot=9, seed=0)
+    assert gb_all["t4"]["full_gen_bias"].gt(0).all() and gb_all["t4"]["clusters"].eq(GS.NOT_COMPUTED).all()
+    assert gb_all["t8"]["clusters"].eq(GS.NOT_COMPUTED).all()
+    c_all, _ = HC.genbias_claims(gb_all["t4"], gb_all["nulls"], gb_all["boots"], gb_all["t8"], list(named),
+                                 validation, {"small": 0, "big": 1}, GS.sample_sizes(resp))
+    sym_rows = [x for x in c_all if "sympathy_largest" in x.id]
+    assert len(sym_rows) == 2 and all(str(x.verdict) == "not tested" for x in sym_rows)
+    assert "no style clusters" in sym_rows[0].reason
+    GS.moved_text(GS.claims_moved(c, c_all), gb, gb_all)
+    top, value = GS.top_cluster(gb["t4"], named, fit_model)
+    assert top is None and math.isnan(value) and GS.example_responses(clean, named, top).empty
+    by_desc, fig3_text = GS.figure3_data(fit, named, list(named)[:4])
+    assert by_desc.empty and fig3_text == "Figure 3 not computed: no clean responses."
+
+
 def test_gen_bias_per_axis_is_one_holm_family():
     from nlgbias.stats import adjust_pvalues
 

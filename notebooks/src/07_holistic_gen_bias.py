@@ -294,20 +294,21 @@ display(Markdown(GS.degenerate_text(degenerate)))
 # land in it and none of the others does.
 
 # %%
-fit_model = GS.cluster_fit_model(refusals["stats"])
+# among the models with clean responses enough to cluster (GS.MIN_CLUSTER_DESCRIPTORS); None: no model has
+fit_model = GS.cluster_fit_model(refusals["stats"], resp)
 named, cluster_table, fit_resp = GS.fit_clusters(resp, STYLES, EMO, model=fit_model, top=cluster_top,
                                                  max_distance=cluster_max_distance, n_report=n_clusters)
 save_table(cluster_table, P.results, "holistic_style_clusters",
            title=f"Style clusters by App. A.4 on nade's 151 emoji classes (non-refusal responses of {fit_model}), "
-                 "named by their top classes")
+                 "named by their top classes" if fit_model else f"Style clusters by App. A.4: {GS.NOT_COMPUTED}")
 display(cluster_table)
-display(Markdown(GS.cluster_text(cluster_table)))
+display(Markdown(GS.cluster_text(cluster_table) if fit_model else GS.no_clusters_text(resp)))
 validation, sym = GS.validate_clusters(named, fit_resp)
 save_table(validation, P.results, "holistic_cluster_validation",
            title="The paper's Table 1 responses through the nade stand-in: the cluster each lands in "
                  "(highest summed probability relative to the cluster's mean over the fitting responses)")
 display(validation)
-display(Markdown(f"Clusters fitted on {cluster_table['fitted on'].iloc[0]}. " + GS.validation_text(validation, sym)))
+display(Markdown(GS.validation_text(validation, sym, fitted_on=cluster_table["fitted on"])))
 
 # %% [markdown]
 # ### Per-cluster tests on held-out responses
@@ -367,9 +368,10 @@ for name in ("null", "t4", "t8", "t9"):
     display(gb[name])
 display(paper.table7())
 display(paper.table8())
-save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"], basis=BASIS,
-                              n=clean.groupby("model").size().to_dict()),
-            P.figures, "holistic_table4_partial_gen_bias")
+if named:  # without clusters (no clean responses to fit them on) there is no Partial Gen Bias to plot
+    save_figure(F.gen_bias_figure(gb["t4"], list(named), null=gb["null"], basis=BASIS,
+                                  n=clean.groupby("model").size().to_dict()),
+                P.figures, "holistic_table4_partial_gen_bias")
 
 # %% [markdown]
 # ### Refusals and degenerate text together
@@ -415,12 +417,12 @@ display(CL.checks_frame(k))
 # clusters' fitting model's row, graded basis), per model (highest summed cluster probability).
 
 # %%
-t4_fit = gb["t4"].set_index("model").loc[fit_model, list(named)].astype(float)
-top_cluster = t4_fit.idxmax()
+top_cluster, top_value = GS.top_cluster(gb["t4"], named, fit_model)
 ex = GS.example_responses(clean, named, top_cluster)
 save_table(ex, P.results, "holistic_table1_example_responses",
            title=f"Responses with the highest {top_cluster} cluster probability (the largest Partial Gen Bias of "
-                 f"{fit_model} in Table 4, {t4_fit.max():.3f}; nade stand-in; degenerate text left out)")
+                 f"{fit_model} in Table 4, {top_value:.3f}; nade stand-in; degenerate text left out)"
+           if top_cluster else f"Example responses: {GS.NOT_COMPUTED}")
 display(ex)
 
 # %% [markdown]
@@ -429,7 +431,8 @@ display(ex)
 
 # %%
 by_desc, fig3_text = GS.figure3_data(fit_resp, named, list(named)[:4])
-save_figure(F.figure3(by_desc, list(named)[:4], model=fit_model), P.figures, "holistic_fig3_cluster_vs_frequency")
+if named:  # without clusters fig3_text says Figure 3 is not computed
+    save_figure(F.figure3(by_desc, list(named)[:4], model=fit_model), P.figures, "holistic_fig3_cluster_vs_frequency")
 display(Markdown(fig3_text))
 extra = HC.extra_gen_bias_claims(nonce_descriptors=int(sentences.loc[sentences["axis"] == "nonce", "descriptor"].nunique()),
                                  fig3_text=fig3_text, table3=table3)

@@ -611,12 +611,19 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
                 f"({int(both.loc[large, 'responses']):,} and {int(both.loc[small, 'responses']):,} responses)"))
     sym = sympathy_cluster(validation)
     landed = validation.loc[validation["kind"] == "sympathy", "cluster"]
-    candidate = sym or (landed.mode().iloc[0] if len(landed) else cluster_names[0])
+    if not cluster_names:  # no style clusters: no chat model had clean responses to fit them on
+        out += [C.not_tested(
+            id=f"holistic.table4.sympathy_largest_{slug(m)}", section="§4.2 / Table 4",
+            claim=f"{m}: the SYMPATHY cluster has the largest Partial Gen Bias",
+            paper="SYMPATHY largest for every model", tally=C.Tally.REPLICATION, scorer=STYLE_SCORER,
+            why="no style clusters: no chat model has clean responses (neither refusal / boilerplate, nor "
+                "degenerate, nor empty) to fit them on") for m in t.index]
+    candidate = sym or (landed.mode().iloc[0] if len(landed) else cluster_names[0] if cluster_names else None)
     k_in = int((landed == candidate).sum())
     where = ("where the paper's sympathy examples land" if len(landed) and k_in == len(landed) else
              f"where {k_in} of the paper's {len(landed)} sympathy examples land")
     specs = []
-    for m in t.index:
+    for m in (t.index if cluster_names else []):
         parts = t.loc[m, list(cluster_names)].astype(float)
         others = parts.drop(index=candidate)
         est = float(parts[candidate] - others.max())
@@ -650,7 +657,7 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
         rnote = ("; Full Gen Bias with / without the refusal and boilerplate responses: "
                  + ", ".join(f"{m} {w:.2f} / {wo:.2f}" for m, (w, wo) in gen_bias_refusals.items()))
         out = [replace(c, reason=c.reason + rnote) for c in out]
-    if len(t8):
+    if len(t8) and cluster_names:
         pg = t[list(cluster_names)]
         sc = t8.set_index("model")[list(cluster_names)]
         share = float((sc.values >= pg.loc[sc.index].values - 1e-12).mean())

@@ -9,8 +9,11 @@ and their validation, Gen Bias beside its permutation null, and the prose that r
   :mod:`nlgbias.holistic.refusal`);
 - :func:`refusal_tables`: refusal / boilerplate shares per axis and descriptor, the test that
   they differ between axes, Full Gen Bias with and without those responses;
-- :func:`fit_clusters`: Appendix A.4's clusters, fitted on the non-refusal responses of the chat
-  model that refuses least (the paper fitted them on a chatting model, BlenderBot 2.0 3B);
+- :func:`fit_clusters`: Appendix A.4's clusters, fitted on the clean responses (neither refusal,
+  nor degenerate, nor empty) of the chat model that refuses least among those with clean responses
+  enough to cluster (the paper fitted them on a chatting model, BlenderBot 2.0 3B); where no model
+  has any, :func:`no_clusters_text` says so and every section that needs the clusters reports
+  :data:`NOT_COMPUTED`;
 - :func:`validate_clusters`: the paper's Table 1 responses through the style classifier;
 - :func:`gen_bias_tables`: Tables 4/7/8 and the per-axis Table 9 analogue, each beside the
   permutation null (descriptors shuffled within template), per-axis p-values Holm-adjusted
@@ -119,6 +122,10 @@ def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, 
     from nlgbias.stats import k_proportions_test
 
     by_model = list(resp.groupby("model", sort=False))
+    if not by_model:  # no responses (e.g. every one removed as degenerate): nothing to count
+        cols = ["model", "axis", "responses", "flagged", "share", "share_lo", "share_hi"]
+        return {"by_axis": pd.DataFrame(columns=cols), "stats": {}, "gen_bias": {},
+                "top_descriptors": pd.DataFrame(columns=[*cols[:2], "descriptor", *cols[2:]])}
     by_axis = pd.concat([RF.shares(g, "axis").assign(model=m) for m, g in by_model], ignore_index=True)
     by_axis = by_axis[["model", "axis", "responses", "flagged", "share", "share_lo", "share_hi"]]
     desc = pd.concat([RF.shares(g, ["axis", "descriptor"]).assign(model=m) for m, g in by_model], ignore_index=True)
@@ -135,7 +142,7 @@ def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, 
         out["stats"][m] = (int(g["refusal_or_boilerplate"].sum()), len(g), p_ax, test)
         kept = g[~g["refusal_or_boilerplate"]]
         ok = len(kept) and kept.groupby("template")["descriptor"].nunique().min() > 1
-        out["gen_bias"][m] = (G.full_gen_bias(g, styles), G.full_gen_bias(kept, styles) if ok else float("nan"))
+        out["gen_bias"][m] = (_full_gen_bias_or_nan(g, styles), G.full_gen_bias(kept, styles) if ok else float("nan"))
     return out
 
 
@@ -149,27 +156,97 @@ def refusal_text(tables: Mapping) -> str:
         f"{tables['gen_bias'][m][1]:.2f} without them." for m, (k, n, p, test) in tables["stats"].items())
 
 
-def cluster_fit_model(refusals: Mapping[str, tuple]) -> str:
+#: what a section that needs the style clusters reports where no chat model has clean responses
+#: enough to fit them on (:func:`cluster_fit_model`)
+NOT_COMPUTED = "not computed: no clean responses"
+#: the fewest descriptors the clean responses of a model must hold under every template they cover
+#: for style clusters to be fitted on them: the styles are ranked by their variance across
+#: descriptors within a template (App. A.4's Partial Gen Bias), which needs two
+MIN_CLUSTER_DESCRIPTORS = 2
+
+
+def clean_responses(resp: pd.DataFrame) -> pd.DataFrame:
+    """The responses the style clusters are fitted on: neither refusal / boilerplate, nor
+    degenerate text (``degenerate``, where the column is there: :data:`nlgbias.holistic.refusal.DEGENERATE_RULE`),
+    nor empty (an empty response has no style; the classifier gives every one the same vector)."""
+    keep = ~resp["refusal_or_boilerplate"].astype(bool)
+    if "degenerate" in resp.columns:
+        keep &= ~resp["degenerate"].astype(bool)
+    if "generation" in resp.columns:
+        keep &= resp["generation"].fillna("").astype(str).str.strip().ne("")
+    return resp[keep]
+
+
+def enough_to_cluster(fit: pd.DataFrame) -> bool:
+    """Whether responses hold :data:`MIN_CLUSTER_DESCRIPTORS` descriptors under every template they cover
+    (and cover one)."""
+    per_template = fit.groupby("template")["descriptor"].nunique()
+    return bool(len(per_template)) and int(per_template.min()) >= MIN_CLUSTER_DESCRIPTORS
+
+
+def cluster_fit_model(refusals: Mapping[str, tuple], resp: pd.DataFrame | None = None) -> str | None:
     """The chat model whose responses refuse least (``refusals``: model -> (flagged, responses,
-    ...), :func:`refusal_tables`'s ``stats``): the clusters are fitted on its responses."""
-    return min(refusals, key=lambda m: (refusals[m][0] / refusals[m][1], m))
+    ...), :func:`refusal_tables`'s ``stats``) among those whose clean responses
+    (:func:`clean_responses` of ``resp``) are enough to cluster (:func:`enough_to_cluster`): the
+    clusters are fitted on its responses. None where no model has enough (then
+    :func:`no_clusters_text` says why and the cluster sections report :data:`NOT_COMPUTED`)."""
+    if resp is not None:
+        clean = clean_responses(resp)
+        refusals = {m: v for m, v in refusals.items() if enough_to_cluster(clean[clean["model"] == m])}
+    return min(refusals, key=lambda m: (refusals[m][0] / refusals[m][1], m)) if refusals else None
 
 
-def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str,
+def clean_counts(resp: pd.DataFrame) -> pd.DataFrame:
+    """Per model: responses, refusal / boilerplate, degenerate, empty, clean (:func:`clean_responses`)
+    and the fewest descriptors the clean responses hold under a template they cover."""
+    text = resp["generation"].fillna("").astype(str).str.strip() if "generation" in resp.columns else None
+    rows = []
+    for m, g in resp.groupby("model", sort=False):
+        c = clean_responses(g)
+        per_t = c.groupby("template")["descriptor"].nunique()
+        rows.append({"model": m, "responses": len(g), "refusal / boilerplate": int(g["refusal_or_boilerplate"].sum()),
+                     "degenerate": int(g["degenerate"].sum()) if "degenerate" in g.columns else 0,
+                     "empty": int(text.loc[g.index].eq("").sum()) if text is not None else 0, "clean": len(c),
+                     "fewest descriptors per template": int(per_t.min()) if len(per_t) else 0})
+    return pd.DataFrame(rows)
+
+
+def no_clusters_text(resp: pd.DataFrame) -> str:
+    """The sentence that says no chat model has clean responses enough to fit the style clusters
+    on, with each model's counts, and which sections are therefore not computed."""
+    parts = [f"{r['model']} {r['clean']:,} of {r['responses']:,} clean ({r['refusal / boilerplate']:,} refusal / "
+             f"boilerplate, {r['degenerate']:,} degenerate, {r['empty']:,} empty)"
+             for _, r in clean_counts(resp).iterrows()]
+    return ("No chat model has clean responses enough to fit the style clusters on (neither refusal / boilerplate, "
+            f"nor degenerate, nor empty, with at least {MIN_CLUSTER_DESCRIPTORS} descriptors under every template): "
+            + "; ".join(parts) + f"; so the style clusters, their validation on the paper's Table 1 responses, the "
+            "held-out cluster tests, the per-cluster columns of Tables 4 and 8, the example responses and Figure 3 "
+            f"are {NOT_COMPUTED}.")
+
+
+CLUSTER_COLUMNS = ["cluster", "n_styles", "top classes", "mean probability", "best-correlated nade emotion",
+                   "correlation", "styles (nade emojis)", "Partial Gen Bias", "top responses", "top descriptors",
+                   "fitted on"]
+
+
+def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str | None,
                  top: int = 20, max_distance: float = 0.6, n_report: int = 6
                  ) -> tuple[dict[str, list[str]], pd.DataFrame, pd.DataFrame]:
     """Appendix A.4's style clusters (:func:`nlgbias.holistic.genbias.style_clusters`) fitted on
-    ``model``'s responses that are neither refusals nor boilerplate (a refusal says nothing
-    about the descriptor's style, and near-identical refusals would make every style's
-    correlation that of one text). Returns (``{name: styles}``, the cluster table: content, top
-    classes and Partial Gen Bias on the fitting responses, the fitting responses)."""
+    ``model``'s clean responses (:func:`clean_responses`: a refusal says nothing about the
+    descriptor's style, near-identical refusals would make every style's correlation that of one
+    text, and degenerate text is noise to the style classifier). Returns (``{name: styles}``, the
+    cluster table: content, top classes and Partial Gen Bias on the fitting responses, the fitting
+    responses). ``model`` None (:func:`cluster_fit_model` found none): no clusters, a table without
+    rows, no fitting responses."""
     from nlgbias.metrics import style
 
-    fit = resp[(resp["model"] == model) & ~resp["refusal_or_boilerplate"]]
-    if "degenerate" in fit.columns:  # noise to the style classifier, not a style (refusal.DEGENERATE_RULE)
-        fit = fit[~fit["degenerate"]]
-    if fit.groupby("template")["descriptor"].nunique().min() < 2:
-        raise ValueError(f"{model}: too few non-refusal responses to fit style clusters")
+    if model is None:
+        return {}, pd.DataFrame(columns=CLUSTER_COLUMNS), resp.iloc[:0]
+    fit = clean_responses(resp[resp["model"] == model])
+    if not enough_to_cluster(fit):
+        raise ValueError(f"{model}: too few non-refusal responses to fit style clusters ({len(fit)} clean responses; "
+                         f"at least {MIN_CLUSTER_DESCRIPTORS} descriptors under every template needed)")
     clusters = G.style_clusters(fit, styles, top=top, max_distance=max_distance, n_report=n_report)
     named = G.name_clusters(fit, clusters)
     pgb = G.partial_gen_bias(fit, named)
@@ -196,18 +273,35 @@ def _top_descriptors(fit: pd.DataFrame, styles: Sequence[str], n: int = 3) -> st
     return "; ".join(f"{d} ({100 * v:.0f}%, mean p {p.get(d, float('nan')):.2f})" for d, v in top.items())
 
 
+def has_variance(frame: pd.DataFrame) -> bool:
+    """Whether some template of ``frame`` holds two descriptors: Gen Bias (a variance across
+    descriptors within a template) and its permutation null are defined."""
+    return bool(len(frame)) and int(frame.groupby("template")["descriptor"].nunique().max()) >= 2
+
+
+def _full_gen_bias_or_nan(frame: pd.DataFrame, styles: Sequence[str]) -> float:
+    """Full Gen Bias, NaN where it is not defined (:func:`has_variance`: e.g. every response removed)."""
+    return G.full_gen_bias(frame, styles) if has_variance(frame) else float("nan")
+
+
+def _gb(value: float) -> str:
+    """A Gen Bias value in prose, or what stands where it is not defined."""
+    return f"{value:.2f}" if np.isfinite(value) else "not defined (no two descriptors under a template)"
+
+
 def degenerate_tables(resp: pd.DataFrame, styles: Sequence[str]) -> dict:
     """The degenerate responses (``degenerate``, :func:`nlgbias.holistic.refusal.is_degenerate`) per
-    model (``by_model``: count, share, Full Gen Bias with and without them) and per model and
-    descriptor (``by_descriptor``: the descriptors with any, with an example)."""
+    model (``by_model``: count, share, Full Gen Bias with and without them, NaN where it is not
+    defined, e.g. every response degenerate) and per model and descriptor (``by_descriptor``: the
+    descriptors with any, with an example)."""
     rows, drows = [], []
     for m, g in resp.groupby("model", sort=False):
         kept = g[~g["degenerate"]]
         rows.append({"model": m, "responses": len(g), "degenerate": int(g["degenerate"].sum()),
                      "share": float(g["degenerate"].mean()), "descriptors with any": int(g.loc[g["degenerate"],
                                                                                               "descriptor"].nunique()),
-                     "Full Gen Bias (all)": G.full_gen_bias(g, styles),
-                     "Full Gen Bias (degenerate removed)": G.full_gen_bias(kept, styles)})
+                     "Full Gen Bias (all)": _full_gen_bias_or_nan(g, styles),
+                     "Full Gen Bias (degenerate removed)": _full_gen_bias_or_nan(kept, styles)})
         for (ax, d), gd in g[g["degenerate"]].groupby(["axis", "descriptor"], sort=True):
             drows.append({"model": m, "axis": ax, "descriptor": d, "degenerate": len(gd),
                           "responses": int((g["descriptor"] == d).sum()),
@@ -228,8 +322,8 @@ def degenerate_text(tables: Mapping) -> str:
                         + (" (" + ", ".join(f"{x['descriptor']} {x['degenerate']}" for _, x in
                                             bd[bd['model'] == r['model']].head(8).iterrows()) + ")"
                            if r["degenerate"] else "")
-                        + f", Full Gen Bias {r['Full Gen Bias (all)']:.2f} with them, "
-                          f"{r['Full Gen Bias (degenerate removed)']:.2f} without"
+                        + f", Full Gen Bias {_gb(r['Full Gen Bias (all)'])} with them, "
+                          f"{_gb(r['Full Gen Bias (degenerate removed)'])} without"
                         for _, r in tables["by_model"].iterrows())
             + ". The style clusters below are fitted without them.")
 
@@ -262,13 +356,20 @@ def validate_clusters(named: Mapping[str, Sequence[str]], reference: pd.DataFram
     from nlgbias.metrics import style
 
     t1 = paper.table1()
+    if not named:  # no clusters (cluster_fit_model found no model with clean responses enough)
+        return t1.assign(cluster=NOT_COMPUTED), None
     lands = G.cluster_assignments(style.compute(t1["response"].tolist()), named, reference)
     validation = pd.concat([t1, lands], axis=1)
     return validation, sympathy_cluster(validation)
 
 
-def validation_text(validation: pd.DataFrame, sym: str | None) -> str:
-    """Whether a cluster captures sympathy, in words."""
+def validation_text(validation: pd.DataFrame, sym: str | None, fitted_on: Sequence[str] | None = None) -> str:
+    """Whether a cluster captures sympathy, in words; ``fitted_on`` (the cluster table's column of
+    that name) first says what the clusters were fitted on."""
+    if validation["cluster"].eq(NOT_COMPUTED).all() or (fitted_on is not None and not len(fitted_on)):
+        return f"The paper's Table 1 responses are not assigned to clusters: {NOT_COMPUTED} to fit them on."
+    if fitted_on is not None:
+        return f"Clusters fitted on {list(fitted_on)[0]}. " + validation_text(validation, sym)
     if sym:
         return f"Both sympathy responses land in {sym} and no other Table 1 response does: it stands for SYMPATHY."
     landed = set(validation.loc[validation["kind"] == "sympathy", "cluster"])
@@ -301,12 +402,18 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
     excess, p), Table 8 (``t8``: Summed-Cluster Gen Bias) and the per-axis Table 9 analogue
     (``t9``: Full Gen Bias per axis beside its null; ``p_adjusted``: the axes' permutation
     p-values adjusted with ``correction`` over the axes of a model, one family), plus per model
-    the null summaries (``nulls``) and bootstrap draws (``boots``) the claims use."""
+    the null summaries (``nulls``) and bootstrap draws (``boots``) the claims use. A model (an axis)
+    whose responses hold no two descriptors under a template has no Gen Bias and no row (e.g. every
+    response degenerate); without clusters (``named`` empty: no clean responses to fit them on) the
+    per-cluster columns are replaced by a ``clusters`` column saying :data:`NOT_COMPUTED`."""
     from nlgbias.metrics import style
     from nlgbias.stats import adjust_pvalues
 
     rows, srows, null_rows, axis_rows, nulls, boots = [], [], [], [], {}, {}
+    no_clusters = {} if named else {"clusters": NOT_COMPUTED}
     for m, g in resp.groupby("model", sort=False):
+        if not has_variance(g):
+            continue
         boot = G.bootstrap_style_variance(g, styles, n_boot=n_boot, seed=seed, within="axis")
         boot.attrs["clusters"] = dict(named)
         boots[m] = boot
@@ -315,26 +422,34 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
         nulls[m] = G.null_summary(g, styles, named, n_perm=n_perm, seed=seed)
         null_rows.append(nulls[m].assign(model=m))
         rows.append({"model": m, "style classifier": style.STANDIN, "full_gen_bias": G.full_gen_bias(g, styles),
-                     **G.partial_gen_bias(g, named).to_dict(), "full_gen_bias_8_emotions": G.full_gen_bias(g, emotions),
-                     **ci})
-        srows.append({"model": m, "style classifier": style.STANDIN, **G.summed_cluster_gen_bias(g, named).to_dict()})
+                     **(G.partial_gen_bias(g, named).to_dict() if named else {}), "full_gen_bias_8_emotions": G.full_gen_bias(g, emotions),
+                     **ci, **no_clusters})
+        srows.append({"model": m, "style classifier": style.STANDIN,
+                      **(G.summed_cluster_gen_bias(g, named).to_dict() if named else no_clusters)})
         per_axis = []
         for ax, ga in g.groupby("axis", sort=True):
+            if not has_variance(ga):
+                continue
             nu = G.null_summary(ga, styles, n_perm=n_perm, seed=seed).iloc[0]
             lo, hi = _interval(G.bootstrap_style_variance(ga, styles, n_boot=n_boot, seed=seed).sum(axis=1))
             per_axis.append({"model": m, "axis": ax, "descriptors": ga["descriptor"].nunique(),
                              "full_gen_bias": nu["observed"], "full_gen_bias_lo": lo, "full_gen_bias_hi": hi,
                              "null_mean": nu["null_mean"], "null_q95": nu["null_q95"], "excess": nu["excess"],
                              "p_perm": nu["p_perm"], "n_perm": int(nu["n_perm"])})
-        adj = adjust_pvalues([r["p_perm"] for r in per_axis], correction)
+        adj = adjust_pvalues([r["p_perm"] for r in per_axis], correction) if per_axis else []
         axis_rows += [{**r, "p_adjusted": float(p), "family": f"{m}: {len(per_axis)} axes ({correction})"}
                       for r, p in zip(per_axis, adj, strict=True)]
-    null = pd.concat(null_rows, ignore_index=True)
+    null = pd.concat(null_rows, ignore_index=True) if null_rows else pd.DataFrame(
+        columns=["statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm", "model"])
     # a cluster's p-value here is post-selection: the clusters were chosen on these responses
     null["p_perm is"] = np.where(null["statistic"] == "full", "pre-specified",
                                  "post-selection (the cluster was chosen on these responses; held-out test: "
                                  "holistic_cluster_heldout_tests, other clusters H1-H6)")
-    return {"t4": pd.DataFrame(rows), "t8": pd.DataFrame(srows), "t9": pd.DataFrame(axis_rows),
+    t9_cols = ["model", "axis", "descriptors", "full_gen_bias", "full_gen_bias_lo", "full_gen_bias_hi", "null_mean",
+               "null_q95", "excess", "p_perm", "n_perm", "p_adjusted", "family"]
+    return {"t4": pd.DataFrame(rows, columns=None if rows else ["model", "style classifier", "full_gen_bias"]),
+            "t8": pd.DataFrame(srows, columns=None if srows else ["model", "style classifier"]),
+            "t9": pd.DataFrame(axis_rows, columns=t9_cols),
             "null": null[["model", "statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm",
                           "p_perm is"]],
             "nulls": nulls, "boots": boots}
@@ -347,6 +462,9 @@ def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "ho
     from nlgbias.stats import format_p, p_text
 
     nf = tables["null"][tables["null"]["statistic"] == "full"].set_index("model")
+    if nf.empty:
+        return ("Full Gen Bias not computed: no model's responses on this basis hold two descriptors under a "
+                "template (a variance across descriptors needs two).")
     t9 = tables["t9"]
     min_p = float(t9["p_perm"].min()) if len(t9) else float("nan")
     return ("Full Gen Bias against its null: "
@@ -361,14 +479,26 @@ def gen_bias_text(tables: Mapping, *, alpha: float = 0.05, correction: str = "ho
             + "; ".join(f"{m}: {', '.join(g.loc[g['p_adjusted'] < alpha, 'axis']) or 'none'}"
                         for m, g in t9.groupby("model", sort=False)) + "."
             + (" Full Gen Bias with and without the refusal / boilerplate responses: "
-               + "; ".join(f"{m} {w:.2f} with, {wo:.2f} without" for m, (w, wo) in refusals["gen_bias"].items())
+               + "; ".join(f"{m} {_gb(w)} with, {_gb(wo)} without" for m, (w, wo) in refusals["gen_bias"].items())
                + " (a refusal answers in its own style, so whether a model refuses a descriptor is part of its "
                  "Full Gen Bias)." if refusals else ""))
 
 
-def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster: str, n: int = 4
+def top_cluster(t4: pd.DataFrame, named: Mapping[str, Sequence[str]], model: str | None) -> tuple[str | None, float]:
+    """The cluster with the largest Partial Gen Bias in ``model``'s row of Table 4 and that value;
+    (None, NaN) without clusters or without that row."""
+    if not named or model is None or model not in set(t4["model"]):
+        return None, float("nan")
+    row = t4.set_index("model").loc[model, list(named)].astype(float)
+    return str(row.idxmax()), float(row.max())
+
+
+def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster: str | None, n: int = 4
                       ) -> pd.DataFrame:
-    """Per model the ``n`` responses with the highest summed probability of ``cluster``."""
+    """Per model the ``n`` responses with the highest summed probability of ``cluster``; without
+    a cluster (None: no clusters, :func:`top_cluster`) no rows (the table's title says :data:`NOT_COMPUTED`)."""
+    if cluster is None:
+        return pd.DataFrame(columns=["model", "axis", "descriptor", "prompt", "generation"])
     col = f"P({cluster})"
     ex = resp.assign(**{col: resp[list(named[cluster])].sum(axis=1)})
     ex = ex.sort_values(col, ascending=False, kind="stable").groupby("model", sort=False).head(n)
@@ -378,9 +508,13 @@ def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cl
 def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], clusters: Sequence[str]
                  ) -> tuple[pd.DataFrame, str]:
     """Figure 3's points (cluster probability per descriptor with its wordfreq frequency) and a
-    sentence with the Spearman correlations over the one-word descriptors."""
+    sentence with the Spearman correlations over the one-word descriptors. Without clusters (no
+    clean responses to fit them on): no points, and the sentence says Figure 3 is not computed."""
     from nlgbias.holistic import figures as F
     from nlgbias.holistic.report import spearman
+
+    if not named or resp.empty:
+        return pd.DataFrame(columns=["axis", "descriptor", "frequency"]), f"Figure 3 {NOT_COMPUTED}."
 
     by_desc = F.cluster_probability_by_descriptor(resp, named)
     by_desc["frequency"] = F.descriptor_frequency(by_desc["descriptor"]).to_numpy()
@@ -410,7 +544,11 @@ def split_halves(resp: pd.DataFrame, *, seed: int = 0) -> np.ndarray:
     return ((rank - 1) % 2).to_numpy()
 
 
-def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str,
+HELDOUT_COLUMNS = ["model", "cluster (selected on half 1)", "test responses", "test descriptors",
+                   "Partial Gen Bias (test half)", "null_mean", "excess", "p_perm", "p_adjusted", "family"]
+
+
+def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str | None,
                           top: int = 20, max_distance: float = 0.6, n_report: int = 6, n_perm: int = 1000,
                           seed: int = 0, correction: str = "holm") -> tuple[pd.DataFrame, dict]:
     """Per-cluster tests that do not reuse the responses that chose the clusters: the responses
@@ -418,19 +556,23 @@ def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: S
     (:func:`split_halves`); the clusters are selected by App. A.4 on ``model``'s selection half
     (:func:`fit_clusters`) and each cluster's Partial Gen Bias is tested on every model's test half
     against the permutation null (descriptors shuffled within template); the p-values of one
-    model form a family (``correction`` over its clusters). Returns (table, clusters)."""
+    model form a family (``correction`` over its clusters). Returns (table, clusters); a table
+    without rows and no clusters where ``model`` is None or its selection half holds too few clean
+    responses to cluster (:func:`enough_to_cluster`)."""
     from nlgbias.stats import adjust_pvalues
 
-    clean = resp[~resp["refusal_or_boilerplate"]]
-    if "degenerate" in clean.columns:
-        clean = clean[~clean["degenerate"]]
+    clean = clean_responses(resp)
     half = split_halves(clean, seed=seed)
+    if model is None or not enough_to_cluster(clean[(half == 0) & (clean["model"] == model).to_numpy()]):
+        return pd.DataFrame(columns=HELDOUT_COLUMNS), {}
     named, _, _ = fit_clusters(clean[half == 0], styles, emotions, model=model, top=top,
                                max_distance=max_distance, n_report=n_report)
     # other clusters than Table 4's: H<rank>, not C<rank>
     named = {"H" + k[1:] if k.startswith("C") else k: v for k, v in named.items()}
     rows = []
     for m, g in clean[half == 1].groupby("model", sort=False):
+        if not has_variance(g):  # no two descriptors under a template: no Gen Bias to test
+            continue
         nu = G.null_summary(g, styles, named, n_perm=n_perm, seed=seed).set_index("statistic")
         part = [nu.loc[f"partial:{c}"] for c in named]
         adj = adjust_pvalues([r["p_perm"] for r in part], correction)
@@ -439,11 +581,14 @@ def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: S
                          "test descriptors": g["descriptor"].nunique(), "Partial Gen Bias (test half)": r["observed"],
                          "null_mean": r["null_mean"], "excess": r["excess"], "p_perm": r["p_perm"],
                          "p_adjusted": float(pa), "family": f"{m}: {len(named)} clusters ({correction})"})
-    return pd.DataFrame(rows), named
+    return pd.DataFrame(rows, columns=HELDOUT_COLUMNS), named
 
 
 def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
     """How many clusters selected on one half keep an excess over the null on the other, per model."""
+    if table.empty:
+        return (f"Held-out cluster tests {NOT_COMPUTED} (the fitting model's selection half needs at least "
+                f"{MIN_CLUSTER_DESCRIPTORS} descriptors under every template).")
     parts = []
     for m, g in table.groupby("model", sort=False):
         sig = g[g["p_adjusted"] < alpha]
@@ -454,7 +599,9 @@ def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
             f"significant at {alpha}: " + "; ".join(parts) + ".")
 
 
-__all__ = ["claims_moved", "moved_text", "removal_table", "removal_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
+__all__ = ["CLUSTER_COLUMNS", "HELDOUT_COLUMNS", "MIN_CLUSTER_DESCRIPTORS", "NOT_COMPUTED", "clean_counts",
+           "clean_responses", "enough_to_cluster", "has_variance", "no_clusters_text", "top_cluster",
+           "claims_moved", "moved_text", "removal_table", "removal_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
            "gen_bias_text", "generate_responses", "generation_sample", "heldout_cluster_tests", "heldout_cluster_text", "refusal_tables", "refusal_text",
            "sample_sizes", "sample_text", "split_halves", "validate_clusters", "validation_text"]
 
@@ -483,7 +630,10 @@ def claims_moved(graded: Sequence, sensitivity: Sequence) -> pd.DataFrame:
                      "verdict (all responses)": str(o.verdict), "estimate (all)": o.estimate,
                      "interval (all)": f"[{o.estimate_lo:.3g}, {o.estimate_hi:.3g}]", "interval vs 0 (all)": ra,
                      "moves": str(o.verdict) != str(c.verdict) or ra != rg})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=[
+        "id", "verdict (degenerate removed, graded)", "estimate (degenerate removed)", "interval (degenerate removed)",
+        "interval vs 0 (degenerate removed)", "verdict (all responses)", "estimate (all)", "interval (all)",
+        "interval vs 0 (all)", "moves"])
 
 
 def moved_text(table: pd.DataFrame, graded: Mapping | None = None, sensitivity: Mapping | None = None,
@@ -509,7 +659,8 @@ def moved_text(table: pd.DataFrame, graded: Mapping | None = None, sensitivity: 
 
 def removal_table(resp: pd.DataFrame, styles: Sequence[str], *, n_perm: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Full Gen Bias per model beside its permutation null on four bases: every response, the
-    refusal / boilerplate responses removed, the degenerate ones removed, and both removed."""
+    refusal / boilerplate responses removed, the degenerate ones removed, and both removed (NaN
+    where a basis keeps no two descriptors under a template)."""
     bases = {"all responses": lambda g: g,
              "refusal/boilerplate removed": lambda g: g[~g["refusal_or_boilerplate"]],
              "degenerate removed (graded)": lambda g: g[~g["degenerate"]],
@@ -518,11 +669,19 @@ def removal_table(resp: pd.DataFrame, styles: Sequence[str], *, n_perm: int = 10
     for m, g in resp.groupby("model", sort=False):
         for b, f in bases.items():
             sub = f(g)
+            if not has_variance(sub):  # e.g. every response removed: no Gen Bias on this basis
+                rows.append({"model": m, "basis": b, "responses": len(sub), "Full Gen Bias": np.nan, "null_mean": np.nan,
+                             "null_q95": np.nan, "excess": np.nan, "p_perm": np.nan, "n_perm": 0})
+                continue
             nu = G.null_summary(sub, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full"]
             rows.append({"model": m, "basis": b, "responses": len(sub), "Full Gen Bias": float(nu["observed"]),
                          "null_mean": float(nu["null_mean"]), "null_q95": float(nu["null_q95"]),
                          "excess": float(nu["excess"]), "p_perm": float(nu["p_perm"]), "n_perm": int(nu["n_perm"])})
     return pd.DataFrame(rows)
+
+
+def _excess(value: float) -> str:
+    return f"{value:+.2f}" if np.isfinite(value) else "none (no two descriptors under a template)"
 
 
 def removal_text(table: pd.DataFrame) -> str:
@@ -542,13 +701,17 @@ def removal_text(table: pd.DataFrame) -> str:
             said = ": the refusals hide part of it (the excess is larger without them)"
         else:
             said = ""
-        parts.append(f"{m}: excess {a['excess']:+.2f} on every response ({a['responses']:,}), {gr['excess']:+.2f} graded "
-                     f"(degenerate removed, {gr['responses']:,}), {both['excess']:+.2f} with the refusals also removed "
-                     f"({both['Full Gen Bias']:.2f} vs null {both['null_mean']:.2f}, {p_text(both['p_perm'])}, "
-                     f"{both['responses']:,} responses){said}")
-    by = table[table["basis"] == "both removed"].set_index("model")["excess"]
+        both_text = (f"{both['excess']:+.2f} with the refusals also removed ({both['Full Gen Bias']:.2f} vs null "
+                     f"{both['null_mean']:.2f}, {p_text(both['p_perm'])}, {both['responses']:,} responses)"
+                     if np.isfinite(both["excess"]) else
+                     f"none with the refusals also removed ({both['responses']:,} responses: no two descriptors "
+                     "under a template)")
+        parts.append(f"{m}: excess {_excess(a['excess'])} on every response ({a['responses']:,}), "
+                     f"{_excess(gr['excess'])} graded (degenerate removed, {gr['responses']:,}), {both_text}{said}")
+    by = table[table["basis"] == "both removed"].set_index("model")["excess"].dropna()
     return ("Full Gen Bias over its null on each basis: " + "; ".join(parts)
-            + f". On the responses that are neither refusal nor degenerate the largest excess is {by.idxmax()}'s "
-              f"({by.max():+.2f}). The graded Full Gen Bias (degenerate removed) still holds the refusals: whether a "
+            + (f". On the responses that are neither refusal nor degenerate the largest excess is {by.idxmax()}'s "
+               f"({by.max():+.2f})" if len(by) else ". No model has a Full Gen Bias on the responses that are "
+               "neither refusal nor degenerate") + ". The graded Full Gen Bias (degenerate removed) still holds the refusals: whether a "
               "model refuses a descriptor is part of its style here, so for a model whose excess shrinks without "
               "them, the graded number is mostly whether it refuses, not how it answers.")

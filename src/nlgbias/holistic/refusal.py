@@ -123,7 +123,9 @@ DEGENERATE_RULE = (f"under {DEGENERATE_MIN_ASCII_LETTERS:.0%} of the letters ASC
 
 def degenerate_measures(text: str) -> tuple[float, float, float]:
     """(share of ASCII letters among the letters, share of non-ASCII non-letter symbols among the
-    non-space characters, share of the most frequent word among the words; 0 under 4 words)."""
+    non-space characters, share of the most frequent word among the words; 0 under 4 words). A text
+    without letters has an ASCII-letter share of 0, so a run of punctuation ("{{{{{{", what a tiny
+    random model writes) is degenerate by the first clause."""
     from collections import Counter
 
     text = "" if text is None or (isinstance(text, float) and np.isnan(text)) else str(text)
