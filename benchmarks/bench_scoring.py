@@ -4,7 +4,8 @@ CrowS-Pairs' sentences (all 3,016 by default) scored by SmolLM2 in float32, each
 the tokenizer's BOS token (lm-evaluation-harness's convention: its ``hf`` model prepends the
 prefix token to an empty context; ours with ``start_token=bos``). Ours runs the notebook's path
 (``stereoset.crows_pairs.causal_pair_scores`` through ``nlgbias.lm``'s ``hf`` backend, which
-also computes the shared-tokens scores); the peer runs lm-evaluation-harness 0.4.13's ``hf``
+also computes the shared-tokens scores; a sentence sharing a prefix with a longer one runs
+only its tail on that one's key/value cache); the peer runs lm-evaluation-harness 0.4.13's ``hf``
 model's ``loglikelihood`` on ``("", sentence)`` requests. The two run side by side in one
 process, interleaved (peer, ours, peer, ours, ...), ``--reps`` times each; the model load and
 the scoring are timed apart, and two ratios are reported (scoring alone; load + scoring), each
@@ -55,6 +56,24 @@ def ours(pairs, batch_size: int) -> tuple[np.ndarray, float, float]:
     t2 = time.perf_counter()
     v = np.column_stack([scores["sent_more_score"], scores["sent_less_score"]]).ravel()
     return v, t1 - t0, t2 - t1
+
+
+def shared_prefix_stats(pairs) -> dict:
+    """How many of the distinct sequences run only their tail (``likelihood.share_plan``)
+    and how many tokens go through the model, against all of them."""
+    from transformers import AutoTokenizer
+
+    from nlgbias.likelihood import encode_many, share_plan
+    from nlgbias.models import cache_dir
+
+    tok = AutoTokenizer.from_pretrained(str(cache_dir(MODEL)))
+    seqs = list(dict.fromkeys(tuple([tok.bos_token_id, *e])
+                              for e in encode_many(tok, _texts(pairs))))
+    plan = share_plan(seqs)
+    saved = sum(n + 1 for _, n in plan.values())  # a tail runs without its last token
+    total = sum(len(s) for s in seqs)
+    return {"sequences": len(seqs), "members": len(plan), "tokens": total,
+            "tokens_run": total - saved}
 
 
 def lm_eval_hf(pairs, batch_size: int) -> tuple[np.ndarray, float, float]:
@@ -131,7 +150,12 @@ def _table(res: dict) -> str:
         f"What ours does on the same requests (`likelihood.causal_token_logprobs`): one tokenizer "
         f"call for all sentences, each distinct token sequence once, longest first in "
         f"right-padded batches, the output head and log-softmax on the scored positions only "
-        f"(not on padding), the ids passed on rather than re-tokenised.\n")
+        f"(not on padding), the ids passed on rather than re-tokenised, and shared prefixes "
+        f"(float32): a sentence sharing at least 4 leading tokens with a longer one (a pair up "
+        f"to its edit) runs only its tail on that one's key/value cache "
+        f"({res['shared_prefix']['members']:,} of {res['shared_prefix']['sequences']:,} "
+        f"sequences; {res['shared_prefix']['tokens_run']:,} of "
+        f"{res['shared_prefix']['tokens']:,} tokens through the model).\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
            "ratio_total": med[PEER]["total"] / med[OURS]["total"],
            "ratio_scoring_per_rep": per["scoring"], "ratio_total_per_rep": per["total"],
            "largest_abs_difference_nats": float(np.max(np.abs(a - b))),
-           "pairs_decided_alike": int((more_a == more_b).sum())}
+           "pairs_decided_alike": int((more_a == more_b).sum()),
+           "shared_prefix": shared_prefix_stats(pairs)}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(res, indent=2) + "\n")

@@ -18,6 +18,7 @@ from nlgbias.likelihood import (
     prefix_groups,
     pseudo_log_likelihood,
     sentence_logprobs,
+    share_plan,
     start_token_id,
 )
 
@@ -96,8 +97,9 @@ def test_causal_token_logprobs_equal_a_plain_forward(causal):
     texts = [*TEXTS, TEXTS[1], TEXTS[0]]
     enc = encode_many(tok, texts)
     assert enc == [tok(t, add_special_tokens=False)["input_ids"] for t in texts]
-    for bs in (1, 3, 32):
-        got = causal_token_logprobs(model, tok, texts, batch_size=bs)
+    for bs, shared in ((1, False), (3, False), (32, False), (1, True), (3, True), (32, True)):
+        got = causal_token_logprobs(model, tok, texts, batch_size=bs, shared_prefix=shared,
+                                    min_shared=2, window=2)
         assert [len(g) for g in got] == [len(e) for e in enc]
         for k, e in enumerate(enc):
             ids = [0, *e]
@@ -107,6 +109,17 @@ def test_causal_token_logprobs_equal_a_plain_forward(causal):
                                        atol=1e-5)
         np.testing.assert_array_equal(got[-1], got[0])
         np.testing.assert_array_equal(got[-2], got[1])
+    # prefix sharing (on by default for float32 weights) matches the unshared path on texts
+    # sharing prefixes with each other, whole or up to an edit
+    edits = [*texts, "the mother is caring . she knit", "the mother is cold . she sat",
+             "the mother", "people in ethiopia are fat ."]
+    plan = share_plan([[0, *e] for e in encode_many(tok, edits)], min_shared=2)
+    assert len(plan) >= 4 and any(len(encode_many(tok, [edits[m]])[0]) == n for m, (_, n) in plan.items())
+    plain = causal_token_logprobs(model, tok, edits, batch_size=3, shared_prefix=False)
+    for bs in (1, 4):
+        for a, b in zip(causal_token_logprobs(model, tok, edits, batch_size=bs, min_shared=2,
+                                              window=3), plain):
+            np.testing.assert_allclose(a, b, atol=1e-5)
     again = causal_token_logprobs(model, tok, texts, encoded=enc, batch_size=3)
     for a, b in zip(again, causal_token_logprobs(model, tok, texts, batch_size=3)):
         np.testing.assert_array_equal(a, b)

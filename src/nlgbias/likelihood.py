@@ -501,17 +501,167 @@ def _head_rows(parts, h, tgt, rows: int):
     return torch.cat(out) if out else h.new_zeros(0)
 
 
+def _check_head(model, parts, seq, device) -> bool:
+    """Whether the split head (:func:`split_head`) reproduces the model's own forward on one
+    token sequence (a softcap or a rescaling the split misses would not)."""
+    torch = _torch()
+    ids = torch.tensor([seq], device=device)
+    with torch.inference_mode():
+        h = parts[0](input_ids=ids).last_hidden_state[0, :-1]
+        got = _head_rows(parts, h, ids[0, 1:], len(h))
+        ref = torch.log_softmax(model(input_ids=ids).logits[0, :-1].float(), -1)
+        ref = ref.gather(-1, ids[0, 1:, None])[:, 0]
+    low = next(model.parameters()).dtype != torch.float32  # bf16 logits: ~0.1 noise
+    if torch.allclose(got, ref, atol=0.5 if low else 2e-2, rtol=1e-3):
+        return True
+    log.warning("%s: scoring via base model + head differs from its forward; using full "
+                "forward logits", type(model).__name__)
+    return False
+
+
+def share_plan(seqs: Sequence[Sequence[int]], min_shared: int = 4, max_size: int = 8,
+               ) -> dict[int, tuple[int, int]]:
+    """Which sequences run only their own tail after another's prefix: ``{member: (rep,
+    shared)}``. Sequences sharing at least ``min_shared`` leading tokens are grouped
+    (:func:`prefix_groups`); each group's longest sequence (the first of equals) runs whole
+    and every other member whose common prefix with it (:func:`lcp`, which leaves the member
+    a token of its own) reaches ``min_shared`` reuses that prefix.
+
+    >>> share_plan([[1, 2, 3, 4, 5], [1, 2, 3, 9], [7, 8]], min_shared=2)
+    {1: (0, 3)}
+    """
+    plan: dict[int, tuple[int, int]] = {}
+    for g in prefix_groups(seqs, max_size=max_size, min_shared=min_shared):
+        rep = min(g, key=lambda i: (-len(seqs[i]), i))
+        for i in g:
+            n = lcp([seqs[rep], seqs[i]]) if i != rep else 0
+            if n >= min_shared:
+                plan[i] = (rep, n)
+    return plan
+
+
+def _causal_tokens_shared(body, parts, model, seqs, live, plan, *, pad, batch_size, device,
+                          window, bar):
+    """Per sequence of ``live``, each token's log-probability; a member of ``plan`` runs only
+    its tail (after the shared prefix) on its representative's key/value cache. Sequences run
+    ``window`` representatives at a time (longest first): the representatives whole, in
+    right-padded batches, keeping the cache of their shared prefixes, then the members' tails,
+    in batches sorted by their length."""
+    torch = _torch()
+    from transformers import DynamicCache
+
+    res: dict[int, np.ndarray] = {}
+    rows = max(256, (1 << 27) // int(parts[1][0].shape[0]))
+    members: dict[int, list[int]] = {}
+    for m, (r, _) in plan.items():
+        members.setdefault(r, []).append(m)
+    reps = sorted((k for k in live if k not in plan), key=lambda k: -len(seqs[k]))
+    for w0 in range(0, len(reps), window):
+        wreps = reps[w0:w0 + window]
+        kv: dict[int, tuple[list, int]] = {}  # rep -> (per-layer (keys, values) rows, row)
+        first: dict[int, float] = {}  # member -> log p of its first own token
+        for idx in _batches(wreps, batch_size):
+            width = len(seqs[idx[0]])
+            ids = torch.full((len(idx), width), pad, dtype=torch.long)
+            att = torch.zeros((len(idx), width), dtype=torch.long)
+            for j, k in enumerate(idx):
+                ids[j, :len(seqs[k])] = torch.tensor(seqs[k])
+                att[j, :len(seqs[k])] = 1
+            mask = att[:, 1:].bool()
+            keep = [j for j, k in enumerate(idx) if k in members]
+            ext = [(j, m) for j in keep for m in members[idx[j]]]
+            ids, att, mask = ids.to(device), att.to(device), mask.to(device)
+            with torch.inference_mode():
+                o = body(input_ids=ids, attention_mask=att, use_cache=bool(keep))
+                h = o.last_hidden_state
+                hx = torch.stack([h[j, plan[m][1] - 1] for j, m in ext]) if ext else h[:0, 0]
+                tx = torch.tensor([seqs[m][plan[m][1]] for _, m in ext], dtype=torch.long,
+                                  device=device)
+                flat = _head_rows(parts, torch.cat([h[:, :-1][mask], hx]),
+                                  torch.cat([ids[:, 1:][mask], tx]), rows)
+                if keep:
+                    need = max(plan[m][1] for _, m in ext)
+                    sel = torch.tensor(keep, device=device)
+                    layers = [(lay.keys[:, :, :need][sel], lay.values[:, :, :need][sel])
+                              for lay in o.past_key_values.layers]
+                    for r, j in enumerate(keep):
+                        kv[idx[j]] = (layers, r)
+            flat = flat.cpu().numpy().astype(float)
+            pos = 0
+            for k in idx:
+                n = len(seqs[k]) - 1
+                res[k] = flat[pos:pos + n]
+                pos += n
+            for _, m in ext:
+                first[m] = flat[pos]
+                pos += 1
+            bar.update(len(idx))
+        tails = sorted((m for r in wreps for m in members.get(r, ())),
+                       key=lambda m: -(len(seqs[m]) - 1 - plan[m][1]))
+        for m in tails:
+            if len(seqs[m]) - 1 == plan[m][1]:
+                r, n = plan[m]
+                res[m] = np.concatenate([res[r][:n - 1], [first[m]]])
+        tails = [m for m in tails if len(seqs[m]) - 1 > plan[m][1]]
+        for idx in _batches(tails, batch_size):
+            ls = [plan[m][1] for m in idx]
+            rems = [seqs[m][n:-1] for m, n in zip(idx, ls)]
+            lp, lr = max(ls), len(rems[0])
+            ids = torch.full((len(idx), lr), pad, dtype=torch.long)
+            att = torch.zeros((len(idx), lp + lr), dtype=torch.long)
+            for j, (n, x) in enumerate(zip(ls, rems)):
+                ids[j, :len(x)] = torch.tensor(x)
+                att[j, :n] = 1
+                att[j, lp:lp + len(x)] = 1
+            posn = torch.tensor(ls)[:, None] + torch.arange(lr)[None, :]
+            mask = att[:, lp:].bool()
+            tgt = torch.tensor([t for m, n in zip(idx, ls) for t in seqs[m][n + 1:]],
+                               dtype=torch.long, device=device)
+            with torch.inference_mode():
+                data = []
+                for li in range(len(kv[plan[idx[0]][0]][0])):
+                    ref = kv[plan[idx[0]][0]][0][li][0]
+                    k_ = ref.new_zeros((len(idx), ref.shape[1], lp, ref.shape[3]))
+                    v_ = ref.new_zeros((len(idx), ref.shape[1], lp, ref.shape[3]))
+                    for j, (m, n) in enumerate(zip(idx, ls)):
+                        layers, r = kv[plan[m][0]]
+                        k_[j, :, :n] = layers[li][0][r, :, :n]
+                        v_[j, :, :n] = layers[li][1][r, :, :n]
+                    data.append((k_, v_))
+                cache = DynamicCache(ddp_cache_data=data, config=model.config)
+                o = body(input_ids=ids.to(device), attention_mask=att.to(device),
+                         position_ids=posn.to(device), past_key_values=cache, use_cache=True)
+                flat = _head_rows(parts, o.last_hidden_state[mask.to(device)], tgt, rows)
+            flat = flat.cpu().numpy().astype(float)
+            pos = 0
+            for m, n in zip(idx, ls):
+                k = len(seqs[m]) - 1 - n
+                r = plan[m][0]
+                res[m] = np.concatenate([res[r][:n - 1], [first[m]], flat[pos:pos + k]])
+                pos += k
+        bar.update(sum(len(members.get(r, ())) for r in wreps))
+    return res
+
+
 def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size: int = 32,
                           device: str = "cpu", progress: bool = False,
                           encoded: Sequence[Sequence[int]] | None = None,
-                          ) -> list[np.ndarray]:
+                          shared_prefix: bool | None = None, min_shared: int = 4,
+                          window: int | None = None) -> list[np.ndarray]:
     """Per text, the log-probability of each of its tokens (after a start token, as
     :func:`causal_items`; without one, tokens 1..N given token 0).
 
     The texts are tokenised in one call (or given as ``encoded`` ids); identical token
     sequences run once; sequences run in length-sorted (longest first), right-padded batches;
     the output head and the log-softmax run on the scored positions only (not on padding),
-    checked once per call against the model's own forward."""
+    checked once per call against the model's own forward.
+
+    ``shared_prefix``: sequences sharing at least ``min_shared`` leading tokens with a longer
+    one (:func:`share_plan`; a CrowS-Pairs pair up to its edit) run only their tail on its
+    key/value cache: the same numbers to float rounding (~1e-6 nats in float32), fewer FLOPs.
+    ``None``: on for float32 weights, off for lower precision, where the rounding of a split
+    forward moves a score by ~1e-2 nats and bfloat16 results would then depend on it.
+    ``window``: representatives held at once (their prefix caches; default 8 batches)."""
     torch = _torch()
     start = start_token_id(tokenizer)
     enc = [list(e) for e in encoded] if encoded is not None else encode_many(tokenizer, texts)
@@ -528,6 +678,22 @@ def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size:
     order = sorted(live, key=lambda k: -len(seqs[k]))
     pad = pad_id(tokenizer)
     parts = _head_weights(split_head(model))
+    if shared_prefix is None:
+        shared_prefix = next(model.parameters()).dtype == torch.float32
+    if parts is not None and shared_prefix and order:
+        plan = share_plan([seqs[k] for k in live], min_shared=min_shared)
+        plan = {live[m]: (live[r], n) for m, (r, n) in plan.items()}
+        if plan and _check_head(model, parts, seqs[order[0]], device):
+            bar = tqdm(total=len(order), desc="causal token scoring (shared prefixes)",
+                       disable=not progress, leave=False)
+            res = _causal_tokens_shared(parts[0], parts, model, seqs, live, plan, pad=pad,
+                                        batch_size=batch_size, device=device,
+                                        window=window or 8 * batch_size, bar=bar)
+            bar.close()
+            for k, lp in res.items():
+                for i in uniq[seqs[k]]:
+                    out[i] = lp.copy()
+            return out
     checked = parts is None
     vocab = int(getattr(getattr(model, "config", None), "vocab_size", 0) or 1)
     rows = max(256, (1 << 27) // vocab)
