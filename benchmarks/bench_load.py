@@ -1,35 +1,34 @@
-"""Benchmark: the engine on a loaded machine. A 2-thread generation run (SmolLM2-135M, bfloat16,
-BOLD prompts, notebook 02's decoding) alone ("quiet") and beside another 2-thread process
-doing the same work ("loaded"), interleaved repetitions, side by side in ONE run:
+"""Benchmark: the engine on a quiet and on a loaded machine. A 2-thread generation run
+(SmolLM2-135M, bfloat16, BOLD prompts, notebook 02's decoding) alone ("quiet") and beside another
+2-thread process of the same kind doing the same work ("loaded"), interleaved repetitions, side
+by side in ONE run, per thread policy:
 
-- ``passive``: the project's default, ``OMP_WAIT_POLICY=PASSIVE`` (set by ``import nlgbias``):
-  idle OpenMP threads sleep;
-- ``spin``: libgomp's default before the fix (``GOMP_SPINCOUNT=300000``: idle threads spin
-  ~300,000 times before they sleep), both processes.
+- ``auto``: the project's default. ``import nlgbias`` picks the OpenMP wait policy from the
+  machine's load as the process starts (quiet: a bounded spin, ``GOMP_SPINCOUNT=10000``;
+  loaded: ``OMP_WAIT_POLICY=PASSIVE``), and the engine runs each prefill with 2 threads and
+  each decode step with 2 threads while the machine has room, 1 while another process keeps a
+  core busy (``hardware.DecodeThreads``; the same bytes, tested);
+- ``passive``: the default before, ``OMP_WAIT_POLICY=PASSIVE`` and 2 threads throughout
+  (``NLGBIAS_DECODE_THREADS=fixed``): idle OpenMP threads sleep;
+- ``spin``: libgomp's default (``GOMP_SPINCOUNT=300000``: idle threads spin ~300,000 pauses
+  before they sleep) and 2 threads throughout.
 
-Each policy runs in its own long-lived worker process (the variable must be set before torch
+Each policy runs in its own long-lived worker process (the variables must be set before torch
 loads), which loads the model once and generates the same prompts on every repetition; the
 load is a second worker of the same policy generating in a loop. Printed: tokens/s per
-repetition, the medians, **loaded / quiet** per policy, the machine's load average at the
-start and the end (other jobs on a shared machine count: "quiet" means no load of ours), and
-whether every repetition wrote the same rows (sha1 of the texts; the policy must not change
-a byte).
+repetition (with the decode steps per thread count and the wait policy in force), the medians,
+**loaded / quiet** per policy, each policy's quiet speed over ``spin``'s, the machine's load
+average at the start and the end (other jobs on a shared machine count: "quiet" means no load
+of ours), and whether every repetition wrote the same rows (sha1 of the texts; a policy must not
+change a byte). ``--out PREFIX`` also writes ``PREFIX.md`` and ``PREFIX.json``.
 
-Run: ``.venv/bin/python benchmarks/bench_load.py [--prompts 64] [--reps 3]``.
+Run (nothing else on the machine, ~12 min with the defaults):
+``.venv/bin/python benchmarks/bench_load.py --prompts 48 --reps 3 --out benchmarks/results/load_smollm2``.
+The targets: ``auto`` at least ``spin``'s quiet speed, and loaded at least 85 % of its own quiet.
 
-Measured here 2026-11-24 (``--prompts 48 --reps 3``; the machine was shared with other
-engineers' notebook runs, load average 3.7 at the start, 5.7 at the end, 3.8-7.1 during)::
-
-    policy                    quiet                 loaded  loaded/quiet
-    passive     231.5 ( 176.0- 247.1)    222.7 ( 147.3- 264.9)          96%
-    spin         36.3 (  15.2-  37.3)      8.4 (   8.3-   8.5)          23%
-    passive / spin: quiet 6.38x, loaded 26.38x
-    rows identical across policies, conditions and repetitions: True
-
-On a machine without other load, earlier the same day, spinning was faster alone (~590 vs
-~380 tok/s on 64 prompts: sleeping threads pay a wake-up per parallel region), and with one
-other 2-thread job fell to 14-40 tok/s while passive kept 130-380: set
-``OMP_WAIT_POLICY=ACTIVE`` only on a machine you have to yourself.
+Earlier runs (2-thread ``passive`` vs ``spin`` only): on a shared machine (load average 3.7-7.1,
+2026-11-24) passive 232 tok/s quiet / 223 loaded, spin 36 / 8; on a quiet AMD EPYC passive
+213 / 190 (89 %), spin 294 / 71 (24 %), a bounded spin (``GOMP_SPINCOUNT=10000``) 298 / 58.
 """
 
 from __future__ import annotations
@@ -43,7 +42,12 @@ import sys
 import time
 from pathlib import Path
 
-POLICIES = {"passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "spin": {"GOMP_SPINCOUNT": "300000"}}
+#: each policy's environment (``auto``: none, the project chooses)
+POLICIES = {
+    "auto": {"NLGBIAS_DECODE_THREADS": "auto"},
+    "passive": {"OMP_WAIT_POLICY": "PASSIVE", "NLGBIAS_DECODE_THREADS": "fixed"},
+    "spin": {"GOMP_SPINCOUNT": "300000", "NLGBIAS_DECODE_THREADS": "fixed"},
+}
 
 
 # --------------------------------------------------------------------------- the worker
@@ -51,7 +55,9 @@ def worker(n_prompts: int, loop: bool) -> None:
     """Load SmolLM2 (bf16, 2 threads), print READY, then generate ``n_prompts`` BOLD prompts:
     once per ``run`` line on stdin (printing a JSON line), or forever with ``loop``."""
     import hashlib
+    import importlib
 
+    importlib.import_module("nlgbias")  # before torch: it sets OpenMP's wait policy
     import torch
 
     sys.path.insert(0, str(Path(__file__).parent))
@@ -70,7 +76,11 @@ def worker(n_prompts: int, loop: bool) -> None:
         out = eng.generate(prompts, seeds=0)
         sec = time.perf_counter() - t0
         sha = hashlib.sha1("\x00".join(c.text for c in out).encode()).hexdigest()[:12]
-        return {"tok_s": eng.tokens_generated / sec, "seconds": sec, "sha": sha}
+        return {"tok_s": eng.tokens_generated / sec, "seconds": sec, "sha": sha, "wait": wait,
+                "steps": {str(k): v for k, v in sorted(eng.threads.steps.items())}}
+
+    wait = (f"GOMP_SPINCOUNT={os.environ['GOMP_SPINCOUNT']}" if "GOMP_SPINCOUNT" in os.environ
+            else f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
 
     once()  # warm-up (kernel selection, the first-sentence token classes)
     print("READY", flush=True)
@@ -84,7 +94,8 @@ def worker(n_prompts: int, loop: bool) -> None:
 
 # --------------------------------------------------------------------------- the driver
 def start(policy: str, n_prompts: int, loop: bool) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS")}
     env.update(POLICIES[policy], NLGBIAS_THREADS="2", NLGBIAS_PROGRESS="off",
                TOKENIZERS_PARALLELISM="false")
     args = [sys.executable, __file__, "--worker", "--prompts", str(n_prompts)] + (["--loop"] if loop else [])
@@ -102,17 +113,46 @@ def measure(p: subprocess.Popen) -> dict:
     return json.loads(p.stdout.readline())
 
 
+def summary(res: dict, policies: list[str]) -> dict:
+    """Per policy: the median, min and max tokens/s quiet and loaded, loaded / quiet, and the
+    quiet speed over ``spin``'s (when ``spin`` ran)."""
+    out = {}
+    for pol in policies:
+        q = [r["tok_s"] for r in res[(pol, "quiet")]]
+        lo = [r["tok_s"] for r in res[(pol, "loaded")]]
+        out[pol] = {"quiet": statistics.median(q), "quiet_range": [min(q), max(q)],
+                    "loaded": statistics.median(lo), "loaded_range": [min(lo), max(lo)],
+                    "loaded_over_quiet": statistics.median(lo) / statistics.median(q)}
+    if "spin" in out:
+        for pol in policies:
+            out[pol]["quiet_over_spin"] = out[pol]["quiet"] / out["spin"]["quiet"]
+    return out
+
+
+def table(summ: dict) -> list[str]:
+    lines = ["| policy | quiet tok/s (min-max) | loaded tok/s (min-max) | loaded / quiet | quiet / spin's quiet |",
+             "|---|---:|---:|---:|---:|"]
+    for pol, s in summ.items():
+        ratio = f"{s['quiet_over_spin']:.2f}" if "quiet_over_spin" in s else ""
+        lines.append(f"| {pol} | {s['quiet']:.1f} ({s['quiet_range'][0]:.1f}-{s['quiet_range'][1]:.1f}) "
+                     f"| {s['loaded']:.1f} ({s['loaded_range'][0]:.1f}-{s['loaded_range'][1]:.1f}) "
+                     f"| {s['loaded_over_quiet']:.0%} | {ratio} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prompts", type=int, default=64)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
+    ap.add_argument("--out", help="also write OUT.md and OUT.json (e.g. benchmarks/results/load_smollm2)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--loop", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         worker(a.prompts, a.loop)
         return
+    t_start = time.time()
     load0 = os.getloadavg()
     print(f"load average at start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} "
           f"({os.cpu_count()} cores)", flush=True)
@@ -138,22 +178,42 @@ def main() -> None:
             p.stdin.close()
             p.wait()
     load1 = os.getloadavg()
-    print(f"\nload average at end: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
-    print(f"SmolLM2-135M bf16, 2 threads, {a.prompts} BOLD prompts, {a.reps} interleaved repetitions; "
-          "median tokens/s (min-max)")
-    print(f"{'policy':<8} {'quiet':>22} {'loaded':>22} {'loaded/quiet':>13}")
-    for pol in a.policies:
-        q = [r["tok_s"] for r in res[(pol, "quiet")]]
-        lo = [r["tok_s"] for r in res[(pol, "loaded")]]
-        print(f"{pol:<8} {statistics.median(q):>8.1f} ({min(q):6.1f}-{max(q):6.1f}) "
-              f"{statistics.median(lo):>8.1f} ({min(lo):6.1f}-{max(lo):6.1f}) "
-              f"{statistics.median(lo) / statistics.median(q):>12.0%}")
-    if len(a.policies) == 2:
-        qp, qs = (statistics.median(r["tok_s"] for r in res[(p, "quiet")]) for p in a.policies)
-        lp, ls = (statistics.median(r["tok_s"] for r in res[(p, "loaded")]) for p in a.policies)
-        print(f"{a.policies[0]} / {a.policies[1]}: quiet {qp / qs:.2f}x, loaded {lp / ls:.2f}x")
+    summ = summary(res, a.policies)
     shas = {r["sha"] for rs in res.values() for r in rs}
-    print(f"rows identical across policies, conditions and repetitions: {len(shas) == 1} ({', '.join(sorted(shas))})")
+    head = (f"SmolLM2-135M bf16, 2 threads, {a.prompts} BOLD prompts, {a.reps} interleaved repetitions; "
+            "median tokens/s (min-max)")
+    same = f"rows identical across policies, conditions and repetitions: {len(shas) == 1} ({', '.join(sorted(shas))})"
+    loads = (f"load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
+             f"at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+    print(f"\n{loads}\n{head}")
+    print("\n".join(table(summ)))
+    print(same)
+    if a.out:
+        import platform
+
+        import torch
+
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t_start))
+        cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                    if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
+        cmd = "python benchmarks/bench_load.py " + " ".join(sys.argv[1:])
+        md = [f"# The engine quiet and loaded, per thread policy (`{cmd}`)", "",
+              f"Run {when}, {time.time() - t_start:.0f} s; {cpu}, {os.cpu_count()} cores, torch {torch.__version__}. "
+              f"{head}. Loaded: beside another process of the same policy generating the same prompts in a loop. "
+              f"{loads} (1-minute; the benchmark's own workers count). Per repetition below: the wait policy in "
+              "force and the decode steps per thread count.", "", *table(summ), "", same, "",
+              "| policy | condition | rep | tok/s | wait | decode steps per thread count | load average |",
+              "|---|---|---:|---:|---|---|---:|"]
+        for (pol, cond), rs in res.items():
+            for r in rs:
+                md.append(f"| {pol} | {cond} | {r['rep']} | {r['tok_s']:.1f} | {r['wait']} | "
+                          f"{', '.join(f'{k}: {v}' for k, v in r['steps'].items())} | {r['loadavg']} |")
+        Path(f"{a.out}.md").write_text("\n".join(md) + "\n")
+        Path(f"{a.out}.json").write_text(json.dumps(
+            {"command": cmd, "started": when, "seconds": time.time() - t_start, "load_start": load0,
+             "load_end": load1, "summary": summ, "rows_identical": len(shas) == 1,
+             "runs": [r for rs in res.values() for r in rs]}, indent=1) + "\n")
+        print(f"wrote {a.out}.md and {a.out}.json")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from functools import partial
 import pandas as pd
 
 from nlgbias.engine.decoding import DecodingParams, first_sentence, row_seed
-from nlgbias.hardware import set_torch_threads
+from nlgbias.hardware import DecodeThreads, decode_threads_mode, set_torch_threads
 from nlgbias.models import LoadedModel
 from nlgbias.progress import tqdm
 
@@ -120,11 +120,20 @@ class CausalGenerator(BatchedGenerator):
     ``nn.Linear`` are reordered once into oneDNN's blocked layout for the whole run instead of
     on every call (the same kernel, bit-identical outputs; at decode batch sizes the per-call
     reorder cost about as much as the product); the model is restored afterwards.
+
+    ``adaptive_threads`` (default: on for a packed model and ``batch_size`` <= 64, unless
+    ``$NLGBIAS_DECODE_THREADS=fixed``): every prefill runs with the run's threads, and a decode
+    step with one thread while other processes keep a core busy
+    (:class:`~nlgbias.hardware.DecodeThreads`). oneDNN's packed bf16 products of up to 64 rows
+    split their work by output column, so a decode step gives the same bytes at 1 and 2 threads
+    (tested); a prefill's products (hundreds of rows) and float32's MKL products do not, so
+    those keep the run's count.
     """
 
     def __init__(self, lm: LoadedModel, params: DecodingParams, batch_size: int = 32,
                  num_threads: int | None = None, prompt_format: str = "plain",
-                 continuous: bool = True, refill: int | None = None, packed: bool | None = None):
+                 continuous: bool = True, refill: int | None = None, packed: bool | None = None,
+                 adaptive_threads: bool | None = None):
         import torch
 
         if lm.model is None:
@@ -147,6 +156,10 @@ class CausalGenerator(BatchedGenerator):
         self.device = torch.device(lm.device)
         if num_threads:
             set_torch_threads(num_threads)
+        if adaptive_threads is None:
+            adaptive_threads = (self.packed and batch_size <= ADAPTIVE_MAX_ROWS
+                                and decode_threads_mode() == "auto")
+        self.threads = DecodeThreads(torch.get_num_threads(), adaptive=adaptive_threads)
         self.code = lm.spec.control_code
         eos = set()
         for src in (self.model.config, getattr(self.model, "generation_config", None)):
@@ -288,6 +301,14 @@ class CausalGenerator(BatchedGenerator):
             for m, _ in self._packs:
                 m.__dict__.pop("forward", None)
 
+    @contextmanager
+    def _threading(self):
+        """Within: :attr:`threads` sets the count step by step; the run's count afterwards."""
+        try:
+            yield
+        finally:
+            self.threads.prefill()
+
     def _prefill(self, ids: list[list[int]]):
         """Run the prompts ``ids`` (left-padded to one width) through the model once.
 
@@ -341,7 +362,8 @@ class CausalGenerator(BatchedGenerator):
         reasons = ["length"] * b
         has_content = torch.zeros(b, dtype=torch.bool, device=dev)  # first-sentence row state
         pending_end = torch.zeros(b, dtype=torch.bool, device=dev)
-        with torch.inference_mode(), self._packing():
+        with torch.inference_mode(), self._packing(), self._threading():
+            self.threads.prefill()
             cache, attn, last, hist, logits = self._prefill(ids)
             for step in range(p.max_new_tokens):
                 nxt = self._choose(logits, hist, gens)
@@ -370,6 +392,7 @@ class CausalGenerator(BatchedGenerator):
                 last = last + 1
                 if p.repetition_penalty != 1.0:
                     hist = torch.cat([hist, nxt[:, None]], dim=1)
+                self.threads.decode()
                 logits = self.model(input_ids=nxt[:, None], attention_mask=attn,
                                     position_ids=last[:, None], past_key_values=cache,
                                     use_cache=True).logits[:, -1]
@@ -418,11 +441,12 @@ class CausalGenerator(BatchedGenerator):
         cache = attn = last = hist = logits = has_content = pending_end = None
         pen = p.repetition_penalty != 1.0
         t0 = time.perf_counter()
-        with torch.inference_mode(), self._packing():
+        with torch.inference_mode(), self._packing(), self._threading():
             while queue or rows:
                 free = self.batch_size - len(rows)
                 if queue and (not rows or free >= min(self.refill, len(queue))):
                     take = [queue.pop() for _ in range(min(free, len(queue)))]
+                    self.threads.prefill()
                     c2, a2, l2, h2, g2 = self._prefill([enc[i] for i in take])
                     n2 = len(take)
                     z = torch.zeros(n2, dtype=torch.bool, device=dev)
@@ -480,6 +504,7 @@ class CausalGenerator(BatchedGenerator):
                 last = last + 1
                 if pen:
                     hist = torch.cat([hist, nxt[:, None]], dim=1)
+                self.threads.decode()
                 logits = self.model(input_ids=nxt[:, None], attention_mask=attn,
                                     position_ids=last[:, None], past_key_values=cache,
                                     use_cache=True).logits[:, -1]
@@ -509,6 +534,11 @@ class CausalGenerator(BatchedGenerator):
                 cont = " " + body
         cont = cont.rstrip()
         return Completion(cont.strip(), (prompt.rstrip() + cont).strip(), len(new), reason)
+
+
+#: the largest batch for which a decode step's thread count may follow the load (oneDNN's packed
+#: bf16 products gave the same bytes at 1 and 2 threads up to 100 rows; hundreds of rows did not)
+ADAPTIVE_MAX_ROWS = 64
 
 
 def _can_pack(model) -> bool:

@@ -1,0 +1,214 @@
+"""The thread policy: OpenMP's wait policy chosen from the machine's load as a process starts,
+and a decode step's thread count following the load while a run generates - neither changes a
+byte of the output (tiny models here; SmolLM2 and Gemma-3 in bf16 and float32 in the slow
+tests)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from tiny import mixed_prompts, tiny_lm
+
+from nlgbias import generation as G
+from nlgbias import hardware as H
+from nlgbias.engine import causal as E
+
+FIRST_SENTENCE = G.DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
+OMP_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS")
+
+
+def rows(out):
+    return [(c.generation, c.text, c.n_new_tokens, c.finish_reason) for c in out]
+
+
+class Busy:
+    """A load monitor that reports the given busy cores of other processes in turn."""
+
+    def __init__(self, *values):
+        self.values = itertools.cycle(values)
+
+    def busy_others(self):
+        return next(self.values)
+
+
+# --------------------------------------------------------------------------- the wait policy
+def test_the_wait_policy_follows_the_load_at_start_unless_the_user_chose():
+    env = {}
+    assert H.set_wait_policy(env, busy_others=0.1) == "SPIN"
+    assert env == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+    env = {}
+    assert H.set_wait_policy(env, busy_others=1.0) == "PASSIVE" and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    env = {}
+    assert H.set_wait_policy(env, busy_others=None) == "PASSIVE"  # load unknown: sleep
+    env = {"OMP_WAIT_POLICY": "ACTIVE"}
+    assert H.set_wait_policy(env, busy_others=0.0) == "ACTIVE" and env == {"OMP_WAIT_POLICY": "ACTIVE"}
+    env = {"GOMP_SPINCOUNT": "1000"}
+    assert H.set_wait_policy(env, busy_others=0.0) is None and env == {"GOMP_SPINCOUNT": "1000"}
+    assert H.wait_policy_for(H.BUSY_CORES) == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert H.wait_policy_for(H.BUSY_CORES - 0.01) == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+
+
+def test_importing_nlgbias_sets_a_wait_policy_before_torch_loads():
+    code = ("import os, nlgbias, torch; "
+            "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
+    base = {k: v for k, v in os.environ.items() if k not in OMP_VARS}
+    for extra, want in (({}, {"PASSIVE None", f"None {H.SPIN_COUNT}"}),
+                        ({"OMP_WAIT_POLICY": "ACTIVE"}, {"ACTIVE None"})):
+        out = subprocess.run([sys.executable, "-c", code], env={**base, **extra},
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out in want, (extra, out)
+
+
+def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
+    stat = tmp_path / "stat"
+
+    def write(busy: int, idle: int):  # user nice system idle iowait irq softirq steal
+        stat.write_text(f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+
+    write(1000, 5000)
+    mon = H.LoadMonitor(interval=0.0, stat=str(stat))
+    assert mon.busy_others() is not None  # a first interval of nothing: ~0
+    write(1000 + 100 * H.LoadMonitor._hz, 5000)  # 100 busy seconds since: far more than a core
+    assert mon.busy_others() > 2
+    write(1000 + 100 * H.LoadMonitor._hz, 9000)  # only idle time since
+    assert mon.busy_others() == 0.0
+    assert H.LoadMonitor(stat=str(tmp_path / "missing")).busy_others() is None
+    assert H._cpu_jiffies(str(tmp_path / "missing")) is None
+    real = H.other_busy_cores(window=0.05)
+    assert real is None or 0.0 <= real <= (os.cpu_count() or 1) + 0.5
+
+
+# --------------------------------------------------------------------------- decode threads
+def test_decode_threads_drop_to_one_under_load_with_hysteresis():
+    before = torch.get_num_threads()
+    try:
+        dt = H.DecodeThreads(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None))
+        assert [dt.choose() for _ in range(7)] == [2, 1, 1, 1, 2, 2, 2]
+        dt = H.DecodeThreads(2, monitor=Busy(1.5))
+        assert dt.decode() == 1 and torch.get_num_threads() == 1
+        assert dt.prefill() == 2 and torch.get_num_threads() == 2  # a prefill: the run's count
+        assert dt.steps == {1: 1}
+        fixed = H.DecodeThreads(2, adaptive=False, monitor=Busy(1.5))
+        assert fixed.decode() == 2 and fixed.monitor is None
+        assert not H.DecodeThreads(1).adaptive  # one thread: nothing to drop
+    finally:
+        H.set_torch_threads(before)
+
+
+def test_decode_threads_mode_from_the_environment():
+    assert H.decode_threads_mode({}) == "auto"
+    assert H.decode_threads_mode({"NLGBIAS_DECODE_THREADS": "Fixed"}) == "fixed"
+    with pytest.raises(ValueError, match="NLGBIAS_DECODE_THREADS"):
+        H.decode_threads_mode({"NLGBIAS_DECODE_THREADS": "3"})
+
+
+def test_the_engine_adapts_only_where_the_bytes_cannot_change(monkeypatch):
+    lm = tiny_lm()
+    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8).threads.adaptive  # float32
+    lm.model.to(torch.bfloat16)
+    if not E._can_pack(lm.model):
+        pytest.skip("no oneDNN bf16 kernels on this CPU")
+    assert G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2).threads.adaptive
+    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=E.ADAPTIVE_MAX_ROWS + 1,
+                                 num_threads=2).threads.adaptive
+    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
+                                 packed=False).threads.adaptive
+    monkeypatch.setenv("NLGBIAS_DECODE_THREADS", "fixed")
+    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2).threads.adaptive
+
+
+@pytest.mark.parametrize("continuous", [True, False])
+def test_decode_threads_leave_bf16_rows_byte_identical(continuous):
+    """Packed bf16 decode steps at 1 or 2 threads, switched back and forth while the run
+    generates: the rows of 2 threads throughout; the run's count is restored afterwards."""
+    lm = tiny_lm()
+    lm.model.to(torch.bfloat16)
+    if not E._can_pack(lm.model):
+        pytest.skip("no oneDNN bf16 kernels on this CPU")
+    before = torch.get_num_threads()
+    try:
+        prompts = mixed_prompts(24)
+        ref_eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
+                                    continuous=continuous, adaptive_threads=False)
+        ref = rows(ref_eng.generate(prompts, 0))
+        assert set(ref_eng.threads.steps) == {2}
+        for load in ((1.5,), (1.5, 0.0, 0.0, 1.0, 0.1, 0.7)):
+            eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
+                                    continuous=continuous)
+            eng.threads = H.DecodeThreads(2, monitor=Busy(*load))
+            assert rows(eng.generate(prompts, 0)) == ref, load
+            assert 1 in eng.threads.steps and torch.get_num_threads() == 2
+    finally:
+        H.set_torch_threads(before)
+
+
+# --------------------------------------------------------------------------- real models
+_JOB = """
+import hashlib, itertools, json, sys
+import nlgbias, torch
+from nlgbias.generation import CausalGenerator, DecodingParams
+from nlgbias.hardware import DecodeThreads
+from nlgbias.models import load_model
+
+class Busy:
+    def __init__(self, *v): self.v = itertools.cycle(v)
+    def busy_others(self): return next(self.v)
+
+model, dtype, prompts = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+lm = load_model(model, dtype=getattr(torch, dtype))
+params = DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
+out = {}
+for name, load in (("fixed", None), ("one", (1.5,)), ("switching", (1.5, 0.0, 0.0, 1.0, 0.1))):
+    eng = CausalGenerator(lm, params, batch_size=32, num_threads=2)
+    eng.threads = DecodeThreads(2, adaptive=load is not None, monitor=Busy(*load) if load else None)
+    texts = [c.text for c in eng.generate(prompts, seeds=7)]
+    out[name] = {"sha": hashlib.sha1("\\x00".join(texts).encode()).hexdigest(), "steps": eng.threads.steps}
+enc = lm.tokenizer(prompts[:4], return_tensors="pt", padding=True)
+with torch.inference_mode():
+    lp = lm.model(**enc).logits.float().log_softmax(-1)
+ll = lp[:, :-1].gather(-1, enc["input_ids"][:, 1:, None]).squeeze(-1)
+out["loglik"] = (ll * enc["attention_mask"][:, 1:]).sum(-1).tolist()
+print(json.dumps(out))
+"""
+
+_PROMPTS = ["The nurse said that", "An Asian American actor", "My grandfather worked as a",
+            "Christianity is", "She was known for her", "Jacob Zachar is an American actor whose",
+            "The economy of the country", "A gay man walked into"] * 4
+
+
+def _job(model: str, dtype: str, omp: dict) -> dict:
+    env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, **omp,
+           "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off", "TOKENIZERS_PARALLELISM": "false"}
+    res = subprocess.run([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS)], env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
+def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
+    """The quick profile's models in bf16: the rows of 2 threads throughout whether decode steps
+    run at 1 thread, switch back and forth, or wait by spinning or sleeping; and a
+    log-likelihood alike under both wait policies."""
+    runs = {pol: _job(model, "bfloat16", omp) for pol, omp in
+            (("spin", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}), ("passive", {"OMP_WAIT_POLICY": "PASSIVE"}))}
+    for r in runs.values():
+        assert r["one"]["sha"] == r["switching"]["sha"] == r["fixed"]["sha"]
+        assert set(r["one"]["steps"]) == {"1"} and set(r["switching"]["steps"]) == {"1", "2"}
+    assert runs["spin"] == runs["passive"]
+
+
+@pytest.mark.slow
+def test_float32_rows_alike_under_both_wait_policies():
+    """float32 does not adapt its decode threads (MKL's products change with the count); the
+    wait policy alone leaves its rows and a log-likelihood as they are."""
+    runs = [_job("smollm2-135m", "float32", omp)
+            for omp in ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, {"OMP_WAIT_POLICY": "PASSIVE"})]
+    assert runs[0]["fixed"] == runs[1]["fixed"] and runs[0]["loglik"] == runs[1]["loglik"]
