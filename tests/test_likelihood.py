@@ -131,6 +131,26 @@ def test_causal_token_logprobs_equal_a_plain_forward(causal):
     assert got[0][0] == pytest.approx(_plain(model, enc[4], 1) - _plain(model, enc[4], 2), abs=1e-5)
 
 
+def test_shared_prefix_token_logprobs_on_a_sliding_window_model():
+    """Gemma 3's layers alternate sliding-window and global attention: the tails run on a
+    rebuilt cache of each kind give the unshared numbers; a window shorter than the texts
+    turns the sharing off (the same numbers again)."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    tok, v = _word_tokenizer()
+    edits = [*TEXTS, "the mother is caring . she knit", "people in ethiopia are fat ."]
+    for window in (64, 4):
+        torch.manual_seed(0)
+        model = Gemma3ForCausalLM(Gemma3TextConfig(
+            vocab_size=v, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+            num_attention_heads=2, num_key_value_heads=1, head_dim=8, sliding_window=window,
+            max_position_embeddings=64, layer_types=["sliding_attention", "full_attention"],
+            pad_token_id=2, bos_token_id=0, eos_token_id=0)).eval()
+        plain = causal_token_logprobs(model, tok, edits, batch_size=3, shared_prefix=False)
+        for a, b in zip(causal_token_logprobs(model, tok, edits, batch_size=3, min_shared=2), plain):
+            np.testing.assert_allclose(a, b, atol=1e-5)
+
+
 def test_perplexity_and_loaded_model_input(causal):
     model, tok = causal
 

@@ -680,6 +680,11 @@ def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size:
     parts = _head_weights(split_head(model))
     if shared_prefix is None:
         shared_prefix = next(model.parameters()).dtype == torch.float32
+    cfg = getattr(model, "config", None)
+    cfg = cfg.get_text_config(decoder=True) if hasattr(cfg, "get_text_config") else cfg
+    win = getattr(cfg, "sliding_window", None)
+    if win and order and 2 * len(seqs[order[0]]) > win:
+        shared_prefix = False  # a window counts cache slots, and a tail's cache has padding
     if parts is not None and shared_prefix and order:
         plan = share_plan([seqs[k] for k in live], min_shared=min_shared)
         plan = {live[m]: (live[r], n) for m, (r, n) in plan.items()}
