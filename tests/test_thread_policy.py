@@ -160,11 +160,13 @@ class Busy:
     def __init__(self, *v): self.v = itertools.cycle(v)
     def busy_others(self): return next(self.v)
 
-model, dtype, prompts = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+model, dtype, prompts, runs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(",")
 lm = load_model(model, dtype=getattr(torch, dtype))
 params = DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
 out = {}
 for name, load in (("fixed", None), ("one", (1.5,)), ("switching", (1.5, 0.0, 0.0, 1.0, 0.1))):
+    if name not in runs:
+        continue
     eng = CausalGenerator(lm, params, batch_size=32, num_threads=2)
     eng.threads = DecodeThreads(2, adaptive=load is not None, monitor=Busy(*load) if load else None)
     texts = [c.text for c in eng.generate(prompts, seeds=7)]
@@ -179,13 +181,13 @@ print(json.dumps(out))
 
 _PROMPTS = ["The nurse said that", "An Asian American actor", "My grandfather worked as a",
             "Christianity is", "She was known for her", "Jacob Zachar is an American actor whose",
-            "The economy of the country", "A gay man walked into"] * 4
+            "The economy of the country", "A gay man walked into"] * 2
 
 
-def _job(model: str, dtype: str, omp: dict) -> dict:
+def _job(model: str, dtype: str, omp: dict, runs: str = "fixed") -> dict:
     env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, **omp,
            "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off", "TOKENIZERS_PARALLELISM": "false"}
-    res = subprocess.run([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS)], env=env,
+    res = subprocess.run([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS), runs], env=env,
                          capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -197,12 +199,11 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     """The quick profile's models in bf16: the rows of 2 threads throughout whether decode steps
     run at 1 thread, switch back and forth, or wait by spinning or sleeping; and a
     log-likelihood alike under both wait policies."""
-    runs = {pol: _job(model, "bfloat16", omp) for pol, omp in
-            (("spin", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}), ("passive", {"OMP_WAIT_POLICY": "PASSIVE"}))}
-    for r in runs.values():
-        assert r["one"]["sha"] == r["switching"]["sha"] == r["fixed"]["sha"]
-        assert set(r["one"]["steps"]) == {"1"} and set(r["switching"]["steps"]) == {"1", "2"}
-    assert runs["spin"] == runs["passive"]
+    spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching")
+    passive = _job(model, "bfloat16", {"OMP_WAIT_POLICY": "PASSIVE"})
+    assert spin["one"]["sha"] == spin["switching"]["sha"] == spin["fixed"]["sha"] == passive["fixed"]["sha"]
+    assert set(spin["one"]["steps"]) == {"1"} and set(spin["switching"]["steps"]) == {"1", "2"}
+    assert spin["loglik"] == passive["loglik"]
 
 
 @pytest.mark.slow
