@@ -125,11 +125,12 @@ def _table(res: dict) -> str:
     def loads(k):
         return ", ".join("{:.1f}-{:.1f}".format(*r["load_average"]) for r in res["runs"][k])
 
+    sent = f" --sentences {res['sentences_arg']}" if res.get("sentences_arg") else ""
     rows = "".join(f"| {k} | {med[k]['load']:.1f} | {med[k]['scoring']:.1f} | "
                    f"{med[k]['total']:.1f} | {each(k)} | {loads(k)} |\n" for k in (PEER, OURS))
     return (
         f"# CrowS-Pairs scoring: nlgbias vs lm-evaluation-harness {res['peer_version']} (`hf` model)\n\n"
-        f"Written by `.venv/bin/python benchmarks/bench_scoring.py --reps {res['reps']}` on "
+        f"Written by `.venv/bin/python benchmarks/bench_scoring.py{sent} --reps {res['reps']}` on "
         f"{res['date']}. {res['sentences']:,} CrowS-Pairs sentences ({res['pairs']:,} pairs), "
         f"SmolLM2-135M float32, batch {res['batch_size']}, the BOS start token on both sides, "
         f"{res['threads']} torch threads; {res['machine']}. Both in one process, interleaved "
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
            for k, v in runs.items()}
     per = {m: [p[m] / o[m] for p, o in zip(runs[PEER], runs[OURS])] for m in ("scoring", "total")}
     res = {"date": dt.date.today().isoformat(), "peer_version": lm_eval.__version__,
-           "sentences": len(a), "pairs": int(len(more_a)), "batch_size": args.batch_size,
+           "sentences": len(a), "sentences_arg": args.sentences, "pairs": int(len(more_a)), "batch_size": args.batch_size,
            "reps": args.reps, "threads": default_threads(), "machine": describe(machine()),
            "runs": runs, "median": med,
            "ratio_scoring": med[PEER]["scoring"] / med[OURS]["scoring"],
