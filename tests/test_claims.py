@@ -118,6 +118,56 @@ def test_calibration_rows_grade_a_stand_in_scorer_on_the_papers_texts():
     claims.validate(claims.frame([off, on, none]))
 
 
+def test_a_calibration_on_the_papers_own_texts_is_a_recount_graded_by_the_margin():
+    # the norms lexicon on every WIKI text of BOLD Table 11 (195): no sampling, so the value
+    # itself against the paper's +/- the margin; a Wilson interval would have reached both
+    kw = dict(section="T11", claim="share", n=195, statistic="share", scorer="norms-lexicon",
+              stand_in="norms lexicon", population=195, interval=(0.0281, 0.0918))
+    agree = claims.calibration_recount(id="a", paper_value=0.0667, estimate=0.0513,
+                                       margin=0.0167, **kw)
+    assert (agree.tally, agree.verdict, agree.rule) == (claims.Tally.CALIBRATION, Verdict.AGREES,
+                                                        "calibration recount")
+    assert np.isnan(agree.n_needed) and agree.estimate_lo == agree.estimate_hi == 0.0513
+    assert "no sampling interval" in agree.reason and "<= the stated margin 0.0167" in agree.reason
+    off = claims.calibration_recount(id="b", paper_value=0.0769, estimate=0.0410, margin=0.0192, **kw)
+    assert off.verdict is Verdict.DISAGREES and "(below)" in off.reason
+    # one text of 195 over the margin's edge still disagrees: a recount has no "more texts"
+    edge = claims.calibration_recount(id="c", paper_value=0.10, estimate=0.10 + 0.025 + 1 / 195,
+                                      margin=0.025, **kw)
+    assert edge.verdict is Verdict.DISAGREES
+    # a stand-in with training seeds: the seeds are the variation
+    sk = dict(section="T5", claim="positive regard", n=2048, statistic="share",
+              scorer="regard-minilm", stand_in="MiniLM", paper_value=0.378, margin=0.0945,
+              seed_what="classifier seed")
+    inside = claims.calibration_recount(id="d", estimate=0.40, seeds=[0.39, 0.41, 0.45], **sk)
+    beyond = claims.calibration_recount(id="e", estimate=0.55, seeds=[0.50, 0.52, 0.60], **sk)
+    mixed = claims.calibration_recount(id="f", estimate=0.46, seeds=[0.417, 0.45, 0.605], **sk)
+    split = claims.calibration_recount(id="g", estimate=0.378, seeds=[0.27, 0.49], **sk)
+    assert [str(c.verdict) for c in (inside, beyond, mixed, split)] == [
+        "agrees", "disagrees", "undecided", "undecided"]
+    assert "depends on the classifier seed: of the graded value and the 3 classifier seeds' values (0.417 to 0.605), 3 of 4 lie within" in mixed.reason
+    assert (mixed.estimate_lo, mixed.estimate_hi) == (0.417, 0.605) and np.isnan(mixed.n_needed)
+    # a signed difference: the paper's sign, every seed
+    dk = dict(section="T5", claim="male > female", n="2048 / 1156", statistic="difference",
+              scorer="regard-minilm", stand_in="MiniLM", paper_value=0.067, sign=True)
+    assert claims.calibration_recount(id="h", estimate=-0.03, seeds=[-0.063, -0.029],
+                                      **dk).verdict is Verdict.DISAGREES
+    assert claims.calibration_recount(id="i", estimate=0.01, seeds=[-0.01, 0.02],
+                                      **dk).verdict is Verdict.UNDECIDED
+    # only a sample of the paper's texts is graded by its sampling interval, n needed capped
+    samp = claims.calibration_recount(id="j", paper_value=0.0667, estimate=0.0513, margin=0.0167,
+                                      section="T11", claim="share", n=60, statistic="share",
+                                      scorer="norms-lexicon", stand_in="norms lexicon",
+                                      population=195, interval=(0.0104, 0.138), unit="texts")
+    assert samp.verdict is Verdict.UNDECIDED and samp.rule == "value in interval"
+    assert samp.reason.startswith("this run's texts are a sample of those the paper scored "
+                                  "(60 of 195 texts)")
+    assert samp.reason.endswith("this dataset cannot decide it")
+    with pytest.raises(ValueError, match="margin"):
+        claims.calibration_recount(id="k", paper_value=0.1, estimate=0.1, **kw)
+    claims.validate(claims.frame([agree, off, mixed, samp]))
+
+
 def test_a_family_is_holm_adjusted_before_a_direction_is_graded():
     # four directions at p = 0.015-0.021: each significant alone, none after Holm over four
     ps = {"anger": 0.015, "sad": 0.021, "fear": 0.02, "disgust": 0.017}

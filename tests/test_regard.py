@@ -331,17 +331,23 @@ def test_figure1_summary_and_its_sentence():
 
     cl = {c.id: c for c in RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=30)[0]}
     acc = cl["regard.fig1.test_accuracy"]
-    # the calibration grades the seeds' vote (22 of 30), not the mean over seeds (0.750), and a
-    # 30-text interval reaches further than the stated margin from the paper's 0.785
+    # the calibration grades the seeds' vote (22 of 30), not the mean over seeds (0.750), with
+    # each seed: the 30 test texts are the paper's own, a recount with no sampling interval; the
+    # vote (0.733) and seed 0 (0.800) lie within the margin of the paper's 0.785, seed 1 (0.700)
+    # below it: it depends on the seed
     assert acc.estimate == pytest.approx(22 / 30) and str(acc.verdict) == "undecided"
+    assert acc.rule == "calibration recount" and np.isnan(acc.n_needed)
     # the one calibration rule: a quarter of the paper's error rate, 0.25 x 0.215 = 0.0537
     assert round(RC.calibration_margin(0.785), 4) == pytest.approx(0.0537)
-    assert "+/-0.0537" in acc.reason and "cannot decide it" in acc.reason
+    assert "+/-0.0537" in acc.reason and "depends on the classifier seed: of the graded value and the 2" in acc.reason
+    assert "0.800), 2 of 3 lie within the paper's 0.785 +/-0.0537, 1 beyond it" in acc.reason
+    assert acc.extra["interval"] == pytest.approx((0.5556, 0.8582), abs=1e-3)
     with pytest.raises(ValueError):
         RC.figure1_claims(s.reset_index(), "ours", vote_correct=22, vote_n=29)
     text = T.figure1_text(s.reset_index(), "ours", "other", {"dev": 60, "test": 30}, 0.01, 4, cl)
     # the vote throughout: the sentence quotes the calibration claim, the seeds as Figure 1's bars
-    assert f"test accuracy **{acc.this_run}** (95% Wilson interval" in text
+    assert f"test accuracy **{acc.this_run}**; the test texts are the paper's own 30" in text
+    assert "Wilson interval [0.556, 0.858], context only" in acc.this_run
     assert "test 0.700-0.800 (mean 0.750)" in text
     assert "head L2 penalty 0.01, the best of 4 tried" in text
     assert "one of the 30 test texts moves accuracy by 0.033" in text
@@ -492,8 +498,9 @@ def test_bold_texts_names_table_and_sentence():
                        test_spread=0.067)
     assert text.startswith("The stand-in against the paper's classifier on the WIKI texts (calibration, "
                            "9 rows: ")
-    # one text: an interval reaching beyond the margin is undecided
-    assert "American actors: share of positive regard 1.000 [0.025, 1.000] (paper 0.378; undecided)" in text
+    # one text of 2,048: a sample, graded on its interval, which reaches beyond the margin
+    assert ("American actors: share of positive regard 1.000 [0.025, 1.000] (a sample) (paper "
+            "0.378; undecided)") in text
     # the margin of a cell is a quarter of the paper's share: 0.25 x 0.378 = 9.45 points
     assert ("The seeds' heads disagree on WIKI by up to 18 points (American actors positive: 0.424 "
             "to 0.606, against a calibration margin of ±9.45 points; on the paper's 30 test texts "
@@ -517,14 +524,24 @@ def test_claims_collected_in_order_with_the_reload_check():
 
 
 def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path):
-    """Figures 1 and 2 drawn from hand-made tables of the committed shape: readable size, every
-    legend entry has a mark, Figure 1 draws the 95% interval and the seeds, Figure 2 names the
-    classifier and VADER's thresholds and tags the offline rows apart from the paper's."""
+    """Figures 1 and 2 drawn from hand-made tables of the committed shape, in the project style
+    the notebooks save them with (dpi 150, a tight bounding box; set here, so the size does not
+    depend on which test ran before): readable size, every legend entry has a mark, Figure 1
+    draws the 95% interval and the seeds, Figure 2 names the classifier and VADER's thresholds
+    and tags the offline rows apart from the paper's."""
     import matplotlib
 
     matplotlib.use("Agg")
-    from nlgbias.plots import save_figure
+    with matplotlib.rc_context():
+        _render_regard_figures(tmp_path)
+
+
+def _render_regard_figures(tmp_path):
+    from nlgbias.plots import save_figure, set_style
+    from nlgbias.regard import claims as RCL
     from nlgbias.regard import figures as F
+
+    set_style()
 
     summary = pd.DataFrame({
         "model": ["ours", "VADER as regard"], "runs": [5, 5], "dev_mean": [0.85, 0.65],
@@ -540,14 +557,18 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
     # the graded value (the seeds' vote) is drawn with its 95% interval, named in the legend
     vote = [ln for ln in ax.lines if ln.get_marker() == "D"]
     assert len(vote) == 1 and vote[0].get_ydata()[0] == pytest.approx(0.733)
-    assert any("the seeds' vote (graded): 0.733 [0.556, 0.858]" in t.get_text()
+    assert any("the seeds' vote (graded): 0.733,\n95% interval [0.556, 0.858] as context"
+               in t.get_text()
                for t in ax.get_legend().get_texts())
     # the selected model's dev bar is hatched; the legend's dev swatch is not (it stands for all)
     assert any(p.get_hatch() == "//" for p in ax.patches)
     assert not any(getattr(h, "get_hatch", lambda: None)() for h in ax.get_legend().legend_handles)
     rows = []
-    for src in ("GPT-2 (paper's samples)", "Annotated samples (paper's GPT-2)",
-                "smollm2 (offline, this run)"):
+    # the committed figure's shape: the paper's rows (1)-(3), two offline models, the classifier's
+    # full name in the title
+    for src in ("GPT-2 (paper's samples)", "LM 1B (paper's samples)",
+                "Annotated samples (paper's GPT-2)", "gemma3-270m (offline, this run)",
+                "smollm2-135m (offline, this run)"):
         for ctx in ("respect", "occupation"):
             for demo in ("The Black person", "The White person"):
                 for lab, share in (("negative", 0.2), ("neutral", 0.3), ("positive", 0.5)):
@@ -556,16 +577,17 @@ def test_regard_figures_render_readable_with_every_legend_entry_marked(tmp_path)
                                  "share_hi": share + 0.1})
     d = pd.DataFrame(rows)
     fig2 = F.figure2({"regard": d, "sentiment": d}, list(dict.fromkeys(d["source"])), {},
-                     paper_rows={"GPT-2 (paper's samples)": "1",
+                     paper_rows={"GPT-2 (paper's samples)": "1", "LM 1B (paper's samples)": "2",
                                  "Annotated samples (paper's GPT-2)": "3"},
-                     classifier="MiniLM stand-in", annotated="Annotated samples (paper's GPT-2)")
-    sup = fig2._suptitle.get_text()
-    assert "MiniLM stand-in" in sup and "0.05" in sup
+                     classifier=RCL.CLASSIFIER_STAND_IN,
+                     annotated="Annotated samples (paper's GPT-2)")
+    sup = " ".join(fig2._suptitle.get_text().split())
+    assert RCL.CLASSIFIER_STAND_IN in sup and "0.05" in sup
     assert "row (3): its annotated samples that carry both annotations, regard and sentiment from the paper's annotations" in sup
     assert "chose them by VADER, 3 positive and 3 negative per template" in sup
     titles = [a.get_title() for a in fig2.axes]
     assert any(t.startswith("(1a)") for t in titles) and any(t.startswith("(M1a)") for t in titles)
-    assert F.drawn_rows(fig2) == ["1", "3", "M1"]
+    assert F.drawn_rows(fig2) == ["1", "2", "3", "M1", "M2"]
     assert any(t.startswith("(3a)") and "regard (annotations), respect" in t for t in titles)
     for name, fig in (("regard_fig1", fig1), ("regard_fig2", fig2)):
         marks = legend_marks(fig)

@@ -71,6 +71,21 @@ def test_figure2_row3_on_the_annotated_samples_is_like_for_like():
     assert str(c.tally) == "reproduction" and str(c.verdict) == "inconclusive"
     assert c.this_run.startswith("0.182 (regard) vs 0.134 (sentiment): +0.048")
     assert ck[0].this_run == "266" and not ck[0].passed
+    # §5 states row (3)'s reading in one sentence with LM 1B's row (2): a member of the
+    # regard-against-sentiment family, Holm-adjusted with it; the paper gives no effect size, so
+    # the n needed is at this run's estimate at the family's level, above the 266 samples
+    cl, ck = RC.sentiment_claims(_scored(), {"gpt2": "GPT-2 (paper's samples)"}, n_boot=200,
+                                 row3=row3)
+    by = {c.id: c for c in cl}
+    c = by["regard.fig2.row3_neg_gap_regard_gt_sentiment"]
+    assert c.family == f"{RC.FIG2_SENT_FAMILY}: 5 rows, Holm"
+    assert {x.family for x in cl} == {c.family} and "Holm over 5:" in c.this_run
+    assert str(c.tally) == "reproduction" and str(c.verdict) == "inconclusive"
+    assert "power and n needed at the corrected level 0.01 (0.05 over 5 rows); the paper gives " \
+           "no effect size: 80% power at this run's estimate (+0.048) needs" in c.reason
+    assert c.reason.endswith("more than the 266 that exist: this dataset cannot decide it")
+    assert c.population == 266 and np.isnan(c.n_needed)
+    assert [k.id for k in ck][-1] == "regard.fig2.row3_demographics_found"
 
 
 def test_annotation_agreement_not_tested_footnotes_11_and_12_counted():
@@ -196,7 +211,9 @@ def test_bold_wiki_calibration_says_when_the_seed_spread_binds():
     # the seeds span [share, share + 0.10], across the margin's edge 0.378 + 0.0945 = 0.4725
     assert share < 0.4725 < share + 0.1
     assert str(male.verdict) == "undecided" and np.isnan(male.n_needed)
-    assert "more WIKI texts do not help: the 3 classifier seeds' own shares alone span" in male.reason
+    assert male.reason.startswith("this run's texts are a sample of those the paper scored "
+                                  "(400 of 2,048 WIKI texts): graded by the sampling interval")
+    assert "more WIKI texts do not help: the 3 classifier seeds' own values alone span" in male.reason
     assert male.estimate_hi == pytest.approx(share + 0.1)
     # the seeds agree elsewhere: European Americans 0.285 [0.243, 0.331] against 0.264 +/- 0.066
     # is undecided by the texts alone, and its n needed counts the Wilson interval only
@@ -207,6 +224,19 @@ def test_bold_wiki_calibration_says_when_the_seed_spread_binds():
     assert eu.n_needed == pytest.approx(400 * (C.Z975 * se / room) ** 2)
     assert round(eu.n_needed) == 384
     assert str(by["regard.bold.calib.wiki_positive_female"].verdict) == "agrees"
+    # every WIKI text of each group scored (the paper's texts): a recount graded on the vote and
+    # the seeds against the margin, no interval, no n needed
+    full = {g: 400 for g in pops}
+    cl, _ = RC.bold_claims(df, A.bold_regard_table(df), "WIKI", full, {"dof": 0})
+    by = {c.id: c for c in cl}
+    male = by["regard.bold.calib.wiki_positive_male"]
+    assert str(male.verdict) == "undecided" and "depends on the classifier seed" in male.reason
+    assert male.rule == "calibration recount" and np.isnan(male.n_needed)
+    assert (male.estimate_lo, male.estimate_hi) == pytest.approx((share, share + 0.1))
+    eu = by["regard.bold.calib.wiki_positive_european_american"]
+    assert str(eu.verdict) == "agrees" and "no sampling interval" in eu.reason
+    d = by["regard.bold.calib.wiki_male_gt_female_positive"]
+    assert str(d.verdict) == "agrees" and "the paper's sign" in d.reason
 
 
 def test_the_committed_claims_table_counts_each_tally_apart():
@@ -240,8 +270,8 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     # the quick run's real values: per tally, and the named claims' fates
     tally = {t: df[df["tally"] == t]["verdict"].value_counts().to_dict() for t in C.TALLIES}
     assert tally == {"reproduction": {"reproduced": 5, "not tested": 4, "inconclusive": 1},
-                     "replication": {"holds": 8, "undecided": 6, "not comparable": 2},
-                     "calibration": {"undecided": 5, "disagrees": 5}}
+                     "replication": {"holds": 7, "undecided": 7, "not comparable": 2},
+                     "calibration": {"disagrees": 5, "undecided": 4, "agrees": 1}}
     v = df.set_index("id")["verdict"]
     assert (fig2.set_index("id")["verdict"] == "holds").sum() == 5
     assert v["regard.fig2.occupation_woman_vs_man"] == "undecided"
@@ -254,14 +284,25 @@ def test_the_committed_claims_table_counts_each_tally_apart():
         "regard.fig2.lm1b_less_biased", "family"] != fig2["family"].iloc[0]
     assert k.loc["regard.fig2.neg_gap_regard_gt_vader", "kind"] == "diagnostic"
     assert v["regard.fig2.occupation_more_neutral"] == "undecided"
-    assert v["regard.fig2.row3_neg_gap_regard_gt_sentiment"] == "inconclusive"
+    # row (3) tests §5's statement of LM 1B's row (one sentence): the regard-against-sentiment
+    # family has 6 rows; LM 1B's p 0.010 x 5 = Holm 0.050, no longer below 0.05
+    row3 = df.set_index("id").loc["regard.fig2.row3_neg_gap_regard_gt_sentiment"]
+    lm1b = df.set_index("id").loc["regard.fig2.lm1b_neg_gap_regard_gt_vader"]
+    assert row3["family"] == lm1b["family"] == f"{RC.FIG2_SENT_FAMILY}: 6 rows, Holm"
+    assert lm1b["verdict"] == "undecided" and "(Holm over 6: 0.050)" in lm1b["reason"]
+    assert row3["verdict"] == "inconclusive" and np.isnan(row3["n_needed"])
+    assert "80% power at this run's estimate (+0.048) needs 2,762 annotated samples with both " \
+           "annotations, more than the 266 that exist: this dataset cannot decide it" in row3["reason"]
     assert v["regard.fig1.beats_other_models"] == "undecided"
-    # the calibration grades the seeds' vote (22 of 30 = 0.733), with the one calibration rule (a
-    # quarter of the paper's error rate, 0.25 x 0.215): the 30-text interval reaches further
-    # than 0.0537 from the paper's 0.785, so it is undecided
+    # the calibration grades the seeds' vote (22 of 30 = 0.733) and each seed, with the one
+    # calibration rule (a quarter of the paper's error rate, 0.25 x 0.215): the 30 test texts
+    # are the paper's own, a recount; the vote and the seeds (0.733-0.800) all lie within
+    # 0.785 +/- 0.0537 (was 'undecided, a decision needs 166,163 test texts' by the Wilson
+    # interval over the same texts)
     acc = df.set_index("id").loc["regard.fig1.test_accuracy"]
-    assert acc["verdict"] == "undecided" and acc["estimate"] == pytest.approx(22 / 30)
-    assert "margin +/-0.0537" in acc["reason"] and "more than the 30 that exist" in acc["reason"]
+    assert acc["verdict"] == "agrees" and acc["estimate"] == pytest.approx(22 / 30)
+    assert acc["rule"] == "calibration recount" and np.isnan(acc["n_needed"])
+    assert "(0.733 to 0.800) lie within the paper's 0.785 +/-0.0537" in acc["reason"]
     assert v["regard.s4.inter_annotator_agreement"] == "not tested"
     assert k.loc["regard.fig2.row3_fn11_black_more_positive_and_negative", "kind"] == "recount"
     # the margin over the best other model is the vote's (0.733 - VADER's 0.533), not the mean
@@ -274,13 +315,12 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert "more than the 30 that exist" in vl["reason"]
     t5 = df.set_index("id").loc["regard.t5.vader_regard_respect"]
     assert "273 of the paper's 302 texts" in t5["claim"] and "±0.05, ours" in t5["claim"]
-    # BOLD Table 5's WIKI row, read as an equivalence test with the one calibration rule (a
-    # quarter of the paper's share): positive female and the negative shares of male, female
-    # and European Americans lie wholly beyond (e.g. 0.095 [0.080, 0.113] against 0.058 +/-
-    # 0.0145); the other four are undecided because the five seeds' own shares already reach
-    # both within and beyond the margin (every WIKI text of the group is scored: no n needed);
-    # on every WIKI text of the two gender groups (2,048 / 1,156) male > female for positive
-    # regard is not found with 96% power: it disagrees
+    # BOLD Table 5's WIKI row, every WIKI text of the groups (the paper's): recounts graded on
+    # the vote and the five seeds with the one calibration rule (a quarter of the paper's
+    # share): positive female and the negative shares of male, female and European Americans
+    # lie beyond it for the vote and every seed (e.g. 0.083-0.113 against 0.058 +/- 0.0145);
+    # the other four depend on the seed; male > female for positive regard has the opposite
+    # sign for the vote and every seed (-0.063 to -0.029): it disagrees
     cells = [i for i in v.index if i.startswith("regard.bold.calib.wiki_") and "_gt_" not in i]
     assert len(cells) == 8
     assert sorted(i for i in cells if v[i] == "disagrees") == [
@@ -289,12 +329,15 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     cal_rows = df.set_index("id").loc[cells]
     und = cal_rows[cal_rows["verdict"] == "undecided"]
     assert len(und) == 4 and und["n_needed"].isna().all()
-    assert und["reason"].str.contains("more WIKI texts do not help: the 5 classifier seeds' own "
-                                      "shares alone span").all()
+    assert und["reason"].str.contains("depends on the classifier seed: of the graded value and "
+                                      "the 5 classifier seeds' values").all()
+    assert set(cal_rows["rule"]) == {"calibration recount"}
     nf = cal_rows.loc["regard.bold.calib.wiki_negative_female"]
-    assert "+/-0.0145" in nf["reason"] and "margin +/-0.0145" in nf["statistic"]
+    assert "(0.083 to 0.113) lie above the paper's 0.058 +/-0.0145" in nf["reason"]
+    assert "margin +/-0.0145" in nf["statistic"]
     mf = df.set_index("id").loc["regard.bold.calib.wiki_male_gt_female_positive"]
     assert mf["verdict"] == "disagrees" and mf["n"] == "2048 / 1156 WIKI texts" and mf["estimate"] < 0
+    assert "(-0.063 to -0.029) have the sign opposite to the paper's sign (+0.067)" in mf["reason"]
     assert "more than the 30 that exist" in df.set_index("id").loc["regard.fig1.beats_other_models", "reason"]
 
 

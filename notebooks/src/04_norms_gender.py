@@ -363,7 +363,8 @@ t11.round(2)
 
 # %% [markdown]
 # How far the WIKI rows are from the paper, table by table (from the `WIKI - paper` rows; the
-# calibration claims at the end grade Tables 9–11 against the lexicon's intervals):
+# calibration claims at the end grade the lexicon's Tables 9–11 WIKI shares, recounts of the
+# paper's texts, against the paper's by a stated margin):
 
 # %%
 display(Markdown(BN.norms_reading(t4, t6, t9, t10, t11)))
@@ -401,8 +402,9 @@ sens.round(1)
 # * **Calibration** of the rebuilt hard-debiased word2vec (`w2v-hd-rebuilt`): Gender-Max and
 #   Gender-Wavg read the same texts through an embedding rebuilt offline (the paper's debiaswe
 #   file is not here), so their Table 3 rows set that stand-in against the paper's printed
-#   counts, per cell by the calibration rule below (the exact 95% interval of our share
-#   against the paper's share +/- `calibration_margin`). §6.2's WIKI statements from the Gender-Max cells
+#   counts, per cell by the calibration rule below (the texts are the paper's, so each cell is
+#   a recount: our count against the paper's +/- `calibration_margin` of its super-group's
+#   texts, no sampling interval, no n needed). §6.2's WIKI statements from the Gender-Max cells
 #   (which gender is larger per super-group; the mean male:female ratio against 2.29) and the
 #   polar share restate those cells: recount checks, not claims.
 # * **Replication**: Figure 2's readings (nursing female-skewed; writing, science, art and
@@ -421,8 +423,11 @@ sens.round(1)
 #   with a relative margin declared once (`nlgbias.bold.paper.CALIBRATION_RELATIVE`: a quarter
 #   of the paper's share, of its complement above one half — the Table 4 / 6 differences the
 #   lexicon grades are a quarter to a half of a share, so an absolute 5 points would let 0.5 %
-#   pass for 2 %): the whole interval within the margin agrees, wholly beyond it disagrees,
-#   else undecided. The margin never falls below a floor of a quarter of a point (the relative
+#   pass for 2 %). The texts are the ones the paper's scorer scored, so each row is a recount
+#   (`nlgbias.claims.calibration_recount`): the lexicon's share within the margin agrees, beyond
+#   it disagrees; no sampling interval is drawn and no n is needed (more texts cannot change a
+#   recount; only a profile that samples the WIKI sentences grades on the exact 95% interval,
+#   as the row then says). The margin never falls below a floor of a quarter of a point (the relative
 #   margin of a 1 % share: `CALIBRATION_FLOOR`; a relative margin of a printed 0 would be
 #   none). A category the lexicon gives to none of the texts while the paper's share is within
 #   the floor agrees by construction: it is a check, not a graded row.

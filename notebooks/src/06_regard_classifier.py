@@ -114,12 +114,15 @@ examples3
 # sentiment both from the paper's annotations (the texts that carry both): the paper's texts and
 # labels (like-for-like). Not VADER: the paper chose these samples by VADER, three positive and
 # three negative per template, so VADER labels none of them neutral and its gaps are about 0 by
-# design.
+# design. §5 states row (3)'s reading in one sentence with LM 1B's ("similar trends of the regard
+# scores increasing the gap in negative scores ... in both the LM 1B-generated samples in row (2)
+# and the annotated samples in row (3)"), so it is graded below as a member of the
+# regard-against-sentiment family (Holm), with the n needed at this run's estimate at the
+# family's level (the paper gives no effect size).
 
 # %%
 annotated = X.annotated_samples(ann)
 row3 = X.row3_samples(annotated)
-parts_row3 = RC.row3_claims(row3, seed=seed)
 row3.groupby(["context", "demographic"]).size().rename("annotated samples").unstack()
 
 # %% [markdown]
@@ -162,7 +165,10 @@ summary
 # artefact gives identical predictions. Its test accuracy is the stand-in's calibration against
 # the paper's BERT (the vote is what every later step uses), with the stated margin
 # `RC.calibration_margin` (the one rule of every calibration row, declared in
-# `nlgbias.bold.paper.calibration_margin`). In Figure 1 the hatched dev bar of the selected classifier is
+# `nlgbias.bold.paper.calibration_margin`). The 30 test texts are the paper's whole test split,
+# so the calibration is a recount (`nlgbias.claims.calibration_recount`): nothing is sampled, the
+# five seeds are the variation; the vote and every seed within the margin agree, all beyond it
+# on one side disagree, else it depends on the seed. The vote's 95% interval is drawn as context. In Figure 1 the hatched dev bar of the selected classifier is
 # optimistic: its setting was chosen on dev.
 
 # %%
@@ -178,7 +184,7 @@ parts_fig1 = RC.figure1_claims(summary, X.OURS, vote_correct=int(round(test_acc[
 cl1 = {c.id: c for c in parts_fig1[0]}
 graded = cl1["regard.fig1.test_accuracy"]
 fig = F.figure1(summary, paper.FIGURE1_BERT_TEST, n_split, selected=X.OURS,
-                vote=(graded.estimate, graded.estimate_lo, graded.estimate_hi))
+                vote=(graded.estimate, *graded.extra["interval"]))
 save_figure(fig, P.figures, "regard_fig1_accuracy")
 plt.show()
 display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1,
@@ -281,8 +287,8 @@ bias
 
 # %%
 parts_fig2 = [RC.figure2_claims(allscored, T.GPT2_SRC, T.LM1B_SRC, seed=seed),
-              RC.sentiment_claims(allscored, {"gpt2": T.GPT2_SRC, "lm1b": T.LM1B_SRC}, seed=seed),
-              parts_row3]
+              RC.sentiment_claims(allscored, {"gpt2": T.GPT2_SRC, "lm1b": T.LM1B_SRC}, seed=seed,
+                                  row3=row3)]
 fig2_claims = claims.frame([c for cl, _ in parts_fig2 for c in cl])
 display(Markdown(T.figure2_text(fig2_claims, bias, [k for _, ck in parts_fig2 for k in ck])))
 
@@ -294,7 +300,10 @@ display(Markdown(T.figure2_text(fig2_claims, bias, [k for _, ck in parts_fig2 fo
 # — and every model whose generations notebook 02 wrote. The four WIKI groups of Table 5 are
 # scored whole (2,048 actors, 1,156 actresses, 1,854 African and 4,839 European Americans;
 # the gender groups only in `smoke`): the calibration then compares the stand-in with the
-# paper's classifier on the paper's own texts, every text the paper scored in those groups.
+# paper's classifier on the paper's own texts, every text the paper scored in those groups, so
+# each cell is a recount graded on the vote and every seed against the margin (agrees within it,
+# disagrees beyond it on one side, else it depends on the classifier seed; no sampling interval,
+# no n needed), and male > female on its sign for the vote and every seed.
 # Gender (American actors / actresses) and race (African / European
 # Americans) groups; the person's name is masked (`XYZ`) before classification. Chi-square
 # test of §6.3 on positive regard across sources.
@@ -333,7 +342,8 @@ display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bo
 # tally: reproduction (like-for-like), calibration of the stand-in classifier (`regard-minilm`)
 # or replication on the stand-in. Figure 2's six findings are one Holm family; "LM 1B less biased"
 # is its own row (it compares two generators on another statistic and has no p-value of the
-# findings' kind); the regard-vs-sentiment readings of §5 are a second family. Data counts and the
+# findings' kind); the regard-vs-sentiment readings of §5, row (3)'s included (§5 states it with
+# LM 1B's row), are a second family. Data counts and the
 # annotations recounted are checks.
 
 # %%

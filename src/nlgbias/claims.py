@@ -36,9 +36,12 @@ Three tallies, never mixed (:data:`TALLIES`); a claim's tally follows from what 
   kept as context).
 
 - **calibration of a stand-in scorer**: the stand-in scorer against the paper's scorer's
-  printed output on the same texts (``calibrates="<scorer>"``): ``agrees`` / ``disagrees`` /
-  ``undecided``; ``not tested`` where the paper prints no output of that scorer on texts we
-  have. Every replication row that uses a stand-in scorer names it (``scorer``), and the
+  printed output on the same texts (``calibrates="<scorer>"``), graded by
+  :func:`calibration_recount`: the texts are the ones the paper's scorer scored, so nothing is
+  sampled: ``agrees`` within the stated margin, ``disagrees`` beyond it, ``undecided`` where a
+  stand-in with training seeds is within for some seeds and beyond for others (or, only where
+  this run's texts are a sample of the paper's, where the sampling interval reaches both);
+  ``not tested`` where the paper prints no output of that scorer on texts we have. Every replication row that uses a stand-in scorer names it (``scorer``), and the
   scorecard shows that scorer's calibration outcome beside it.
 
 Order matters: where an interval holds both the paper's value and no effect the verdict is
@@ -126,8 +129,10 @@ TALLY_MEANING: dict[str, str] = {
                    "direction or ranking holds / does not hold / is undecided; a magnitude on a "
                    "stand-in or a different method is not comparable)",
     "calibration": "a stand-in scorer against the paper's scorer's printed output on the same "
-                   "texts (agrees / disagrees / undecided; not tested where the paper prints "
-                   "none)",
+                   "texts, a recount graded by the stated margin (agrees / disagrees; undecided "
+                   "where it depends on the stand-in's training seed or, on a sample of the "
+                   "paper's texts, where the sampling interval reaches both; not tested where "
+                   "the paper prints none)",
 }
 TALLY_NAMES: dict[str, str] = {"reproduction": "Reproduction (like-for-like)",
                                "replication": "Replication on a stand-in",
@@ -168,6 +173,13 @@ RULES: dict[str, str] = {
     "non-inferiority": "'A is not worse than B' (better than or comparable with): the 95% interval "
                        "of A - B wholly above -margin (a stated margin) reproduces it; wholly "
                        "below -margin, it differs; across -margin, inconclusive",
+    "calibration recount": "a stand-in scorer on the same texts the paper's scorer scored (no "
+                           "sampling: no interval, no n needed): within the stated margin of the "
+                           "paper's value agrees, beyond it disagrees; with training seeds, every "
+                           "seed within agrees, every seed beyond on one side disagrees, else "
+                           "undecided (it depends on the training seed); where our texts are a "
+                           "sample of the paper's, the sampling interval decides as for value in "
+                           "interval",
     "paper consistency": "the paper's own numbers (text, tables, released data) disagree",
     "not tested": "the claim needs a model, scorer or data that is not available offline; the "
                   "row says which",
@@ -668,6 +680,39 @@ def direction(*, id: str, section: str, claim: str, paper: str, sign: int, estim
                    family=family, population=population, unit=unit)
 
 
+def n_needed_at_estimate(c: Claim, *, n: float, population: float, unit: str,
+                         alpha: float = 0.05, family_size: int = 1) -> Claim:
+    """An inconclusive (undecided) directional row whose paper gives no effect size: the n that
+    80 % power needs to detect this run's own estimate, from the row's interval (its standard
+    error at ``n``), at two-sided ``alpha`` over ``family_size`` rows (Holm's strictest step,
+    as ``direction(family_power=True)``), against the ``population`` of ``unit`` that exist:
+    above it, the row says that this dataset cannot decide it. Any other row is returned as is.
+
+    >>> c = direction(id="x", section="F2", claim="c", paper="no test stated", sign=1,
+    ...     estimate=0.048, interval=(-0.047, 0.127), n=266, statistic="gap")
+    >>> c = n_needed_at_estimate(c, n=266, population=266, unit="samples", family_size=6)
+    >>> c.reason.endswith("this dataset cannot decide it"), "80% power at this run's estimate" in c.reason
+    (True, True)
+    """
+    if c.verdict not in (Verdict.INCONCLUSIVE, Verdict.UNDECIDED) or math.isfinite(c.n_needed):
+        return c
+    se = (c.estimate_hi - c.estimate_lo) / (2 * Z975)
+    a = alpha / family_size
+    need = stats.n_needed_from_se(abs(c.estimate), se, n, alpha=a)
+    if not math.isfinite(need):
+        return c
+    at = f" at the corrected level {a:.3g} ({alpha:g} over {family_size} rows)" \
+        if family_size > 1 and f"corrected level {a:.3g}" not in c.reason else ""
+    head = (f"{c.reason}; the paper gives no effect size: 80% power at this run's estimate "
+            f"({c.estimate:+.3g}){at} needs {need:,.0f} {unit}")
+    if need > population:
+        return Claim(**{**asdict(c), "reason": f"{head}, more than the {population:,.0f} that exist: "
+                        "this dataset cannot decide it", "n_needed": _NAN, "unit": unit,
+                        "population": float(population)})
+    return Claim(**{**asdict(c), "reason": f"{head} (reachable: {population:,.0f} exist)",
+                    "n_needed": float(need), "unit": unit, "population": float(population)})
+
+
 def non_inferiority(*, id: str, section: str, claim: str, paper: str, estimate: float,
                     interval: tuple[float, float], margin: float, n: int | str, statistic: str,
                     this_run: str | None = None, n_effective: float | None = None,
@@ -797,6 +842,156 @@ def tolerance(*, id: str, section: str, claim: str, paper_value: float, estimate
               estimate_hi=float(hi), n=_n_text(n), comparability=comp, stand_in=stand_in,
               rule="tolerance", grades="value", verdict=verdict, reason=reason)
     return _finish(c, comp, stand_in, "value", calibrates=calibrates, scorer=scorer)
+
+
+def calibration_recount(*, id: str, section: str, claim: str, paper_value: float,
+                        estimate: float, n: int | str, statistic: str, scorer: str,
+                        stand_in: str, margin: float | None = None, sign: bool = False,
+                        seeds: Sequence[float] | None = None, seed_what: str = "training seed",
+                        n_texts: float | None = None, population: float | None = None,
+                        sampled: bool | None = None,
+                        interval: tuple[float, float] | None = None, unit: str = "",
+                        paper: str | None = None, this_run: str | None = None,
+                        digits: int = 3) -> Claim:
+    """Rule ``calibration recount``: a stand-in scorer (``scorer``) against the paper's scorer's
+    printed value on the **same texts** the paper's scorer scored. Nothing is sampled, so no
+    sampling interval is the basis and no n is needed (more texts cannot change a recount):
+
+    - a scorer without training seeds agrees when ``|estimate - paper_value| <= margin`` (the
+      stated margin), else it disagrees;
+    - a scorer with training seeds (``seeds``: each seed's own value; the graded ``estimate``,
+      e.g. the seeds' vote, counts with them) agrees when every value is within the margin,
+      disagrees when every value is beyond it on the same side, and is undecided otherwise:
+      the outcome depends on the training seed;
+    - ``sign=True``: ``paper_value`` is a signed difference (e.g. male - female) and "within"
+      means the paper's sign (no margin): agrees when every value has it, disagrees when every
+      value has the opposite one, else undecided.
+
+    Only where this run's texts are a sample of the texts the paper scored (``n_texts`` below
+    ``population``, or ``sampled=True`` where one number cannot say it, e.g. two groups) is
+    the sampling ``interval`` the basis, as :func:`value_in_interval` with
+    the margin (or :func:`direction` with ``sign``) grades it, its n needed capped at the
+    population.
+
+    >>> kw = dict(section="T9", claim="joy share", paper_value=0.9525, n=7657, statistic="share",
+    ...           scorer="norms-lexicon", stand_in="norms lexicon", margin=0.0119)
+    >>> str(calibration_recount(id="x", estimate=1.0, **kw).verdict)
+    'disagrees'
+    >>> str(calibration_recount(id="x", estimate=0.96, **kw).verdict)
+    'agrees'
+    >>> c = calibration_recount(id="x", section="T5", claim="positive regard", paper_value=0.378,
+    ...     estimate=0.525, seeds=[0.417, 0.45, 0.5, 0.55, 0.605], n=2048, statistic="share",
+    ...     scorer="regard-minilm", stand_in="MiniLM", margin=0.0945)
+    >>> str(c.verdict), "depends on the training seed" in c.reason
+    ('undecided', True)
+    >>> str(calibration_recount(id="x", section="T5", claim="male > female", paper_value=0.067,
+    ...     estimate=-0.03, seeds=[-0.063, -0.029], sign=True, n=1156, statistic="difference",
+    ...     scorer="regard-minilm", stand_in="MiniLM").verdict)
+    'disagrees'
+    """
+    comp = _comparability(Comparability.STAND_IN, stand_in)
+    if not sign and not (margin is not None and margin > 0):
+        raise ValueError(f"claim {id}: a calibration recount needs a stated margin > 0")
+    seeds = [float(v) for v in seeds] if seeds is not None else []
+    values = [float(estimate), *seeds]
+    n_num = _as_number(n) if n_texts is None else float(n_texts)
+    if sampled is None:
+        sampled = population is not None and n_num is not None and n_num < population
+    if sampled:
+        # our texts are a sample of the texts the paper scored: sampling is the variation
+        if interval is None:
+            raise ValueError(f"claim {id}: a sample of the paper's texts is graded by its "
+                             "sampling interval (interval=...)")
+        spread = (min(values), max(values)) if seeds else None
+        if sign:
+            lo, hi = map(float, interval)
+            if spread is not None:
+                lo, hi = min(lo, spread[0]), max(hi, spread[1])
+            c = direction(id=id, section=section, claim=claim,
+                          paper=paper if paper is not None else f"{paper_value:+.{digits}f}",
+                          sign=1 if paper_value > 0 else -1, estimate=estimate, interval=(lo, hi),
+                          n=n, statistic=statistic, paper_effect=paper_value, this_run=this_run,
+                          n_effective=n_num, comparability=comp, stand_in=stand_in,
+                          calibrates=scorer, population=population, unit=unit, digits=digits)
+        else:
+            c = value_in_interval(id=id, section=section, claim=claim, paper_value=paper_value,
+                                  estimate=estimate, interval=interval, n=n, statistic=statistic,
+                                  paper=paper, this_run=this_run, n_effective=n_num,
+                                  comparability=comp, stand_in=stand_in, calibrates=scorer,
+                                  population=population, unit=unit, margin=margin, spread=spread,
+                                  spread_what=f"the {len(seeds)} {seed_what}s' own values",
+                                  digits=digits)
+        part = f"{n_num:,.0f} of {population:,.0f} {unit or 'texts'}" if population is not None \
+            and n_num is not None and n_num < population else _n_text(n)
+        why = f"this run's texts are a sample of those the paper scored ({part}): graded by the " \
+              "sampling interval; "
+        return Claim(**{**asdict(c), "reason": why + c.reason})
+    if not all(map(math.isfinite, values)):
+        return _finish(_undefined(id=id, section=section, claim=claim,
+                                  paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+                                  statistic=statistic, estimate=estimate, lo=min(values),
+                                  hi=max(values), n=n, comparability=comp, stand_in=stand_in,
+                                  rule="calibration recount", grades="value"),
+                       comp, stand_in, "value", calibrates=scorer)
+    what = (f"the graded value and all {len(seeds)} {seed_what}s' values "
+            f"({min(seeds):.{digits}f} to {max(seeds):.{digits}f})" if seeds else "")
+    of = (f"of the graded value and the {len(seeds)} {seed_what}s' values "
+          f"({min(seeds):.{digits}f} to {max(seeds):.{digits}f}), " if seeds else "")
+    if sign:
+        ok = [v * paper_value > 0 for v in values]
+        against = [v * paper_value < 0 for v in values]
+        target = f"the paper's sign ({paper_value:+.{digits}f})"
+        if all(ok):
+            verdict = Verdict.REPRODUCED
+            reason = f"{what or f'{estimate:+.{digits}f}'} {'have' if seeds else 'has'} {target}"
+        elif all(against):
+            verdict = Verdict.DIFFERS
+            reason = (f"{what or f'{estimate:+.{digits}f}'} {'have' if seeds else 'has'} the "
+                      f"sign opposite to {target}")
+        else:
+            verdict = Verdict.INCONCLUSIVE
+            reason = (f"depends on the {seed_what}: {of}{sum(ok)} of {len(values)} have {target}"
+                      if seeds else f"{estimate:+.{digits}f} has no sign")
+    else:
+        near, far = paper_value - margin, paper_value + margin
+        tol = 1e-12
+        inside = [near - tol <= v <= far + tol for v in values]
+        below = [v < near - tol for v in values]
+        above = [v > far + tol for v in values]
+        band = f"the paper's {paper_value:.{digits}f} +/-{margin:g}"
+        gap = estimate - paper_value
+        # enough digits that a gap beyond the margin never prints equal to it
+        d = digits
+        while d < digits + 4 and f"{abs(gap):.{d}f}" == f"{margin:.{d}f}" and abs(abs(gap) - margin) > 1e-12:
+            d += 1
+        if all(inside):
+            verdict = Verdict.REPRODUCED
+            reason = (f"{what} lie within {band}" if seeds else
+                      f"|{estimate:.{d}f} - {paper_value:.{d}f}| = {abs(gap):.{d}f} "
+                      f"<= the stated margin {margin:g}")
+        elif all(below) or all(above):
+            verdict = Verdict.DIFFERS
+            side = "below" if all(below) else "above"
+            reason = (f"{what} lie {side} {band}" if seeds else
+                      f"|{estimate:.{d}f} - {paper_value:.{d}f}| = {abs(gap):.{d}f} "
+                      f"> the stated margin {margin:g} ({side})")
+        else:
+            verdict = Verdict.INCONCLUSIVE
+            reason = (f"depends on the {seed_what}: {of}{sum(inside)} of {len(values)} lie "
+                      f"within {band}, {sum(below) + sum(above)} beyond it")
+    reason = ("a recount of the texts the paper's scorer scored (no sampling interval: more "
+              f"texts cannot change it): {reason}")
+    lo, hi = min(values), max(values)
+    c = Claim(id=id, section=section, claim=claim,
+              paper=paper if paper is not None else f"{paper_value:.{digits}f}",
+              this_run=this_run if this_run is not None else (
+                  f"{estimate:.{digits}f}" + (f"; {seed_what}s {lo:.{digits}f}-{hi:.{digits}f}"
+                                              if seeds else "")),
+              statistic=statistic, estimate=float(estimate), estimate_lo=lo, estimate_hi=hi,
+              n=_n_text(n), comparability=comp, stand_in=stand_in, rule="calibration recount",
+              grades="value", verdict=verdict, reason=reason)
+    return _finish(c, comp, stand_in, "value", calibrates=scorer,
+                   population=population, unit=unit)
 
 
 def not_tested(*, id: str, section: str, claim: str, paper: str, why: str,

@@ -32,9 +32,10 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   included.
 * Calibration margin of the stand-in scorers (ours, one rule for the norms lexicon and the
   regard classifier: :func:`nlgbias.bold.paper.calibration_margin`): a stand-in's WIKI share
-  agrees with the paper's scorer's printed share when the whole 95% interval lies within a
-  quarter of that share (of its complement above one half), never less than a quarter of a
-  point. The paper gives no margin; a quarter because the differences the stand-ins grade are a
+  agrees with the paper's scorer's printed share when it lies within a quarter of that share
+  (of its complement above one half), never less than a quarter of a point; the texts are the
+  paper's, so the share is a recount with no sampling interval (a classifier with training
+  seeds: every seed within; :func:`nlgbias.claims.calibration_recount`). The paper gives no margin; a quarter because the differences the stand-ins grade are a
   quarter to a half of a share.
 * Prompt format (ours): the raw BOLD prompt, no chat template, for the base Gemma-3-270m and
   the chat-tuned SmolLM2-135M-Instruct alike.

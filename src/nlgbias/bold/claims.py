@@ -974,6 +974,9 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     paper = paper_table3().xs(WIKI, level="source")
     total = int(paper["total"].sum())
     tol = count_tolerance
+    # this run's WIKI texts per super-group (all of the paper's unless a profile samples them)
+    t3w = t3ci[(t3ci["source"] == WIKI) & (t3ci["metric"] == "Gender-Max")]
+    run_n = {g: int(v) for g, v in zip(t3w["group"], t3w["n"], strict=True)} if len(t3w) else {}
     for m in GENDER_METRICS:
         t = table3_wiki[table3_wiki["metric"] == m]
         ref = int(t["male paper"].sum() + t["female paper"].sum())
@@ -994,7 +997,7 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
         # graded by the count tolerance; the cosine metrics read them through the rebuilt
         # embedding: its calibration, graded by the one calibration rule per cell
         if m not in LIKE_FOR_LIKE_METRICS:
-            claims.append(_table3_calibration(m, t, ref, gap, raw_gap, cells))
+            claims.append(_table3_calibration(m, t, ref, gap, raw_gap, cells, run_n))
             continue
         claims.append(C.tolerance(
             id=f"bold.6.1.1.table3-{m.lower()}", section="6.1.1 / Table 3",
@@ -1072,7 +1075,7 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     f2_claims, f2_checks = _figure2(f2)
     claims += f2_claims
     checks += f2_checks
-    cal, cal_checks, cal_by_cat = _norms_calibration(cats, keys)
+    cal, cal_checks, cal_by_cat = _norms_calibration(cats, keys, group_sizes)
     claims += _norms_directions(cats, keys, group_sizes, cal_by_cat)
     claims.append(C.not_tested(
         id="bold.6.3.table8-human-validation", section="6.3 / Table 8",
@@ -1097,46 +1100,53 @@ FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
 
 
 def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_gap: int,
-                        cells: str) -> C.Claim:
+                        cells: str, run_n: Mapping[str, int] | None = None) -> C.Claim:
     """Table 3's eight WIKI cells of a cosine metric (read through the rebuilt embedding
     :data:`W2V`) against the paper's printed counts on the same texts, by the one calibration
-    rule of every stand-in scorer: per cell, the share of the super-group's WIKI texts counted
-    male (female) with its exact 95% interval against the paper's share +/-
+    rule of every stand-in scorer (:func:`nlgbias.claims.calibration_recount`): the texts are
+    the ones the paper counted, so per cell the share of the super-group's WIKI texts counted
+    male (female) is a recount, agreeing when it is within the paper's share +/-
     :func:`calibration_margin` (a quarter of the paper's share, at least
-    :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`). The row is the deciding cell's: a cell that
-    disagrees (the furthest beyond its margin), else an undecided one (the widest reach beyond
-    it), else the cell nearest its margin; the count of cells per outcome is in the row."""
+    :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`) and disagreeing beyond it; no sampling
+    interval, no n needed. Only where this run's WIKI texts of a super-group are a sample of the
+    paper's (``run_n``: this run's texts per super-group, below the paper's total) does the
+    cell's exact 95% interval decide. The row is the deciding cell's: a cell that disagrees (the
+    furthest beyond its margin), else an undecided one, else the cell nearest its margin; the
+    count of cells per outcome is in the row."""
     graded = []
+    run_n = run_n or {}
     for r in t.to_dict("records"):
-        n = int(r["total"])
+        total = int(r["total"])
+        n = int(run_n.get(r["group"], total))
         for side in ("male", "female"):
             k, pk = int(r[f"{side} anonymised"]), int(r[f"{side} paper"])
-            pv = pk / n
+            pv = pk / total
             share, lo, hi = _share(k, n)
             margin = round(calibration_margin(pv), 5)
-            c = C.value_in_interval(
+            c = C.calibration_recount(
                 id=f"bold.6.1.1.table3-{metric.lower()}", section="6.1.1 / Table 3",
                 claim=f"Table 3 WIKI counts of male and female texts per super-group, {metric} "
                       "(each of the 8 cells), through the rebuilt hard-debiased word2vec",
-                paper_value=pv, estimate=share, interval=(lo, hi), n=f"{n:,} texts",
-                statistic="", comparability=Comp.STAND_IN, stand_in=W2V, calibrates=W2V_SCORER,
-                margin=margin, population=n, unit=f"WIKI texts of {r['group']}", digits=4)
-            beyond = max(abs(lo - pv), abs(hi - pv)) - margin
-            graded.append((c, r["group"], side, k, pk, n, margin, beyond))
+                paper_value=pv, estimate=share, margin=margin, n=f"{n:,} texts", n_texts=n,
+                population=total, interval=(lo, hi), statistic="", stand_in=W2V,
+                scorer=W2V_SCORER, unit=f"WIKI texts of {r['group']}", digits=4)
+            beyond = abs(share - pv) - margin
+            graded.append((c, r["group"], side, k, pk, total, margin, beyond))
     order = {C.Verdict.DISAGREES: 0, C.Verdict.UNDECIDED: 1, C.Verdict.AGREES: 2}
     c, g, side, k, pk, n, margin, _ = min(graded, key=lambda x: (order[x[0].verdict], -x[7]))
     counts = pd.Series([str(x[0].verdict) for x in graded]).value_counts()
     tally = ", ".join(f"{counts[v]} {v}" for v in ("agrees", "disagrees", "undecided") if v in counts)
     return C.Claim(**{**asdict(c),
         "paper": f"{ref} gender-polar texts in 8 cells; deciding cell {g} {side} {pk} of {n:,}",
-        "statistic": "the deciding cell's share of its super-group's WIKI texts (exact 95% "
-                     "interval) against the paper's share +/- a quarter of it, at least "
-                     f"{_pct(CALIBRATION_FLOOR)} (nlgbias.bold.paper.calibration_margin; "
-                     f"here +/-{margin * n:.2f} texts)",
+        "statistic": "the deciding cell's count of its super-group's WIKI texts (a recount of "
+                     "the paper's texts: no sampling interval) against the paper's count +/- a "
+                     f"quarter of it, at least {_pct(CALIBRATION_FLOOR)} of the texts "
+                     f"(nlgbias.bold.paper.calibration_margin; here +/-{margin * n:.2f} texts)",
         "this_run": f"cells: {tally}; deciding cell {g} {side} {k} vs {pk} of {n:,} texts "
                     f"(margin +/-{margin * n:.2f} texts); summed gap {gap} ({gap / ref:.1%}); raw "
                     f"texts: {raw_gap} ({raw_gap / ref:.1%}); male/female: {cells}",
-        "reason": f"{g} {side}: {c.reason}" + (f"; cells: {tally}" if len(counts) > 1 else "")})
+        "reason": f"{g} {side}, {k} vs {pk} texts (margin +/-{margin * n:.2f}): {c.reason}"
+                  + (f"; cells: {tally}" if len(counts) > 1 else "")})
 
 
 def fig2_sign_test(f2row) -> tuple[int, int, float]:
@@ -1294,8 +1304,9 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
                      or rows[e][0] == rows[e][1] == 0}
         off = {e for e in findings if untracked(calibration.get(e, ()))}
         out_of_family = saturated | off
-        fam = C.Family(f"BOLD Table {num} (WIKI, norms lexicon)",
-                       {cid[e]: rows[e][2] for e in findings if e not in out_of_family})
+        members = {cid[e]: rows[e][2] for e in findings if e not in out_of_family}
+        # every category out of the family (e.g. under another lexicon choice): no family
+        fam = C.Family(f"BOLD Table {num} (WIKI, norms lexicon)", members) if members else None
         for emo in findings:
             ca, cb, p, test = rows[emo]
             pv = float(pt[emo])
@@ -1339,14 +1350,18 @@ CALIBRATION_TABLES = {"9": "race", "10": "political ideologies", "11": "left-win
 
 
 def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
+                       group_sizes: Mapping[str, int] | None = None,
                        ) -> tuple[list[C.Claim], list[C.Check], dict[str, list[tuple[str, str]]]]:
     """The norms lexicon against the paper's scorer on the same WIKI texts: per Table 9-11 and
     category, the share of the table's WIKI texts in the category (its groups pooled; the
-    paper's pooled share is its group shares weighted by the same texts per group) against
-    this run's exact 95% interval, with the relative margin :func:`calibration_margin` (a
-    quarter of the paper's share, of its complement above one half, never below
-    :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`; an interval that reaches further than it
-    from the paper's share is undecided). Every category is graded by that one rule, a
+    paper's pooled share is its group shares weighted by the same texts per group) against the
+    paper's, by the one calibration rule (:func:`nlgbias.claims.calibration_recount`): the texts
+    are the ones the paper scored, so the share is a recount, agreeing within the relative
+    margin :func:`calibration_margin` (a quarter of the paper's share, of its complement above
+    one half, never below :data:`~nlgbias.bold.paper.CALIBRATION_FLOOR`) and disagreeing beyond
+    it; no sampling interval, no n needed. Only where this run's WIKI texts are a sample of the
+    release's (``group_sizes``: WIKI sentences per group in the release) does this run's exact
+    95% interval decide. Every category is graded by that one rule, a
     category both put near 0 % included (its margin is the floor), except one the lexicon gives
     to none of the texts while the paper's share is within the floor: that agreement holds by
     construction (a check). Also returns, per
@@ -1369,6 +1384,8 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
             c = int(d[cat].sum())
             pv = float((pt.loc[groups, cat] * n_g).sum() / n / 100)
             share, lo, hi = _share(c, n)
+            population = int(sum(group_sizes.get(g, int(n_g[g])) for g in groups)) \
+                if group_sizes else n
             cid = f"bold.A4.table{num}-{cat.replace(' ', '').replace('(', '-').replace(')', '')}"
             margin = round(calibration_margin(pv), 4)
             floor = margin <= CALIBRATION_FLOOR + 1e-12
@@ -1386,7 +1403,7 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
                     expected=f"{_pct(pv)} (Table {num} WIKI, weighted)",
                     this_run=f"0 / {n:,} texts", passed=True))
                 continue
-            row = C.value_in_interval(
+            row = C.calibration_recount(
                 id=cid, section=f"A.4 / Table {num}",
                 claim=f"norms lexicon vs the paper's MEmoLon on the same WIKI texts, Table {num} "
                       f"({what}): share of texts with {cat}",
@@ -1394,21 +1411,24 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
                       f"their texts); agreement within +/-{_pct(margin)} "
                       + (f"(the floor: {CALIBRATION_RELATIVE:.0%} of a share is less)" if floor
                          else f"({CALIBRATION_RELATIVE:.0%} of {'the share' if pv <= 0.5 else 'its complement'})"),
-                paper_value=pv, estimate=share, interval=(lo, hi), n=n,
-                statistic=f"share of the {len(groups)} groups' WIKI texts (exact 95% interval); "
-                          f"margin {CALIBRATION_RELATIVE:.0%} of min(share, 1 - share) of the "
-                          f"paper's, at least {_pct(CALIBRATION_FLOOR)} "
+                paper_value=pv, estimate=share, interval=(lo, hi), n=n, n_texts=n,
+                population=population,
+                statistic=f"share of the {len(groups)} groups' WIKI texts (a recount of the "
+                          "paper's texts: no sampling interval"
+                          + (f"; a sample of {n:,} of {population:,}: exact 95% interval"
+                             if n < population else "")
+                          + f"); margin {CALIBRATION_RELATIVE:.0%} of min(share, 1 - share) of "
+                          f"the paper's, at least {_pct(CALIBRATION_FLOOR)} "
                           "(nlgbias.bold.paper.calibration_margin)",
-                this_run=f"{c} / {n:,} = {_pct(share)} [{_pct(lo)}, {_pct(hi)}] "
-                         f"({100 * (share - pv):+.1f} points, "
+                this_run=f"{c} / {n:,} = {_pct(share)}"
+                         + (f" [{_pct(lo)}, {_pct(hi)}]" if n < population else "")
+                         + f" ({100 * (share - pv):+.1f} points, "
                          + ("the paper prints 0)" if pv == 0 else
                             f"{(share - pv) / side:+.0%} of the paper's share)" if pv <= 0.5 else
                             f"{_pct(1 - share, 1)} of texts without it against the paper's "
                             f"{_pct(1 - pv, 1)})"),
-                comparability=Comp.STAND_IN, stand_in=LEXICON, calibrates="norms-lexicon",
-                margin=margin, population=n,
-                unit=f"WIKI texts of the table's {len(groups)} groups (all of them)",
-                digits=4)
+                stand_in=LEXICON, scorer="norms-lexicon", margin=margin,
+                unit=f"WIKI texts of the table's {len(groups)} groups", digits=4)
             out.append(row)
             per_cat.setdefault(cat, []).append((num, str(row.verdict)))
     return out, checks, per_cat

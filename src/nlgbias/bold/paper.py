@@ -415,8 +415,9 @@ PAPER_SCORED_TEXT = (
 #: scorer's printed share on the same texts (one rule for the calibration tally: the norms
 #: lexicon against MEmoLon on Tables 9-11's WIKI rows, the regard classifier against the paper's
 #: BERT on Table 5's WIKI row and on Sheng's test texts), relative (a share of texts has no "no
-#: effect"): the stand-in's share agrees with the printed share p when its whole 95% interval
-#: lies within p +/- CALIBRATION_RELATIVE x min(p, 1 - p) (a quarter of the rarer side: of p for
+#: effect"): the stand-in's share agrees with the printed share p when it lies within p +/-
+#: CALIBRATION_RELATIVE x min(p, 1 - p) (a recount of the paper's texts, no sampling interval:
+#: :func:`nlgbias.claims.calibration_recount`; a quarter of the rarer side: of p for
 #: a share below one half, of the complement above it, so 89% arousal (-ve) is read as 11%
 #: without), and never within less than :data:`CALIBRATION_FLOOR`. Why a quarter: the stand-ins
 #: are used to grade differences of about a quarter to a half of a share: the lexicon Table 4 /

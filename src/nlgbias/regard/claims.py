@@ -12,10 +12,12 @@ What each row compares decides its tally (:mod:`nlgbias.claims`):
   annotations against VADER);
 - **calibration** of the stand-in regard classifier (``scorer`` :data:`SCORER`, a frozen MiniLM
   encoder with MLP heads, a soft vote of the seeds, for the paper's BERT): against the paper's
-  classifier's printed output on the same texts: its test accuracy (Figure 1, the 30 test
-  texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI row
-  (BOLD's own Wikipedia sentences, every text of the four groups), each share or accuracy with
-  the margin of :func:`calibration_margin` (BOLD's one rule for a stand-in's share);
+  classifier's printed output on the same texts: its test accuracy (Figure 1, the paper's 30
+  test texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI
+  row (BOLD's own Wikipedia sentences, every text of the four groups). The texts are the
+  paper's own, so each is a recount (:func:`nlgbias.claims.calibration_recount`): the seeds'
+  vote and every seed within the margin of :func:`calibration_margin` (BOLD's one rule for a
+  stand-in's share) agrees, all beyond it on one side disagrees, else it depends on the seed;
 - **replication on the stand-in**: everything the stand-in classifier measures on the paper's
   GPT-2 and LM 1B samples (Figure 2, §5) and on BOLD's texts: directions hold / do not hold /
   are undecided, magnitudes are not comparable.
@@ -28,6 +30,8 @@ BERT regard classifier are not available offline: rows that need them are ``not 
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -107,10 +111,14 @@ def table4_claims(table4: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
 def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: int,
                    ) -> tuple[list[C.Claim], list[C.Check]]:
     """Figure 1 / footnote 9. The stand-in's test accuracy against the paper's BERT's on the same
-    30 test texts is a **calibration** of the stand-in. It grades the classifier every later
-    step uses: the seeds' soft vote (``vote_correct`` of ``vote_n`` test texts right; Wilson
-    interval), not the mean over seeds (the paper's 0.785 is its runs' mean: the vote is what
-    this run's regard numbers come from). The margin is :func:`calibration_margin` of the paper's accuracy. "It beats
+    30 test texts (the paper's whole test split, Table 4) is a **calibration** of the stand-in
+    and a recount (:func:`nlgbias.claims.calibration_recount`): nothing is sampled, the five
+    classifier seeds are the variation. It grades the classifier every later step uses, the
+    seeds' soft vote (``vote_correct`` of ``vote_n`` test texts right), with each seed's own
+    accuracy (``seeds``' ``test_per_seed``; the paper's 0.785 is its runs' mean): agrees when
+    all are within :func:`calibration_margin` of the paper's accuracy, disagrees when all are
+    beyond it on one side, else it depends on the seed. Where the test texts are fewer than the
+    paper's 30 the Wilson interval of the vote decides. "It beats
     every other model (by > 20 points)" compares the stand-in with the comparison models (means
     over seeds, as Figure 1 draws them): a replication on the stand-in."""
     s = seeds.set_index("model")
@@ -120,18 +128,26 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
         raise ValueError(f"the vote was scored on {vote_n} test texts, the seeds on {n}")
     vacc = vote_correct / vote_n
     vlo, vhi = (float(v) for v in stats.proportion_interval(vote_correct, vote_n))
-    out = [C.value_in_interval(
+    margin = round(calibration_margin(paper.FIGURE1_BERT_TEST), 4)
+    per = [float(v) for v in str(o.get("test_per_seed", "")).split()]
+    out = [C.calibration_recount(
         id="regard.fig1.test_accuracy", section="§4 Figure 1, fn. 9",
         claim="the regard classifier's test accuracy on the paper's 30 test texts (this run: the "
-              "seeds' vote, the classifier every later step uses)",
+              "seeds' vote, the classifier every later step uses, and each seed's head)",
         paper_value=paper.FIGURE1_BERT_TEST, paper=f"{paper.FIGURE1_BERT_TEST:.3f} (BERT, mean of 5 runs)",
-        estimate=vacc, interval=(vlo, vhi), n=f"{vote_n} test texts", n_effective=vote_n,
-        statistic=f"test accuracy of the seeds' vote (Wilson interval; margin "
-                  f"+/-{round(calibration_margin(paper.FIGURE1_BERT_TEST), 4):g}: {CALIBRATION_RULE})",
-        this_run=f"{vacc:.3f} [{vlo:.3f}, {vhi:.3f}] ({vote_correct} of {vote_n}); the seeds alone "
-                 f"{o['test_min']:.3f}-{o['test_max']:.3f}, mean {o['test_mean']:.3f}",
-        comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-        margin=round(calibration_margin(paper.FIGURE1_BERT_TEST), 4), population=n, unit="test texts")]
+        estimate=vacc, seeds=per or None, seed_what="classifier seed", margin=margin,
+        n=f"{vote_n} test texts", n_texts=vote_n,
+        population=int(paper.TABLE4.set_index("split").loc["test", "total"]),
+        interval=(vlo, vhi),
+        statistic=f"test accuracy of the seeds' vote and of each seed (the paper's own test "
+                  f"texts: a recount, no sampling interval; margin +/-{margin:g}: "
+                  f"{CALIBRATION_RULE})",
+        this_run=f"{vacc:.3f} ({vote_correct} of {vote_n}; Wilson interval [{vlo:.3f}, {vhi:.3f}], "
+                 f"context only); the seeds alone {o['test_min']:.3f}-{o['test_max']:.3f}, mean "
+                 f"{o['test_mean']:.3f}",
+        stand_in=CLASSIFIER_STAND_IN, scorer=SCORER, unit="test texts")]
+    # the vote's Wilson interval, drawn in Figure 1 as context (not the grading basis)
+    out[0] = replace(out[0], extra={"interval": (vlo, vhi)})
     others = s.drop(index=[m for m in s.index if m == ours or "train_other" in m])
     best = others["test_mean"].idxmax()
     b = others.loc[best]
@@ -377,11 +393,17 @@ POOLED_READINGS = ("neg_gap_regard_gt_vader",)
 
 
 def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int = 0,
-                     n_boot: int = 1000) -> tuple[list[C.Claim], list[C.Check]]:
+                     n_boot: int = 1000, row3: pd.DataFrame | None = None,
+                     ) -> tuple[list[C.Claim], list[C.Check]]:
     """Sheng §5 on regard against sentiment: the stand-in's regard and VADER (±0.05) on the same
     samples of the paper (:data:`SENTIMENT_READINGS`), one Holm family with bootstrap p-values;
     each interval (texts resampled within context x demographic) widened to every seed's
-    estimate. ``sources``: source key (gpt2, lm1b) -> its name in ``scored``."""
+    estimate. ``sources``: source key (gpt2, lm1b) -> its name in ``scored``. ``row3``: the
+    annotated samples of Figure 2 row (3) (:func:`row3_claims`): §5 states its reading in the
+    same sentence as LM 1B's ("similar trends of the regard scores increasing the gap in
+    negative scores ... in both the LM 1B-generated samples in row (2) and the annotated samples
+    in row (3)"), so it is a test of the same statement and a member of the family; its row and
+    check are returned with the family's."""
     res = {}
     for suffix, src, kind, label, ctxs, _sign, _words in SENTIMENT_READINGS:
         if sources.get(src) not in set(scored["source"]):
@@ -396,10 +418,14 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
             seeds = per_seed(scored, lambda f, name=name, label=label, ctxs=ctxs: label_share_contrast(
                 f, name, ctxs[0], label=label, n_boot=0)["estimate"])
         res[f"regard.fig2.{suffix}"] = (r, seeds)
-    if not res:
+    r3 = _row3_contrast(row3, seed=seed, n_boot=n_boot) if row3 is not None and len(row3) else None
+    if not res and r3 is None:
         return [], []
-    fam = C.Family(FIG2_SENT_FAMILY, {k: v[0]["p"] for k, v in res.items()
-                                      if k.removeprefix("regard.fig2.") not in POOLED_READINGS})
+    pvals = {k: v[0]["p"] for k, v in res.items()
+             if k.removeprefix("regard.fig2.") not in POOLED_READINGS}
+    if r3 is not None:
+        pvals[ROW3_ID] = r3["p"]
+    fam = C.Family(FIG2_SENT_FAMILY, pvals)
     out, checks = [], []
     for suffix, src, kind, label, ctxs, sign, words in SENTIMENT_READINGS:
         cid = f"regard.fig2.{suffix}"
@@ -438,7 +464,51 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
             population=r["n"], unit="samples"))
+    if r3 is not None:
+        cl, ck = _row3_claims(r3, fam)
+        out += cl
+        checks += ck
     return out, checks
+
+
+ROW3_ID = "regard.fig2.row3_neg_gap_regard_gt_sentiment"
+
+
+def _row3_contrast(annotated: pd.DataFrame, *, seed: int, n_boot: int) -> dict:
+    if annotated["sentiment"].isna().any():
+        raise ValueError("row (3) compares the two annotations: pass row3_samples(annotated), "
+                         "the texts that carry a sentiment annotation")
+    src = annotated["source"].iloc[0]
+    return metric_gap_contrast(annotated, src, label="negative", n_boot=n_boot, seed=seed)
+
+
+def _row3_claims(r: dict, fam: C.Family | None) -> tuple[list[C.Claim], list[C.Check]]:
+    n = int(r["n"])
+    holm = f", Holm over {len(fam.pvalues)}: {stats.format_p(fam.p(ROW3_ID))}" if fam else ""
+    claim = C.direction(
+        id=ROW3_ID, section="§5 Figure 2 (3)",
+        claim="annotated samples: regard (annotations) increases the negative gaps across "
+              "demographic pairs relative to sentiment (annotations)",
+        paper="stated from the bars (§5; no test stated)", sign=1, estimate=r["estimate"],
+        interval=(r["lo"], r["hi"]), pvalue=r["p"], family=fam, family_power=fam is not None,
+        n=f"{n} annotated samples (both annotations)", n_effective=n,
+        statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - "
+                  "sentiment annotations (the samples were chosen by VADER, 3 positive and 3 "
+                  "negative per template, so VADER is not the comparison)",
+        this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (sentiment): {r['estimate']:+.3f} "
+                 f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap {stats.p_text(r['p'])}{holm}",
+        population=n, unit="annotated samples with both annotations")
+    # the paper gives no effect size: the n needed is at this run's estimate, at the family's
+    # corrected level; every annotated sample that carries both annotations is already used
+    claim = C.n_needed_at_estimate(claim, n=n, population=n,
+                                   unit="annotated samples with both annotations",
+                                   family_size=len(fam.pvalues) if fam else 1)
+    k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
+                kind="data count",
+                check="annotated samples whose demographic is found in the paper's GPT-2 samples "
+                      "and that carry both a regard and a sentiment annotation (row (3)'s texts)",
+                expected=f"{paper.N_ANNOTATED}", this_run=f"{n}", passed=n == paper.N_ANNOTATED)
+    return [claim], [k]
 
 
 def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
@@ -451,34 +521,12 @@ def row3_claims(annotated: pd.DataFrame, *, seed: int = 0, n_boot: int = 1000,
     regard, sentiment`` with label names). Not VADER: Sheng §4 selected these samples per
     template as three positive and three negative by VADER, so VADER's label shares on them are
     about one half each by design and its negative gap about 0 (the row would test whether the
-    regard annotations show any gap)."""
+    regard annotations show any gap). Graded alone here (no family); the claims table grades it
+    inside §5's regard-against-sentiment family (:func:`sentiment_claims` with ``row3``), whose
+    statement it tests, with the n needed at this run's estimate at the family's level."""
     if not len(annotated):
         return [], []
-    if annotated["sentiment"].isna().any():
-        raise ValueError("row (3) compares the two annotations: pass row3_samples(annotated), "
-                         "the texts that carry a sentiment annotation")
-    src = annotated["source"].iloc[0]
-    r = metric_gap_contrast(annotated, src, label="negative", n_boot=n_boot, seed=seed)
-    n = int(r["n"])
-    claim = C.direction(
-        id="regard.fig2.row3_neg_gap_regard_gt_sentiment", section="§5 Figure 2 (3)",
-        claim="annotated samples: regard (annotations) increases the negative gaps across "
-              "demographic pairs relative to sentiment (annotations)",
-        paper="stated from the bars (§5; no test stated)", sign=1, estimate=r["estimate"],
-        interval=(r["lo"], r["hi"]), pvalue=r["p"],
-        n=f"{n} annotated samples (both annotations)", n_effective=n,
-        statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - "
-                  "sentiment annotations (the samples were chosen by VADER, 3 positive and 3 "
-                  "negative per template, so VADER is not the comparison)",
-        this_run=f"{r['gap_a']:.3f} (regard) vs {r['gap_b']:.3f} (sentiment): {r['estimate']:+.3f} "
-                 f"[{r['lo']:+.3f}, {r['hi']:+.3f}], bootstrap {stats.p_text(r['p'])}",
-        population=paper.N_ANNOTATED, unit="annotated samples")
-    k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
-                kind="data count",
-                check="annotated samples whose demographic is found in the paper's GPT-2 samples "
-                      "and that carry both a regard and a sentiment annotation (row (3)'s texts)",
-                expected=f"{paper.N_ANNOTATED}", this_run=f"{n}", passed=n == paper.N_ANNOTATED)
-    return [claim], [k]
+    return _row3_claims(_row3_contrast(annotated, seed=seed, n_boot=n_boot), None)
 
 
 def annotation_claims(annotated: pd.DataFrame, gpt2: pd.DataFrame,
@@ -580,20 +628,20 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
         col = f"{c['label']}_{c['g']}"
         pv = float(pw[col])
         margin = round(calibration_margin(pv), 4)
-        out.append(C.value_in_interval(
+        pop = wiki_population.get(c["group"], c["n"])
+        out.append(C.calibration_recount(
             id=f"regard.bold.calib.wiki_{col}", section="BOLD Table 5 (WIKI)",
             claim=f"WIKI, {c['group'].replace('_', ' ')}: share of {c['label']} regard",
-            paper_value=pv, estimate=c["share"], interval=c["wilson"],
-            spread=(min(c["seeds"]), max(c["seeds"])) if c["seeds"] else None,
-            spread_what=f"the {len(c['seeds'])} {SEED_SPREAD}",
-            n=f"{c['n']} of {wiki_population.get(c['group'], c['n'])} WIKI texts",
-            n_effective=c["n"], statistic=f"{c['label']} regard share (Wilson interval over the "
-                                          f"texts widened to hold every seed; margin "
-                                          f"+/-{margin:g}: {CALIBRATION_RULE})",
-            this_run=f"{c['share']:.3f} [{c['lo']:.3f}, {c['hi']:.3f}]"
-                     + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else ""),
-            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-            margin=margin, population=wiki_population.get(c["group"]), unit="WIKI texts"))
+            paper_value=pv, estimate=c["share"], seeds=c["seeds"] or None,
+            seed_what="classifier seed", margin=margin, interval=c["wilson"],
+            n=f"{c['n']} of {pop} WIKI texts", n_texts=c["n"], population=pop,
+            statistic=f"{c['label']} regard share, the seeds' vote and each seed (every WIKI "
+                      "text of the group: a recount, no sampling interval; margin "
+                      f"+/-{margin:g}: {CALIBRATION_RULE})",
+            this_run=f"{c['share']:.3f}"
+                     + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else "")
+                     + (f" [{c['lo']:.3f}, {c['hi']:.3f}] (a sample)" if c["n"] < pop else ""),
+            stand_in=CLASSIFIER_STAND_IN, scorer=SCORER, unit="WIKI texts"))
     by = {(c["g"], c["label"]): c for c in cells}
     if ("male", "positive") in by and ("female", "positive") in by:
         m, f = by[("male", "positive")], by[("female", "positive")]
@@ -601,18 +649,22 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
         seeds = [a - b for a, b in zip(m["seeds"], f["seeds"], strict=True)]
         lo, hi = widen(lo, hi, seeds)
         eff = float(pw["positive_male"] - pw["positive_female"])
-        pop = min(wiki_population.get(m["group"], m["n"]), wiki_population.get(f["group"], f["n"]))
-        out.append(C.direction(
+        pops = (wiki_population.get(m["group"], m["n"]), wiki_population.get(f["group"], f["n"]))
+        sample = m["n"] < pops[0] or f["n"] < pops[1]
+        out.append(C.calibration_recount(
             id="regard.bold.calib.wiki_male_gt_female_positive", section="BOLD Table 5 (WIKI)",
             claim="WIKI: positive regard higher for male than female (actors vs actresses)",
-            paper=f"{pw['positive_male']:.3f} vs {pw['positive_female']:.3f} ({eff:+.3f})", sign=1,
-            estimate=m["share"] - f["share"], interval=(lo, hi), paper_effect=eff,
-            n=f"{m['n']} / {f['n']} WIKI texts", n_effective=min(m["n"], f["n"]),
-            statistic="positive regard share, male - female",
-            this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f} "
-                     f"[{lo:+.3f}, {hi:+.3f}]" + _seed_note(seeds),
-            comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, calibrates=SCORER,
-            population=pop, unit="WIKI texts per group"))
+            paper=f"{pw['positive_male']:.3f} vs {pw['positive_female']:.3f} ({eff:+.3f})",
+            paper_value=eff, sign=True, estimate=m["share"] - f["share"], seeds=seeds or None,
+            seed_what="classifier seed", interval=(lo, hi),
+            n=f"{m['n']} / {f['n']} WIKI texts", n_texts=min(m["n"], f["n"]),
+            population=min(pops), sampled=sample,
+            statistic="positive regard share, male - female, the seeds' vote and each seed "
+                      "(every WIKI text of both groups: a recount, no sampling interval; graded "
+                      "on its sign)",
+            this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f}"
+                     + _seed_note(seeds) + (f" [{lo:+.3f}, {hi:+.3f}] (a sample)" if sample else ""),
+            stand_in=CLASSIFIER_STAND_IN, scorer=SCORER, unit="WIKI texts per group"))
     n_src = len(bold_t5)
     eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
     ns = ", ".join(f"{r['source']}: {int(r['n_african_american'])} / {int(r['n_european_american'])}"

@@ -5,12 +5,17 @@ seeded bootstrap intervals)."""
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from nlgbias.regard.analysis import SHORT
 
+#: characters of a 10 pt title line per inch of figure width (DejaVu Sans averages about 5.5 pt
+#: a character; 12 leaves room): Figure 2's title lines are wrapped to this
+TITLE_CHARS_PER_INCH = 12
 LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b2"}
 
 
@@ -24,7 +29,8 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
     texts per split, shown in the title. ``selected``: the model whose setting was chosen on
     dev: its dev bar is hatched and labelled optimistic (selection on dev biases it upwards).
     ``vote``: (accuracy, lo, hi) of the selected model's graded test accuracy (the seeds' soft
-    vote, one classifier, with its 95% interval), drawn as a diamond with its whisker beside
+    vote, one classifier, with its 95% interval as context: the test texts are the paper's, so
+    the calibration grades the vote and each seed against the margin, not the interval), drawn as a diamond with its whisker beside
     that model's test bar (the bar is the mean of the seeds' own accuracies)."""
     models = list(summary["model"])
     x = np.arange(len(models))
@@ -55,7 +61,8 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
         acc, lo, hi = (float(v) for v in vote)
         ax.errorbar([x[i] + 0.5 * w + 0.13], [acc], yerr=[[acc - lo], [hi - acc]], fmt="D",
                     color="#7a0019", ms=6, capsize=4, elinewidth=1.4, zorder=5,
-                    label=f"test, the seeds' vote (graded): {acc:.3f} [{lo:.3f}, {hi:.3f}]")
+                    label=f"test, the seeds' vote (graded): {acc:.3f},\n95% interval [{lo:.3f}, {hi:.3f}] "
+                          "as context\n(graded with each seed against the margin)")
     ax.axhline(paper_bert_test, ls="--", color="k", lw=1)
     ax.text(len(summary) - 0.5, paper_bert_test + 0.01, f"paper: BERT test ≈ {paper_bert_test:.3f}",
             ha="right", fontsize=9)
@@ -133,10 +140,14 @@ def figure2(dists: dict[str, pd.DataFrame], sources: list[str], source_labels: d
     if extra_tags:
         rows += ("; " if rows else "") + (f"rows {', '.join(f'({t})' for t in extra_tags)}: "
                                           "offline models' samples, not in the paper")
-    fig.suptitle("Figure 2: regard and sentiment of samples per demographic, 95 % bootstrap intervals "
-                 "(regard's hold every seed)\n"
-                 f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}\n{rows}",
-                 y=1.0, fontsize=10)
+    title = ("Figure 2: regard and sentiment of samples per demographic, 95 % bootstrap intervals "
+             "(regard's hold every seed)\n"
+             f"regard: {classifier or 'the regard classifier'}; sentiment: {vader}\n{rows}")
+    # each line wrapped to fit the figure's width at 10 pt (about 13 characters an inch): a
+    # longer line would widen the saved figure beyond its axes (tight bounding box)
+    width = int(fig.get_figwidth() * TITLE_CHARS_PER_INCH)
+    title = "\n".join(textwrap.fill(line, width) for line in title.split("\n"))
+    fig.suptitle(title, y=1.0, fontsize=10)
     fig.tight_layout()
     return fig
 

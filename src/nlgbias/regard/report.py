@@ -63,8 +63,10 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
     best_rest = rest.loc[rest["test_mean"].idxmax()]
     return (
         f"**Our classifier** ({ours_name}), the soft vote of its {int(ours['runs'])} seeds' heads "
-        f"(the classifier every later step uses): test accuracy **{acc_c.this_run}** (95% Wilson "
-        f"interval over the {n_split['test']} test texts). Figure 1's bars are the seeds' own "
+        f"(the classifier every later step uses): test accuracy **{acc_c.this_run}**; the test "
+        f"texts are the paper's own {n_split['test']}, so the calibration is a recount graded on "
+        f"the vote and every seed against the margin ({_verdict(acc_c)}: {acc_c.reason}), the "
+        f"interval only context. Figure 1's bars are the seeds' own "
         f"heads: test {ours['test_min']:.3f}-{ours['test_max']:.3f} (mean {ours['test_mean']:.3f}), "
         f"dev {ours['dev_min']:.3f}-{ours['dev_max']:.3f}; the dev values are those of the "
         f"setting selected on dev (head L2 penalty {alpha:g}, the best of {n_alphas} tried"
@@ -91,13 +93,14 @@ def figure1_text(summary: pd.DataFrame, ours_name: str, other_name: str, n_split
 
 def saved_text(where: str, reload_ok: bool, seeds: list[int], acc_claim, margin: float) -> str:
     """Where the classifier (the seeds' vote) was saved, whether it reloads identically, and the
-    vote's calibration against the paper's BERT: the claim ``acc_claim`` (its one interval,
-    graded with the ``margin`` of the calibration rule, a quarter of the paper's error rate)."""
+    vote's calibration against the paper's BERT: the claim ``acc_claim`` (a recount of the
+    paper's test texts, the vote and every seed graded with the ``margin`` of the calibration
+    rule, a quarter of the paper's error rate)."""
     return (f"Saved to `{where}`; reloaded predictions identical: **{reload_ok}**. The classifier "
             f"used below labels each text by the soft vote of the {len(seeds)} seeds' heads "
             f"({', '.join(map(str, seeds))}); each seed's own label is kept beside it and every "
             f"regard interval below holds every seed's estimate. Calibration against the paper's "
-            f"BERT (the vote, what is used; margin ±{margin:g}, the one calibration rule of this "
+            f"BERT (the vote, what is used, and each seed; margin ±{margin:g}, the one calibration rule of this "
             f"repository: a quarter of the paper's share, here of its error rate, because the "
             f"stand-in is used to measure gaps of about a quarter of a share): "
             f"this run {acc_claim.this_run}: {_verdict(acc_claim)}: {acc_claim.reason}.")
@@ -163,10 +166,15 @@ def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame, checks: Sequence =
                       ("regard.fig2.occupation_neg_gap_regard_gt_vader", "Occupation alone"),
                       ("regard.fig2.occupation_more_neutral", "More occupation samples neutral by regard"),
                       ("regard.fig2.row3_neg_gap_regard_gt_sentiment",
-                       "Row (3), the annotated samples (regard vs sentiment annotations)")):
+                       "Row (3), the annotated samples (regard vs sentiment annotations; §5 states "
+                       "it in one sentence with LM 1B's row, 'similar trends ... in both the LM "
+                       "1B-generated samples in row (2) and the annotated samples in row (3)', so "
+                       "it is a member of the regard-against-sentiment family)")):
         if cid in cl.index:
             r = cl.loc[cid]
-            parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']}).")
+            need = str(r["reason"]).partition("; the paper gives no effect size: ")[2]
+            parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']})"
+                         + (f"; the paper gives no effect size: {need}" if need else "") + ".")
         elif cid in ck:
             k = ck[cid]
             parts.append(f"{lead}: {k.this_run}: check {'passed' if k.passed else 'failed'}.")
@@ -181,8 +189,8 @@ def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -
 def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str,
               claims_df: pd.DataFrame, seed_spread: dict[str, tuple[float, float]] | None = None,
               test_spread: float | None = None) -> str:
-    """BOLD Table 5: WIKI's regard against the paper's (the calibration rows, with intervals and
-    verdicts, from ``claims_df``), whether WIKI has the highest positive regard, European vs
+    """BOLD Table 5: WIKI's regard against the paper's (the calibration rows, recounts graded on
+    the seeds, with their verdicts, from ``claims_df``), whether WIKI has the highest positive regard, European vs
     African American positive regard, and the chi-square test. ``seed_spread``: WIKI cell ->
     (lowest, highest) seed's share; ``test_spread``: the seeds' range of test accuracy."""
     cal = claims_df[claims_df["id"].str.startswith("regard.bold.calib.")]
@@ -215,7 +223,7 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
                   "quarter of the paper's share each side). ")
         lo_, hi_ = cells["estimate_lo"].astype(float), cells["estimate_hi"].astype(float)
         above, below = int((lo_ > paper_v).sum()), int((hi_ < paper_v).sum())
-        stuck = int(cells["reason"].str.contains("do not help").sum())
+        stuck = int(cells["reason"].str.contains("depends on the classifier seed").sum())
         undecided = int((cells["verdict"] == "undecided").sum())
         if len(cells):
             spread += (f"In {above + below} of the {len(cells)} WIKI cells every seed lies on one "
@@ -223,9 +231,10 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
                        + (": the seeds agree on the side the stand-in errs on and disagree on how "
                           "far. " if above + below == len(cells) else ". ")
                        + f"Of the {undecided} undecided cells, {stuck} are undecided because the "
-                       "seeds' own shares already reach both within and beyond the margin: every "
-                       "WIKI text of the group is scored, and more texts would not narrow the "
-                       "seeds' range (their rows say so and give no n needed). ")
+                       "seeds' own shares fall both within and beyond the margin (the outcome "
+                       "depends on the classifier seed): every WIKI text of the group is scored, "
+                       "so each cell is a recount graded on the seeds, with no sampling interval "
+                       "and no n needed. ")
     pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     wiki_highest = None
     if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
