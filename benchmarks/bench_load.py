@@ -11,7 +11,9 @@ by side in ONE run, per thread policy:
 - ``passive``: the default before, ``OMP_WAIT_POLICY=PASSIVE`` and 2 threads throughout
   (``NLGBIAS_DECODE_THREADS=fixed``): idle OpenMP threads sleep;
 - ``spin``: libgomp's default (``GOMP_SPINCOUNT=300000``: idle threads spin ~300,000 pauses
-  before they sleep) and 2 threads throughout.
+  before they sleep) and 2 threads throughout;
+- ``one`` (not run unless named in ``--policies``): 1 thread throughout, a reference for what
+  one core does (its prefill sums differ from 2 threads', so its rows are not compared).
 
 Each policy runs in its own long-lived worker process (the variables must be set before torch
 loads), which loads the model once and generates the same prompts on every repetition; the
@@ -22,7 +24,7 @@ average at the start and the end (other jobs on a shared machine count: "quiet" 
 of ours), and whether every repetition wrote the same rows (sha1 of the texts; a policy must not
 change a byte). ``--out PREFIX`` also writes ``PREFIX.md`` and ``PREFIX.json``.
 
-Run (nothing else on the machine, ~12 min with the defaults):
+Run (nothing else on the machine; about 5 min with these arguments):
 ``.venv/bin/python benchmarks/bench_load.py --prompts 48 --reps 3 --out benchmarks/results/load_smollm2``.
 The targets: ``auto`` at least ``spin``'s quiet speed, and loaded at least 85 % of its own quiet.
 
@@ -47,12 +49,15 @@ POLICIES = {
     "auto": {"NLGBIAS_DECODE_THREADS": "auto"},
     "passive": {"OMP_WAIT_POLICY": "PASSIVE", "NLGBIAS_DECODE_THREADS": "fixed"},
     "spin": {"GOMP_SPINCOUNT": "300000", "NLGBIAS_DECODE_THREADS": "fixed"},
+    "one": {"NLGBIAS_THREADS": "1", "NLGBIAS_DECODE_THREADS": "fixed"},
 }
+#: the policies run by default (2 threads: the rows must be identical across them)
+DEFAULT_POLICIES = ["auto", "passive", "spin"]
 
 
 # --------------------------------------------------------------------------- the worker
 def worker(n_prompts: int, loop: bool) -> None:
-    """Load SmolLM2 (bf16, 2 threads), print READY, then generate ``n_prompts`` BOLD prompts:
+    """Load SmolLM2 (bf16, $NLGBIAS_THREADS threads), print READY, then generate ``n_prompts`` BOLD prompts:
     once per ``run`` line on stdin (printing a JSON line), or forever with ``loop``."""
     import hashlib
     import importlib
@@ -71,7 +76,7 @@ def worker(n_prompts: int, loop: bool) -> None:
     params = DecodingParams(max_new_tokens=30, first_sentence=True, **SETTINGS)
 
     def once() -> dict:
-        eng = CausalGenerator(lm, params, batch_size=32, num_threads=2)
+        eng = CausalGenerator(lm, params, batch_size=32, num_threads=int(os.environ["NLGBIAS_THREADS"]))
         t0 = time.perf_counter()
         out = eng.generate(prompts, seeds=0)
         sec = time.perf_counter() - t0
@@ -96,7 +101,7 @@ def worker(n_prompts: int, loop: bool) -> None:
 def start(policy: str, n_prompts: int, loop: bool) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items()
            if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS")}
-    env.update(POLICIES[policy], NLGBIAS_THREADS="2", NLGBIAS_PROGRESS="off",
+    env.update({"NLGBIAS_THREADS": "2", **POLICIES[policy]}, NLGBIAS_PROGRESS="off",
                TOKENIZERS_PARALLELISM="false")
     args = [sys.executable, __file__, "--worker", "--prompts", str(n_prompts)] + (["--loop"] if loop else [])
     p = subprocess.Popen(args, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -144,7 +149,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prompts", type=int, default=64)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
+    ap.add_argument("--policies", nargs="+", default=DEFAULT_POLICIES, choices=list(POLICIES))
     ap.add_argument("--out", help="also write OUT.md and OUT.json (e.g. benchmarks/results/load_smollm2)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--loop", action="store_true", help=argparse.SUPPRESS)
@@ -179,10 +184,11 @@ def main() -> None:
             p.wait()
     load1 = os.getloadavg()
     summ = summary(res, a.policies)
-    shas = {r["sha"] for rs in res.values() for r in rs}
-    head = (f"SmolLM2-135M bf16, 2 threads, {a.prompts} BOLD prompts, {a.reps} interleaved repetitions; "
+    shas = {r["sha"] for (pol, _), rs in res.items() if pol != "one" for r in rs}
+    head = (f"SmolLM2-135M bf16, {a.prompts} BOLD prompts, {a.reps} interleaved repetitions; "
             "median tokens/s (min-max)")
-    same = f"rows identical across policies, conditions and repetitions: {len(shas) == 1} ({', '.join(sorted(shas))})"
+    same = (f"rows identical across the 2-thread policies, conditions and repetitions: {len(shas) == 1} "
+            f"({', '.join(sorted(shas))})")
     loads = (f"load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
              f"at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     print(f"\n{loads}\n{head}")

@@ -43,15 +43,18 @@ def test_the_wait_policy_follows_the_load_at_start_unless_the_user_chose():
     assert H.set_wait_policy(env, busy_others=0.1) == "SPIN"
     assert env == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
     env = {}
-    assert H.set_wait_policy(env, busy_others=1.0) == "PASSIVE" and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert H.set_wait_policy(env, busy_others=1000.0) == "PASSIVE" and env == {"OMP_WAIT_POLICY": "PASSIVE"}
     env = {}
     assert H.set_wait_policy(env, busy_others=None) == "PASSIVE"  # load unknown: sleep
     env = {"OMP_WAIT_POLICY": "ACTIVE"}
     assert H.set_wait_policy(env, busy_others=0.0) == "ACTIVE" and env == {"OMP_WAIT_POLICY": "ACTIVE"}
     env = {"GOMP_SPINCOUNT": "1000"}
     assert H.set_wait_policy(env, busy_others=0.0) is None and env == {"GOMP_SPINCOUNT": "1000"}
-    assert H.wait_policy_for(H.BUSY_CORES) == {"OMP_WAIT_POLICY": "PASSIVE"}
-    assert H.wait_policy_for(H.BUSY_CORES - 0.01) == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+    spin = {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+    assert H.wait_policy_for(H.BUSY_CORES, 2, 2) == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert H.wait_policy_for(H.BUSY_CORES - 0.01, 2, 2) == spin
+    assert H.wait_policy_for(1.0, 2, 8) == spin  # a big machine has room beside another job
+    assert H.wait_policy_for(0.0, 2, 1) == {"OMP_WAIT_POLICY": "PASSIVE"}  # more threads than cores
 
 
 def test_importing_nlgbias_sets_a_wait_policy_before_torch_loads():
@@ -88,13 +91,14 @@ def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
 def test_decode_threads_drop_to_one_under_load_with_hysteresis():
     before = torch.get_num_threads()
     try:
-        dt = H.DecodeThreads(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None))
+        dt = H.DecodeThreads(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None), cores=2)
         assert [dt.choose() for _ in range(7)] == [2, 1, 1, 1, 2, 2, 2]
-        dt = H.DecodeThreads(2, monitor=Busy(1.5))
+        assert H.DecodeThreads(2, monitor=Busy(1.5), cores=8).choose() == 2  # room elsewhere
+        dt = H.DecodeThreads(2, monitor=Busy(1.5), cores=2)
         assert dt.decode() == 1 and torch.get_num_threads() == 1
         assert dt.prefill() == 2 and torch.get_num_threads() == 2  # a prefill: the run's count
         assert dt.steps == {1: 1}
-        fixed = H.DecodeThreads(2, adaptive=False, monitor=Busy(1.5))
+        fixed = H.DecodeThreads(2, adaptive=False, monitor=Busy(1.5), cores=2)
         assert fixed.decode() == 2 and fixed.monitor is None
         assert not H.DecodeThreads(1).adaptive  # one thread: nothing to drop
     finally:
@@ -138,7 +142,7 @@ def test_decode_threads_leave_bf16_rows_byte_identical(continuous):
                                     continuous=continuous, adaptive_threads=False)
         ref = rows(ref_eng.generate(prompts, 0))
         assert set(ref_eng.threads.steps) == {2}
-        for load in ((1.5,), (1.5, 0.0, 0.0, 1.0, 0.1, 0.7)):
+        for load in ((1000.0,), (1000.0, 0.0, 0.0, 1000.0, 0.1, 1000.0)):
             eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
                                     continuous=continuous)
             eng.threads = H.DecodeThreads(2, monitor=Busy(*load))
@@ -164,7 +168,7 @@ model, dtype, prompts, runs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
 lm = load_model(model, dtype=getattr(torch, dtype))
 params = DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
 out = {}
-for name, load in (("fixed", None), ("one", (1.5,)), ("switching", (1.5, 0.0, 0.0, 1.0, 0.1))):
+for name, load in (("fixed", None), ("one", (1e3,)), ("switching", (1e3, 0.0, 0.0, 1e3, 0.1))):
     if name not in runs:
         continue
     eng = CausalGenerator(lm, params, batch_size=32, num_threads=2)

@@ -79,9 +79,14 @@ def torch_threads(threads: int | None = None):
 #: an idle thread spins this many pauses (~0.7 ms on a Xeon, ~0.3 ms on an EPYC) for the next
 #: parallel region, then sleeps; libgomp's own default is 300,000
 SPIN_COUNT = 10000
-#: other processes' busy cores from which the machine counts as loaded (a wait policy chosen at
-#: start, a decode thread count chosen while generating)
+#: the machine counts as loaded for a run of ``t`` threads when other processes leave fewer than
+#: ``t - BUSY_CORES`` cores free (2 cores, 2 threads: from half a core busy); it decides the wait
+#: policy at start and a decode step's thread count while generating
 BUSY_CORES = 0.5
+
+
+def _free_cores(busy_others: float, cores: int | None) -> float:
+    return (cores or os.cpu_count() or 1) - busy_others
 #: the window over which :func:`set_wait_policy` measures the machine's load at start (seconds)
 LOAD_WINDOW = 0.1
 
@@ -146,15 +151,19 @@ def other_busy_cores(window: float = LOAD_WINDOW, stat: str = "/proc/stat") -> f
     return mon.busy_others()
 
 
-def wait_policy_for(busy_others: float | None) -> dict[str, str]:
-    """The OpenMP variables for a process starting while other processes keep ``busy_others``
-    cores busy: a bounded spin (``GOMP_SPINCOUNT`` = :data:`SPIN_COUNT`) on a quiet machine,
-    sleeping threads (``OMP_WAIT_POLICY=PASSIVE``) on a loaded one or when the load is unknown.
+def wait_policy_for(busy_others: float | None, threads: int | None = None,
+                    cores: int | None = None) -> dict[str, str]:
+    """The OpenMP variables for a process of ``threads`` threads (default
+    :func:`default_threads`) starting on ``cores`` cores (default: the machine's) while other
+    processes keep ``busy_others`` cores busy: a bounded spin (``GOMP_SPINCOUNT`` =
+    :data:`SPIN_COUNT`) when at least ``threads - BUSY_CORES`` cores are free, sleeping threads
+    (``OMP_WAIT_POLICY=PASSIVE``) on a loaded machine or when the load is unknown.
 
-    >>> wait_policy_for(0.0), wait_policy_for(1.0), wait_policy_for(None)
-    ({'GOMP_SPINCOUNT': '10000'}, {'OMP_WAIT_POLICY': 'PASSIVE'}, {'OMP_WAIT_POLICY': 'PASSIVE'})
+    >>> [wait_policy_for(b, 2, 2) for b in (0.0, 1.0, None)]
+    [{'GOMP_SPINCOUNT': '10000'}, {'OMP_WAIT_POLICY': 'PASSIVE'}, {'OMP_WAIT_POLICY': 'PASSIVE'}]
     """
-    if busy_others is not None and busy_others < BUSY_CORES:
+    threads = threads or default_threads()
+    if busy_others is not None and _free_cores(busy_others, cores) > threads - BUSY_CORES:
         return {"GOMP_SPINCOUNT": str(SPIN_COUNT)}
     return {"OMP_WAIT_POLICY": "PASSIVE"}
 
@@ -214,8 +223,10 @@ def decode_threads_mode(environ=None) -> str:
 class DecodeThreads:
     """The thread count of a generation run, step by step: ``pinned`` threads for a prefill
     (whose sums a thread count can change), and for a decode step ``pinned`` while the machine
-    has room, one thread while other processes keep at least :data:`BUSY_CORES` busy (back to
-    ``pinned`` below half that), read every ``interval`` seconds by a :class:`LoadMonitor`.
+    has room, one thread while other processes leave fewer than ``pinned - BUSY_CORES`` of the
+    ``cores`` free (back to ``pinned`` from ``pinned - BUSY_CORES / 2`` free; 2 cores, 2 threads:
+    one thread from half a core busy, two below a quarter), read every ``interval`` seconds by a
+    :class:`LoadMonitor`.
 
     One thread has no barrier at all: beside another job it keeps a whole core busy with work
     instead of waiting for a partner the scheduler has put aside. ``adaptive=False`` (or
@@ -224,8 +235,8 @@ class DecodeThreads:
     """
 
     def __init__(self, pinned: int, adaptive: bool = True, interval: float = 0.25,
-                 monitor: LoadMonitor | None = None):
-        self.pinned = int(pinned)
+                 monitor: LoadMonitor | None = None, cores: int | None = None):
+        self.pinned, self.cores = int(pinned), cores
         self.adaptive = bool(adaptive) and self.pinned > 1
         self.monitor = (monitor or LoadMonitor(interval)) if self.adaptive else None
         self.current = self.pinned
@@ -237,9 +248,10 @@ class DecodeThreads:
             return self.pinned
         busy = self.monitor.busy_others()
         if busy is not None:
-            if self.current == self.pinned and busy >= BUSY_CORES:
+            free = _free_cores(busy, self.cores)
+            if self.current == self.pinned and free <= self.pinned - BUSY_CORES:
                 self.current = 1
-            elif self.current == 1 and busy < BUSY_CORES / 2:
+            elif self.current == 1 and free > self.pinned - BUSY_CORES / 2:
                 self.current = self.pinned
         return self.current
 
