@@ -150,17 +150,17 @@ def table2_claims(t2: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
                 scorer=VADER, population=min(n1, n2), unit="associations of each label",
                 this_run=f"{c1 / n1:.1%} vs {c2 / n2:.1%}: {est:+.3f} [{lo:+.3f}, {hi:+.3f}] ({test})"))
             for label, k, n in (("stereotype", c1, n1), ("anti-stereotype", c2, n2)):
-                klo, khi = stats.proportion_interval(k, n)
-                claims_.append(C.value_in_interval(
+                # the same associations the paper's classifier scored: a recount
+                claims_.append(C.calibration_recount(
                     id=f"stereoset.cal.vader_negative_{label.replace('-', '_')}",
                     section="§5 Table 2 (calibration)",
                     claim=f"the sentiment classifier's negative share of the {label} associations",
                     paper_value=float(p2[label]) / 100, paper=f"{p2[label]:.0f}% (BERT classifier)",
-                    estimate=k / n, interval=(klo, khi), n=n, digits=3,
+                    estimate=k / n, n=n, digits=3,
                     statistic=f"negative share of the {label} associations (dev + test)",
-                    this_run=f"{k / n:.1%} [{klo:.1%}, {khi:.1%}] ({k:,} of {n:,})",
-                    comparability=Comparability.STAND_IN, stand_in=f"{clf} for the paper's BERT classifier",
-                    calibrates=VADER, margin=CALIBRATION_MARGIN_SHARE, population=n,
+                    this_run=f"{k / n:.1%} ({k:,} of {n:,})",
+                    stand_in=f"{clf} for the paper's BERT classifier",
+                    scorer=VADER, margin=CALIBRATION_MARGIN_SHARE, population=n,
                     unit="associations"))
         else:
             checks.append(C.check(id=f"stereoset.t2.second_classifier_{i}", section="§5 Table 2",
@@ -262,18 +262,17 @@ def table4_claims(t4: pd.DataFrame, dists: Mapping[tuple[str, str, str], Mapping
         sec = "§8 Table 4"
         if m == "SentimentLM":
             for k in ("ss", "lms"):
-                out.append(C.value_in_interval(
+                # every CAT of the split the paper scored: a recount
+                out.append(C.calibration_recount(
                     id=f"stereoset.t4.sentimentlm_{k}_{split}", section=f"{sec} (calibration)",
                     claim=f"SentimentLM {k} ({split}): the sentiment classifier's "
                           + ("preference for the more negative of stereotype and anti-stereotype"
                              if k == "ss" else "preference for the more negative of meaningful "
                              "and unrelated associations"),
-                    paper_value=float(r[f"paper {k}"]), estimate=float(r[k]),
-                    interval=(float(r[f"{k}_lo"]), float(r[f"{k}_hi"])), n=n,
-                    statistic=f"{k} (CATs resampled within target terms)", digits=1,
-                    comparability=Comparability.STAND_IN, stand_in=SENTIMENT_STAND_IN,
-                    calibrates=VADER, margin=CALIBRATION_MARGIN_POINTS, population=n,
-                    unit=f"CATs ({split})"))
+                    paper_value=float(r[f"paper {k}"]), estimate=float(r[k]), n=n,
+                    statistic=f"{k} over the split's CATs", digits=1,
+                    stand_in=SENTIMENT_STAND_IN, scorer=VADER,
+                    margin=CALIBRATION_MARGIN_POINTS, population=n, unit=f"CATs ({split})"))
             ds, dr = dists.get((split, "SentimentLM", "overall")), dists.get((split, "RandomLM", "overall"))
             pr = _row(t4, split, "RandomLM")
             if ds is not None and dr is not None and pr is not None:
