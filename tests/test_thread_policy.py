@@ -140,13 +140,17 @@ def test_decode_threads_leave_bf16_rows_byte_identical(continuous):
         prompts = mixed_prompts(24)
         ref_eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
                                     continuous=continuous, adaptive_threads=False)
-        ref = rows(ref_eng.generate(prompts, 0))
+        ref = rows(ref_eng.generate(prompts, [7 + i for i in range(len(prompts))]))
         assert set(ref_eng.threads.steps) == {2}
         for load in ((1000.0,), (1000.0, 0.0, 0.0, 1000.0, 0.1, 1000.0)):
             eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
                                     continuous=continuous)
             eng.threads = H.DecodeThreads(2, monitor=Busy(*load))
-            assert rows(eng.generate(prompts, 0)) == ref, load
+            got = []
+            for batch in eng.iter_generate(prompts, [7 + i for i in range(len(prompts))]):
+                assert torch.get_num_threads() == 2  # between batches: the run's threads
+                got += batch
+            assert rows(c for _, c in sorted(got, key=lambda x: x[0])) == ref, load
             assert 1 in eng.threads.steps and torch.get_num_threads() == 2
     finally:
         H.set_torch_threads(before)

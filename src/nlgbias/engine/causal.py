@@ -496,6 +496,7 @@ class CausalGenerator(BatchedGenerator):
                         rows, gens, counts = [], [], []
                         cache = attn = last = hist = logits = None
                     self.seconds += time.perf_counter() - t0
+                    self.threads.prefill()  # the consumer runs with the run's threads
                     yield finished
                     t0 = time.perf_counter()
                 if not rows:
