@@ -157,6 +157,20 @@ def _batches(order: Sequence[int], batch_size: int):
         yield order[i:i + batch_size]
 
 
+def _right_padded(seqs: Sequence[Sequence[int]], idx: Sequence[int], pad: int):
+    """The sequences ``seqs[k]`` for ``k`` in ``idx`` (longest first) right-padded with ``pad``:
+    ``(ids, attention_mask, mask)``, ``mask`` marking the real target positions (from the 2nd)."""
+    import torch
+
+    width = len(seqs[idx[0]])
+    ids = torch.full((len(idx), width), pad, dtype=torch.long)
+    att = torch.zeros((len(idx), width), dtype=torch.long)
+    for j, k in enumerate(idx):
+        ids[j, :len(seqs[k])] = torch.tensor(seqs[k])
+        att[j, :len(seqs[k])] = 1
+    return ids, att, att[:, 1:].bool()
+
+
 def lcp(seqs: Sequence[Sequence[int]]) -> int:
     """Longest common token prefix, leaving every sequence at least one token of its own."""
     cap = min(len(x) for x in seqs) - 1
@@ -561,13 +575,7 @@ def _causal_tokens_shared(body, parts, model, seqs, live, plan, *, pad, batch_si
         kv: dict[int, tuple[list, int]] = {}  # rep -> (per-layer (keys, values) rows, row)
         first: dict[int, float] = {}  # member -> log p of its first own token
         for idx in _batches(wreps, batch_size):
-            width = len(seqs[idx[0]])
-            ids = torch.full((len(idx), width), pad, dtype=torch.long)
-            att = torch.zeros((len(idx), width), dtype=torch.long)
-            for j, k in enumerate(idx):
-                ids[j, :len(seqs[k])] = torch.tensor(seqs[k])
-                att[j, :len(seqs[k])] = 1
-            mask = att[:, 1:].bool()
+            ids, att, mask = _right_padded(seqs, idx, pad)
             keep = [j for j, k in enumerate(idx) if k in members]
             ext = [(j, m) for j in keep for m in members[idx[j]]]
             ids, att, mask = ids.to(device), att.to(device), mask.to(device)
@@ -704,13 +712,7 @@ def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size:
     rows = max(256, (1 << 27) // vocab)
     bar = tqdm(total=len(order), desc="causal token scoring", disable=not progress, leave=False)
     for idx in _batches(order, batch_size):
-        width = len(seqs[idx[0]])
-        ids = torch.full((len(idx), width), pad, dtype=torch.long)
-        att = torch.zeros((len(idx), width), dtype=torch.long)
-        for j, k in enumerate(idx):
-            ids[j, :len(seqs[k])] = torch.tensor(seqs[k])
-            att[j, :len(seqs[k])] = 1
-        mask = att[:, 1:].bool()
+        ids, att, mask = _right_padded(seqs, idx, pad)
         ids, att, mask = ids.to(device), att.to(device), mask.to(device)
         tgt = ids[:, 1:][mask]
         with torch.inference_mode():
