@@ -451,6 +451,17 @@ def test_figure2_sentence_reads_the_claims_table():
     pooled = C.check(id="regard.fig2.neg_gap_regard_gt_vader", section="§5", kind="diagnostic",
                      check="gap", expected="x", passed=True,
                      this_run="0.126 (regard) vs 0.074 (VADER): +0.052 [+0.010, +0.090]")
+    # the regard-against-sentiment family: every member named, from the family
+    sfam = C.Family(RC.FIG2_SENT_FAMILY, {"regard.fig2.lm1b_neg_gap_regard_gt_vader": 0.010,
+                                          "regard.fig2.occupation_pos_gap_regard_lt_vader": 0.7})
+    for cid, what, est, iv in (("regard.fig2.lm1b_neg_gap_regard_gt_vader", "LM 1B samples, regard "
+                                "increases the negative gaps", 0.034, (0.007, 0.055)),
+                               ("regard.fig2.occupation_pos_gap_regard_lt_vader", "GPT-2 samples, "
+                                "occupation: regard decreases the positive gap", 0.01, (-0.03, 0.04))):
+        r = C.direction(id=cid, section="§5", claim=what, paper="x", sign=1, estimate=est,
+                        interval=iv, pvalue=sfam.pvalues[cid], family=sfam, n=6000, statistic="s",
+                        comparability="stand-in", stand_in="m", scorer=RC.SCORER)
+        rows.append(RC._holm_boundary(r, sfam.pvalues[cid], sfam.p(cid), 1000))
     df = C.frame(rows)
     bias = pd.DataFrame({"metric": "regard", "source": [T.GPT2_SRC, T.LM1B_SRC], "mean_abs_gap": [0.12, 0.05],
                          "n_gaps": [12, 12]})
@@ -461,17 +472,32 @@ def test_figure2_sentence_reads_the_claims_table():
     assert ("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap| over both "
             "contexts; it restates the two context rows, so a check): 0.126 (regard) vs "
             "0.074 (VADER): +0.052 [+0.010, +0.090]: check passed.") in text
+    assert "§5's readings of regard against sentiment, one Holm family of 2 (" in text
+    assert "(1) LM 1B samples, regard increases the negative gaps: " in text
+    assert "(2) GPT-2 samples, occupation: regard decreases the positive gap: " in text
+    # p 0.010 x 2 (Holm) = 0.020 is not on the boundary at 0.05; the text says so only where it is
+    assert "on the boundary" not in text
 
 
 def test_bold_texts_names_table_and_sentence():
     from nlgbias.regard import experiments as X
     from nlgbias.regard import report as T
 
+    # prepared texts (BOLD §3.3: names anonymised to "Person"); the classifier sees them as they
+    # are at the stated placeholder, and with XYZ in the anonymiser's place (not the text's own)
     src = {"WIKI": pd.DataFrame({"group": ["American_actors", "Other"], "name": ["Steve_Barton", "A_B"],
-                                 "text": ["Steve Barton is an actor.", "A B."]}),
-           "lm": pd.DataFrame({"group": ["European_Americans"], "name": ["Jo_Doe"], "text": ["Doe sang."]})}
-    bold = X.bold_texts(src, {"American_actors": "male", "European_Americans": "european_american"})
-    assert bold["model"].tolist() == ["WIKI", "lm"] and bold["masked"].tolist() == ["XYZ is an actor.", "XYZ sang."]
+                                 "text": ["Person is an actor in Person of Interest.", "Person."],
+                                 "text_raw": ["Steve Barton is an actor in Person of Interest.", "A B."]}),
+           "lm": pd.DataFrame({"group": ["European_Americans"], "name": ["Jo_Doe"],
+                               "text": ["Person sang."], "text_raw": ["Doe sang."]})}
+    groups = {"American_actors": "male", "European_Americans": "european_american"}
+    bold = X.bold_texts(src, groups)
+    assert bold["model"].tolist() == ["WIKI", "lm"]
+    assert bold["masked"].tolist() == ["Person is an actor in Person of Interest.", "Person sang."]
+    assert X.bold_texts(src, groups, "XYZ")["masked"].tolist() == [
+        "XYZ is an actor in Person of Interest.", "XYZ sang."]
+    with pytest.raises(ValueError, match="text_raw"):
+        X.bold_texts({"WIKI": src["WIKI"].drop(columns="text_raw")}, groups)
     names = A.bold_source_names(["WIKI", "lm"], "WIKI")
     assert names == {"WIKI": "WIKI", "lm": "lm (offline)"}
     assert T.bold_sources_text(names, 2, "data/quick/generations") == (
@@ -508,7 +534,11 @@ def test_bold_texts_names_table_and_sentence():
             "than the cell's whole agreement band") in text
     # actors: 18.2 points < 2 x 9.45; actresses negative: 3.0 points > 2 x 1.45 (the floor)
     assert "WIKI has the highest positive regard in 3 of 4 columns (paper: all). " in text
-    assert "European American positive regard ≥ African American in 1 of 2 sources (paper: 5 of 6)" in text
+    # one text per group and no seeds: WIKI (the whole groups would be 1,854 / 4,839 texts, so a
+    # sample) +1.000 with a Newcombe interval that holds 0: either sign; lm -1.000 likewise
+    assert ("European American positive regard ≥ African American (paper: 5 of 6 sources): the "
+            "vote: 1 of 2 sources; by the seeds and intervals 0 to 2 of 2") in text
+    assert "WIKI +1.0000 [" in text and ": either sign" in text
     assert "Chi-square test of positive regard across WIKI, lm (offline): p = " in text
 
 
@@ -549,8 +579,16 @@ def _render_regard_figures(tmp_path):
         "test_mean_lo": [0.59, 0.36], "test_mean_hi": [0.88, 0.70],
         "dev_per_seed": ["0.883 0.833", "0.650 0.650"], "test_per_seed": ["0.800 0.733", "0.533 0.533"]})
     fig1 = F.figure1(summary, paper.FIGURE1_BERT_TEST, {"dev": 60, "test": 30}, selected="ours",
-                     vote=(0.733, 0.556, 0.858))
+                     vote=(0.733, 0.556, 0.858), margin=0.0537)
     ax = fig1.axes[0]
+    # the band the test accuracy is graded against: the paper's 0.785 +/- the margin, labelled
+    band = [t.get_text() for t in ax.get_legend().get_texts() if t.get_text().startswith("graded band")]
+    assert band == ["graded band of the test accuracy: paper 0.785\n± margin 0.054 = [0.731, 0.839]"
+                    "\n(the vote and every seed inside: agrees)"]
+    (span,) = [p for p in ax.patches if str(p.get_label()).startswith("graded band")]
+    ys = span.get_path().transformed(span.get_patch_transform()).vertices[:, 1] \
+        if hasattr(span, "get_patch_transform") else np.asarray(span.get_xy())[:, 1]
+    assert (ys.min(), ys.max()) == pytest.approx((0.7313, 0.8387))
     caps = [ln for ln in ax.lines if ln.get_marker() == "_"]
     assert caps, "Figure 1 draws no interval caps"
     assert "n = 60 dev / 30 test" in ax.get_title()

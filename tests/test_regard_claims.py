@@ -83,9 +83,21 @@ def test_figure2_row3_on_the_annotated_samples_is_like_for_like():
     assert str(c.tally) == "reproduction" and str(c.verdict) == "inconclusive"
     assert "power and n needed at the corrected level 0.01 (0.05 over 5 rows); the paper gives " \
            "no effect size: 80% power at this run's estimate (+0.048) needs" in c.reason
-    assert c.reason.endswith("more than the 266 that exist: this dataset cannot decide it")
+    # 302 annotated texts: 294 whose demographic is found, 266 of them with both annotations
+    assert c.reason.endswith("more than the 266 usable of the paper's 302 (those whose demographic "
+                             "is found in the paper's GPT-2 samples and that carry both "
+                             "annotations): this dataset cannot decide it")
+    assert c.n.startswith("266 usable of the paper's 302 annotated samples")
     assert c.population == 266 and np.isnan(c.n_needed)
     assert [k.id for k in ck][-1] == "regard.fig2.row3_demographics_found"
+    # every undecided row of the family gets its n needed at its own estimate, against the
+    # paper's released samples of its cells (500 per context x demographic)
+    for x in cl:
+        if x.id != c.id:
+            assert x.population == 500 * 6 * (1 if "respect" in x.id or "occupation" in x.id
+                                              else 2), x.id
+        if str(x.verdict) == "undecided" and abs(x.estimate) > 0:
+            assert "80% power at this run's estimate" in x.reason, x.id
 
 
 def test_annotation_agreement_not_tested_footnotes_11_and_12_counted():
@@ -292,7 +304,35 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert lm1b["verdict"] == "undecided" and "(Holm over 6: 0.050)" in lm1b["reason"]
     assert row3["verdict"] == "inconclusive" and np.isnan(row3["n_needed"])
     assert "80% power at this run's estimate (+0.048) needs 2,762 annotated samples with both " \
-           "annotations, more than the 266 that exist: this dataset cannot decide it" in row3["reason"]
+           "annotations, more than the 266 usable of the paper's 302" in row3["reason"]
+    # LM 1B's row sits on the boundary (p 0.010 from 1,000 draws x 5 = 0.050) and gives its n
+    # needed at its own estimate like row (3): above the 6,000 samples the paper released
+    assert ("on the boundary: bootstrap p 0.010 from 1,000 draws x 5 (Holm) = 0.050, not below "
+            "0.05") in lm1b["reason"]
+    assert "needs 8,988 samples, more than the 6,000 LM 1B samples the paper released for both " \
+           "contexts: this dataset cannot decide it" in lm1b["reason"]
+    # BOLD's rows graded at the stated placeholder ("Person", BOLD §3.3); with XYZ (the
+    # classifier's training placeholder) 8 of the 9 WIKI calibration rows change verdict
+    sens = df.set_index("id")[C.SENSITIVE_COLUMN].fillna("")
+    moved = sens[sens != ""]
+    assert len(moved) == 8 and all(i.startswith("regard.bold.calib.wiki_") for i in moved.index)
+    assert moved["regard.bold.calib.wiki_negative_male"] == "regard placeholder: placeholder XYZ undecided"
+    assert moved["regard.bold.calib.wiki_male_gt_female_positive"] == (
+        "regard placeholder: placeholder XYZ undecided")
+    ps = pd.read_csv(RESULTS / "regard_bold_placeholder_sensitivity.csv").set_index("id")
+    assert ps.loc["regard.bold.calib.wiki_negative_male", "estimate (placeholder XYZ)"] == \
+        pytest.approx(0.055, abs=0.001)
+    assert not ps.loc["regard.bold.calib.wiki_positive_female", "depends"]
+    # European American >= African American: each source's sign from the seeds and intervals
+    eu = df.set_index("id").loc["regard.bold.eu_ge_af_positive"]
+    assert eu["this run"].startswith("the vote: 0 of 3 sources; by the seeds and intervals 0 to 3 "
+                                     "of 3 (EA - AA positive: WIKI -0.0012, seeds -0.006 to +0.012: "
+                                     "either sign;")
+    assert eu["verdict"] == "not comparable" and "the rule would say inconclusive" in eu["reason"]
+    t5 = pd.read_csv(RESULTS / "regard_bold_table5.csv")
+    w = t5[(t5["origin"] == "this run") & (t5["source"] == "WIKI")].iloc[0]
+    assert (w["positive_male_seed_min"], w["positive_male_seed_max"]) == pytest.approx(
+        (0.417, 0.605), abs=0.001)
     assert v["regard.fig1.beats_other_models"] == "undecided"
     # the calibration grades the seeds' vote (22 of 30 = 0.733) and each seed, with the one
     # calibration rule (a quarter of the paper's error rate, 0.25 x 0.215): the 30 test texts
@@ -369,3 +409,96 @@ def test_training_twice_gives_the_same_bytes():
                            env=env, timeout=900, check=True)
         out.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert out[0] == out[1]
+
+
+def _bold_scored(pos: dict[str, float], seed_shift: float = 0.0, n: int = 400):
+    """WIKI texts of Table 5's four groups, the first of each labelled positive in the given
+    shares (the vote), and three seeds' labels; seed 2 moves ``seed_shift`` of each group's
+    texts to positive."""
+    rows = []
+    for grp, p in pos.items():
+        rows += [("WIKI", grp, v) for v in np.where(np.arange(n) < round(p * n), "positive",
+                                                     "neutral")]
+    df = pd.DataFrame(rows, columns=["model", "group", "regard"])
+    for k in range(3):
+        df[f"regard_seed{k}"] = df["regard"]
+    for grp in pos:
+        idx = df.index[(df["group"] == grp) & (df["regard"] == "neutral")][:int(seed_shift * n)]
+        df.loc[idx, "regard_seed2"] = "positive"
+    return df
+
+
+def test_eu_ge_af_is_graded_on_the_seeds_and_intervals_not_the_point_signs():
+    # whole WIKI groups (a recount): European Americans 2 points below African Americans by the
+    # vote and by every seed: "<"
+    pops = {g: 400 for g in ("American_actors", "American_actresses", "African_Americans",
+                             "European_Americans")}
+    df = _bold_scored({"American_actors": 0.5, "American_actresses": 0.5,
+                       "African_Americans": 0.36, "European_Americans": 0.34})
+    (w,) = RC.eu_ge_af_signs(df, "WIKI", pops)
+    assert w["whole"] and w["sign"] == "<" and w["lo"] == w["hi"] == pytest.approx(w["estimate"])
+    # seed 2 alone turns 40 more European American texts positive: the sign depends on the seed
+    idx = df.index[(df["group"] == "European_Americans") & (df["regard"] == "neutral")][:40]
+    df.loc[idx, "regard_seed2"] = "positive"
+    (w,) = RC.eu_ge_af_signs(df, "WIKI", pops)
+    assert w["sign"] == "either" and w["estimate"] < 0 < w["hi"]
+    cl, _ = RC.bold_claims(df, A.bold_regard_table(df), "WIKI", pops, {"dof": 0})
+    eu = {c.id: c for c in cl}["regard.bold.eu_ge_af_positive"]
+    # one source, either sign: 0 to 1 of 1, which reaches both within and beyond 5/6 +/- 0.2;
+    # another pool than the paper's generators, so not comparable, saying what the rule would
+    assert eu.this_run.startswith("the vote: 0 of 1 sources; by the seeds and intervals 0 to 1 of 1")
+    assert str(eu.verdict) == "not comparable" and "the rule would say inconclusive" in eu.reason
+    assert (eu.estimate_lo, eu.estimate_hi) == (0.0, 1.0) and np.isnan(eu.n_needed)
+    # the generators' samples: a Newcombe interval around the difference
+    gen = df.assign(model="lm")
+    (g,) = RC.eu_ge_af_signs(gen, "WIKI", pops)
+    assert not g["whole"] and g["lo"] < g["estimate"] < g["hi"]
+
+
+def test_bold_rows_are_graded_at_each_placeholder_and_flag_the_ones_that_move():
+    """The stated placeholder ("Person", BOLD §3.3) is graded and counted; a row whose verdict
+    changes with XYZ says so in its reason and its *sensitive to* column."""
+    from nlgbias.bold import choices as CH
+
+    pops = {"American_actors": 400, "American_actresses": 400, "African_Americans": 400,
+            "European_Americans": 400}
+    person = _bold_scored({"American_actors": 0.378, "American_actresses": 0.311,
+                           "African_Americans": 0.254, "European_Americans": 0.264})
+    xyz = _bold_scored({"American_actors": 0.60, "American_actresses": 0.311,
+                        "African_Americans": 0.254, "European_Americans": 0.264})
+    (cl, ck), sens = RC.bold_claims_by_placeholder({"Person": person, "XYZ": xyz},
+                                                   CH.REGARD_PLACEHOLDER, "WIKI", pops)
+    assert CH.REGARD_PLACEHOLDER == "Person" and CH.REGARD_PLACEHOLDERS == ("Person", "XYZ")
+    by = {c.id: c for c in cl}
+    pm = by["regard.bold.calib.wiki_positive_male"]
+    assert str(pm.verdict) == "agrees" and pm.sensitive_to == "regard placeholder: placeholder XYZ disagrees"
+    assert pm.reason.endswith("the verdict depends on the person placeholder the regard classifier "
+                              "sees (placeholder Person: agrees, placeholder XYZ: disagrees)")
+    assert by["regard.bold.calib.wiki_positive_female"].sensitive_to == ""
+    assert set(sens.columns) >= {"id", "verdict (placeholder Person)", "verdict (placeholder XYZ)",
+                                 "estimate (placeholder XYZ)", "depends"}
+    assert "regard.bold.t5_generators" not in set(sens["id"])  # not tested at either
+    moved = sens[sens["depends"]]["id"].tolist()
+    assert "regard.bold.calib.wiki_positive_male" in moved
+    with pytest.raises(ValueError, match="stated placeholder"):
+        RC.bold_claims_by_placeholder({"XYZ": xyz}, "Person", "WIKI", pops)
+    from nlgbias.regard import report as T
+
+    text = T.placeholder_text(sens, "Person")
+    assert text.startswith("The classifier sees BOLD's anonymised texts (§3.3): every person name "
+                           "of the gender and race prompts reads \"Person\"")
+    assert f"{len(moved)} of {len(sens)} change verdict" in text
+    assert "American actors: share of positive regard (Person: agrees (0.378), XYZ: disagrees (0.600))" in text
+
+
+def test_holm_on_the_boundary_is_said_with_its_numbers():
+    c = C.direction(id="x", section="§5", claim="c", paper="p", sign=1, estimate=0.034,
+                    interval=(0.007, 0.055), pvalue=0.010, n=6000, statistic="s",
+                    family=C.Family("f", {"x": 0.010, "a": 0.001, "b": 0.5, "d": 0.4, "e": 0.3,
+                                          "g": 0.2}))
+    fam_p = 0.050
+    out = RC._holm_boundary(c, 0.010, fam_p, 1000)
+    assert out.reason.endswith("; on the boundary: bootstrap p 0.010 from 1,000 draws x 5 (Holm) "
+                               "= 0.050, not below 0.05; one draw moves p by 0.001, the adjusted "
+                               "p by 0.005")
+    assert RC._holm_boundary(c, 0.018, 0.072, 1000) is c

@@ -145,3 +145,25 @@ def test_rows_sensitive_to_an_analysis_choice_are_flagged_and_counted(tmp_path):
             "to* below; the outcome counted is the one graded at the stated value): BOLD (Dhamala "
             "et al. 2021): 1 of 1 (1 disagrees).") in text
     assert "| lexicon choices: thresholds 0.2 agrees |" in text
+
+
+def test_an_undecided_calibration_recount_needs_no_more_texts(tmp_path):
+    """A recount of the paper's own texts by a scorer with training seeds: undecided where the
+    seeds fall both within and beyond the margin; more texts cannot change it, so its n needed
+    says so (not 'paper gives no effect size'); a sample of the paper's texts keeps its n."""
+    kw = dict(section="T5", claim="positive regard", paper_value=0.378, statistic="share",
+              scorer="regard-minilm", stand_in="MiniLM", margin=0.0945)
+    whole = claims.calibration_recount(id="regard.cal_whole", estimate=0.525,
+                                       seeds=[0.417, 0.45, 0.5, 0.55, 0.605], n=2048,
+                                       n_texts=2048, population=2048, **kw)
+    sample = claims.calibration_recount(id="regard.cal_sample", estimate=0.45,
+                                        interval=(0.41, 0.49), n=500, n_texts=500,
+                                        population=2048, unit="WIKI texts", **kw)
+    assert str(whole.verdict) == str(sample.verdict) == "undecided"
+    claims.save([whole, sample], "regard_claims_cal", results=tmp_path)
+    card = scorecard.collect(tmp_path).set_index("id")
+    assert scorecard._needed(card.loc["regard.cal_whole"]) == (
+        "a recount: more texts cannot change it; depends on the training seed")
+    assert scorecard._needed(card.loc["regard.cal_sample"]).endswith("WIKI texts")
+    text = scorecard.write(tmp_path).read_text()
+    assert "the exception is a calibration recount of the paper's own texts" in text

@@ -58,6 +58,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from nlgbias import claims
+from nlgbias.bold import choices as CH
 from nlgbias.bold import texts as BT
 from nlgbias.datasets import regard as D
 from nlgbias.io import write_parquet
@@ -184,7 +185,8 @@ parts_fig1 = RC.figure1_claims(summary, X.OURS, vote_correct=int(round(test_acc[
 cl1 = {c.id: c for c in parts_fig1[0]}
 graded = cl1["regard.fig1.test_accuracy"]
 fig = F.figure1(summary, paper.FIGURE1_BERT_TEST, n_split, selected=X.OURS,
-                vote=(graded.estimate, *graded.extra["interval"]))
+                vote=(graded.estimate, *graded.extra["interval"]),
+                margin=round(RC.calibration_margin(paper.FIGURE1_BERT_TEST), 4))
 save_figure(fig, P.figures, "regard_fig1_accuracy")
 plt.show()
 display(Markdown(T.figure1_text(summary, X.OURS, X.OURS_OTHER, n_split, alpha, len(alphas), cl1,
@@ -305,8 +307,15 @@ display(Markdown(T.figure2_text(fig2_claims, bias, [k for _, ck in parts_fig2 fo
 # disagrees beyond it on one side, else it depends on the classifier seed; no sampling interval,
 # no n needed), and male > female on its sign for the vote and every seed.
 # Gender (American actors / actresses) and race (African / European
-# Americans) groups; the person's name is masked (`XYZ`) before classification. Chi-square
-# test of §6.3 on positive regard across sources.
+# Americans) groups. **What the classifier sees**: BOLD's anonymised texts (`nlgbias.bold.texts`,
+# §3.3: "During metrics calculation we ... anonymize the prompts by replacing the names of people
+# in the gender and race domains with 'Person'"), so every person name reads "Person" — the
+# stated placeholder, `nlgbias.bold.choices.REGARD_PLACEHOLDER`, the text BOLD's scorer saw.
+# The regard classifier (Sheng et al.'s, and the stand-in) was trained on texts with "XYZ" in
+# that place, so every BOLD row is graded again with "XYZ" in place of the anonymiser's "Person"
+# (a "Person" of the original text, "Person of the Year", is kept); a row whose verdict changes
+# says so in its *sensitive to* column and is counted at "Person". Chi-square test of §6.3 on
+# positive regard across sources.
 
 # %%
 groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
@@ -316,24 +325,33 @@ bold_sources = BT.load_prepared(P.generations, cache_root=P.interim / "bold_text
 # (MiniLM features are cheap; in smoke only the gender groups, which the male > female row needs)
 whole = list(paper.BOLD_GROUPS["gender"]) + ([] if profile == "smoke" else list(paper.BOLD_GROUPS["race"]))
 bold_sources = X.wiki_whole_groups(bold_sources, whole, P.interim / "bold_texts", seed=seed)
-bold = X.bold_texts(bold_sources, groups)
 t = time.perf_counter()
-bold_scored = X.classify(bold, "masked", clf, P.interim / "regard")
-timings["classify BOLD texts"] = time.perf_counter() - t
-names = A.bold_source_names(bold["model"].unique(), BT.WIKI)
+# every source's texts scored with each placeholder (the stated one and the range beside it)
+bold_by = X.classify_placeholders(bold_sources, groups, clf, P.interim / "regard", CH.REGARD_PLACEHOLDERS)
+bold_scored = bold_by[CH.REGARD_PLACEHOLDER]
+timings["classify BOLD texts (each placeholder)"] = time.perf_counter() - t
+names = A.bold_source_names(bold_scored["model"].unique(), BT.WIKI)
 display(Markdown(T.bold_sources_text(names, len(bold_sources), rel(P.generations))))
 bold_t5 = A.bold_regard_table(bold_scored)
 bold_table = A.bold_table(bold_t5, names, X.OURS)
-save_table(bold_table, P.results, "regard_bold_table5", title="BOLD Table 5: positive / negative regard proportions")
+save_table(bold_table, P.results, "regard_bold_table5",
+           title=f"BOLD Table 5: positive / negative regard proportions (texts anonymised with "
+                 f"'{CH.REGARD_PLACEHOLDER}', BOLD §3.3; this run: the seeds' vote, then n per group and "
+                 "each cell's lowest / highest seed's share)")
 bold_table
 
 # %%
 chi = A.bold_chi2(bold_scored)
 wiki_population = BT.wiki_texts(None, 0, seed)["group"].value_counts().to_dict()
-parts_bold = RC.bold_claims(bold_scored, bold_t5, BT.WIKI, wiki_population, chi)
+parts_bold, placeholder_sens = RC.bold_claims_by_placeholder(bold_by, CH.REGARD_PLACEHOLDER, BT.WIKI,
+                                                             wiki_population)
+save_table(placeholder_sens, P.results, "regard_bold_placeholder_sensitivity",
+           title="BOLD rows graded with each person placeholder of the texts the classifier sees "
+                 f"(stated: '{CH.REGARD_PLACEHOLDER}', BOLD §3.3); depends: the verdict changes")
 display(Markdown(T.bold_text(bold_t5, chi, names, BT.WIKI, claims.frame(parts_bold[0]),
                              seed_spread=RC.wiki_seed_spread(bold_scored, BT.WIKI),
-                             test_spread=float(ours["test_max"] - ours["test_min"]))))
+                             test_spread=float(ours["test_max"] - ours["test_min"]))
+                 + "\n\n" + T.placeholder_text(placeholder_sens, CH.REGARD_PLACEHOLDER)))
 
 # %% [markdown]
 # ## 5 · Claims and checks

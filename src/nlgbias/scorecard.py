@@ -162,6 +162,14 @@ def _cell(x) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
 
 
+#: the n needed of an undecided calibration recount of the paper's own texts (a scorer with
+#: training seeds whose seeds fall both within and beyond the margin)
+RECOUNT_NEEDED = "a recount: more texts cannot change it"
+#: how a calibration recount graded on a sample of the paper's texts begins its reason
+#: (:func:`nlgbias.claims.calibration_recount`); such a row has a sampling n needed
+RECOUNT_SAMPLED = "this run's texts are a sample of those the paper scored"
+
+
 def _needed(r) -> str:
     if r["verdict"] not in ("inconclusive", "undecided"):
         return ""
@@ -173,6 +181,10 @@ def _needed(r) -> str:
         return f"{v:,.0f} {r['unit']}".strip()
     if "cannot decide it" in r["reason"]:
         return "not reachable in this dataset"
+    if r["rule"] == "calibration recount" and not r["reason"].startswith(RECOUNT_SAMPLED):
+        # a recount of the texts the paper's scorer scored: nothing is sampled
+        return RECOUNT_NEEDED + ("; depends on the training seed" if "depends on the"
+                                 in r["reason"] else "")
     return "paper gives no effect size" if "power" not in r["reason"] else "see why"
 
 
@@ -218,7 +230,9 @@ def markdown(card: pd.DataFrame, checks: pd.DataFrame | None = None,
             "are Holm-adjusted together before a direction is graded (the family is named in "
             "the row). **inconclusive** / **undecided** rows give the n that 80 % power to "
             "detect the paper's effect needs, in the unit that binds, or say that the dataset "
-            "cannot decide the claim where that n is above the population. Checks (by "
+            "cannot decide the claim where that n is above the population; the exception is a "
+            "calibration recount of the paper's own texts (nothing sampled): more texts cannot "
+            "change it, and an undecided one depends on the stand-in's training seed. Checks (by "
             "construction, diagnostics, data counts, recounts restated) are listed apart and "
             "not counted.", ""]
     if card.empty:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -298,7 +300,9 @@ def bias_size(dist: pd.DataFrame) -> pd.DataFrame:
 
 def bold_regard_table(texts: pd.DataFrame, label_col: str = "regard") -> pd.DataFrame:
     """BOLD Table 5 layout: per source (``model``), proportions of positive / negative regard for
-    male, female, African American, European American prompts, with n per group."""
+    male, female, African American, European American prompts, with n per group and, where
+    ``texts`` holds each classifier seed's labels, each cell's lowest and highest seed's share
+    (columns ``<cell>_seed_min`` / ``<cell>_seed_max``)."""
     groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
     df = texts[texts["group"].isin(groups)].copy()
     df["g"] = df["group"].map(groups)
@@ -310,13 +314,26 @@ def bold_regard_table(texts: pd.DataFrame, label_col: str = "regard") -> pd.Data
             for lab in ("positive", "negative"):
                 row[f"{lab}_{g}"] = float((s[label_col] == lab).mean()) if len(s) else np.nan
             row[f"n_{g}"] = len(s)
+        # each classifier seed's own share (the labels are the seeds' vote): lowest and highest
+        for g in groups.values():
+            s = sub[sub["g"] == g]
+            for lab in ("positive", "negative"):
+                vals = per_seed(s, lambda f, lab=lab: float((f[label_col] == lab).mean()),
+                                label_col) if len(s) else []
+                if vals:
+                    row[f"{lab}_{g}{SEED_MIN}"], row[f"{lab}_{g}{SEED_MAX}"] = min(vals), max(vals)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+#: suffixes of :func:`bold_regard_table`'s columns holding the lowest / highest seed's share
+SEED_MIN, SEED_MAX = "_seed_min", "_seed_max"
+
+
 def bold_vs_paper(ours: pd.DataFrame, source_names: dict[str, str]) -> pd.DataFrame:
     """Our BOLD Table 5 rows (source renamed with ``source_names``) under the paper's rows, one
-    column per cell; the ``origin`` column says which is which."""
+    column per cell (then n per group and, where the labels are a seeds' vote, each cell's lowest
+    and highest seed's share); the ``origin`` column says which is which."""
     pap = paper.BOLD_TABLE5.copy()
     pap.insert(0, "origin", "paper")
     run = ours.copy()
@@ -324,7 +341,8 @@ def bold_vs_paper(ours: pd.DataFrame, source_names: dict[str, str]) -> pd.DataFr
     run.insert(0, "origin", "this run")
     cols = ["origin", "source", *[c for c in paper.BOLD_TABLE5.columns if c != "source"]]
     ncols = [c for c in run.columns if c.startswith("n_")]
-    out = pd.concat([pap, run], ignore_index=True)[cols + ncols]
+    scols = [c for c in run.columns if c.endswith((SEED_MIN, SEED_MAX))]
+    out = pd.concat([pap, run], ignore_index=True)[cols + ncols + scols]
     for c in ncols:
         out[c] = out[c].astype("Int64")
     return out
@@ -343,6 +361,33 @@ def bold_chi2(texts: pd.DataFrame, label_col: str = "regard") -> dict:
     t = chi2_proportions(counts, totals)
     return {"statistic": t.statistic, "p": t.pvalue, "p_text": format_p(t.pvalue, 4), "dof": t.dof,
             "sources": list(counts.index), "shares": (counts / totals).round(3).to_dict()}
+
+
+#: the person placeholder of BOLD's anonymised texts (:func:`nlgbias.bold.prompts.anonymize`)
+ANON_PERSON = "Person"
+
+
+def placeholder_text(text: str, raw: str, placeholder: str) -> str:
+    """BOLD's anonymised ``text`` (§3.3: person names -> :data:`ANON_PERSON`) with the
+    anonymiser's placeholder replaced by ``placeholder`` (e.g. ``XYZ``, the regard classifier's
+    training placeholder); a "Person" that is in the original ``raw`` text itself ("Person of
+    the Year") is kept (the two texts' words aligned).
+
+    >>> placeholder_text("Person was named Person of the Year.",
+    ...                  "Maggie Q was named Person of the Year.", "XYZ")
+    'XYZ was named Person of the Year.'
+    """
+    word = re.compile(rf"\b{ANON_PERSON}\b")
+    if placeholder == ANON_PERSON:
+        return text
+    if not word.search(raw):
+        return word.sub(placeholder, text)
+    a, b = re.split(r"(\W+)", text), re.split(r"(\W+)", raw)
+    out: list[str] = []
+    for op, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        out += a[i1:i2] if op == "equal" else [placeholder if t == ANON_PERSON else t
+                                               for t in a[i1:i2]]
+    return "".join(out)
 
 
 def bold_mask(texts: pd.Series, names: pd.Series) -> list[str]:

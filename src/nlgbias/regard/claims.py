@@ -8,13 +8,16 @@ What each row compares decides its tally (:mod:`nlgbias.claims`):
   the two annotations, Table 5's "both" column, which pools the two contexts' rows), footnote
   12's count on the paper's samples: no method of ours, or a restatement of graded rows;
 - **reproduction** (like-for-like): the paper's own texts with the paper's own tools: VADER
-  against the annotations (Table 5), Figure 2 row (3) on the annotated samples (regard
-  annotations against VADER);
+  against the annotations (Table 5), Figure 2 row (3) on the annotated samples (the regard
+  annotations against the sentiment annotations);
 - **calibration** of the stand-in regard classifier (``scorer`` :data:`SCORER`, a frozen MiniLM
   encoder with MLP heads, a soft vote of the seeds, for the paper's BERT): against the paper's
   classifier's printed output on the same texts: its test accuracy (Figure 1, the paper's 30
   test texts; the seeds' vote, the classifier every later step uses) and BOLD Table 5's WIKI
-  row (BOLD's own Wikipedia sentences, every text of the four groups). The texts are the
+  row (BOLD's own Wikipedia sentences, every text of the four groups, anonymised as BOLD §3.3
+  states: the person's name reads "Person", :data:`nlgbias.bold.choices.REGARD_PLACEHOLDER`;
+  graded again with the classifier's training placeholder "XYZ" in its place, and each row whose
+  outcome changes says so in its *sensitive to* column). The texts are the
   paper's own, so each is a recount (:func:`nlgbias.claims.calibration_recount`): the seeds'
   vote and every seed within the margin of :func:`calibration_margin` (BOLD's one rule for a
   stand-in's share) agrees, all beyond it on one side disagrees, else it depends on the seed;
@@ -31,6 +34,7 @@ BERT regard classifier are not available offline: rows that need them are ``not 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -72,14 +76,12 @@ VADER_THRESHOLD = 0.05
 #: quarter of the paper's share, of its complement above one half, at least a quarter of a
 #: point), with its reason there: the stand-in is used to measure gaps of about a quarter of a
 #: share (Sheng Figure 2's negative-share gaps, +0.03 to +0.25 on shares of 0.1-0.4; BOLD's
-#: male - female positive regard on WIKI, +0.067 on 0.31-0.38), so a calibration that cannot
-#: exclude a gap of a quarter of the paper's share cannot vouch for them. The same rule grades
-#: the norms lexicon's calibration (BOLD Tables 9-11)
+#: male - female positive regard on WIKI, +0.067 on 0.31-0.38), so a stand-in whose share is
+#: off by more than a quarter of the paper's share (the vote or any seed) cannot vouch for them.
+#: The same rule grades the norms lexicon's calibration (BOLD Tables 9-11)
 calibration_margin = _calibration_margin
 CALIBRATION_RULE = (f"margin {CALIBRATION_RELATIVE:.0%} of min(p, 1 - p) of the paper's p, at least "
                     f"{100 * CALIBRATION_FLOOR:g} points (nlgbias.bold.paper.calibration_margin)")
-#: what the seeds' spread is called in a calibration row whose interval holds every seed
-SEED_SPREAD = "classifier seeds' own shares"
 #: "VADER does better than or comparable with the LSTMs" (Sheng §4): "comparable" read as at most
 #: this many accuracy points worse (ours: the paper states none; 3 of the 30 test texts, below the
 #: 20-point lead the paper gives its classifier over every other model in the same figure)
@@ -454,7 +456,8 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
             stat = f"{label} share, regard - VADER ({ctxs[0]} samples; paired)"
             vals = f"{r['share_a']:.3f} (regard) vs {r['share_b']:.3f} (VADER)"
         src_name = "GPT-2" if src == "gpt2" else "LM 1B"
-        out.append(C.direction(
+        released = paper.N_PER_CELL * len(SHORT) * len(ctxs)
+        claim = C.direction(
             id=cid, section="§5 Figure 2 (2)" if src == "lm1b" else "§5 Figure 2 (1)",
             claim=f"{src_name} samples, {words}", paper="stated from the bars (§5; no test stated)",
             sign=sign, estimate=r["estimate"], interval=(lo, hi), pvalue=r["p"], family=fam,
@@ -463,7 +466,15 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
                      f"{stats.p_text(r['p'])}, Holm over {len(fam.pvalues)}: "
                      f"{stats.format_p(fam.p(cid))}{_seed_note(seeds)}",
             comparability=Comparability.STAND_IN, stand_in=CLASSIFIER_STAND_IN, scorer=SCORER,
-            population=r["n"], unit="samples"))
+            population=released, unit="samples")
+        claim = _holm_boundary(claim, float(r["p"]), fam.p(cid), n_boot)
+        # the paper gives no effect size: as row (3), the n at this run's estimate at the
+        # family's level, against the paper's released samples of the cells (every one scored
+        # in the quick and paper profiles)
+        out.append(_released(C.n_needed_at_estimate(
+            claim, n=r["n"], population=released, unit="samples",
+            family_size=len(fam.pvalues)), f"{released:,} {src_name} samples the paper released "
+            + ("for both contexts" if len(ctxs) > 1 else f"for the {ctxs[0]} context")))
     if r3 is not None:
         cl, ck = _row3_claims(r3, fam)
         out += cl
@@ -472,6 +483,30 @@ def sentiment_claims(scored: pd.DataFrame, sources: dict[str, str], *, seed: int
 
 
 ROW3_ID = "regard.fig2.row3_neg_gap_regard_gt_sentiment"
+
+
+def _holm_boundary(c: C.Claim, p: float, holm: float, n_boot: int, level: float = 0.05,
+                   ) -> C.Claim:
+    """A bootstrap p (a multiple of 1 / ``n_boot``) whose Holm-adjusted value lies within one
+    draw's step (times Holm's multiplier) of ``level``: the reason says the verdict sits on the
+    boundary, with the numbers."""
+    if not (p > 0 and n_boot):
+        return c
+    mult = holm / p
+    if abs(holm - level) > mult / n_boot + 1e-12:
+        return c
+    note = (f"; on the boundary: bootstrap p {p:.3f} from {n_boot:,} draws x {mult:.0f} (Holm) "
+            f"= {holm:.3f}, {'not below' if holm >= level else 'below'} {level:g}; one draw moves "
+            f"p by {1 / n_boot:.3f}, the adjusted p by {mult / n_boot:.3f}")
+    return replace(c, reason=c.reason + note)
+
+
+def _released(c: C.Claim, what: str) -> C.Claim:
+    """An n needed above the population, said of what that population is (``what``, with its
+    count)."""
+    pop = f"{c.population:,.0f}"
+    return replace(c, reason=c.reason.replace(f"more than the {pop} that exist",
+                                              f"more than the {what}"))
 
 
 def _row3_contrast(annotated: pd.DataFrame, *, seed: int, n_boot: int) -> dict:
@@ -491,7 +526,8 @@ def _row3_claims(r: dict, fam: C.Family | None) -> tuple[list[C.Claim], list[C.C
               "demographic pairs relative to sentiment (annotations)",
         paper="stated from the bars (§5; no test stated)", sign=1, estimate=r["estimate"],
         interval=(r["lo"], r["hi"]), pvalue=r["p"], family=fam, family_power=fam is not None,
-        n=f"{n} annotated samples (both annotations)", n_effective=n,
+        n=f"{n} usable of the paper's {paper.N_ANNOTATED} annotated samples (demographic found, "
+          "both annotations)", n_effective=n,
         statistic="mean |negative share gap| over 3 pairs x 2 contexts, regard annotations - "
                   "sentiment annotations (the samples were chosen by VADER, 3 positive and 3 "
                   "negative per template, so VADER is not the comparison)",
@@ -500,9 +536,11 @@ def _row3_claims(r: dict, fam: C.Family | None) -> tuple[list[C.Claim], list[C.C
         population=n, unit="annotated samples with both annotations")
     # the paper gives no effect size: the n needed is at this run's estimate, at the family's
     # corrected level; every annotated sample that carries both annotations is already used
-    claim = C.n_needed_at_estimate(claim, n=n, population=n,
-                                   unit="annotated samples with both annotations",
-                                   family_size=len(fam.pvalues) if fam else 1)
+    claim = _released(C.n_needed_at_estimate(claim, n=n, population=n,
+                                              unit="annotated samples with both annotations",
+                                              family_size=len(fam.pvalues) if fam else 1),
+                      f"{n} usable of the paper's {paper.N_ANNOTATED} (those whose demographic "
+                      "is found in the paper's GPT-2 samples and that carry both annotations)")
     k = C.check(id="regard.fig2.row3_demographics_found", section="§5 Figure 2 (3)",
                 kind="data count",
                 check="annotated samples whose demographic is found in the paper's GPT-2 samples "
@@ -665,20 +703,9 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f}"
                      + _seed_note(seeds) + (f" [{lo:+.3f}, {hi:+.3f}] (a sample)" if sample else ""),
             stand_in=CLASSIFIER_STAND_IN, scorer=SCORER, unit="WIKI texts per group"))
-    n_src = len(bold_t5)
-    eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
-    ns = ", ".join(f"{r['source']}: {int(r['n_african_american'])} / {int(r['n_european_american'])}"
-                   for r in bold_t5.to_dict("records"))
     pool = ("WIKI and the offline generators of notebook 02 (the paper: BERT, GPT-2, CTRL), "
             "scored by " + CLASSIFIER_STAND_IN)
-    out.append(C.tolerance(
-        id="regard.bold.eu_ge_af_positive", section="BOLD §6.1.3",
-        claim="European American positive regard >= African American in most sources",
-        paper_value=paper.BOLD_EU_GE_AF_POSITIVE[0] / paper.BOLD_EU_GE_AF_POSITIVE[1],
-        paper=f"{paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]} sources",
-        estimate=eu_ge_af / max(n_src, 1), tol=0.2, n=f"{n_src} sources ({ns} texts)",
-        statistic="share of sources", this_run=f"{eu_ge_af} of {n_src} sources",
-        comparability=Comparability.DIFFERENT_POOL, stand_in=pool, scorer=SCORER))
+    out.append(_eu_ge_af_claim(bold_scored, wiki, wiki_population, pool))
     pos = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     t = bold_t5.set_index("source")
     if wiki in t.index and len(t) > 1:
@@ -714,6 +741,111 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
                      + ", ".join(f"{k}: {v:.3f}" for k, v in chi.get("shares", {}).items()) + ")",
             passed=True))
     return out, checks
+
+
+#: BOLD §6.1.3's "in five out of six models", read with a tolerance on the share of sources:
+#: within 0.2 of 5/6 (with three sources: two or three of them)
+EU_GE_AF_TOL = 0.2
+
+
+def eu_ge_af_signs(bold_scored: pd.DataFrame, wiki: str, wiki_population: Mapping[str, int],
+                   ) -> list[dict]:
+    """Per source of ``bold_scored`` (``model``): European American minus African American
+    positive regard share (the seeds' vote), each seed's own difference, and the sign it
+    shows: ``">="`` where the vote, every seed and (for texts sampled from a larger pool: a
+    generator's samples, or a WIKI sample) the difference's 95% Newcombe interval are all >= 0,
+    ``"<"`` where all are < 0, else ``"either"`` (it depends on the classifier seed or on the
+    texts sampled). WIKI's whole groups (every text of ``wiki_population``) are a recount: the
+    vote and the seeds only."""
+    eu, af = "European_Americans", "African_Americans"
+    out = []
+    for src, sub in bold_scored.groupby("model", sort=False):
+        a, b = sub[sub["group"] == eu], sub[sub["group"] == af]
+        if not len(a) or not len(b):
+            continue
+        ka, kb = int((a["regard"] == "positive").sum()), int((b["regard"] == "positive").sum())
+        est = ka / len(a) - kb / len(b)
+        seeds = [x - y for x, y in zip(
+            per_seed(a, lambda f: float((f["regard"] == "positive").mean())),
+            per_seed(b, lambda f: float((f["regard"] == "positive").mean())), strict=True)]
+        whole = src == wiki and len(a) >= wiki_population.get(eu, np.inf) \
+            and len(b) >= wiki_population.get(af, np.inf)
+        lo, hi = (est, est) if whole else stats.diff_proportions_interval(ka, len(a), kb, len(b))
+        lo, hi = widen(lo, hi, seeds)
+        sign = ">=" if lo >= 0 else "<" if hi < 0 else "either"
+        out.append({"source": src, "estimate": est, "lo": lo, "hi": hi, "seeds": seeds,
+                    "whole": whole, "sign": sign, "n": (len(a), len(b))})
+    return out
+
+
+def _eu_ge_af_claim(bold_scored: pd.DataFrame, wiki: str, wiki_population: Mapping[str, int],
+                    pool: str) -> C.Claim:
+    """BOLD §6.1.3: European American positive regard >= African American in five of six
+    sources. Each source's sign (:func:`eu_ge_af_signs`: the vote, every classifier seed and, on
+    sampled texts, the 95% interval); the share of sources with ">=" is at least the sources
+    whose sign is ">=" for all of them and at most those plus the ones where it depends
+    (``"either"``): graded against 5/6 with :data:`EU_GE_AF_TOL` on that range (the seeds and
+    samples cannot narrow it further; another pool than the paper's generators, so the row is
+    not comparable and says what the rule would)."""
+    signs = eu_ge_af_signs(bold_scored, wiki, wiki_population)
+    n = len(signs)
+    ge = sum(r["sign"] == ">=" for r in signs)
+    either = sum(r["sign"] == "either" for r in signs)
+    vote = sum(r["estimate"] >= 0 for r in signs)
+    pv = paper.BOLD_EU_GE_AF_POSITIVE[0] / paper.BOLD_EU_GE_AF_POSITIVE[1]
+    per = "; ".join(
+        f"{r['source']} {r['estimate']:+.4f}"
+        + (f" [{r['lo']:+.3f}, {r['hi']:+.3f}]" if not r["whole"] else "")
+        + (f", seeds {min(r['seeds']):+.3f} to {max(r['seeds']):+.3f}" if r["seeds"] else "")
+        + f": {'>= 0' if r['sign'] == '>=' else '< 0' if r['sign'] == '<' else 'either sign'}"
+        for r in signs)
+    lo, hi = (ge / n, (ge + either) / n) if n else (np.nan, np.nan)
+    ns = ", ".join(f"{r['source']}: {r['n'][1]} / {r['n'][0]}" for r in signs)
+    return C.value_in_interval(
+        id="regard.bold.eu_ge_af_positive", section="BOLD §6.1.3",
+        claim="European American positive regard >= African American in most sources",
+        paper_value=pv,
+        paper=f"{paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]} sources",
+        estimate=vote / max(n, 1), interval=(lo, hi), margin=EU_GE_AF_TOL, spread=(lo, hi),
+        spread_what="the shares of sources the classifier seeds and the samples' intervals allow",
+        n=f"{n} sources ({ns} African / European American texts)", n_effective=n,
+        statistic="share of sources with European American >= African American positive regard "
+                  "(each source's sign from the seeds' vote, every seed and, on sampled texts, "
+                  f"the 95% Newcombe interval; tolerance {EU_GE_AF_TOL:g} around 5/6)",
+        this_run=f"the vote: {vote} of {n} sources; by the seeds and intervals {ge} to "
+                 f"{ge + either} of {n} (EA - AA positive: {per})",
+        comparability=Comparability.DIFFERENT_POOL, stand_in=pool, scorer=SCORER,
+        population=n, unit="sources", digits=2)
+
+
+#: the analysis choice graded beside the stated one on BOLD's texts (its *sensitive to* label)
+PLACEHOLDER_CHOICE = "regard placeholder"
+
+
+def bold_claims_by_placeholder(scored: Mapping[str, pd.DataFrame], stated: str, wiki: str,
+                               wiki_population: dict[str, int],
+                               ) -> tuple[tuple[list[C.Claim], list[C.Check]], pd.DataFrame]:
+    """:func:`bold_claims` graded once per person placeholder of the texts the classifier
+    scores (``scored``: placeholder -> :func:`~nlgbias.regard.experiments.classify_placeholders`'
+    scored texts; ``stated``: :data:`nlgbias.bold.choices.REGARD_PLACEHOLDER`, BOLD §3.3's
+    "Person"). Returns the claims and checks at the stated placeholder, each row whose verdict
+    changes inside the range with the verdicts per placeholder in its reason and its *sensitive
+    to* column (:func:`nlgbias.bold.claims.note_sensitivity`), and the verdict table
+    (:func:`nlgbias.bold.claims.verdict_sensitivity`: estimate and verdict per placeholder)."""
+    from nlgbias.bold.claims import note_sensitivity, verdict_sensitivity
+    from nlgbias.regard.analysis import bold_chi2, bold_regard_table
+
+    if stated not in scored:
+        raise ValueError(f"the stated placeholder {stated!r} was not scored ({list(scored)})")
+    parts = {p: bold_claims(sc, bold_regard_table(sc), wiki, wiki_population, bold_chi2(sc))
+             for p, sc in scored.items()}
+    sens = verdict_sensitivity({f"placeholder {p}": parts[p][0] for p in scored},
+                               f"placeholder {stated}")
+    sens = sens[~sens["id"].isin([c.id for c in parts[stated][0]
+                                  if c.verdict is C.Verdict.NOT_TESTED])].reset_index(drop=True)
+    cl = note_sensitivity(parts[stated][0], sens,
+                          "person placeholder the regard classifier sees", label=PLACEHOLDER_CHOICE)
+    return (cl, parts[stated][1]), sens
 
 
 def not_tested_claims() -> tuple[list[C.Claim], list[C.Check]]:

@@ -16,7 +16,7 @@ import pandas as pd
 from nlgbias.io import ShardCache
 from nlgbias.metrics import regard as R
 from nlgbias.regard import baselines as B
-from nlgbias.regard.analysis import SEED_PREFIX, seed_columns
+from nlgbias.regard.analysis import ANON_PERSON, SEED_PREFIX, placeholder_text, seed_columns
 from nlgbias.scoring import score_texts
 
 log = logging.getLogger(__name__)
@@ -300,15 +300,30 @@ def chat_labels(models: Sequence) -> dict[str, str]:
     return out
 
 
-def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str]) -> pd.DataFrame:
+def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str],
+               placeholder: str = ANON_PERSON) -> pd.DataFrame:
     """BOLD's prepared texts of every source (``model`` column: the source) in ``groups`` (Table
-    5's gender and race groups), with ``masked``: the person's name replaced by ``XYZ``."""
-    from nlgbias.regard.analysis import bold_mask
-
+    5's gender and race groups), with ``masked``: the text the regard classifier scores, the
+    anonymised text (BOLD §3.3: person names -> "Person") with that placeholder read as
+    ``placeholder`` (:data:`nlgbias.bold.choices.REGARD_PLACEHOLDER` and the range graded beside
+    it; :func:`~nlgbias.regard.analysis.placeholder_text`)."""
     bold = pd.concat([df.assign(model=name) for name, df in sources.items()], ignore_index=True)
+    if "text_raw" not in bold.columns:
+        raise ValueError("bold_texts needs prepared (anonymised) texts with a 'text_raw' column "
+                         "(nlgbias.bold.texts.prepare_sources / load_prepared)")
     bold = bold[bold["group"].isin(groups)].copy()
-    bold["masked"] = bold_mask(bold["text"], bold["name"])
+    bold["masked"] = [placeholder_text(str(t), str(r), placeholder)
+                      for t, r in zip(bold["text"], bold["text_raw"], strict=True)]
     return bold
+
+
+def classify_placeholders(sources: dict[str, pd.DataFrame], groups: Sequence[str],
+                          clf: R.RegardClassifier, cache_root: str | Path,
+                          placeholders: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """:func:`classify` of :func:`bold_texts` once per person ``placeholder`` (the stated one
+    and the range graded beside it): placeholder -> the scored texts."""
+    return {p: classify(bold_texts(sources, groups, p), "masked", clf, cache_root)
+            for p in placeholders}
 
 
 def wiki_whole_groups(sources: dict[str, pd.DataFrame], groups: Sequence[str],

@@ -21,7 +21,8 @@ LABEL_COLORS = {"negative": "#d55e00", "neutral": "#999999", "positive": "#0072b
 
 def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, int] | None = None,
             selected: str | None = None,
-            vote: tuple[float, float, float] | None = None) -> plt.Figure:
+            vote: tuple[float, float, float] | None = None,
+            margin: float | None = None) -> plt.Figure:
     """Dev and test accuracy per model: the mean over runs (bars) with its 95 % interval (error
     bars from ``<split>_mean_lo`` to ``<split>_mean_hi``: the texts' sampling, widened to hold
     every seed) and each seed's accuracy (dots, where ``summary`` has ``<split>_per_seed``), and
@@ -31,7 +32,9 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
     ``vote``: (accuracy, lo, hi) of the selected model's graded test accuracy (the seeds' soft
     vote, one classifier, with its 95% interval as context: the test texts are the paper's, so
     the calibration grades the vote and each seed against the margin, not the interval), drawn as a diamond with its whisker beside
-    that model's test bar (the bar is the mean of the seeds' own accuracies)."""
+    that model's test bar (the bar is the mean of the seeds' own accuracies). ``margin``: the
+    calibration margin the test accuracy is graded with: the band ``paper_bert_test +/- margin``
+    is shaded and labelled (the vote and every seed inside it agree)."""
     models = list(summary["model"])
     x = np.arange(len(models))
     w = 0.38
@@ -63,6 +66,12 @@ def figure1(summary: pd.DataFrame, paper_bert_test: float, n_texts: dict[str, in
                     color="#7a0019", ms=6, capsize=4, elinewidth=1.4, zorder=5,
                     label=f"test, the seeds' vote (graded): {acc:.3f},\n95% interval [{lo:.3f}, {hi:.3f}] "
                           "as context\n(graded with each seed against the margin)")
+    if margin is not None:
+        ax.axhspan(paper_bert_test - margin, paper_bert_test + margin, color="#009e73", alpha=0.15,
+                   lw=0, zorder=0,
+                   label=f"graded band of the test accuracy: paper {paper_bert_test:.3f}\n± margin {margin:.3f} = "
+                         f"[{paper_bert_test - margin:.3f}, {paper_bert_test + margin:.3f}]\n(the vote and "
+                         "every seed inside: agrees)")
     ax.axhline(paper_bert_test, ls="--", color="k", lw=1)
     ax.text(len(summary) - 0.5, paper_bert_test + 0.01, f"paper: BERT test ≈ {paper_bert_test:.3f}",
             ha="right", fontsize=9)

@@ -11,6 +11,7 @@ import pandas as pd
 from nlgbias import stats
 from nlgbias.bold.paper import calibration_margin
 from nlgbias.regard import paper
+from nlgbias.regard.claims import FIG2_SENT_FAMILY
 
 GPT2_SRC = "GPT-2 (paper's samples)"
 LM1B_SRC = "LM 1B (paper's samples)"
@@ -158,26 +159,32 @@ def figure2_text(claims_df: pd.DataFrame, bias: pd.DataFrame, checks: Sequence =
         f"Mean absolute regard gap between paired demographics (over {int(ng.get(GPT2_SRC, 0))} "
         f"gaps: 3 pairs × 2 contexts × negative and positive shares): GPT-2 {bw.get(GPT2_SRC, np.nan):.3f}, "
         f"LM 1B {bw.get(LM1B_SRC, np.nan):.3f}; their difference with its interval is the next row."]
-    for cid, lead in (("regard.fig2.lm1b_less_biased", "LM 1B less biased than GPT-2"),
-                      ("regard.fig2.neg_gap_regard_gt_vader",
-                       "Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap| "
-                       "over both contexts; it restates the two context rows, so a check)"),
-                      ("regard.fig2.respect_neg_gap_regard_gt_vader", "Respect alone"),
-                      ("regard.fig2.occupation_neg_gap_regard_gt_vader", "Occupation alone"),
-                      ("regard.fig2.occupation_more_neutral", "More occupation samples neutral by regard"),
-                      ("regard.fig2.row3_neg_gap_regard_gt_sentiment",
-                       "Row (3), the annotated samples (regard vs sentiment annotations; §5 states "
-                       "it in one sentence with LM 1B's row, 'similar trends ... in both the LM "
-                       "1B-generated samples in row (2) and the annotated samples in row (3)', so "
-                       "it is a member of the regard-against-sentiment family)")):
-        if cid in cl.index:
-            r = cl.loc[cid]
-            need = str(r["reason"]).partition("; the paper gives no effect size: ")[2]
-            parts.append(f"{lead}: {r['this run']}: **{r['verdict']}** ({r['tally']})"
-                         + (f"; the paper gives no effect size: {need}" if need else "") + ".")
-        elif cid in ck:
-            k = ck[cid]
-            parts.append(f"{lead}: {k.this_run}: check {'passed' if k.passed else 'failed'}.")
+    if "regard.fig2.lm1b_less_biased" in cl.index:
+        r = cl.loc["regard.fig2.lm1b_less_biased"]
+        parts.append(f"LM 1B less biased than GPT-2: {r['this run']}: **{r['verdict']}** "
+                     f"({r['tally']}).")
+    if "regard.fig2.neg_gap_regard_gt_vader" in ck:
+        k = ck["regard.fig2.neg_gap_regard_gt_vader"]
+        parts.append("Sentiment under-states regard's negative gaps (GPT-2, mean |negative gap| "
+                     "over both contexts; it restates the two context rows, so a check): "
+                     f"{k.this_run}: check {'passed' if k.passed else 'failed'}.")
+    # §5's readings of regard against sentiment: every member of the family, named from it
+    sent = claims_df[claims_df["family"].astype(str).str.startswith(FIG2_SENT_FAMILY)]
+    if len(sent):
+        parts.append(f"§5's readings of regard against sentiment, one Holm family of {len(sent)} "
+                     f"({', '.join(f'{v} {k}' for k, v in sent['verdict'].value_counts().items())}):")
+    for i, r in enumerate(sent.to_dict("records"), start=1):
+        lead = r["claim"]
+        if r["id"] == "regard.fig2.row3_neg_gap_regard_gt_sentiment":
+            lead += (" (§5 states it in one sentence with LM 1B's row, 'similar trends ... in "
+                     "both the LM 1B-generated samples in row (2) and the annotated samples in "
+                     "row (3)', so it is a member of the family)")
+        reason = str(r["reason"])
+        edge = reason.partition("; on the boundary: ")[2].partition("; the paper gives")[0]
+        need = reason.partition("; the paper gives no effect size: ")[2]
+        parts.append(f"({i}) {lead}: {r['this run']}: **{r['verdict']}** ({r['tally']})"
+                     + (f"; on the boundary: {edge}" if edge else "")
+                     + (f"; the paper gives no effect size: {need}" if need else "") + ".")
     return " ".join(parts)
 
 
@@ -239,12 +246,43 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
     wiki_highest = None
     if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
         wiki_highest = sum(bool(bold_t5.set_index("source")[c].idxmax() == wiki) for c in pos_cols)
-    eu_ge_af = int((bold_t5["positive_european_american"] >= bold_t5["positive_african_american"]).sum())
+    eu = claims_df.set_index("id").loc["regard.bold.eu_ge_af_positive"] \
+        if "regard.bold.eu_ge_af_positive" in set(claims_df["id"]) else None
     return (
         calib + spread
         + (f"WIKI has the highest positive regard in {wiki_highest} of {len(pos_cols)} columns (paper: all). "
            if wiki_highest is not None else "")
-        + f"European American positive regard ≥ African American in {eu_ge_af} of {len(bold_t5)} sources "
-        f"(paper: {paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]}). Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
+        + (f"European American positive regard ≥ African American (paper: "
+           f"{paper.BOLD_EU_GE_AF_POSITIVE[0]} of {paper.BOLD_EU_GE_AF_POSITIVE[1]} sources): "
+           f"{eu['this run']}: **{eu['verdict']}** (another pool than the paper's generators"
+           + (f"; {str(eu['reason']).partition('not graded; ')[2]}" if "not graded; "
+              in str(eu["reason"]) else f"; {eu['reason']}") + "). " if eu is not None else "")
+        + f"Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
         f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; the paper, over four generators: p < "
         f"{paper.BOLD_CHI2_P_BELOW}).")
+
+
+def placeholder_text(sens: pd.DataFrame, stated: str) -> str:
+    """What the regard classifier sees on BOLD's texts, and the rows whose verdict changes when
+    the person placeholder is the classifier's training placeholder instead of the stated one
+    (``sens``: :func:`nlgbias.regard.claims.bold_claims_by_placeholder`'s verdict table)."""
+    others = [c[len("verdict (placeholder "):-1] for c in sens.columns
+              if c.startswith("verdict (placeholder ") and c != f"verdict (placeholder {stated})"]
+    moved = sens[sens["depends"]]
+    head = (f"The classifier sees BOLD's anonymised texts (§3.3): every person name of the gender "
+            f"and race prompts reads \"{stated}\" (the stated placeholder, "
+            f"`nlgbias.bold.choices.REGARD_PLACEHOLDER`); the regard classifier was trained on "
+            f"texts with {' / '.join(others)} in that place, so the {len(sens)} BOLD rows are graded "
+            f"again with {' / '.join(others)} in place of \"{stated}\" "
+            f"(`regard_bold_placeholder_sensitivity`): ")
+    if not len(moved):
+        return head + "no verdict changes."
+    rows = []
+    for r in moved.to_dict("records"):
+        per = ", ".join(f"{c[len('verdict (placeholder '):-1]}: {r[c]} "
+                        f"({r['estimate (placeholder ' + c[len('verdict (placeholder '):]]:.3f})"
+                        for c in sens.columns if c.startswith("verdict (placeholder "))
+        rows.append(f"{r['claim'].removeprefix('WIKI, ').removeprefix('WIKI: ')} ({per})")
+    return (head + f"{len(moved)} of {len(sens)} change verdict, each marked *sensitive to* "
+            "regard placeholder (graded and counted at the stated placeholder): "
+            + "; ".join(rows) + ".")
