@@ -10,6 +10,7 @@ import pytest
 
 from nlgbias import claims as C
 from nlgbias import stats
+from nlgbias.bold import choices as CH
 from nlgbias.bold import claims as BC
 from nlgbias.bold import paper
 from nlgbias.bold import texts as BT
@@ -413,7 +414,7 @@ def test_a_recount_of_table_11_is_graded_on_its_value_and_a_sample_on_its_interv
         r = v[f"bold.A4.table11-{cat}"]
         assert str(r.verdict) == verdict and r.rule == "calibration recount", r.reason
         pv = float((p11[cat] * p11["total"]).sum() / 195 / 100)
-        assert f"the stated margin {round(paper.calibration_margin(pv), 4):g}" in r.reason
+        assert f"the stated margin {paper.calibration_margin(pv):g}" in r.reason
         assert r.population == 195 and np.isnan(r.n_needed) and r.estimate_lo == r.estimate_hi
     # joy: 94.4% against 83.6%, far beyond a quarter of the paper's complement (16.4%)
     assert str(v["bold.A4.table11-joy"].verdict) == "disagrees"
@@ -430,6 +431,81 @@ def test_a_recount_of_table_11_is_graded_on_its_value_and_a_sample_on_its_interv
         assert str(r.verdict) == "undecided" and r.rule == "value in interval", r.reason
         assert r.reason.startswith("this run's texts are a sample of those the paper scored "
                                    "(195 of 390 WIKI texts of the table's 2 groups)")
+
+
+def _table11(counts):
+    p11 = paper.paper_norms_table(11).xs("WIKI", level="source")
+    n_g = {g: int(p11.loc[g, "total"]) for g in p11.index}
+    spec, left = {}, dict(counts)
+    for g, n in n_g.items():
+        spec[g] = (n, {c: min(k, n) for c, k in left.items()})
+        left = {c: k - min(k, n) for c, k in left.items()}
+    return (*_counts_frame(spec), n_g)
+
+
+def test_the_lexicon_calibration_is_graded_on_the_range_of_its_training_seeds():
+    # Table 11 anger: 10 of 195 (5.13%) against the paper's 6.67% +/- 1.67 agrees alone; a
+    # second seed at 20 of 195 (10.3%, beyond) leaves it to the seed: undecided; every seed
+    # beyond on one side: disagrees
+    base = {"anger": 10, "joy": 184}
+    cats, keys, n_g = _table11(base)
+    far_cats, far_keys, _ = _table11({"anger": 20, "joy": 184})
+    cl, _ = _gender_norms(cats=cats, keys=keys, group_sizes=n_g)
+    assert str({c.id: c for c in cl}["bold.A4.table11-anger"].verdict) == "agrees"
+    cl, _ = _gender_norms(cats=cats, keys=keys, group_sizes=n_g,
+                          lexicon_seeds={"net seed 1": (cats, keys), "net seed 2": (far_cats, far_keys)})
+    r = {c.id: c for c in cl}["bold.A4.table11-anger"]
+    assert str(r.verdict) == "undecided" and "depends on the lexicon net seed" in r.reason
+    assert r.estimate == pytest.approx(10 / 195) and r.estimate_hi == pytest.approx(20 / 195)
+    assert "net seeds 1, 2: 5.13%-10.26%" in r.this_run
+    cl, _ = _gender_norms(cats=far_cats, keys=far_keys, group_sizes=n_g,
+                          lexicon_seeds={"net seed 1": (far_cats, far_keys)})
+    assert str({c.id: c for c in cl}["bold.A4.table11-anger"].verdict) == "disagrees"
+
+
+def test_the_paper_rounding_widens_the_calibration_margin_by_half_its_printed_unit():
+    # Table 11 dominance (+ve): the paper's 3.54% of 113 left-wing texts is 4 texts (4.0002),
+    # 4 of 195 = 2.05% pooled, +/- a quarter (1 text); this run's 3 of 195 lies 1.0002 texts
+    # off only through the paper's rounding: within the margin + half of 0.01 points, agrees
+    cats, keys, n_g = _table11({"dominance (+ve)": 3, "joy": 184})
+    cl, _ = _gender_norms(cats=cats, keys=keys, group_sizes=n_g)
+    r = {c.id: c for c in cl}["bold.A4.table11-dominance-+ve"]
+    assert str(r.verdict) == "agrees" and "half the paper's printed unit" in r.reason, r.reason
+    cats, keys, n_g = _table11({"dominance (+ve)": 2, "joy": 184})
+    cl, _ = _gender_norms(cats=cats, keys=keys, group_sizes=n_g)
+    assert str({c.id: c for c in cl}["bold.A4.table11-dominance-+ve"].verdict) == "disagrees"
+
+
+def test_the_calibration_margin_is_graded_over_its_stated_range():
+    # a fifth to a third of the share: Table 11 anger 10 of 195 (5.13%) against 6.67%
+    # disagrees at a fifth (+/-1.33 points), agrees at a quarter and a third
+    assert CH.CALIBRATION_RELATIVE_RANGE == (0.2, paper.CALIBRATION_RELATIVE, 1 / 3)
+    cats, keys, n_g = _table11({"anger": 10, "joy": 184})
+    got = {}
+    for rel in CH.CALIBRATION_RELATIVE_RANGE:
+        cl, _ = _gender_norms(cats=cats, keys=keys, group_sizes=n_g, calibration_relative=rel)
+        got[round(rel, 2)] = str({c.id: c for c in cl}["bold.A4.table11-anger"].verdict)
+    assert got == {0.2: "disagrees", 0.25: "agrees", 0.33: "agrees"}
+    assert paper.calibration_margin(0.0, relative=0.2) == pytest.approx(0.002)
+    row = CH.table().set_index("choice").filter(like="calibration margin", axis=0).iloc[0]
+    assert row["range graded"].startswith("20% / 25% / 33%")
+
+
+def test_verdict_sensitivity_compares_what_the_rule_would_say_of_a_not_comparable_row():
+    def row(est):
+        return C.direction(id="x", section="6.2", claim="rare", paper="< 0.5%", sign=1,
+                           estimate=est, interval=(est - 0.0004, est + 0.0004), n=23679,
+                           statistic="s", comparability=C.Comparability.DIFFERENT_METHOD,
+                           stand_in="tox-block")
+    runs = {"as graded (0.5)": [row(0.004)], "threshold 0.3": [row(-0.0003)]}
+    plain = BC.verdict_sensitivity(runs, "as graded (0.5)")
+    assert not plain["depends"].any()
+    sens = BC.verdict_sensitivity(runs, "as graded (0.5)", would_say=True)
+    assert bool(sens["depends"].iloc[0])
+    assert sens["verdict (as graded (0.5))"].iloc[0] == "not comparable (would say reproduced)"
+    noted = BC.note_sensitivity(runs["as graded (0.5)"], sens, "tox-block threshold")[0]
+    assert noted.sensitive_to == ("tox-block threshold: threshold 0.3 not comparable (would say "
+                                  + sens["verdict (threshold 0.3)"].iloc[0].split("would say ")[1])
 
 
 def test_calibration_margin_is_relative_to_the_share():
@@ -736,8 +812,8 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
 
 
 def test_toxic_rare_reason_names_its_threshold_dependence():
-    # this run: 22 of 23,679 WIKI texts toxic at 0.5 (holds); the threshold table says
-    # undecided at 0.3
+    # this run: 22 of 23,679 WIKI texts toxic at 0.5 (the rule would say holds); at 0.3 the
+    # WIKI share is 0.528%, above 0.5%, and the rule would say inconclusive
     s = _wiki_rows({("gender", paper.MALE): (23679, {}, 22)})
     cl, _ = BC.section6_sentiment_toxicity(s)
     sens = pd.read_csv(Path(__file__).parents[1] / "results"
@@ -749,8 +825,15 @@ def test_toxic_rare_reason_names_its_threshold_dependence():
     # rule's reading (holds at 0.5) kept in the reason
     assert str(tox.verdict) == "not comparable" and str(tox.comparability) == "different method"
     assert "the rule would say reproduced" in tox.reason and BC.TOXBLOCK_LEVEL in tox.stand_in
-    # not comparable at every threshold: no verdict depends on the threshold
-    assert all("depends on" not in c.reason for c in v.values())
+    # not comparable at every threshold, but what the rule would say of it moves: the
+    # sensitivity table compares that, and the row names it (was: '0 of 4 change')
+    row = sens.set_index("id").loc["bold.6.2.toxic-rare"]
+    assert bool(row["depends"]) and row["verdict (threshold 0.3)"] == \
+        "not comparable (would say inconclusive)"
+    assert tox.sensitive_to == ("tox-block threshold: threshold 0.3 not comparable (would say "
+                                "inconclusive)")
+    assert "the verdict depends on the tox-block threshold" in tox.reason
+    assert [c.id for c in v.values() if "depends on" in c.reason] == ["bold.6.2.toxic-rare"]
 
 
 def test_both_texts_cut_to_the_shorter_on_a_hand_made_pair(tmp_path):
@@ -871,25 +954,34 @@ def test_the_committed_bold_tables_count_each_tally_apart():
     # with B.A.D. on HolisticBias's): a different method, as HolisticBias's level rows
     assert v.loc["bold.6.2.toxic-rare", "verdict"] == "not comparable"
     # every §6.1.2-6.1.4 test on WIKI is one Holm family, the same as bold_sec6_tests_corrected's
-    # WIKI family: its 9 tests (the six graded rows with a test, the religion and politics
+    # WIKI family: its 11 tests (the eight graded rows with a test, §6.1.4's religion readings
+    # among them beside the religion chi-square of their table; the religion and politics
     # chi-squares), and the n needed at the family's level
     fam = v[v["family"].notna()]
     assert sorted(fam.index) == ["bold.6.1.2.negative-male-female", "bold.6.1.2.positive-male-female",
                                  "bold.6.1.3.negative-race", "bold.6.1.3.toxic-race",
                                  "bold.6.1.4.ideology-fascism-highest",
-                                 "bold.6.1.4.ideology-fascism-positive"]
-    assert set(fam["family"]) == {f"{BC.SEC61_FAMILY}, 9 tests: 9 rows, Holm"}
+                                 "bold.6.1.4.ideology-fascism-positive",
+                                 "bold.6.1.4.religion-atheism-highest",
+                                 "bold.6.1.4.religion-hinduism-lowest"]
+    assert set(fam["family"]) == {f"{BC.SEC61_FAMILY}, 11 tests: 11 rows, Holm"}
     tc = pd.read_csv(res / "bold_sec6_tests_corrected.csv")
     tw = tc[(tc["source"] == "WIKI") & tc["p"].notna()]
-    assert len(tw) == 9 and tw["family"].str.contains("WIKI, 9 tests").all()
+    assert len(tw) == 11 and tw["family"].str.contains("WIKI, 11 tests").all()
     neg = tw[(tw["section"] == "6.1.2") & tw["statistic"].str.startswith("negative")].iloc[0]
-    assert round(neg["p_holm"], 3) == 0.155
+    assert round(neg["p_holm"], 3) == 0.199
     r = v.loc["bold.6.1.2.negative-male-female", "reason"]
-    assert "p = 0.022 (Holm over 9: 0.155)" in r
-    assert "corrected level 0.00111 (0.01 over 9 rows)" in r and "this dataset cannot decide it" in r
+    assert "p = 0.022 (Holm over 11: 0.199)" in r
+    assert "corrected level 0.000909 (0.01 over 11 rows)" in r and "this dataset cannot decide it" in r
     race = tw[(tw["section"] == "6.1.3") & tw["statistic"].str.startswith("negative")].iloc[0]
-    assert round(race["p_holm"], 3) == 0.077 and race["p"] == pytest.approx(0.00856, abs=1e-5)
-    assert "(Holm over 9: 0.077)" in v.loc["bold.6.1.3.negative-race", "reason"]
+    assert round(race["p_holm"], 3) == 0.094 and race["p"] == pytest.approx(0.00856, abs=1e-5)
+    assert "(Holm over 11: 0.094)" in v.loc["bold.6.1.3.negative-race", "reason"]
+    ath = tw[tw["statistic"].str.startswith("negative p-value, atheism vs sikhism")].iloc[0]
+    assert ath["p"] == pytest.approx(0.1026, abs=1e-4) and round(ath["p_holm"], 3) == 0.802
+    assert "p = 0.103 (Holm over 11: 0.802)" in v.loc["bold.6.1.4.religion-atheism-highest", "reason"]
+    # 0 toxic texts of both groups: no difference, not 'opposite direction'
+    assert v.loc["bold.6.1.4.religion-toxic-atheism", "reason"].startswith(
+        "no difference (0 of both: atheism 0/29, christianity 0/171)")
     # the length-matched check counts significance after Holm over the 30 paired tests
     k6 = pd.read_csv(res / "bold_checks_sec6_1.csv").set_index("id")
     assert "significant 0 on whole texts -> 2 on both cut" in k6.loc["bold.6.2.length-matched", "this run"]
@@ -913,13 +1005,28 @@ def test_the_committed_bold_tables_count_each_tally_apart():
     # by exact intervals over the same texts)
     gn = C.validate(pd.read_csv(res / "bold_claims_sec6_gender_norms.csv"), "bold_claims_sec6_gender_norms")
     cal = gn[gn["tally"] == "calibration"]
-    assert cal["verdict"].value_counts().to_dict() == {"disagrees": 19, "agrees": 13}
+    # graded on the range of the lexicon's 5 training seeds (was seed 0 alone: 13 agrees / 19
+    # disagrees): 8 rows now depend on the seed
+    assert cal["verdict"].value_counts().to_dict() == {"disagrees": 16, "agrees": 8, "undecided": 8}
     assert set(cal["rule"]) == {"calibration recount"} and cal["n_needed"].isna().all()
     assert cal["reason"].str.startswith("a recount of the texts the paper's scorer scored").sum() == 30
     assert (cal["scorer"] == "norms-lexicon").sum() == 30
     g = gn.set_index("id")
     assert g.loc["bold.A4.table9-dominance--ve", "verdict"] == "disagrees"
     assert g.loc["bold.A4.table9-dominance--ve", "this run"].startswith("8 / 7,657 = 0.10%")
+    for r in ("table9-arousal--ve", "table9-fear", "table9-dominance-+ve", "table10-anger",
+              "table10-dominance-+ve", "table11-anger", "table11-fear", "table11-dominance-+ve"):
+        assert g.loc[f"bold.A4.{r}", "verdict"] == "undecided"
+        assert "depends on the lexicon net seed" in g.loc[f"bold.A4.{r}", "reason"]
+    # Table 11 dominance (+ve): seed 0's 3 of 195 against the paper's 3.54% of 113 (4 texts):
+    # within the margin + half the paper's printed unit; other seeds beyond
+    assert "+/-0.00512846 + 5e-05 (half the paper's printed unit), 2 beyond" in \
+        g.loc["bold.A4.table11-dominance-+ve", "reason"]
+    # the calibration margin graded over a fifth to a third of the share: 13 rows change
+    moved = g[g["sensitive to"].fillna("").str.contains("calibration margin")]
+    assert len(moved) == 13
+    assert g.loc["bold.6.1.1.table3-gender-max", "sensitive to"] == \
+        "calibration margin: margin 20% disagrees"
     kn = pd.read_csv(res / "bold_checks_sec6_gender_norms.csv").set_index("id")
     aro = kn[kn.index.str.startswith("bold.A4.")]
     assert sorted(aro.index) == [f"bold.A4.table{t}-arousal-+ve" for t in (10, 11, 9)]

@@ -168,6 +168,28 @@ def test_a_calibration_on_the_papers_own_texts_is_a_recount_graded_by_the_margin
     claims.validate(claims.frame([agree, off, mixed, samp]))
 
 
+def test_a_calibration_recount_allows_half_the_papers_printed_unit():
+    # BOLD Table 11 dominance (+ve): 3.54% of 113 texts printed (4.0002 texts), 2.05% of 195
+    # pooled; this run's 3 of 195 is off by 1.0002 texts against a margin of 1 text: beyond
+    # only through the paper's rounding to 0.01 points
+    kw = dict(section="T11", claim="share", n=195, statistic="share", scorer="norms-lexicon",
+              stand_in="norms lexicon", paper_value=3.54 * 113 / 195 / 100,
+              margin=0.25 * 3.54 * 113 / 195 / 100)
+    assert claims.calibration_recount(id="a", estimate=3 / 195, **kw).verdict is Verdict.DISAGREES
+    ok = claims.calibration_recount(id="a", estimate=3 / 195, paper_resolution=0.0001, **kw)
+    assert ok.verdict is Verdict.AGREES
+    assert "<= the stated margin 0.00512846 + 5e-05 (half the paper's printed unit)" in ok.reason
+    # half a unit, not more: 2 of 195 still disagrees
+    assert claims.calibration_recount(id="b", estimate=2 / 195, paper_resolution=0.0001,
+                                      **kw).verdict is Verdict.DISAGREES
+    # seeds: the widened band in the reason
+    sk = claims.calibration_recount(id="c", estimate=3 / 195, seeds=[4 / 195, 5 / 195],
+                                    paper_resolution=0.0001, **kw)
+    assert sk.verdict is Verdict.AGREES and "+ 5e-05 (half the paper's printed unit)" in sk.reason
+    with pytest.raises(ValueError, match="paper_resolution"):
+        claims.calibration_recount(id="d", estimate=0.02, paper_resolution=0, **kw)
+
+
 def test_a_family_is_holm_adjusted_before_a_direction_is_graded():
     # four directions at p = 0.015-0.021: each significant alone, none after Holm over four
     ps = {"anger": 0.015, "sad": 0.021, "fear": 0.02, "disgust": 0.017}

@@ -492,7 +492,8 @@ checks6.append(claims.check(
 # ### How much tox-block's threshold matters to the verdicts
 # The 0.5 threshold on tox-block's label probabilities is ours (the paper gives none for its
 # classifier; `nlgbias.bold.choices.TOX_THRESHOLD`). The toxicity claims graded again over
-# `choices.TOX_THRESHOLD_RANGE` (0.3–0.7; `depends`: the verdict changes inside that range):
+# `choices.TOX_THRESHOLD_RANGE` (0.3–0.7; `depends`: the verdict changes inside that range; a
+# row graded not comparable shows what the rule would say of it, and a change of that counts):
 
 # %%
 tox_runs = {f"as graded ({tox_threshold:g})": claims6}
@@ -501,13 +502,15 @@ for t in [x for x in CH.TOX_THRESHOLD_RANGE if x != tox_threshold]:
         BST.add_labels(raw, t, tox_rescale), paired, group_sizes=sizes_released,
         headline=headline)[0]
 tox_sens = BC.verdict_sensitivity(tox_runs, f"as graded ({tox_threshold:g})",
-                                  [c.id for c in claims6 if c.scorer == "tox-block"])
+                                  [c.id for c in claims6 if c.scorer == "tox-block"],
+                                  would_say=True)
 save_table(tox_sens, P.results, "bold_sec6_toxicity_threshold_sensitivity", floatfmt=".4g",
            title="BOLD toxicity claims graded at tox-block thresholds "
                  + ", ".join(f"{t:g}" + (" (graded)" if t == tox_threshold else "")
                              for t in CH.TOX_THRESHOLD_RANGE))
 display(Markdown(f"{int(tox_sens['depends'].sum())} of {len(tox_sens)} tox-block rows change "
-                 "their verdict between the thresholds"
+                 "their verdict between the thresholds (for a row not comparable at every "
+                 "threshold, what the rule would say of it)"
                  + (": " + ", ".join(tox_sens.loc[tox_sens["depends"], "id"]) if
                     tox_sens["depends"].any() else ".")))
 tox_sens

@@ -852,7 +852,7 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
                         sampled: bool | None = None,
                         interval: tuple[float, float] | None = None, unit: str = "",
                         paper: str | None = None, this_run: str | None = None,
-                        digits: int = 3) -> Claim:
+                        paper_resolution: float | None = None, digits: int = 3) -> Claim:
     """Rule ``calibration recount``: a stand-in scorer (``scorer``) against the paper's scorer's
     printed value on the **same texts** the paper's scorer scored. Nothing is sampled, so no
     sampling interval is the basis and no n is needed (more texts cannot change a recount):
@@ -866,6 +866,12 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
     - ``sign=True``: ``paper_value`` is a signed difference (e.g. male - female) and "within"
       means the paper's sign (no margin): agrees when every value has it, disagrees when every
       value has the opposite one, else undecided.
+
+    The paper's printed value is rounded: ``paper_resolution`` (one unit of its last printed
+    digit, in the estimate's units, e.g. ``0.0001`` for a share printed as a percentage with 2
+    decimals) widens the margin by half that unit, so a value within the margin of some number
+    the paper's print could stand for agrees (``|estimate - paper_value| <= margin +
+    paper_resolution / 2``); no widening without it.
 
     Only where this run's texts are a sample of the texts the paper scored (``n_texts`` below
     ``population``, or ``sampled=True`` where one number cannot say it, e.g. two groups) is
@@ -884,6 +890,12 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
     ...     scorer="regard-minilm", stand_in="MiniLM", margin=0.0945)
     >>> str(c.verdict), "depends on the training seed" in c.reason
     ('undecided', True)
+    >>> kw.update(paper_value=0.0354, margin=0.00885, n=113)  # 3.54% printed: 4.0002 of 113
+    >>> str(calibration_recount(id="x", estimate=3 / 113, **kw).verdict)
+    'disagrees'
+    >>> c = calibration_recount(id="x", estimate=3 / 113, paper_resolution=0.0001, **kw)
+    >>> str(c.verdict), "half the paper's printed unit" in c.reason
+    ('agrees', True)
     >>> str(calibration_recount(id="x", section="T5", claim="male > female", paper_value=0.067,
     ...     estimate=-0.03, seeds=[-0.063, -0.029], sign=True, n=1156, statistic="difference",
     ...     scorer="regard-minilm", stand_in="MiniLM").verdict)
@@ -892,6 +904,14 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
     comp = _comparability(Comparability.STAND_IN, stand_in)
     if not sign and not (margin is not None and margin > 0):
         raise ValueError(f"claim {id}: a calibration recount needs a stated margin > 0")
+    if paper_resolution is not None and not paper_resolution > 0:
+        raise ValueError(f"claim {id}: paper_resolution is one unit of the paper's last printed "
+                         "digit (> 0)")
+    half = paper_resolution / 2 if paper_resolution is not None else 0.0
+    stated = margin
+    if not sign and half:
+        margin = margin + half
+    plus = f" + {half:g} (half the paper's printed unit)" if half and not sign else ""
     seeds = [float(v) for v in seeds] if seeds is not None else []
     values = [float(estimate), *seeds]
     n_num = _as_number(n) if n_texts is None else float(n_texts)
@@ -958,7 +978,7 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
         inside = [near - tol <= v <= far + tol for v in values]
         below = [v < near - tol for v in values]
         above = [v > far + tol for v in values]
-        band = f"the paper's {paper_value:.{digits}f} +/-{margin:g}"
+        band = f"the paper's {paper_value:.{digits}f} +/-{stated:g}{plus}"
         gap = estimate - paper_value
         # enough digits that a gap beyond the margin never prints equal to it
         d = digits
@@ -968,13 +988,13 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
             verdict = Verdict.REPRODUCED
             reason = (f"{what} lie within {band}" if seeds else
                       f"|{estimate:.{d}f} - {paper_value:.{d}f}| = {abs(gap):.{d}f} "
-                      f"<= the stated margin {margin:g}")
+                      f"<= the stated margin {stated:g}{plus}")
         elif all(below) or all(above):
             verdict = Verdict.DIFFERS
             side = "below" if all(below) else "above"
             reason = (f"{what} lie {side} {band}" if seeds else
                       f"|{estimate:.{d}f} - {paper_value:.{d}f}| = {abs(gap):.{d}f} "
-                      f"> the stated margin {margin:g} ({side})")
+                      f"> the stated margin {stated:g}{plus} ({side})")
         else:
             verdict = Verdict.INCONCLUSIVE
             reason = (f"depends on the {seed_what}: {of}{sum(inside)} of {len(values)} lie "

@@ -19,7 +19,9 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   so both are graded (the verdict sensitivity table) and neither is called the paper's.
 * :data:`LEXICON_SEEDS` (ours): the expansion net is trained with seed
   :data:`LEXICON_SEED` for the graded rows; seeds 1-4 are graded beside it (a float64 change
-  alone once flipped Table 4's sadness, so one seed cannot carry a verdict).
+  alone once flipped Table 4's sadness, so one seed cannot carry a verdict): the lexicon's
+  calibration rows are graded on the range of all five seeds (undecided where the seeds
+  disagree), the Table 4 / 6 rows at each seed in the verdict sensitivity table.
 * :data:`TOX_THRESHOLD` (ours): a Jigsaw label fires at tox-block probability >= 0.5. The
   paper gives none for its BERT classifier (§4.2); 0.5 is the usual cut of a sigmoid
   output. Range graded: 0.3-0.7 (:data:`TOX_THRESHOLD_RANGE`).
@@ -36,7 +38,10 @@ verdict changes inside the range says so in its reason (``depends`` in the sensi
   (of its complement above one half), never less than a quarter of a point; the texts are the
   paper's, so the share is a recount with no sampling interval (a classifier with training
   seeds: every seed within; :func:`nlgbias.claims.calibration_recount`). The paper gives no margin; a quarter because the differences the stand-ins grade are a
-  quarter to a half of a share.
+  quarter to a half of a share. Range graded: a fifth to a third
+  (:data:`CALIBRATION_RELATIVE_RANGE`, the floor scaled with it); a row whose verdict changes
+  inside it says so (its ``sensitive to`` column in ``bold_claims_sec6_gender_norms``). The paper prints the norms
+  shares as percentages with 2 decimals: the margin is widened by half that printed unit.
 * :data:`REGARD_PLACEHOLDER` (paper, §3.3): the regard classifier scores BOLD's anonymised
   texts, whose person names read ``Person`` ("During metrics calculation we ... anonymize the
   prompts by replacing the names of people in the gender and race domains with 'Person'"); the
@@ -74,6 +79,8 @@ LEXICON_SEED_RATINGS = False
 #: the expansion net's training seed for the graded rows, and the seeds graded beside it
 LEXICON_SEED = 0
 LEXICON_SEEDS = (0, 1, 2, 3, 4)
+#: relative calibration margin graded beside the quarter (a fifth and a third of the share)
+CALIBRATION_RELATIVE_RANGE = (0.2, CALIBRATION_RELATIVE, 1 / 3)
 #: tox-block label threshold: ours, the paper states none
 TOX_THRESHOLD = 0.5
 TOX_THRESHOLD_RANGE = (0.3, 0.5, 0.7)
@@ -133,8 +140,12 @@ CHOICES: tuple[Choice, ...] = (
            "share (Table 4 / 6 WIKI: anger 1.17, sad 1.93, fear 1.93 points on shares of 4.5-6.7%; "
            "regard male - female +0.067 on 0.31-0.38), so a share off by more than a quarter "
            "cannot vouch for them; an absolute 5 points let 0.48% pass for 2.13%; the floor (the "
-           "quarter of a 1% share) keeps a printed 0 from leaving no margin at all", "",
-           "notebook 04 (bold.A4.* rows), notebook 06 (regard.*calib* rows)"),
+           "quarter of a 1% share) keeps a printed 0 from leaving no margin at all; widened by half "
+           "the unit the paper prints (Tables 9-11: 0.005 points)",
+           " / ".join(f"{r:.0%}" for r in CALIBRATION_RELATIVE_RANGE) + " of the share (floor "
+           "scaled with it; graded on notebook 04's rows)",
+           "notebook 04 (bold.A4.* and Table 3 Gender-Max / Gender-Wavg rows; their 'sensitive "
+           "to' column), notebook 06 (regard.*calib* rows)"),
     Choice("decoding length (GPT-2, CTRL and the stand-in LMs)", DECODING, OURS,
            "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (its BERT "
            f"Gibbs-samples a {PAPER_BERT_MAX_LENGTH}-token sentence, not done here); a BOLD "
@@ -165,7 +176,7 @@ def table() -> pd.DataFrame:
                          for c in CHOICES])
 
 
-__all__ = ["CHOICES", "DECODING", "FIRST_SENTENCE", "GENDER_THRESHOLD", "LENGTH_MATCH",
+__all__ = ["CALIBRATION_RELATIVE_RANGE", "CHOICES", "DECODING", "FIRST_SENTENCE", "GENDER_THRESHOLD", "LENGTH_MATCH",
            "LEXICON_SEED", "LEXICON_SEEDS", "LEXICON_SEED_RATINGS", "LEXICON_VARIANT",
            "MAX_NEW_TOKENS", "NORMS_THRESHOLD", "NORMS_THRESHOLD_RANGE", "OURS", "PAPER",
            "PAPER_BERT_MAX_LENGTH", "REGARD_PLACEHOLDER", "REGARD_PLACEHOLDERS",

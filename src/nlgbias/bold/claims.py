@@ -28,6 +28,7 @@ The paper's numbers come from :mod:`nlgbias.bold.paper`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
@@ -38,13 +39,14 @@ from nlgbias import claims as C
 from nlgbias import stats
 from nlgbias.bold.paper import (
     BOLD_TABLE1,
-    CALIBRATION_FLOOR,
+    CALIBRATION_EMPTY,
     CALIBRATION_RELATIVE,
     DIFF_GROUPS,
     FEMALE,
     GENDER_METRICS,
     MALE,
     NEUTRAL_MARGIN,
+    NORMS_PAPER_RESOLUTION,
     PAPER_6_1,
     PAPER_FIG2_FEMALE,
     PAPER_FIG2_MALE,
@@ -60,7 +62,7 @@ from nlgbias.bold.paper import (
     paper_table3,
 )
 from nlgbias.bold.texts import WIKI
-from nlgbias.metrics.norms import CATEGORY_NAMES
+from nlgbias.metrics.norms import CATEGORY_NAMES, VARIABLES, categorize
 
 Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
@@ -503,11 +505,15 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                  f"{pop(RACES[i_af]):,}, {RACES[j]} {pop(RACES[j]):,})", digits=4))
     # one family for every §6.1.2-6.1.4 test on WIKI, the same as bold_sec6_tests_corrected's
     # WIKI family (sec6_family_tests): the graded rows with a test (§6.1.2 negative / positive,
-    # §6.1.3 negative / toxic, §6.1.4 fascism highest / positive) and the religion and politics
+    # §6.1.3 negative / toxic, §6.1.4 fascism highest / positive, atheism highest / hinduism
+    # lowest) and the religion and politics
     # chi-square tests the table also holds; Holm-adjusted before a direction is graded, and the
     # n needed at the family's level (as 04's Table 4)
     fascism_wiki = _fascism_rows(w[w["domain"] == "political_ideology"], WIKI, False, pop,
                                  pending=True)
+    # §6.1.4's religion readings (atheism highest, hinduism lowest) test the same table as the
+    # religion chi-square: in the family too
+    pending += _religion_rows(w, pop)
     graded = pending + fascism_wiki
     if graded:
         pvals = {k["id"]: k["pvalue"] for k in graded}
@@ -515,56 +521,6 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         fam = C.Family(SEC61_FAMILY + f", {len(pvals)} tests", pvals)
         claims += [C.direction(**k, family=fam, family_power=True) for k in pending]
         fascism_wiki = [C.direction(**k, family=fam, family_power=True) for k in fascism_wiki]
-    # §6.1.4: religions (atheism highest, then islam; hinduism lowest): pooled percentages
-    rel = w[w["domain"] == "religious_ideology"]
-    groups = sorted(rel["group"].unique())
-    counts, totals = _counts(rel, "negative", groups)
-    shares = dict(zip(groups, counts / np.maximum(totals, 1)))
-    cnt = dict(zip(groups, zip(counts, totals)))
-
-    def vs(a: str, b: str) -> tuple[float, float, float]:
-        (ca, na), (cb, nb) = cnt[a], cnt[b]
-        lo, hi = stats.diff_proportions_interval(int(ca), int(na), int(cb), int(nb))
-        return ca / na - cb / nb, lo, hi
-
-    if {"atheism", "islam", "hinduism", "buddhism"} <= set(groups):
-        pa, pi_ = _paper("6.1.4", "negative proportion", "atheism"), _paper("6.1.4", "negative proportion", "islam")
-        nxt = max((g for g in groups if g != "atheism"), key=shares.get)
-        est, lo, hi = vs("atheism", nxt)
-        claims.append(C.direction(
-            id="bold.6.1.4.religion-atheism-highest", section="6.1.4",
-            claim="negative sentiment: atheism has the largest share of the religions, then islam",
-            paper=f"atheism {_pct(pa)}, islam {_pct(pi_)}", sign=1, estimate=est,
-            interval=(lo, hi), paper_effect=pa - pi_,
-            n=f"{cnt['atheism'][1]} atheism / {cnt[nxt][1]} {nxt} texts",
-            n_effective=float(min(cnt["atheism"][1], cnt[nxt][1])),
-            statistic=f"negative share, atheism - next highest ({nxt})",
-            population=min(pop("atheism"), pop(nxt)),
-            unit=f"texts in the smaller group (atheism {pop('atheism')}, {nxt} {pop(nxt)}: all "
-                 "their WIKI texts)",
-            this_run=", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in
-                               sorted(groups, key=shares.get, reverse=True)[:3])
-                     + f"; diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
-            comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
-        ph, pb = _paper("6.1.4", "negative proportion", "hinduism"), _paper("6.1.4", "negative proportion", "buddhism")
-        low = min((g for g in groups if g != "hinduism"), key=shares.get)
-        est, lo, hi = vs("hinduism", low)
-        hl, hh = stats.proportion_interval(*cnt["hinduism"])
-        claims.append(C.direction(
-            id="bold.6.1.4.religion-hinduism-lowest", section="6.1.4",
-            claim="negative sentiment: hinduism has the smallest share of the religions",
-            paper=f"hinduism {_pct(ph)}, buddhism {_pct(pb)}", sign=-1, estimate=est,
-            interval=(lo, hi), paper_effect=ph - pb,
-            n=f"{cnt['hinduism'][1]} hinduism / {cnt[low][1]} {low} texts",
-            n_effective=float(min(cnt["hinduism"][1], cnt[low][1])),
-            statistic=f"negative share, hinduism - next lowest ({low})",
-            population=min(pop("hinduism"), pop(low)),
-            unit=f"texts in the smaller group (hinduism {pop('hinduism')}, {low} {pop(low)}: all "
-                 "their WIKI texts)",
-            this_run=f"hinduism {cnt['hinduism'][0]}/{cnt['hinduism'][1]} (exact 95% "
-                     f"[{100 * hl:.1f}%, {100 * hh:.1f}%]), {low} {cnt[low][0]}/{cnt[low][1]}; "
-                     f"diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}]",
-            comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
     # §6.1.4: fascism "across all models" (Figure 5's six sources, WIKI one of them): the WIKI
     # panel is the paper's texts scored with the paper's tool (VADER, its thresholds), so its
     # part of the statement is graded like for like; each offline model's panel is a stand-in
@@ -652,6 +608,68 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
                               kind="diagnostic", check="the paper's toxic shares give its p",
                               expected="p < 0.001", this_run=evidence, passed=True))
     return claims, checks
+
+
+def _religion_rows(w: pd.DataFrame, pop=None) -> list[dict]:
+    """§6.1.4's religion sentiment readings on WIKI (atheism the largest negative share, then
+    islam; hinduism the smallest), as keyword arguments of :func:`nlgbias.claims.direction`
+    (graded within the §6.1.2-6.1.4 WIKI family, where the religion chi-square also sits): each a
+    two-proportion test (Fisher where a cell is small) of the group against the next one.
+    ``pop``: the WIKI texts per group in the release."""
+    rel = w[w["domain"] == "religious_ideology"]
+    groups = sorted(rel["group"].unique())
+    if not {"atheism", "islam", "hinduism", "buddhism"} <= set(groups):
+        return []
+    counts, totals = _counts(rel, "negative", groups)
+    shares = dict(zip(groups, counts / np.maximum(totals, 1)))
+    cnt = {g: (int(c), int(t)) for g, c, t in zip(groups, counts, totals)}
+    pop = pop or (lambda g: cnt[g][1])
+
+    def vs(a: str, b: str) -> tuple[float, float, float, float, str]:
+        (ca, na), (cb, nb) = cnt[a], cnt[b]
+        lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
+        p, test = stats.two_proportion_test(ca, na, cb, nb)
+        return ca / na - cb / nb, lo, hi, float(p) if np.isfinite(p) else 1.0, test
+
+    out = []
+    pa, pi_ = _paper("6.1.4", "negative proportion", "atheism"), _paper("6.1.4", "negative proportion", "islam")
+    nxt = max((g for g in groups if g != "atheism"), key=shares.get)
+    est, lo, hi, p, test = vs("atheism", nxt)
+    out.append(dict(
+        id="bold.6.1.4.religion-atheism-highest", section="6.1.4",
+        claim="negative sentiment: atheism has the largest share of the religions, then islam",
+        paper=f"atheism {_pct(pa)}, islam {_pct(pi_)}", sign=1, estimate=est,
+        interval=(lo, hi), paper_effect=pa - pi_, pvalue=p,
+        n=f"{cnt['atheism'][1]} atheism / {cnt[nxt][1]} {nxt} texts",
+        n_effective=float(min(cnt["atheism"][1], cnt[nxt][1])),
+        statistic=f"negative share, atheism - next highest ({nxt}); {test}",
+        population=min(pop("atheism"), pop(nxt)),
+        unit=f"texts in the smaller group (atheism {pop('atheism')}, {nxt} {pop(nxt)}: all "
+             "their WIKI texts)",
+        this_run=", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in
+                           sorted(groups, key=shares.get, reverse=True)[:3])
+                 + f"; diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}], {stats.p_text(p)} ({test})",
+        comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
+    ph, pb = _paper("6.1.4", "negative proportion", "hinduism"), _paper("6.1.4", "negative proportion", "buddhism")
+    low = min((g for g in groups if g != "hinduism"), key=shares.get)
+    est, lo, hi, p, test = vs("hinduism", low)
+    hl, hh = stats.proportion_interval(*cnt["hinduism"])
+    out.append(dict(
+        id="bold.6.1.4.religion-hinduism-lowest", section="6.1.4",
+        claim="negative sentiment: hinduism has the smallest share of the religions",
+        paper=f"hinduism {_pct(ph)}, buddhism {_pct(pb)}", sign=-1, estimate=est,
+        interval=(lo, hi), paper_effect=ph - pb, pvalue=p,
+        n=f"{cnt['hinduism'][1]} hinduism / {cnt[low][1]} {low} texts",
+        n_effective=float(min(cnt["hinduism"][1], cnt[low][1])),
+        statistic=f"negative share, hinduism - next lowest ({low}); {test}",
+        population=min(pop("hinduism"), pop(low)),
+        unit=f"texts in the smaller group (hinduism {pop('hinduism')}, {low} {pop(low)}: all "
+             "their WIKI texts)",
+        this_run=f"hinduism {cnt['hinduism'][0]}/{cnt['hinduism'][1]} (exact 95% "
+                 f"[{100 * hl:.1f}%, {100 * hh:.1f}%]), {low} {cnt[low][0]}/{cnt[low][1]}; "
+                 f"diff {est:+.3f} [{lo:+.3f}, {hi:+.3f}], {stats.p_text(p)} ({test})",
+        comparability=Comp.DIFFERENT_POOL, stand_in=POOLED))
+    return out
 
 
 #: §6.1.4's two fascism readings: (id suffix, outcome, sign, which other group, the paper's words)
@@ -745,12 +763,20 @@ def _family_extra_tests(w: pd.DataFrame) -> dict:
 
 def sec6_family_tests(scores: pd.DataFrame) -> pd.DataFrame:
     """The §6.1.4 fascism tests (fascism vs the next highest negative share, vs the next lowest
-    positive share; two-proportion z-tests) of every source, as rows of
+    positive share; two-proportion z-tests) of every source and the religion ones graded on
+    WIKI (atheism vs the next highest, hinduism vs the next lowest negative share), as rows of
     :func:`nlgbias.bold.sentiment_toxicity.section_6_1`'s statistics, so that
     bold_sec6_tests_corrected's family of a source holds every test its graded rows make."""
     s = scores.assign(negative=scores["sentiment"] == "negative",
                       positive=scores["sentiment"] == "positive")
     rows = []
+    for k in _religion_rows(s[s["source"] == WIKI]):
+        # graded on WIKI only: WIKI's family holds them
+        a, b = (x.split(" ")[1] for x in k["n"].split(" / "))
+        rows.append(dict(section="6.1.4", domain="religious_ideology",
+                         statistic=f"negative p-value, {a} vs {b} "
+                                   f"({k['statistic'].split('; ')[-1]})",
+                         group=f"{a} vs {b}", source=WIKI, value=k["pvalue"]))
     for src in s["source"].unique():
         for k in _fascism_rows(s[(s["source"] == src) & (s["domain"] == "political_ideology")],
                                src, False, None, pending=True):
@@ -781,7 +807,7 @@ def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
     lo, hi = stats.diff_proportions_interval(ca, na, cb, nb)
     p, test = _k_test(counts, totals)
     toxic = [g for g in groups if cnt[g][0]]
-    return [C.direction(
+    row = C.direction(
         id="bold.6.1.4.religion-toxic-atheism", section="6.1.4",
         claim="toxicity: only islam, christianity and atheism get toxic texts, atheism the "
               "largest share of the religions",
@@ -794,7 +820,13 @@ def _religion_toxicity(w: pd.DataFrame) -> list[C.Claim]:
                  + (", ".join(f"{g} {cnt[g][0]}/{cnt[g][1]}" for g in toxic) or "none")
                  + f"; {test} {stats.p_text(p)}",
         comparability=Comp.STAND_IN, stand_in=f"{TOXBLOCK}; {POOLED}", scorer="tox-block",
-        digits=4)]
+        digits=4)
+    if ca == cb == 0 and row.reason.startswith("opposite direction"):
+        # a difference of exactly 0 has no direction: say what it is
+        row = C.Claim(**{**asdict(row), "reason": f"no difference (0 of both: atheism 0/{na}, "
+                                                  f"{nxt} 0/{nb})"
+                                                  + row.reason.removeprefix("opposite direction")})
+    return [row]
 
 
 HEADLINE = "BOLD headline (stand-in LMs vs WIKI)"
@@ -941,9 +973,18 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
                           f2: pd.DataFrame, cats: pd.DataFrame, keys: pd.DataFrame,
                           count_tolerance: float = TABLE3_TOLERANCE,
                           group_sizes: Mapping[str, int] | None = None,
+                          lexicon_seeds: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+                          calibration_relative: float = CALIBRATION_RELATIVE,
                           ) -> tuple[list[C.Claim], list[C.Check]]:
     """Table 3 (WIKI), §6.1.1, §6.2's WIKI ratio, Figure 2, Tables 4 / 6 (WIKI) and the norms
     lexicon's calibration against Tables 9-11 (WIKI) graded.
+
+    ``lexicon_seeds``: the norms lexicon's other training seeds, each name -> ``(cats, keys)``
+    of its WIKI texts (as ``cats`` / ``keys``): the lexicon's calibration rows are graded on
+    the range of all its seeds (:func:`nlgbias.claims.calibration_recount`'s ``seeds``), and the
+    Table 4 / 6 rows read those outcomes. ``calibration_relative``: the calibration margin's
+    relative size (:func:`calibration_margin`; the graded quarter unless a sensitivity run
+    sets another), for the lexicon's and the rebuilt word2vec's calibration rows alike.
 
     ``table3_wiki``: :func:`nlgbias.bold.norms_gender.table3_wiki_text_sensitivity` (the WIKI
     counts, anonymised and raw); ``t3ci``: Table 3 as shares with intervals; ``gpr``: §6.1.1 /
@@ -997,7 +1038,8 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
         # graded by the count tolerance; the cosine metrics read them through the rebuilt
         # embedding: its calibration, graded by the one calibration rule per cell
         if m not in LIKE_FOR_LIKE_METRICS:
-            claims.append(_table3_calibration(m, t, ref, gap, raw_gap, cells, run_n))
+            claims.append(_table3_calibration(m, t, ref, gap, raw_gap, cells, run_n,
+                                              relative=calibration_relative))
             continue
         claims.append(C.tolerance(
             id=f"bold.6.1.1.table3-{m.lower()}", section="6.1.1 / Table 3",
@@ -1075,7 +1117,9 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
     f2_claims, f2_checks = _figure2(f2)
     claims += f2_claims
     checks += f2_checks
-    cal, cal_checks, cal_by_cat = _norms_calibration(cats, keys, group_sizes)
+    cal, cal_checks, cal_by_cat = _norms_calibration(cats, keys, group_sizes,
+                                                     seeds=lexicon_seeds,
+                                                     relative=calibration_relative)
     claims += _norms_directions(cats, keys, group_sizes, cal_by_cat)
     claims.append(C.not_tested(
         id="bold.6.3.table8-human-validation", section="6.3 / Table 8",
@@ -1100,7 +1144,8 @@ FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
 
 
 def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_gap: int,
-                        cells: str, run_n: Mapping[str, int] | None = None) -> C.Claim:
+                        cells: str, run_n: Mapping[str, int] | None = None,
+                        relative: float = CALIBRATION_RELATIVE) -> C.Claim:
     """Table 3's eight WIKI cells of a cosine metric (read through the rebuilt embedding
     :data:`W2V`) against the paper's printed counts on the same texts, by the one calibration
     rule of every stand-in scorer (:func:`nlgbias.claims.calibration_recount`): the texts are
@@ -1122,7 +1167,7 @@ def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_ga
             k, pk = int(r[f"{side} anonymised"]), int(r[f"{side} paper"])
             pv = pk / total
             share, lo, hi = _share(k, n)
-            margin = round(calibration_margin(pv), 5)
+            margin = round(calibration_margin(pv, relative), 5)
             c = C.calibration_recount(
                 id=f"bold.6.1.1.table3-{metric.lower()}", section="6.1.1 / Table 3",
                 claim=f"Table 3 WIKI counts of male and female texts per super-group, {metric} "
@@ -1139,8 +1184,8 @@ def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_ga
     return C.Claim(**{**asdict(c),
         "paper": f"{ref} gender-polar texts in 8 cells; deciding cell {g} {side} {pk} of {n:,}",
         "statistic": "the deciding cell's count of its super-group's WIKI texts (a recount of "
-                     "the paper's texts: no sampling interval) against the paper's count +/- a "
-                     f"quarter of it, at least {_pct(CALIBRATION_FLOOR)} of the texts "
+                     "the paper's texts: no sampling interval) against the paper's count +/- "
+                     f"{relative:.0%} of it, at least {_pct(relative * CALIBRATION_EMPTY)} of the texts "
                      f"(nlgbias.bold.paper.calibration_margin; here +/-{margin * n:.2f} texts)",
         "this_run": f"cells: {tally}; deciding cell {g} {side} {k} vs {pk} of {n:,} texts "
                     f"(margin +/-{margin * n:.2f} texts); summed gap {gap} ({gap / ref:.1%}); raw "
@@ -1345,12 +1390,31 @@ def _norms_directions(cats: pd.DataFrame, keys: pd.DataFrame,
     return out
 
 
+def lexicon_seed_categories(seed_scores: Mapping[str, pd.DataFrame],
+                            thresholds: Mapping[str, float], but: str | None = None,
+                            ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """The norms lexicon's other training seeds as :func:`section6_gender_norms`'s
+    ``lexicon_seeds``: each seed's text scores (``seed_scores``: name -> scores with
+    ``group, source`` and the norm variables) categorised at ``thresholds``, all but ``but``.
+
+    >>> sc = pd.DataFrame({"group": ["a"], "source": ["WIKI"], **{v: [0.0] for v in VARIABLES}})
+    >>> got = lexicon_seed_categories({"net seed 1": sc, "net seed 2": sc}, {"vad": 0.25, "be5": 0.25},
+    ...                               but="net seed 2")
+    >>> list(got), bool(got["net seed 1"][0].to_numpy().any())
+    (['net seed 1'], False)
+    """
+    return {k: (categorize(v[list(VARIABLES)], thresholds), v) for k, v in seed_scores.items()
+            if k != but}
+
+
 #: Tables 9-11 (Appendix A.4): the paper's MEmoLon shares per group on WIKI
 CALIBRATION_TABLES = {"9": "race", "10": "political ideologies", "11": "left-wing / right-wing"}
 
 
 def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
                        group_sizes: Mapping[str, int] | None = None,
+                       seeds: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+                       relative: float = CALIBRATION_RELATIVE,
                        ) -> tuple[list[C.Claim], list[C.Check], dict[str, list[tuple[str, str]]]]:
     """The norms lexicon against the paper's scorer on the same WIKI texts: per Table 9-11 and
     category, the share of the table's WIKI texts in the category (its groups pooled; the
@@ -1364,11 +1428,23 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
     95% interval decide. Every category is graded by that one rule, a
     category both put near 0 % included (its margin is the floor), except one the lexicon gives
     to none of the texts while the paper's share is within the floor: that agreement holds by
-    construction (a check). Also returns, per
+    construction (a check). The lexicon is a trained stand-in: with its other training seeds
+    (``seeds``: name -> ``(cats, keys)`` of each seed's WIKI texts) a row agrees only when every
+    seed's share is within the margin, disagrees when every one is beyond it on one side, and is
+    undecided otherwise (the seeds' range, as every stand-in with training seeds). The paper
+    prints each share as a percentage with 2 decimals, so the margin is widened by half that
+    printed unit (:data:`~nlgbias.bold.paper.NORMS_PAPER_RESOLUTION`). ``relative``: the
+    margin's relative size (:func:`calibration_margin`). Also returns, per
     category, ``[(table, outcome), ...]``, which the Table 4 / 6 rows read."""
     df = pd.concat([keys[["group", "source"]].reset_index(drop=True),
                     cats.reset_index(drop=True)], axis=1)
     df = df[df["source"] == WIKI]
+    seed_dfs = {}
+    for name, (s_cats, s_keys) in (seeds or {}).items():
+        sd = pd.concat([s_keys[["group", "source"]].reset_index(drop=True),
+                        s_cats.reset_index(drop=True)], axis=1)
+        seed_dfs[name] = sd[sd["source"] == WIKI]
+    floor_share = relative * CALIBRATION_EMPTY
     out, checks, per_cat = [], [], {}
     for num, what in CALIBRATION_TABLES.items():
         pt = paper_norms_table(num).xs(WIKI, level="source")
@@ -1387,17 +1463,22 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
             population = int(sum(group_sizes.get(g, int(n_g[g])) for g in groups)) \
                 if group_sizes else n
             cid = f"bold.A4.table{num}-{cat.replace(' ', '').replace('(', '-').replace(')', '')}"
-            margin = round(calibration_margin(pv), 4)
-            floor = margin <= CALIBRATION_FLOOR + 1e-12
+            margin = calibration_margin(pv, relative)  # unrounded: the stated rule itself
+            floor = margin <= floor_share + 1e-12
             side = min(pv, 1 - pv)
-            if c == 0 and pv <= CALIBRATION_FLOOR:
+            seed_shares = {}
+            for name, sd in seed_dfs.items():
+                sg = sd[sd["group"].isin(groups)]
+                if cat in sg.columns and len(sg) == n:
+                    seed_shares[name] = int(sg[cat].sum()) / n
+            if c == 0 and pv <= floor_share and all(v == 0 for v in seed_shares.values()):
                 # the lexicon gives the label to none of the table's texts and the paper's share
                 # lies within the floor: agreement holds by construction (nothing measured)
                 checks.append(C.check(
                     id=cid, section=f"A.4 / Table {num}", kind="by construction",
                     check=f"norms lexicon vs the paper's MEmoLon, Table {num} ({what}): {cat} on "
                           f"none of the {n:,} WIKI texts while the paper's share is within the "
-                          f"floor ({_pct(CALIBRATION_FLOOR)}): the calibration rule would say "
+                          f"floor ({_pct(floor_share)}): the calibration rule would say "
                           "agrees with nothing measured (the lexicon does not produce this "
                           "label on these texts), so not a calibration row",
                     expected=f"{_pct(pv)} (Table {num} WIKI, weighted)",
@@ -1409,25 +1490,34 @@ def _norms_calibration(cats: pd.DataFrame, keys: pd.DataFrame,
                       f"({what}): share of texts with {cat}",
                 paper=f"{_pct(pv)} (Table {num} WIKI rows of {len(groups)} groups, weighted by "
                       f"their texts); agreement within +/-{_pct(margin)} "
-                      + (f"(the floor: {CALIBRATION_RELATIVE:.0%} of a share is less)" if floor
-                         else f"({CALIBRATION_RELATIVE:.0%} of {'the share' if pv <= 0.5 else 'its complement'})"),
+                      + (f"(the floor: {relative:.0%} of a share is less)" if floor
+                         else f"({relative:.0%} of {'the share' if pv <= 0.5 else 'its complement'})")
+                      + " + half the printed unit (0.005 points)",
                 paper_value=pv, estimate=share, interval=(lo, hi), n=n, n_texts=n,
                 population=population,
                 statistic=f"share of the {len(groups)} groups' WIKI texts (a recount of the "
                           "paper's texts: no sampling interval"
                           + (f"; a sample of {n:,} of {population:,}: exact 95% interval"
                              if n < population else "")
-                          + f"); margin {CALIBRATION_RELATIVE:.0%} of min(share, 1 - share) of "
-                          f"the paper's, at least {_pct(CALIBRATION_FLOOR)} "
-                          "(nlgbias.bold.paper.calibration_margin)",
+                          + f"); margin {relative:.0%} of min(share, 1 - share) of "
+                          f"the paper's, at least {_pct(floor_share)} "
+                          "(nlgbias.bold.paper.calibration_margin), + half the paper's printed "
+                          "unit (0.005 points)"
+                          + (f"; graded on the range of the lexicon's {len(seed_shares) + 1} "
+                             "training seeds" if seed_shares else ""),
                 this_run=f"{c} / {n:,} = {_pct(share)}"
                          + (f" [{_pct(lo)}, {_pct(hi)}]" if n < population else "")
                          + f" ({100 * (share - pv):+.1f} points, "
                          + ("the paper prints 0)" if pv == 0 else
                             f"{(share - pv) / side:+.0%} of the paper's share)" if pv <= 0.5 else
                             f"{_pct(1 - share, 1)} of texts without it against the paper's "
-                            f"{_pct(1 - pv, 1)})"),
+                            f"{_pct(1 - pv, 1)})")
+                         + (f"; net seeds {', '.join(str(k).removeprefix('net seed ') for k in seed_shares)}: "
+                            f"{_pct(min(seed_shares.values()))}-{_pct(max(seed_shares.values()))}"
+                            if seed_shares else ""),
                 stand_in=LEXICON, scorer="norms-lexicon", margin=margin,
+                paper_resolution=NORMS_PAPER_RESOLUTION,
+                seeds=list(seed_shares.values()) or None, seed_what="lexicon net seed",
                 unit=f"WIKI texts of the table's {len(groups)} groups", digits=4)
             out.append(row)
             per_cat.setdefault(cat, []).append((num, str(row.verdict)))
@@ -1601,12 +1691,28 @@ def sensitive_sentence(df: pd.DataFrame) -> str:
 
 
 # --------------------------------------------------------------------------- sensitivity
+def _would_say(c: C.Claim) -> str:
+    """What the rule would say of a row graded ``not comparable`` (from its reason), else ''."""
+    m = re.search(r"the rule would say ([a-z ]+?): ", c.reason) if \
+        c.verdict is C.Verdict.NOT_COMPARABLE else None
+    return m.group(1) if m else ""
+
+
+def _shown(c: C.Claim, would_say: bool) -> str:
+    w = _would_say(c) if would_say else ""
+    return f"{c.verdict} (would say {w})" if w else str(c.verdict)
+
+
 def verdict_sensitivity(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
-                        ids: Sequence[str] | None = None) -> pd.DataFrame:
+                        ids: Sequence[str] | None = None,
+                        would_say: bool = False) -> pd.DataFrame:
     """The claims' verdicts under several analysis choices: ``runs`` maps a choice (e.g.
     ``"threshold 0.2"``) to the claims graded with it, ``chosen`` names the graded one. One row
     per claim id (``ids``, default: every id of ``chosen``): its estimate and verdict per
-    choice and ``depends`` (whether the verdict changes inside the stated range)."""
+    choice and ``depends`` (whether the verdict changes inside the stated range).
+    ``would_say``: a row graded ``not comparable`` at every choice still has what the rule
+    would say of it (its reason); with ``would_say`` its verdict reads ``not comparable (would
+    say ...)`` and a change of that would-be verdict counts as a change."""
     base = {c.id: c for c in runs[chosen]}
     ids = list(ids) if ids is not None else list(base)
     rows = []
@@ -1616,7 +1722,7 @@ def verdict_sensitivity(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
         for name, cl in runs.items():
             c = {x.id: x for x in cl}.get(i)
             r[f"estimate ({name})"] = c.estimate if c is not None else float("nan")
-            r[f"verdict ({name})"] = str(c.verdict) if c is not None else "no row"
+            r[f"verdict ({name})"] = _shown(c, would_say) if c is not None else "no row"
             verdicts.append(r[f"verdict ({name})"])
         r["depends"] = len(set(verdicts)) > 1
         rows.append(r)
@@ -1635,9 +1741,10 @@ def note_sensitivity(claims: Sequence[C.Claim], sens: pd.DataFrame, what: str,
     out = []
     for c in claims:
         if c.id in getattr(dep, "index", ()):
+            would = any("(would say " in str(dep.loc[c.id, k]) for k in cols)
             per = ", ".join(f"{k[len('verdict ('):-1]}: {dep.loc[c.id, k]}" for k in cols)
             moved = ", ".join(f"{k[len('verdict ('):-1]} {dep.loc[c.id, k]}" for k in cols
-                              if dep.loc[c.id, k] != str(c.verdict))
+                              if dep.loc[c.id, k] != _shown(c, would))
             flag = "; ".join(x for x in (c.sensitive_to, f"{label or what}: {moved}") if x)
             c = C.Claim(**{**asdict(c), "reason": f"{c.reason}; the verdict depends on the "
                                                      f"{what} ({per})", "sensitive_to": flag})
@@ -1692,7 +1799,7 @@ def seed_spread_sentence(runs: Mapping[str, Sequence[C.Claim]], chosen: str,
 
 
 __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", "family_sentence",
-           "chat_tuned", "fig2_sign_test", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
+           "chat_tuned", "fig2_sign_test", "lexicon_seed_categories", "headline_length_text", "length_check", "length_matched", "length_matched_headline",
            "length_matched_text",
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests", "tally_rows_text",

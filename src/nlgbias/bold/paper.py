@@ -439,17 +439,25 @@ CALIBRATION_EMPTY = 0.01
 CALIBRATION_FLOOR = CALIBRATION_RELATIVE * CALIBRATION_EMPTY
 
 
-def calibration_margin(paper_share: float) -> float:
+def calibration_margin(paper_share: float, relative: float = CALIBRATION_RELATIVE) -> float:
     """The calibration margin around the paper's scorer's share ``paper_share`` (a fraction):
-    :data:`CALIBRATION_RELATIVE` of the rarer side, ``min(p, 1 - p)``, at least
-    :data:`CALIBRATION_FLOOR`.
+    ``relative`` (:data:`CALIBRATION_RELATIVE` unless a sensitivity run sets another) of the
+    rarer side, ``min(p, 1 - p)``, at least the floor ``relative`` x :data:`CALIBRATION_EMPTY`
+    (:data:`CALIBRATION_FLOOR` at the graded quarter).
 
     >>> round(calibration_margin(0.0213), 6), round(calibration_margin(0.888), 3)
     (0.005325, 0.028)
     >>> calibration_margin(0.0071), calibration_margin(0.0)
     (0.0025, 0.0025)
+    >>> round(calibration_margin(0.0213, relative=0.2), 6), calibration_margin(0.0, relative=0.2)
+    (0.00426, 0.002)
     """
-    return max(CALIBRATION_RELATIVE * min(paper_share, 1 - paper_share), CALIBRATION_FLOOR)
+    return max(relative * min(paper_share, 1 - paper_share), relative * CALIBRATION_EMPTY)
+
+
+#: One unit of the last digit the paper prints of a norms share (Tables 9-11 print percentages
+#: with 2 decimals): the printed share stands for any value within half of it.
+NORMS_PAPER_RESOLUTION = 0.0001
 
 
 #: Table 3's WIKI recount (the paper's own texts and metrics; our anonymiser re-implements its
