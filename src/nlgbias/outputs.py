@@ -149,6 +149,8 @@ OUTPUTS: dict[str, Outputs] = {o.notebook: o for o in [
                                    "family", "metric"),
         "regard_fig2_bias_size": ("source", "mean_abs_gap", "metric"),
         "regard_bold_table5": ("origin", "source", "classifier", "positive_male", "negative_male"),
+        "regard_bold_placeholder_sensitivity": ("id", "claim", "verdict (placeholder Person)",
+                                                "verdict (placeholder XYZ)", "depends"),
         "regard_claims_sheng": CLAIM_COLUMNS,
         "regard_checks_sheng": CHECK_COLUMNS,
         "regard_timings": ("step", "seconds"),
