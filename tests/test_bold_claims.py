@@ -356,7 +356,12 @@ def test_norms_lexicon_calibration_against_tables_9_to_11():
     assert str(v["bold.A4.table9-valence-+ve"].verdict) == "disagrees"
     # every category is graded by the one rule, the near-empty ones included (their margin is
     # the floor, a quarter of a point): no category is set apart as a check
-    assert "agrees on 10 of 11" in BC.calibration_sentence(C.frame(cl))
+    sentence = BC.calibration_sentence(C.frame(cl))
+    assert "agrees on 10 of 11" in sentence
+    # each disagreeing row with this run's value as the row prints it (no stray parenthesis)
+    val = v["bold.A4.table9-valence-+ve"].this_run
+    assert f"disagrees on 1: valence (+ve) [{val}]" in sentence
+    assert sentence.count("(") == sentence.count(")")
     assert not {c.id for c in ch} & {"bold.A4.table9-arousal-+ve", "bold.A4.table9-dominance--ve"}
     dom = v["bold.A4.table9-dominance--ve"]
     assert "the stated margin 0.0025" in dom.reason and "(the floor:" in dom.paper
@@ -789,7 +794,8 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
     assert neu.this_run.startswith("2521/3,204 = 78.68%")
     # pooled over six sources in the paper: a magnitude on a different pool, the rule's
     # outcome (the interval within +/-0.05 of the paper's 76.72%) kept as context
-    assert str(neu.verdict) == "not comparable" and "would say reproduced" in neu.reason
+    # what the rule would say in a replication's words
+    assert str(neu.verdict) == "not comparable" and "the rule would say holds: " in neu.reason
     # stated 'across all models' (Figure 5: WIKI and five LMs), so of WIKI too: the WIKI
     # panel is the paper's texts with the paper's tool, a reproduction (inconclusive here:
     # +0.073 [-0.050, +0.174])
@@ -813,7 +819,7 @@ def test_neutral_share_fascism_positive_and_sources_rows_on_this_runs_counts():
 
 def test_toxic_rare_reason_names_its_threshold_dependence():
     # this run: 22 of 23,679 WIKI texts toxic at 0.5 (the rule would say holds); at 0.3 the
-    # WIKI share is 0.528%, above 0.5%, and the rule would say inconclusive
+    # WIKI share is 0.528%, above 0.5%, and the rule would say undecided (a replication's words)
     s = _wiki_rows({("gender", paper.MALE): (23679, {}, 22)})
     cl, _ = BC.section6_sentiment_toxicity(s)
     sens = pd.read_csv(Path(__file__).parents[1] / "results"
@@ -824,14 +830,14 @@ def test_toxic_rare_reason_names_its_threshold_dependence():
     # HolisticBias's neutral templates: a different method, as HolisticBias's level rows; the
     # rule's reading (holds at 0.5) kept in the reason
     assert str(tox.verdict) == "not comparable" and str(tox.comparability) == "different method"
-    assert "the rule would say reproduced" in tox.reason and BC.TOXBLOCK_LEVEL in tox.stand_in
+    assert "the rule would say holds" in tox.reason and BC.TOXBLOCK_LEVEL in tox.stand_in
     # not comparable at every threshold, but what the rule would say of it moves: the
     # sensitivity table compares that, and the row names it (was: '0 of 4 change')
     row = sens.set_index("id").loc["bold.6.2.toxic-rare"]
     assert bool(row["depends"]) and row["verdict (threshold 0.3)"] == \
-        "not comparable (would say inconclusive)"
+        "not comparable (would say undecided)"
     assert tox.sensitive_to == ("tox-block threshold: threshold 0.3 not comparable (would say "
-                                "inconclusive)")
+                                "undecided)")
     assert "the verdict depends on the tox-block threshold" in tox.reason
     assert [c.id for c in v.values() if "depends on" in c.reason] == ["bold.6.2.toxic-rare"]
 
@@ -1063,3 +1069,26 @@ def test_the_committed_mean_ratio_interval_says_where_it_has_no_upper_bound():
     for src in ("gemma3-270m", "smollm2-135m"):
         assert np.isnan(r.loc[src, "this run_hi"])
         assert r.loc[src, "this run_note"].startswith("no finite upper bound")
+
+
+def test_calibration_sentence_names_undecided_rows_and_replication_words():
+    kw = dict(section="A.4 / Table 9", n=100, statistic="share", scorer="norms-lexicon",
+              stand_in="norms lexicon", paper_value=0.1, margin=0.025)
+    rows = [C.calibration_recount(id="a", claim="share of texts with joy", estimate=0.1,
+                                  this_run="10 / 100 = 10.00% (+0.0 points, +0% of the paper's "
+                                           "share); net seeds 1, 2: 9.00%-11.00%", **kw),
+            C.calibration_recount(id="b", claim="share of texts with fear", estimate=0.1,
+                                  seeds=[0.2], this_run="10 / 100 = 10.00% (+0.0 points, +0% of "
+                                  "the paper's share); net seeds 1: 20.00%", **kw)]
+    text = BC.calibration_sentence(C.frame(rows))
+    assert text == ("A.4 / Table 9: agrees on 1 of 2; undecided on 1: fear [10 / 100 = 10.00% "
+                    "(+0.0 points, +0% of the paper's share); net seeds 1: 20.00%].")
+    # a replication row graded not comparable says what the rule would say as a replication
+    d = C.direction(id="x", section="6.2", claim="rare", paper="< 0.5%", sign=1, estimate=0.004,
+                    interval=(0.0036, 0.0044), n=23679, statistic="s",
+                    comparability=C.Comparability.DIFFERENT_METHOD, stand_in="tox-block")
+    assert "the rule would say reproduced: " in d.reason
+    (w,) = BC.replication_words([d])
+    assert "the rule would say holds: " in w.reason and str(w.verdict) == "not comparable"
+    assert BC.verdict_sensitivity({"a": [w]}, "a", would_say=True)["verdict (a)"].iloc[0] == \
+        "not comparable (would say holds)"

@@ -186,8 +186,11 @@ def test_a_calibration_recount_allows_half_the_papers_printed_unit():
     sk = claims.calibration_recount(id="c", estimate=3 / 195, seeds=[4 / 195, 5 / 195],
                                     paper_resolution=0.0001, **kw)
     assert sk.verdict is Verdict.AGREES and "+ 5e-05 (half the paper's printed unit)" in sk.reason
+    # 0: the paper prints the value exactly (a whole count): no widening
+    exact = claims.calibration_recount(id="e", estimate=3 / 195, paper_resolution=0, **kw)
+    assert exact.verdict is Verdict.DISAGREES and "half the paper's printed unit" not in exact.reason
     with pytest.raises(ValueError, match="paper_resolution"):
-        claims.calibration_recount(id="d", estimate=0.02, paper_resolution=0, **kw)
+        claims.calibration_recount(id="d", estimate=0.02, paper_resolution=-0.0001, **kw)
 
 
 def test_a_family_is_holm_adjusted_before_a_direction_is_graded():

@@ -232,9 +232,9 @@ def test_bold_wiki_calibration_says_when_the_seed_spread_binds():
     eu = by["regard.bold.calib.wiki_positive_european_american"]
     assert str(eu.verdict) == "undecided" and "do not help" not in eu.reason
     se = (eu.estimate_hi - eu.estimate_lo) / (2 * C.Z975)
-    room = 0.066 - abs(eu.estimate - 0.264)
+    room = 0.066 + 0.0005 - abs(eu.estimate - 0.264)  # + half Table 5's printed unit
     assert eu.n_needed == pytest.approx(400 * (C.Z975 * se / room) ** 2)
-    assert round(eu.n_needed) == 384
+    assert round(eu.n_needed) == 375
     assert str(by["regard.bold.calib.wiki_positive_female"].verdict) == "agrees"
     # every WIKI text of each group scored (the paper's texts): a recount graded on the vote and
     # the seeds against the margin, no interval, no n needed
@@ -314,8 +314,19 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     # BOLD's rows graded at the stated placeholder ("Person", BOLD §3.3); with XYZ (the
     # classifier's training placeholder) 8 of the 9 WIKI calibration rows change verdict
     sens = df.set_index("id")[C.SENSITIVE_COLUMN].fillna("")
-    moved = sens[sens != ""]
+    moved = sens[sens.str.contains("regard placeholder")]
     assert len(moved) == 8 and all(i.startswith("regard.bold.calib.wiki_") for i in moved.index)
+    # the calibration rows graded over the margin's stated range (a fifth to a third of the
+    # paper's share), as notebook 04's: two change verdict. Figure 1's vote 0.733 lies within
+    # 0.785 +/- (0.0537 + 0.005) but below 0.785 - (0.043 + 0.005) = 0.737 at a fifth; European
+    # American negative's lowest seed 0.166 lies within 0.125 + (0.0417 + 0.0005) at a third
+    margin = sens[sens.str.contains("calibration margin")]
+    assert margin.to_dict() == {
+        "regard.fig1.test_accuracy": "calibration margin: margin 20% undecided",
+        "regard.bold.calib.wiki_negative_european_american": (
+            "regard placeholder: placeholder XYZ agrees; calibration margin: margin 33% undecided")}
+    assert v["regard.fig1.test_accuracy"] == "agrees"
+    assert v["regard.bold.calib.wiki_negative_european_american"] == "disagrees"
     assert moved["regard.bold.calib.wiki_negative_male"] == "regard placeholder: placeholder XYZ undecided"
     assert moved["regard.bold.calib.wiki_male_gt_female_positive"] == (
         "regard placeholder: placeholder XYZ undecided")
@@ -328,7 +339,7 @@ def test_the_committed_claims_table_counts_each_tally_apart():
     assert eu["this run"].startswith("the vote: 0 of 3 sources; by the seeds and intervals 0 to 3 "
                                      "of 3 (EA - AA positive: WIKI -0.0012, seeds -0.006 to +0.012: "
                                      "either sign;")
-    assert eu["verdict"] == "not comparable" and "the rule would say inconclusive" in eu["reason"]
+    assert eu["verdict"] == "not comparable" and "the rule would say undecided" in eu["reason"]
     t5 = pd.read_csv(RESULTS / "regard_bold_table5.csv")
     w = t5[(t5["origin"] == "this run") & (t5["source"] == "WIKI")].iloc[0]
     assert (w["positive_male_seed_min"], w["positive_male_seed_max"]) == pytest.approx(
@@ -447,7 +458,7 @@ def test_eu_ge_af_is_graded_on_the_seeds_and_intervals_not_the_point_signs():
     # one source, either sign: 0 to 1 of 1, which reaches both within and beyond 5/6 +/- 0.2;
     # another pool than the paper's generators, so not comparable, saying what the rule would
     assert eu.this_run.startswith("the vote: 0 of 1 sources; by the seeds and intervals 0 to 1 of 1")
-    assert str(eu.verdict) == "not comparable" and "the rule would say inconclusive" in eu.reason
+    assert str(eu.verdict) == "not comparable" and "the rule would say undecided" in eu.reason
     assert (eu.estimate_lo, eu.estimate_hi) == (0.0, 1.0) and np.isnan(eu.n_needed)
     # the generators' samples: a Newcombe interval around the difference
     gen = df.assign(model="lm")
@@ -502,3 +513,37 @@ def test_holm_on_the_boundary_is_said_with_its_numbers():
                                "= 0.050, not below 0.05; one draw moves p by 0.001, the adjusted "
                                "p by 0.005")
     assert RC._holm_boundary(c, 0.018, 0.072, 1000) is c
+
+
+def test_calibration_rows_are_graded_over_the_margins_stated_range():
+    """Figure 1's test accuracy and Table 5's WIKI rows graded again at a fifth and a third of
+    the paper's share (bold.choices.CALIBRATION_RELATIVE_RANGE), as notebook 04's rows: a row
+    whose verdict changes is marked sensitive to the calibration margin."""
+    rows = [("ours", s, 0.8, t) for s, t in enumerate([0.8, 0.74])]
+    rows += [("other", s, 0.7, 0.5) for s in range(2)]
+    runs = pd.DataFrame(rows, columns=["model", "seed", "dev", "test"])
+    summary = A.figure1_summary(runs, {"dev": 60, "test": 30}, settings_tried=4)
+    fig1 = RC.figure1_claims(summary, "ours", vote_correct=22, vote_n=30)
+    pops = {"American_actors": 400, "American_actresses": 400, "African_Americans": 400,
+            "European_Americans": 400}
+    df = _bold_scored({"American_actors": 0.46, "American_actresses": 0.311,
+                       "African_Americans": 0.254, "European_Americans": 0.264})
+    bold = RC.bold_claims(df, A.bold_regard_table(df), "WIKI", pops, {"dof": 0})
+    f, b, sens = RC.calibration_margin_claims(fig1, bold, summary, "ours", 22, 30, df, "WIKI", pops)
+    assert list(sens.columns[sens.columns.str.startswith("verdict")]) == [
+        "verdict (as graded)", "verdict (margin 20%)", "verdict (margin 33%)"]
+    acc = {c.id: c for c in f[0]}["regard.fig1.test_accuracy"]
+    # the vote 0.733 and the seeds 0.740-0.800 within 0.785 +/- (0.0537 + 0.005); at a fifth
+    # (0.043 + 0.005: from 0.737) the vote falls below: undecided
+    assert str(acc.verdict) == "agrees" and acc.sensitive_to == "calibration margin: margin 20% undecided"
+    by = {c.id: c for c in b[0]}
+    pm = by["regard.bold.calib.wiki_positive_male"]
+    # 0.460 within 0.378 + 0.0945 + 0.0005 and beyond 0.378 + 0.0756 + 0.0005
+    assert str(pm.verdict) == "agrees" and pm.sensitive_to == "calibration margin: margin 20% disagrees"
+    assert "+ 0.0005 (half the paper's printed unit)" in pm.reason and "(0.0005))" in pm.statistic
+    assert by["regard.bold.calib.wiki_positive_female"].sensitive_to == ""
+    assert set(sens["id"]) == {c.id for c in (*f[0], *b[0]) if str(c.tally) == "calibration"}
+    from nlgbias.regard import report as T
+
+    assert T.margin_text(sens).startswith("Calibration margins as graded / margin 20% / margin "
+                                          "33%: 2 of 10 calibration rows change verdict")

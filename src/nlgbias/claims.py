@@ -871,7 +871,8 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
     digit, in the estimate's units, e.g. ``0.0001`` for a share printed as a percentage with 2
     decimals) widens the margin by half that unit, so a value within the margin of some number
     the paper's print could stand for agrees (``|estimate - paper_value| <= margin +
-    paper_resolution / 2``); no widening without it.
+    paper_resolution / 2``); ``0`` states that the paper prints the value exactly (a whole
+    count), and no widening without it.
 
     Only where this run's texts are a sample of the texts the paper scored (``n_texts`` below
     ``population``, or ``sampled=True`` where one number cannot say it, e.g. two groups) is
@@ -904,9 +905,9 @@ def calibration_recount(*, id: str, section: str, claim: str, paper_value: float
     comp = _comparability(Comparability.STAND_IN, stand_in)
     if not sign and not (margin is not None and margin > 0):
         raise ValueError(f"claim {id}: a calibration recount needs a stated margin > 0")
-    if paper_resolution is not None and not paper_resolution > 0:
+    if paper_resolution is not None and not paper_resolution >= 0:
         raise ValueError(f"claim {id}: paper_resolution is one unit of the paper's last printed "
-                         "digit (> 0)")
+                         "digit (>= 0; 0 for a value printed exactly)")
     half = paper_resolution / 2 if paper_resolution is not None else 0.0
     stated = margin
     if not sign and half:

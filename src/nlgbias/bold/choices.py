@@ -141,11 +141,13 @@ CHOICES: tuple[Choice, ...] = (
            "regard male - female +0.067 on 0.31-0.38), so a share off by more than a quarter "
            "cannot vouch for them; an absolute 5 points let 0.48% pass for 2.13%; the floor (the "
            "quarter of a 1% share) keeps a printed 0 from leaving no margin at all; widened by half "
-           "the unit the paper prints (Tables 9-11: 0.005 points)",
+           "the unit the paper prints (Tables 9-11: 0.005 points; Table 5: 0.0005; Sheng fn. 9's whole "
+           "percents: 0.005; Table 3's counts are exact)",
            " / ".join(f"{r:.0%}" for r in CALIBRATION_RELATIVE_RANGE) + " of the share (floor "
-           "scaled with it; graded on notebook 04's rows)",
+           "scaled with it; graded on notebooks 04's and 06's rows)",
            "notebook 04 (bold.A4.* and Table 3 Gender-Max / Gender-Wavg rows; their 'sensitive "
-           "to' column), notebook 06 (regard.*calib* rows)"),
+           "to' column), notebook 06 (regard.bold.calib.* and regard.fig1.test_accuracy; "
+           "their 'sensitive to' column)"),
     Choice("decoding length (GPT-2, CTRL and the stand-in LMs)", DECODING, OURS,
            "Appendix A.2 gives GPT-2's and CTRL's sampling settings but no length (its BERT "
            f"Gibbs-samples a {PAPER_BERT_MAX_LENGTH}-token sentence, not done here); a BOLD "

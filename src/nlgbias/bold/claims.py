@@ -66,7 +66,7 @@ from nlgbias.metrics.norms import CATEGORY_NAMES, VARIABLES, categorize
 
 Comp = C.Comparability
 TOXBLOCK = "tox-block BiLSTM (Jigsaw) for the paper's fine-tuned BERT-large"
-SEC61_FAMILY = "BOLD §6.1.2-6.1.3 group comparisons on WIKI (tested rows)"
+SEC61_FAMILY = "BOLD §6.1.2-6.1.4 group comparisons on WIKI (tested rows)"
 #: the scorer-calibration rule for a row that rests on tox-block's level (the share of texts it
 #: flags): that level is calibrated on no BOLD text (bold.4.2.toxblock-calibration: not tested),
 #: and its one calibration against a paper's scorer, on HolisticBias's neutral templates against
@@ -607,7 +607,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         checks.append(C.check(id="bold.6.1.3.toxic-p-consistency", section="6.1.3",
                               kind="diagnostic", check="the paper's toxic shares give its p",
                               expected="p < 0.001", this_run=evidence, passed=True))
-    return claims, checks
+    return replication_words(claims), checks
 
 
 def _religion_rows(w: pd.DataFrame, pop=None) -> list[dict]:
@@ -1137,10 +1137,13 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
         why="the paper's LMs (BERT, GPT-2, CTRL with its control codes) are not available "
             "offline; only the WIKI rows are graded here (the stand-in LMs' texts are "
             "tabulated, not graded against these columns)"))
-    return claims + cal, checks + cal_checks
+    return replication_words(claims + cal), checks + cal_checks
 
 
 FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
+#: half a unit of the last digit Table 3 prints, as a share: its cells are whole counts of texts,
+#: printed exactly, so nothing is added to the margin
+TABLE3_PAPER_RESOLUTION = 0.0
 
 
 def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_gap: int,
@@ -1174,7 +1177,8 @@ def _table3_calibration(metric: str, t: pd.DataFrame, ref: int, gap: int, raw_ga
                       "(each of the 8 cells), through the rebuilt hard-debiased word2vec",
                 paper_value=pv, estimate=share, margin=margin, n=f"{n:,} texts", n_texts=n,
                 population=total, interval=(lo, hi), statistic="", stand_in=W2V,
-                scorer=W2V_SCORER, unit=f"WIKI texts of {r['group']}", digits=4)
+                scorer=W2V_SCORER, unit=f"WIKI texts of {r['group']}", digits=4,
+                paper_resolution=TABLE3_PAPER_RESOLUTION)
             beyond = abs(share - pv) - margin
             graded.append((c, r["group"], side, k, pk, total, margin, beyond))
     order = {C.Verdict.DISAGREES: 0, C.Verdict.UNDECIDED: 1, C.Verdict.AGREES: 2}
@@ -1649,8 +1653,9 @@ def family_sentence(df: pd.DataFrame) -> str:
 
 
 def calibration_sentence(df: pd.DataFrame, scorer: str | None = None) -> str:
-    """The calibration rows per table (of ``scorer`` only, if given): agrees on k of n, and the
-    categories that disagree with their gap (generated from the claims table)."""
+    """The calibration rows per table (of ``scorer`` only, if given): agrees on k of n, then
+    every row that disagrees and every undecided row, each with its category (the claim's last
+    words) and this run's value as the row prints it (generated from the claims table)."""
     cal = df[df["tally"] == "calibration"]
     if scorer is not None:
         cal = cal[cal["scorer"] == scorer]
@@ -1659,15 +1664,18 @@ def calibration_sentence(df: pd.DataFrame, scorer: str | None = None) -> str:
     out = []
     for sec, sub in cal.groupby("section", sort=False):
         agree = int((sub["verdict"] == "agrees").sum())
-        dis = sub[sub["verdict"] == "disagrees"]
-        gaps = ", ".join(f"{r['claim'].rsplit('with ', 1)[-1]} "
-                         f"({r['this run'].rsplit(' (', 1)[-1].rstrip(')')})"
-                         for r in dis.to_dict("records"))
         not_tested = int((sub["verdict"] == "not tested").sum())
-        out.append(f"{sec}: " + (f"not tested ({sub['reason'].iloc[0]})" if not_tested else
-                                  f"agrees on {agree} of {len(sub)}"
-                                  + (f"; disagrees on {gaps}" if gaps else "")))
-    return "; ".join(out) + "."
+        if not_tested:
+            out.append(f"{sec}: not tested ({sub['reason'].iloc[0]})")
+            continue
+        text = f"{sec}: agrees on {agree} of {len(sub)}"
+        for verdict in ("disagrees", "undecided"):
+            rows = sub[sub["verdict"] == verdict].to_dict("records")
+            if rows:
+                text += f"; {verdict} on {len(rows)}: " + ", ".join(
+                    f"{r['claim'].rsplit('with ', 1)[-1]} [{r['this run']}]" for r in rows)
+        out.append(text)
+    return ". ".join(out) + "."
 
 
 def sensitive_sentence(df: pd.DataFrame) -> str:
@@ -1691,10 +1699,32 @@ def sensitive_sentence(df: pd.DataFrame) -> str:
 
 
 # --------------------------------------------------------------------------- sensitivity
+_WOULD_SAY = re.compile(r"the rule would say ([a-z ]+?): ")
+
+
+def replication_words(claims: Sequence[C.Claim]) -> list[C.Claim]:
+    """The claims with what the rule would say of a replication row graded ``not comparable``
+    in a replication's words (holds / does not hold / undecided, not a reproduction's)."""
+    out = []
+    for c in claims:
+        m = _WOULD_SAY.search(c.reason)
+        if c.verdict is C.Verdict.NOT_COMPARABLE and c.tally is C.Tally.REPLICATION and m:
+            try:
+                v = C.Verdict(m.group(1))
+            except ValueError:
+                v = None
+            w = {C.Verdict.REPRODUCED: C.Verdict.HOLDS, C.Verdict.DIFFERS: C.Verdict.DOES_NOT_HOLD,
+                 C.Verdict.INCONCLUSIVE: C.Verdict.UNDECIDED}.get(v)
+            if w is not None:
+                c = C.Claim(**{**asdict(c), "reason": c.reason[:m.start(1)] + str(w)
+                               + c.reason[m.end(1):]})
+        out.append(c)
+    return out
+
+
 def _would_say(c: C.Claim) -> str:
     """What the rule would say of a row graded ``not comparable`` (from its reason), else ''."""
-    m = re.search(r"the rule would say ([a-z ]+?): ", c.reason) if \
-        c.verdict is C.Verdict.NOT_COMPARABLE else None
+    m = _WOULD_SAY.search(c.reason) if c.verdict is C.Verdict.NOT_COMPARABLE else None
     return m.group(1) if m else ""
 
 
@@ -1803,7 +1833,7 @@ __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", 
            "length_matched_text",
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests", "tally_rows_text",
-           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
+           "profile_group_sizes", "replication_words", "scoring_sensitivity", "scoring_sensitivity_text",
            "section3", "seed_spread_sentence", "sensitive_sentence", "untracked",
            "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",
            "verdict_sensitivity"]

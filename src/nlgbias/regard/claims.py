@@ -34,7 +34,7 @@ BERT regard classifier are not available offline: rows that need them are ``not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -42,6 +42,7 @@ import pandas as pd
 
 from nlgbias import claims as C
 from nlgbias import stats
+from nlgbias.bold.claims import note_sensitivity, replication_words, verdict_sensitivity
 from nlgbias.bold.paper import CALIBRATION_FLOOR, CALIBRATION_RELATIVE
 from nlgbias.bold.paper import calibration_margin as _calibration_margin
 from nlgbias.claims import Comparability
@@ -80,8 +81,24 @@ VADER_THRESHOLD = 0.05
 #: off by more than a quarter of the paper's share (the vote or any seed) cannot vouch for them.
 #: The same rule grades the norms lexicon's calibration (BOLD Tables 9-11)
 calibration_margin = _calibration_margin
-CALIBRATION_RULE = (f"margin {CALIBRATION_RELATIVE:.0%} of min(p, 1 - p) of the paper's p, at least "
-                    f"{100 * CALIBRATION_FLOOR:g} points (nlgbias.bold.paper.calibration_margin)")
+def _rule(relative: float = CALIBRATION_RELATIVE) -> str:
+    return (f"margin {relative:.0%} of min(p, 1 - p) of the paper's p, at least "
+            f"{100 * CALIBRATION_FLOOR * relative / CALIBRATION_RELATIVE:g} points "
+            "(nlgbias.bold.paper.calibration_margin)")
+
+
+CALIBRATION_RULE = _rule()
+#: one unit of the last digit the papers print, in the estimate's units (the calibration margin is
+#: widened by half of it, :func:`nlgbias.claims.calibration_recount`): Sheng's footnote 9 prints
+#: whole percents (78 % respect, 79 % occupation; their midpoint 0.785 is ours), BOLD Table 5
+#: prints shares with three decimals (WIKI 0.378)
+FIGURE1_PAPER_RESOLUTION = 0.01
+BOLD_TABLE5_PAPER_RESOLUTION = 0.001
+#: the band Figure 1's test accuracy is graded in at the stated margin: the paper's 0.785 +/- this
+FIGURE1_MARGIN_GRADED = round(_calibration_margin(paper.FIGURE1_BERT_TEST), 4) + FIGURE1_PAPER_RESOLUTION / 2
+#: the analysis choice whose stated range the calibration rows are graded over (their *sensitive
+#: to* label): :data:`nlgbias.bold.choices.CALIBRATION_RELATIVE_RANGE`
+MARGIN_CHOICE = "calibration margin"
 #: "VADER does better than or comparable with the LSTMs" (Sheng §4): "comparable" read as at most
 #: this many accuracy points worse (ours: the paper states none; 3 of the 30 test texts, below the
 #: 20-point lead the paper gives its classifier over every other model in the same figure)
@@ -111,6 +128,7 @@ def table4_claims(table4: pd.DataFrame) -> tuple[list[C.Claim], list[C.Check]]:
 
 
 def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: int,
+                   relative: float = CALIBRATION_RELATIVE,
                    ) -> tuple[list[C.Claim], list[C.Check]]:
     """Figure 1 / footnote 9. The stand-in's test accuracy against the paper's BERT's on the same
     30 test texts (the paper's whole test split, Table 4) is a **calibration** of the stand-in
@@ -120,7 +138,9 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
     accuracy (``seeds``' ``test_per_seed``; the paper's 0.785 is its runs' mean): agrees when
     all are within :func:`calibration_margin` of the paper's accuracy, disagrees when all are
     beyond it on one side, else it depends on the seed. Where the test texts are fewer than the
-    paper's 30 the Wilson interval of the vote decides. "It beats
+    paper's 30 the Wilson interval of the vote decides. ``relative``: the margin's relative size
+    (:func:`calibration_margin`; the graded quarter unless a sensitivity run says otherwise);
+    the paper's whole percents widen it by half a point. "It beats
     every other model (by > 20 points)" compares the stand-in with the comparison models (means
     over seeds, as Figure 1 draws them): a replication on the stand-in."""
     s = seeds.set_index("model")
@@ -130,7 +150,7 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
         raise ValueError(f"the vote was scored on {vote_n} test texts, the seeds on {n}")
     vacc = vote_correct / vote_n
     vlo, vhi = (float(v) for v in stats.proportion_interval(vote_correct, vote_n))
-    margin = round(calibration_margin(paper.FIGURE1_BERT_TEST), 4)
+    margin = round(calibration_margin(paper.FIGURE1_BERT_TEST, relative), 4)
     per = [float(v) for v in str(o.get("test_per_seed", "")).split()]
     out = [C.calibration_recount(
         id="regard.fig1.test_accuracy", section="§4 Figure 1, fn. 9",
@@ -140,10 +160,11 @@ def figure1_claims(seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: in
         estimate=vacc, seeds=per or None, seed_what="classifier seed", margin=margin,
         n=f"{vote_n} test texts", n_texts=vote_n,
         population=int(paper.TABLE4.set_index("split").loc["test", "total"]),
-        interval=(vlo, vhi),
+        interval=(vlo, vhi), paper_resolution=FIGURE1_PAPER_RESOLUTION,
         statistic=f"test accuracy of the seeds' vote and of each seed (the paper's own test "
                   f"texts: a recount, no sampling interval; margin +/-{margin:g}: "
-                  f"{CALIBRATION_RULE})",
+                  f"{_rule(relative)}, + half the paper's printed unit "
+                  f"({FIGURE1_PAPER_RESOLUTION / 2:g}: footnote 9 prints whole percents))",
         this_run=f"{vacc:.3f} ({vote_correct} of {vote_n}; Wilson interval [{vlo:.3f}, {vhi:.3f}], "
                  f"context only); the seeds alone {o['test_min']:.3f}-{o['test_max']:.3f}, mean "
                  f"{o['test_mean']:.3f}",
@@ -651,6 +672,7 @@ def wiki_seed_spread(bold_scored: pd.DataFrame, wiki: str) -> dict[str, tuple[fl
 
 def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
                 wiki_population: dict[str, int], chi: dict,
+                relative: float = CALIBRATION_RELATIVE,
                 ) -> tuple[list[C.Claim], list[C.Check]]:
     """BOLD Table 5 and §6.1.3 / §6.3 on regard. On WIKI (BOLD's own Wikipedia sentences) the
     paper prints its BERT classifier's output: the stand-in's shares there are its
@@ -658,14 +680,16 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
     over the paper's generators (GPT-2, CTRL, BERT), which are not available offline, are
     replications on a ``different pool`` (WIKI and notebook 02's offline models) or ``not
     tested``. ``wiki_population``: WIKI texts that exist per group (the sample is drawn from
-    them). ``chi``: :func:`~nlgbias.regard.analysis.bold_chi2` over this run's sources."""
+    them). ``chi``: :func:`~nlgbias.regard.analysis.bold_chi2` over this run's sources.
+    ``relative``: the calibration margin's relative size (:func:`calibration_margin`); the
+    paper's three decimals widen it by half a unit (0.0005)."""
     out, checks = [], []
     pw = paper.BOLD_TABLE5.set_index("source").loc["WIKI"]
     cells = _wiki_cells(bold_scored, wiki)
     for c in cells:
         col = f"{c['label']}_{c['g']}"
         pv = float(pw[col])
-        margin = round(calibration_margin(pv), 4)
+        margin = round(calibration_margin(pv, relative), 4)
         pop = wiki_population.get(c["group"], c["n"])
         out.append(C.calibration_recount(
             id=f"regard.bold.calib.wiki_{col}", section="BOLD Table 5 (WIKI)",
@@ -673,9 +697,11 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             paper_value=pv, estimate=c["share"], seeds=c["seeds"] or None,
             seed_what="classifier seed", margin=margin, interval=c["wilson"],
             n=f"{c['n']} of {pop} WIKI texts", n_texts=c["n"], population=pop,
+            paper_resolution=BOLD_TABLE5_PAPER_RESOLUTION,
             statistic=f"{c['label']} regard share, the seeds' vote and each seed (every WIKI "
                       "text of the group: a recount, no sampling interval; margin "
-                      f"+/-{margin:g}: {CALIBRATION_RULE})",
+                      f"+/-{margin:g}: {_rule(relative)}, + half the paper's printed unit "
+                      f"({BOLD_TABLE5_PAPER_RESOLUTION / 2:g}))",
             this_run=f"{c['share']:.3f}"
                      + (f"; seeds {min(c['seeds']):.3f}-{max(c['seeds']):.3f}" if c["seeds"] else "")
                      + (f" [{c['lo']:.3f}, {c['hi']:.3f}] (a sample)" if c["n"] < pop else ""),
@@ -702,6 +728,7 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
                       "on its sign)",
             this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f}"
                      + _seed_note(seeds) + (f" [{lo:+.3f}, {hi:+.3f}] (a sample)" if sample else ""),
+            paper_resolution=BOLD_TABLE5_PAPER_RESOLUTION,
             stand_in=CLASSIFIER_STAND_IN, scorer=SCORER, unit="WIKI texts per group"))
     pool = ("WIKI and the offline generators of notebook 02 (the paper: BERT, GPT-2, CTRL), "
             "scored by " + CLASSIFIER_STAND_IN)
@@ -740,7 +767,7 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             this_run=f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; "
                      + ", ".join(f"{k}: {v:.3f}" for k, v in chi.get("shares", {}).items()) + ")",
             passed=True))
-    return out, checks
+    return replication_words(out), checks
 
 
 #: BOLD §6.1.3's "in five out of six models", read with a tolerance on the share of sources:
@@ -832,7 +859,6 @@ def bold_claims_by_placeholder(scored: Mapping[str, pd.DataFrame], stated: str, 
     changes inside the range with the verdicts per placeholder in its reason and its *sensitive
     to* column (:func:`nlgbias.bold.claims.note_sensitivity`), and the verdict table
     (:func:`nlgbias.bold.claims.verdict_sensitivity`: estimate and verdict per placeholder)."""
-    from nlgbias.bold.claims import note_sensitivity, verdict_sensitivity
     from nlgbias.regard.analysis import bold_chi2, bold_regard_table
 
     if stated not in scored:
@@ -840,12 +866,46 @@ def bold_claims_by_placeholder(scored: Mapping[str, pd.DataFrame], stated: str, 
     parts = {p: bold_claims(sc, bold_regard_table(sc), wiki, wiki_population, bold_chi2(sc))
              for p, sc in scored.items()}
     sens = verdict_sensitivity({f"placeholder {p}": parts[p][0] for p in scored},
-                               f"placeholder {stated}")
+                               f"placeholder {stated}", would_say=True)
     sens = sens[~sens["id"].isin([c.id for c in parts[stated][0]
                                   if c.verdict is C.Verdict.NOT_TESTED])].reset_index(drop=True)
     cl = note_sensitivity(parts[stated][0], sens,
                           "person placeholder the regard classifier sees", label=PLACEHOLDER_CHOICE)
     return (cl, parts[stated][1]), sens
+
+
+def calibration_margin_claims(parts_fig1: tuple[list[C.Claim], list[C.Check]],
+                              parts_bold: tuple[list[C.Claim], list[C.Check]],
+                              seeds: pd.DataFrame, ours: str, vote_correct: int, vote_n: int,
+                              bold_scored: pd.DataFrame, wiki: str,
+                              wiki_population: dict[str, int],
+                              relatives: Sequence[float] | None = None,
+                              ) -> tuple[tuple[list[C.Claim], list[C.Check]],
+                                         tuple[list[C.Claim], list[C.Check]], pd.DataFrame]:
+    """The calibration rows (Figure 1's test accuracy and BOLD Table 5's WIKI rows, graded at
+    the stated placeholder) graded again over the calibration margin's stated range
+    (``relatives``, default :data:`nlgbias.bold.choices.CALIBRATION_RELATIVE_RANGE`, the floor
+    scaled with it), as notebook 04 grades its calibration rows. Returns ``parts_fig1`` and
+    ``parts_bold`` with each row whose verdict changes inside the range noted
+    (:func:`nlgbias.bold.claims.note_sensitivity`, label :data:`MARGIN_CHOICE`) and the verdict
+    table (estimate and verdict per margin; ``depends``)."""
+    from nlgbias.bold.choices import CALIBRATION_RELATIVE_RANGE
+    from nlgbias.regard.analysis import bold_chi2, bold_regard_table
+
+    relatives = CALIBRATION_RELATIVE_RANGE if relatives is None else relatives
+    t5, chi = bold_regard_table(bold_scored), bold_chi2(bold_scored)
+    graded = [c for c in (*parts_fig1[0], *parts_bold[0]) if c.tally is C.Tally.CALIBRATION]
+    runs = {"as graded": graded}
+    for r in relatives:
+        if r != CALIBRATION_RELATIVE:
+            runs[f"margin {r:.0%}"] = [
+                *figure1_claims(seeds, ours, vote_correct, vote_n, relative=r)[0],
+                *bold_claims(bold_scored, t5, wiki, wiki_population, chi, relative=r)[0]]
+    sens = verdict_sensitivity(runs, "as graded", [c.id for c in graded], would_say=True)
+    what = "calibration margin (a fifth to a third of the paper's share)"
+    return ((note_sensitivity(parts_fig1[0], sens, what, label=MARGIN_CHOICE), parts_fig1[1]),
+            (note_sensitivity(parts_bold[0], sens, what, label=MARGIN_CHOICE), parts_bold[1]),
+            sens)
 
 
 def not_tested_claims() -> tuple[list[C.Claim], list[C.Check]]:

@@ -193,6 +193,29 @@ def bold_sources_text(names: dict[str, str], n_sources: int, generations: str) -
             f"({n_sources - 1} model(s) from notebook 02's `{generations}`).")
 
 
+def _vote_beyond(cells: pd.DataFrame, paper_v: pd.Series) -> str:
+    """Where the seeds' vote (the classifier every later step uses) lies beyond the graded
+    margin (the paper's value +/- :func:`calibration_margin` + half its printed unit) in the
+    WIKI share cells, and on which side, with the cell furthest beyond."""
+    from nlgbias.regard.claims import BOLD_TABLE5_PAPER_RESOLUTION
+
+    est = cells["estimate"].astype(float)
+    margin = paper_v.map(lambda v: round(calibration_margin(v), 4)) + BOLD_TABLE5_PAPER_RESOLUTION / 2
+    above, below = est > paper_v + margin, est < paper_v - margin
+    k = int((above | below).sum())
+    if not len(cells) or not k:
+        return "; in none of the WIKI cells is the vote beyond the margin"
+    far = ((est - paper_v).abs() - margin).idxmax()
+    r = cells.loc[far]
+    bound = paper_v[far] + margin[far] if above[far] else paper_v[far] - margin[far]
+    name = r["claim"].removeprefix("WIKI, ").replace(": share of ", " ").removesuffix(" regard")
+    return (f"; in {'all ' if k == len(cells) else ''}{k} of the {len(cells)} WIKI cells the vote "
+            "(the classifier every later step uses) is itself beyond the margin, "
+            f"{int(above.sum())} above the paper's value and {int(below.sum())} below (furthest: "
+            f"{name} {est[far]:.3f} against the {'upper' if above[far] else 'lower'} bound "
+            f"{bound:.4f})")
+
+
 def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str,
               claims_df: pd.DataFrame, seed_spread: dict[str, tuple[float, float]] | None = None,
               test_spread: float | None = None) -> str:
@@ -239,9 +262,9 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
                           "far. " if above + below == len(cells) else ". ")
                        + f"Of the {undecided} undecided cells, {stuck} are undecided because the "
                        "seeds' own shares fall both within and beyond the margin (the outcome "
-                       "depends on the classifier seed): every WIKI text of the group is scored, "
-                       "so each cell is a recount graded on the seeds, with no sampling interval "
-                       "and no n needed. ")
+                       "depends on the classifier seed)" + _vote_beyond(cells, paper_v)
+                       + ": every WIKI text of the group is scored, so each cell is a recount "
+                       "graded on the seeds, with no sampling interval and no n needed. ")
     pos_cols = [c for c in paper.BOLD_TABLE5.columns if c.startswith("positive_")]
     wiki_highest = None
     if wiki in set(bold_t5["source"]) and len(bold_t5) > 1:
@@ -260,6 +283,23 @@ def bold_text(bold_t5: pd.DataFrame, chi: dict, names: dict[str, str], wiki: str
         + f"Chi-square test of positive regard across {', '.join(names[s] for s in chi['sources'])}: "
         f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; the paper, over four generators: p < "
         f"{paper.BOLD_CHI2_P_BELOW}).")
+
+
+def margin_text(sens: pd.DataFrame) -> str:
+    """The calibration rows whose verdict changes inside the calibration margin's stated range
+    (``sens``: :func:`nlgbias.regard.claims.calibration_margin_claims`' verdict table)."""
+    cols = [c for c in sens.columns if c.startswith("verdict (")]
+    moved = sens[sens["depends"]]
+    head = (f"Calibration margins {' / '.join(c[len('verdict ('):-1] for c in cols)}: "
+            f"{len(moved)} of {len(sens)} calibration rows change verdict inside this range")
+    if not len(moved):
+        return head + "."
+    rows = []
+    for r in moved.to_dict("records"):
+        per = ", ".join(f"{c[len('verdict ('):-1]}: {r[c]}" for c in cols)
+        rows.append(f"{r['id']} ({per})")
+    return (head + ", each marked *sensitive to* calibration margin (graded and counted at the "
+            "stated margin): " + "; ".join(rows) + ".")
 
 
 def placeholder_text(sens: pd.DataFrame, stated: str) -> str:
