@@ -1713,8 +1713,7 @@ def replication_words(claims: Sequence[C.Claim]) -> list[C.Claim]:
                 v = C.Verdict(m.group(1))
             except ValueError:
                 v = None
-            w = {C.Verdict.REPRODUCED: C.Verdict.HOLDS, C.Verdict.DIFFERS: C.Verdict.DOES_NOT_HOLD,
-                 C.Verdict.INCONCLUSIVE: C.Verdict.UNDECIDED}.get(v)
+            w = C._AS_REPLICATION.get(v)
             if w is not None:
                 c = C.Claim(**{**asdict(c), "reason": c.reason[:m.start(1)] + str(w)
                                + c.reason[m.end(1):]})
