@@ -84,7 +84,7 @@ def test_stand_ins_are_replications_in_their_own_words_never_reproductions():
     mag = claims.value_in_interval(id="m", section="s", claim="c", paper_value=60.0, estimate=61.0,
                                    interval=(59.0, 63.0), n=4229, null=50.0, statistic="ss",
                                    comparability="stand-in", stand_in="SmolLM2 for GPT-2")
-    assert mag.verdict is Verdict.NOT_COMPARABLE and "would say reproduced" in mag.reason
+    assert mag.verdict is Verdict.NOT_COMPARABLE and "would say holds" in mag.reason
     other = claims.direction(**{**kw, "comparability": "different method",
                                 "stand_in": "likelihood, not the NSP head"})
     assert other.verdict is Verdict.NOT_COMPARABLE and "different method" in other.reason

@@ -413,7 +413,9 @@ def _finish(c: Claim, comparability: Comparability, stand_in: str, grades: str, 
     what = {Comparability.STAND_IN: "a magnitude on a stand-in",
             Comparability.DIFFERENT_POOL: "a magnitude on a different pool",
             Comparability.DIFFERENT_METHOD: "a different method"}[comparability]
-    reason = f"{what} ({stand_in}): not graded; the rule would say {c.verdict}: {c.reason}"
+    # what the rule would say, in this row's tally's words (a replication's holds / does not hold)
+    would = _AS_REPLICATION.get(c.verdict, c.verdict) if c.tally is Tally.REPLICATION else c.verdict
+    reason = f"{what} ({stand_in}): not graded; the rule would say {would}: {c.reason}"
     return Claim(**{**asdict(c), "verdict": Verdict.NOT_COMPARABLE, "reason": reason,
                     "n_needed": _NAN})
 

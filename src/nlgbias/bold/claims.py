@@ -607,7 +607,7 @@ def section6_sentiment_toxicity(scores: pd.DataFrame, paired: pd.DataFrame | Non
         checks.append(C.check(id="bold.6.1.3.toxic-p-consistency", section="6.1.3",
                               kind="diagnostic", check="the paper's toxic shares give its p",
                               expected="p < 0.001", this_run=evidence, passed=True))
-    return replication_words(claims), checks
+    return claims, checks
 
 
 def _religion_rows(w: pd.DataFrame, pop=None) -> list[dict]:
@@ -1137,7 +1137,7 @@ def section6_gender_norms(table3_wiki: pd.DataFrame, t3ci: pd.DataFrame, gpr: pd
         why="the paper's LMs (BERT, GPT-2, CTRL with its control codes) are not available "
             "offline; only the WIKI rows are graded here (the stand-in LMs' texts are "
             "tabulated, not graded against these columns)"))
-    return replication_words(claims + cal), checks + cal_checks
+    return claims + cal, checks + cal_checks
 
 
 FIG2 = "BOLD Figure 2 (18 professions, WIKI)"
@@ -1702,25 +1702,6 @@ def sensitive_sentence(df: pd.DataFrame) -> str:
 _WOULD_SAY = re.compile(r"the rule would say ([a-z ]+?): ")
 
 
-def replication_words(claims: Sequence[C.Claim]) -> list[C.Claim]:
-    """The claims with what the rule would say of a replication row graded ``not comparable``
-    in a replication's words (holds / does not hold / undecided, not a reproduction's)."""
-    out = []
-    for c in claims:
-        m = _WOULD_SAY.search(c.reason)
-        if c.verdict is C.Verdict.NOT_COMPARABLE and c.tally is C.Tally.REPLICATION and m:
-            try:
-                v = C.Verdict(m.group(1))
-            except ValueError:
-                v = None
-            w = C._AS_REPLICATION.get(v)
-            if w is not None:
-                c = C.Claim(**{**asdict(c), "reason": c.reason[:m.start(1)] + str(w)
-                               + c.reason[m.end(1):]})
-        out.append(c)
-    return out
-
-
 def _would_say(c: C.Claim) -> str:
     """What the rule would say of a row graded ``not comparable`` (from its reason), else ''."""
     m = _WOULD_SAY.search(c.reason) if c.verdict is C.Verdict.NOT_COMPARABLE else None
@@ -1832,7 +1813,7 @@ __all__ = ["calibration_sentence", "continuation_check", "default_comparisons", 
            "length_matched_text",
            "lm_vs_wiki_bias", "mde_table", "note_sensitivity",
            "paired_source_tests", "tally_rows_text",
-           "profile_group_sizes", "replication_words", "scoring_sensitivity", "scoring_sensitivity_text",
+           "profile_group_sizes", "scoring_sensitivity", "scoring_sensitivity_text",
            "section3", "seed_spread_sentence", "sensitive_sentence", "untracked",
            "section6_gender_norms", "section6_sentiment_toxicity", "tally_sentence",
            "verdict_sensitivity"]

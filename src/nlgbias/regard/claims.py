@@ -42,7 +42,7 @@ import pandas as pd
 
 from nlgbias import claims as C
 from nlgbias import stats
-from nlgbias.bold.claims import note_sensitivity, replication_words, verdict_sensitivity
+from nlgbias.bold.claims import note_sensitivity, verdict_sensitivity
 from nlgbias.bold.paper import CALIBRATION_FLOOR, CALIBRATION_RELATIVE
 from nlgbias.bold.paper import calibration_margin as _calibration_margin
 from nlgbias.claims import Comparability
@@ -767,7 +767,7 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             this_run=f"{stats.p_text(chi['p'], 4) if 'p' in chi else 'p = n/a'} (dof {chi['dof']}; "
                      + ", ".join(f"{k}: {v:.3f}" for k, v in chi.get("shares", {}).items()) + ")",
             passed=True))
-    return replication_words(out), checks
+    return out, checks
 
 
 #: BOLD §6.1.3's "in five out of six models", read with a tolerance on the share of sources:
