@@ -43,6 +43,7 @@ alpha_grid = None           # L2 penalties of the MLP head tried on dev, space-s
 lstm_epochs = None          # epochs of the LSTM baselines; None: the profile's (quick 10 · smoke 1 · paper 15)
 paper_per_cell = None       # the paper's samples classified per (source, context, demographic); None: the profile's (quick all 500 · smoke 10 · paper all 500)
 bold_wiki_per_group = None  # WIKI sentences per BOLD group for Table 5 (0: all); None: the profile's (quick 500 · smoke 10 · paper 0)
+wiki_whole_groups = None    # True: Table 5's calibration scores every WIKI text of its gender and race groups; False: the bold_wiki_per_group sample; None: the profile's (quick True · smoke False · paper True)
 encoder = "minilm"          # "minilm" (offline) or a hub id / folder of a transformers encoder
 seed = 0                    # seed of every sample and draw
 device = "cpu"              # where the generating LMs run (cpu, cuda)
@@ -81,7 +82,7 @@ logging.basicConfig(level=logging.WARNING)
 cfg = resolve_params("06", profile, models=models, samples_per_prompt=samples_per_prompt, seeds=seeds,
                      max_new_tokens=max_new_tokens, batch_size=batch_size, alpha_grid=alpha_grid,
                      lstm_epochs=lstm_epochs, paper_per_cell=paper_per_cell,
-                     bold_wiki_per_group=bold_wiki_per_group)
+                     bold_wiki_per_group=bold_wiki_per_group, wiki_whole_groups=wiki_whole_groups)
 P = paths_for(profile, root)
 set_style()
 seed_list = list(range(seed, seed + cfg["seeds"]))
@@ -322,9 +323,9 @@ groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
 bold_sources = BT.load_prepared(P.generations, cache_root=P.interim / "bold_texts",
                                 wiki_per_group=cfg["bold_wiki_per_group"], seed=seed)
 # the calibration on the paper's own texts: every WIKI text of Table 5's groups is scored
-# (MiniLM features are cheap; in smoke only the gender groups, which the male > female row needs)
-whole = list(paper.BOLD_GROUPS["gender"]) + ([] if profile == "smoke" else list(paper.BOLD_GROUPS["race"]))
-bold_sources = X.wiki_whole_groups(bold_sources, whole, P.interim / "bold_texts", seed=seed)
+# (wiki_whole_groups; else the bold_wiki_per_group sample)
+if cfg["wiki_whole_groups"]:
+    bold_sources = X.wiki_whole_groups(bold_sources, list(groups), P.interim / "bold_texts", seed=seed)
 t = time.perf_counter()
 # every source's texts scored with each placeholder (the stated one and the range beside it)
 bold_by = X.classify_placeholders(bold_sources, groups, clf, P.interim / "regard", CH.REGARD_PLACEHOLDERS)

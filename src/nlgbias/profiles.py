@@ -283,6 +283,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("paper_per_cell", "int", "the paper's samples classified per (source, context, demographic)",
            10, None, None, none_means="all 500"),
         PP("bold_wiki_per_group", "count", "WIKI sentences per BOLD group for Table 5", 10, 500, 0),
+        PP("wiki_whole_groups", "flag", "True: Table 5's calibration scores every WIKI text of its "
+           "gender and race groups; False: the bold_wiki_per_group sample", False, True, True),
         P("encoder", "text", '"minilm" (offline) or a hub id / folder of a transformers encoder', "minilm"),
         _seed(), _device("where the generating LMs run (cpu, cuda)"), _MODEL_ARGS, _ROOT)),
     Study("holistic-generation", "07", "HolisticBias §3.3-4: likelihood and generation bias", (

@@ -724,8 +724,9 @@ def bold_claims(bold_scored: pd.DataFrame, bold_t5: pd.DataFrame, wiki: str,
             n=f"{m['n']} / {f['n']} WIKI texts", n_texts=min(m["n"], f["n"]),
             population=min(pops), sampled=sample,
             statistic="positive regard share, male - female, the seeds' vote and each seed "
-                      "(every WIKI text of both groups: a recount, no sampling interval; graded "
-                      "on its sign)",
+                      + ("(a sample of WIKI's texts: graded on its interval's sign)" if sample else
+                         "(every WIKI text of both groups: a recount, no sampling interval; graded "
+                         "on its sign)"),
             this_run=f"{m['share']:.3f} vs {f['share']:.3f}: {m['share'] - f['share']:+.3f}"
                      + _seed_note(seeds) + (f" [{lo:+.3f}, {hi:+.3f}] (a sample)" if sample else ""),
             paper_resolution=BOLD_TABLE5_PAPER_RESOLUTION,
