@@ -40,13 +40,14 @@ def _available():
 
 @pytest.fixture(scope="module")
 def audit_dir(tmp_path_factory):
-    """The smoke-size audit of SmolLM2 against Gemma-3-270m, in this checkout."""
+    """The smoke-size audit of SmolLM2 against Gemma-3-270m with every suite, in this checkout
+    (one run that every slow test of this module reads)."""
     _available()
-    from nlgbias.audit import run_audit, write_report, write_results
+    from nlgbias.audit import SUITES, run_audit, write_report, write_results
     from nlgbias.audit.suites import configure
 
     out = tmp_path_factory.mktemp("audit")
-    cfg = configure(MODEL, baseline=BASELINE, suites="stereoset,crows", size="smoke", out=out)
+    cfg = configure(MODEL, baseline=BASELINE, suites=",".join(SUITES), size="smoke", out=out)
     write_report(write_results(cfg, run_audit(cfg)))
     return out, cfg
 
@@ -124,19 +125,16 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
 
 
 @pytest.mark.slow
-def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tmp_path):
+def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(audit_dir, tmp_path):
     """The BOLD suite at the smoke size (one prompt per group, 43): each model continues the same
     prompts; its negative / positive shares are VADER's labels (±0.5) of the anonymised texts,
     recomputed here from the generation files; the difference is paired on the prompts."""
-    _available()
-    from nlgbias.audit import run_audit
-    from nlgbias.audit.suites import configure
     from nlgbias.bold import texts as BT
     from nlgbias.bold.sources import bold_prompts
     from nlgbias.metrics import sentiment
 
-    cfg = configure(MODEL, baseline=BASELINE, suites="bold", size="smoke", out=tmp_path)
-    res = run_audit(cfg, say=lambda s: None)["bold"]
+    out, cfg = audit_dir
+    res = json.loads((out / "results.json").read_text())["suites"]["bold"]
     assert res["items"]["prompts"] == 43 and res["items"]["groups"] == 43
     by = {r["metric"]: r for r in res["metrics"]}
     assert set(by) == {"negative %", "positive %", "toxic %"}  # no range rows at one prompt per group
@@ -145,7 +143,7 @@ def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tm
     ids = set(bold_prompts(1, 0)["prompt_id"])
     flags = {}
     for role, spec in cfg.roles.items():
-        (path,) = (tmp_path / "cache" / "bold" / "generations").glob(f"bold__{spec.slug}.parquet")
+        (path,) = (out / "cache" / "bold" / "generations").glob(f"bold__{spec.slug}.parquet")
         src = BT.prepare_sources({spec.display: BT.model_texts(path, spec.display)}, tmp_path / "ref")
         df = src[spec.display]
         assert set(df["prompt_id"]) == ids
@@ -160,21 +158,19 @@ def test_the_bold_suite_shares_are_vaders_and_tox_blocks_on_each_models_texts(tm
 
 
 @pytest.mark.slow
-def test_the_regard_suite_labels_are_the_classifiers_vote_on_each_models_masked_samples(tmp_path):
+def test_the_regard_suite_labels_are_the_classifiers_vote_on_each_models_masked_samples(audit_dir):
     """The regard suite at the smoke size (one sample per prompt, 60): the classifier it trains is
     the reproduction's (five seeds' vote, its test accuracy in the items); each share is the
     vote's labels of the masked samples, recomputed here from the generation files and the saved
     classifier; a pair's gap is the difference of the two demographics' negative shares."""
-    _available()
-    from nlgbias.audit import run_audit
-    from nlgbias.audit.suites import REGARD_PAIRS, configure
+    from nlgbias.audit.suites import REGARD_PAIRS
     from nlgbias.datasets.regard import mask_demographic
     from nlgbias.io import read_table
     from nlgbias.metrics import regard as R
 
-    cfg = configure(MODEL, baseline=BASELINE, suites="regard", size="smoke", out=tmp_path)
-    res = run_audit(cfg, say=lambda s: None)["regard"]
-    folder = tmp_path / "cache" / "regard"
+    out, cfg = audit_dir
+    res = json.loads((out / "results.json").read_text())["suites"]["regard"]
+    folder = out / "cache" / "regard"
     clf = R.load(folder / "classifier")
     assert clf.card["seeds"] == [0, 1, 2, 3, 4] and "test accuracy" in res["items"]["classifier"]
     by = {r["metric"]: r for r in res["metrics"]}
@@ -201,15 +197,23 @@ def test_a_suite_a_model_cannot_do_is_skipped_with_the_backends_reason(monkeypat
     from nlgbias.audit import suites as A
     from nlgbias.lm import parse_model_spec
 
-    monkeypatch.setattr(A, "missing_capability",
-                        lambda spec, cap: "the server does not return echo logprobs"
-                        if spec.backend == "openai" else None)
-    cfg = A.AuditConfig(parse_model_spec("openai:http://127.0.0.1:9/v1#m"), None, ("crows",),
+    asked = []
+
+    def lacking(spec, cap):  # a server that generates but returns no prompt logprobs
+        asked.append(cap)
+        return ("the server does not return echo logprobs" if spec.backend == "openai"
+                and cap in ("token_logprobs", "loglikelihood") else None)
+
+    monkeypatch.setattr(A, "missing_capability", lacking)
+    cfg = A.AuditConfig(parse_model_spec("openai:http://127.0.0.1:9/v1#m"), None, ("crows", "holistic"),
                         out=tmp_path)
     res = audit.run_audit(cfg, say=lambda s: None)
-    assert res["crows"]["skipped"].endswith("the server does not return echo logprobs")
-    page = audit.write_report(audit.write_results(cfg, res))
-    assert "skipped: model (openai:m): the server does not return echo logprobs" in page.read_text()
+    assert asked == ["token_logprobs", "loglikelihood"]  # the HolisticBias perplexities: log-likelihoods
+    for name in ("crows", "holistic"):
+        assert res[name]["skipped"].endswith("the server does not return echo logprobs")
+    page = audit.write_report(audit.write_results(cfg, res)).read_text()
+    assert "skipped: model (openai:m): the server does not return echo logprobs" in page
+    assert "<b>HolisticBias likelihood bias</b>: skipped" in page
     with pytest.raises(ValueError, match="unknown suite"):
         A.AuditConfig(cfg.model, None, ("bold-x",))
 
@@ -285,18 +289,27 @@ def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit
                            "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
                           capture_output=True, text=True, timeout=120)
     dom = done.stdout
-    assert 'id="headline"' in dom and dom.count("<tr>") >= 1 + 5, dom[:2000]
-    n_fig = len(list((out / "figures").glob("*.png")))
-    assert n_fig == 2 and f'data-figures="{n_fig} of {n_fig} loaded"' in dom, dom[-1500:]
-    for label in ("ss", "lms", "icat", "crows (total)", "crows (shared tokens)"):
-        assert f">{label}</span>" in dom, label
-    # each suite's page, linked from the index, holds every metric and group row
     doc = json.loads((out / "results.json").read_text())
+    n_rows = sum(len(s["metrics"]) for s in doc["suites"].values())
+    assert 'id="headline"' in dom and dom.count("<tr>") >= 1 + n_rows, dom[:2000]
+    n_fig = len(list((out / "figures").glob("*.png")))
+    assert n_fig == 5 and f'data-figures="{n_fig} of {n_fig} loaded"' in dom, dom[-1500:]
+    for label in ("ss", "lms", "icat", "crows (total)", "crows (shared tokens)", "negative %",
+                  "negative regard %", "differing pairs %", "differing pairs % (Holm)"):
+        assert f">{label}</span>" in dom, label
+    assert "HolisticBias likelihood bias</b>: Generation bias" in dom  # what the suite leaves out
+    # each suite's page, linked from the index, holds every metric and group row and its figure
     for name, suite in doc["suites"].items():
         assert f"href=\"{name}.html\"" in dom or f"href='{name}.html'" in dom, name
-        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                               (out / f"{name}.html").as_uri()], capture_output=True, text=True, timeout=120)
-        assert done.stdout.count("<tr>") == 2 + len(suite["metrics"]) + len(suite["groups"]), name
+        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                               "--virtual-time-budget=10000", "--dump-dom", (out / f"{name}.html").as_uri()],
+                              capture_output=True, text=True, timeout=120)
+        heads = 1 + bool(suite["groups"])  # the metrics' table, the groups' where there are groups
+        extra = 1 + len(next(iter(suite["descriptors"].values()))) if "descriptors" in suite else 0
+        assert done.stdout.count("<tr>") == heads + len(suite["metrics"]) + len(suite["groups"]) + extra, name
+        assert f'src="figures/{name}.png"' in done.stdout, name
+    page = (out / "holistic.html").read_text(encoding="utf-8")
+    assert "id='descriptors'" in page and "id='notes'" in page and "Table 3" in page
 
 
 def test_a_paired_share_difference_without_a_disagreeing_item_has_newcombes_interval():
@@ -503,3 +516,108 @@ def test_samples_of_one_prompt_count_by_the_design_effect():
     d = row["difference"]
     half = 100 * np.hypot(0.5 - lo, hi - 0.5)
     assert d["interval"] == "newcombe-independent-deff" and (d["lo"], d["hi"]) == pytest.approx((-half, half), abs=1e-3)
+
+
+def _tiny_perplexities() -> tuple:
+    """One axis, five descriptors a-e, two templates, five sentences each. Template t1: a-d have
+    the perplexities 1-5, e 10-14 (every e sentence above every other: exact two-sided
+    Mann-Whitney p = 2 / C(10, 5) = 0.0079 for e against each of a-d; 1.0 among a-d, tied);
+    template t2: all five 1-5. The baseline: all five 1-5 in both templates."""
+    import pandas as pd
+
+    rows = []
+    for role in ("model", "baseline"):
+        for t in ("t1", "t2"):
+            for d in "abcde":
+                high = role == "model" and t == "t1" and d == "e"
+                rows += [{"role": role, "axis": "x", "template": t, "descriptor": d,
+                          "perplexity": float(v + (9 if high else 0))} for v in range(1, 6)]
+    df = pd.DataFrame(rows)
+    return df[df["role"] == "model"], df[df["role"] == "baseline"]
+
+
+def test_a_holistic_share_and_its_paired_difference_by_hand():
+    """The model: 4 of the 20 descriptor pairs (10 per template) differ uncorrected (e against
+    a-d in t1), 20 %; none after Holm (10 x 0.0079 = 0.079); the baseline: none. The baseline's
+    0 % is not a point: the hull of the bootstrap ([0, 0]) and Wilson's 0 of 20 (upper 16.1 %).
+    The difference (20 points) is the hull of the paired descriptor bootstrap, recomputed here by
+    a loop over the same draws (descriptors drawn with replacement, the pairs among the drawn
+    ones counted in both templates), and Newcombe's paired interval on the 20 pairs' decisions
+    (0 both, 4 model only, 0 baseline only, 16 neither: [-0.05, 41.6] points)."""
+    from nlgbias.audit.holistic import axis_rows, pair_decisions
+    from nlgbias.audit.suites import _pct
+
+    model, base = _tiny_perplexities()
+    dec = {"model": pair_decisions(model), "baseline": pair_decisions(base)}
+    row = axis_rows(dec, ["x"], np.random.default_rng(7), "raw", n_boot=400, metric="m")
+    assert row["model"]["value"] == 20.0 and row["baseline"]["value"] == 0.0 and row["model"]["n"] == 20
+    assert row["limit"] == {"n": 5, "unit": "descriptors", "detail": "20 descriptor pairs over 2 template(s)"}
+    b = row["baseline"]
+    assert b["parts"]["bootstrap-descriptors"] == [0.0, 0.0]
+    assert (b["lo"], b["hi"]) == pytest.approx((0.0, 16.1125), abs=1e-3)
+    d = row["difference"]
+    assert d["value"] == 20.0 and (d["discordant"], d["decisions"]) == (4, 20)
+    assert d["parts"]["newcombe-paired"] == pytest.approx([-0.0509, 41.6017], abs=1e-3)
+    # the same draws, pair by pair: e differs from a-d in t1 only (the baseline: nothing)
+    idx = np.random.default_rng(7).integers(0, 5, size=(400, 5))
+    ref_m, ref_d = [], []
+    for draw in idx:
+        pairs = [(p, q) for p in range(5) for q in range(p + 1, 5) if draw[p] != draw[q]]
+        sig = sum(4 in (draw[p], draw[q]) for p, q in pairs)  # descriptor e is index 4
+        share = 100 * sig / (2 * len(pairs)) if pairs else np.nan  # 2 templates
+        ref_m.append(share)
+        ref_d.append(share - (0.0 if pairs else np.nan))
+    assert row["model"]["parts"]["bootstrap-descriptors"] == pytest.approx(_pct(np.array(ref_m)), abs=1e-3)
+    boot = _pct(np.array(ref_d))
+    assert d["parts"]["bootstrap-descriptors"] == pytest.approx(boot, abs=1e-3)
+    assert (d["lo"], d["hi"]) == pytest.approx((min(boot[0], -0.0509), max(boot[1], 41.6017)), abs=1e-3)
+    assert d["interval"] == "hull-bootstrap-descriptors-newcombe-paired"
+    holm = axis_rows(dec, ["x"], np.random.default_rng(7), "corrected", n_boot=400, metric="m")
+    assert holm["model"]["value"] == 0.0 and holm["difference"]["discordant"] == 0
+    assert holm["difference"]["lo"] < 0 < holm["difference"]["hi"]  # never a point
+
+
+@pytest.mark.slow
+def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_dir):
+    """The HolisticBias suite at the smoke size: 13 axes x 5 descriptors x 2 templates (Table 3's
+    and one drawn) x 5 nouns = 650 sentences, each model's perplexities read back from the
+    audit's cache; each axis's share of differing descriptor pairs (uncorrected and after Holm)
+    is what :func:`nlgbias.holistic.likelihood_bias.pair_significance` gives on each template's
+    sentences, pooled over the templates by their pairs; the metrics pool every axis. The
+    difference is model − baseline on the same pairs."""
+    import pandas as pd
+
+    from nlgbias.audit.holistic import VERSION, holistic_sample
+    from nlgbias.holistic import likelihood_bias as L
+    from nlgbias.holistic import paper
+    from nlgbias.holistic.responses import score_perplexity
+
+    out, cfg = audit_dir
+    res = json.loads((out / "results.json").read_text())["suites"]["holistic"]
+    sample = holistic_sample(2, 5, 5, 0)
+    assert len(sample) == res["items"]["sentences"] == 650 and res["items"]["descriptors"] == 65
+    assert paper.TABLE3_TEMPLATE in set(sample["template"]) and sample["template"].nunique() == 2
+    assert not res["omitted"] and len(res["groups"]) == 2 * 13
+    assert any("Generation bias" in x and "not part of this suite" in x for x in res["notes"])
+    for role, spec in cfg.roles.items():
+        ppl = score_perplexity(sample, spec, out / "cache" / "holistic", version=VERSION, batch_size=32,
+                               dtype=None)
+        assert ppl["perplexity"].notna().all() and len(ppl) == 650
+        sig = pd.concat([L.pair_significance(ppl[ppl["template"] == t], alpha=0.05, correction="holm")
+                         for t in sorted(ppl["template"].unique())])
+        for col, metric in (("sig_share", "differing pairs %"), ("sig_share_corrected", "differing pairs % (Holm)")):
+            k = sig[col] * sig["n_pairs"]
+            per_axis = k.groupby(sig["axis"]).sum() / sig["n_pairs"].groupby(sig["axis"]).sum()
+            for ax, share in per_axis.items():
+                row = next(g for g in res["groups"] if g["group"] == ax.replace("_", " ") and g["metric"] == metric)
+                assert row[role]["value"] == pytest.approx(100 * share, abs=1e-3), (role, ax, metric)
+                assert row[role]["n"] == 20 and row["limit"]["n"] == 5  # 10 pairs in each template
+            top = next(r for r in res["metrics"] if r["metric"] == metric)
+            assert top[role]["value"] == pytest.approx(100 * k.sum() / sig["n_pairs"].sum(), abs=1e-3)
+            assert top[role]["n"] == 260 and top[role]["lo"] <= top[role]["value"] <= top[role]["hi"]
+    for top in res["metrics"]:
+        d = top["difference"]
+        assert d["value"] == pytest.approx(top["model"]["value"] - top["baseline"]["value"], abs=1e-3)
+        assert d["lo"] <= d["value"] <= d["hi"] and d["decisions"] == 260 and d["lo"] < d["hi"]
+    low = {x["axis"]: x["low"] for x in res["descriptors"]["model"]}
+    assert len(low) == 13 and all(len(v.split(", ")) == 3 for v in low.values())

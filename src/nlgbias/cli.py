@@ -11,7 +11,7 @@ __all__ = ["USAGE", "main"]
 USAGE = """\
 usage:
   nlgbias audit --model SPEC [--model-args K=V,...] [--baseline SPEC [--baseline-args K=V,...]]
-                [--suites stereoset,crows,bold,regard] [--size smoke|quick|full] [--seed 0] --out DIR
+                [--suites stereoset,crows,bold,regard,holistic] [--size smoke|quick|full] [--seed 0] --out DIR
   nlgbias reproduce [--profile quick|smoke|paper] [--only NN] ...   (what ./run_all.sh runs)
   nlgbias lm SPEC [--model-args K=V,...] | nlgbias lm --options      (what a backend can do)
   nlgbias resources [--check]                                        (datasets, models, lexicons)

@@ -1,6 +1,6 @@
 """Audit a model: the papers' measurements on YOUR model beside a baseline you choose, on the
 same items with the same seeds, with paired differences and 95 % intervals
-(``nlgbias audit --model SPEC --baseline SPEC --suites stereoset,crows,bold,regard --out DIR``).
+(``nlgbias audit --model SPEC --baseline SPEC --suites stereoset,crows,bold,regard,holistic --out DIR``).
 
 Not a reproduction: nothing here is graded against a paper's number (the reproduction's
 scorecard, :mod:`nlgbias.scorecard`, stays for the papers' models). An audit says what a

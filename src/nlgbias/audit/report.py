@@ -11,14 +11,19 @@
   and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "scale" ("%" or
   "points"), "limit": {"n", "unit", ["detail"]}, "model": {"value", "lo", "hi", "n",
   "interval"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; ``interval`` names
-  the kind, :data:`nlgbias.audit.suites.INTERVALS`; ``limit`` is the unit that limits the
+  the kind, :data:`nlgbias.audit.rows.INTERVALS`; ``limit`` is the unit that limits the
   interval and its count, ``n`` the items; the difference is model minus baseline); CrowS-Pairs
   values have ``ties``, a range across groups has ``null`` (its permutation null: ``mean``,
   ``p95``, ``p``, ``permutations``) and no interval (``lo``, ``hi`` null), a hull its two
-  intervals (``parts``); ``omitted`` names the rows left out for too few of their limiting unit;
-  a suite a model cannot do has ``skipped`` (why) instead;
+  intervals (``parts``), a paired difference of decisions (StereoSet, HolisticBias) how many
+  differ (``discordant`` of ``decisions``); ``omitted`` names the rows left out for too few of
+  their limiting unit; ``notes`` (a list of sentences) says what a suite leaves out (HolisticBias:
+  generation bias) and other facts; HolisticBias has ``descriptors``: per role, per axis the
+  three descriptors of ``low`` and ``high`` median perplexity (Table 3's columns); a suite a
+  model cannot do has ``skipped`` (why) instead;
 - ``index.html``: the headline table (each metric: your model, the baseline, the difference,
-  with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped and a
+  with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped, each
+  suite's notes and a
   link to each suite's page ``<suite>.html`` (every metric and group row with what it is, the
   items sampled, the figure);
 - ``cache/``: finished items, so that a rerun resumes.
@@ -116,18 +121,21 @@ SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "none-range": "no interval: the permutation null is the test",
          "hull-bootstrap-groups-newcombe-box": "hull: bootstrap within groups ∪ Newcombe paired per group",
          "bootstrap-templates-paired": "bootstrap over templates, paired",
-         "mover-independent": "square-and-add, independent"}
+         "mover-independent": "square-and-add, independent",
+         "hull-bootstrap-descriptors-wilson": "hull: bootstrap over descriptors ∪ Wilson on pairs",
+         "hull-bootstrap-descriptors-newcombe-paired": "hull: bootstrap over descriptors, paired ∪ "
+                                                       "Newcombe paired on pairs"}
 
 
 #: how the report names the two intervals of a hull (``parts``)
 PARTS = {"bootstrap-terms": "bootstrap", "newcombe-paired": "Newcombe", "bootstrap-groups": "bootstrap",
-         "newcombe-box": "Newcombe per group"}
+         "newcombe-box": "Newcombe per group", "bootstrap-descriptors": "bootstrap", "wilson": "Wilson"}
 
 
 def _fmt(v: dict | None, *, interval: bool = False) -> str:
     """A value [95 % interval]; below it in small print: the interval's kind (``interval``),
     CrowS-Pairs ties, a range's permutation null."""
-    from nlgbias.audit.suites import INTERVALS
+    from nlgbias.audit.rows import INTERVALS
 
     if not v:
         return "—"
@@ -279,9 +287,16 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
                    + "".join(f"<li>{e(str(o['group']))}: {e(o['why'])}</li>" for o in suite["omitted"]) + "</ul>")
     if name == "crows":
         groups += _start_token_section(doc)
+    if suite.get("descriptors"):
+        groups += _descriptors_table(suite["descriptors"], roles)
+    if suite.get("notes"):
+        groups += ("<h2>Notes</h2><ul id='notes'>" + "".join(f"<li>{e(x)}</li>" for x in suite["notes"])
+                   + "</ul>")
     paired = {"regard": "the shares over all demographics paired by template (both models continue "
                         "the same templates); each demographic's share and the gaps: independent "
-                        "samples (different texts)"}.get(name, "paired: the same items")
+                        "samples (different texts)",
+              "holistic": "paired: the same sentences, the descriptors resampled with the same draws for "
+                          "both models"}.get(name, "paired: the same items")
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(suite['title'])}: nlgbias audit</title>
 {_STYLE}</head><body><p><a href="index.html">← the audit</a></p>
@@ -299,6 +314,21 @@ the difference is model − baseline ({paired}; below each interval its kind; n 
     return path
 
 
+def _descriptors_table(rows: dict[str, list[dict]], roles: dict) -> str:
+    """HolisticBias: each model's descriptors of lowest and highest median perplexity per axis
+    (Table 3's "Low ppl" / "High ppl")."""
+    e = html.escape
+    head = ["axis", *[f"{r}: {e(roles[r]['label'])}, {w}" for r in rows for w in ("lowest", "highest")]]
+    axes = [x["axis"] for x in next(iter(rows.values()))]
+    by = {r: {x["axis"]: x for x in v} for r, v in rows.items()}
+    body = ["<tr>" + "".join(f"<td>{c}</td>" for c in [
+        e(ax), *[e(by[r].get(ax, {}).get(w, "")) for r in rows for w in ("low", "high")]]) + "</tr>" for ax in axes]
+    return ("<h2>Descriptors of lowest and highest median perplexity</h2><p>Per axis, the three "
+            "descriptors whose sentences each model finds most and least likely (Smith et al. Table 3's "
+            "Low ppl / High ppl; median over the sample's sentences).</p><table id='descriptors'><thead><tr>"
+            + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+
+
 def write_report(results_json: str | Path) -> Path:
     """``index.html`` (and ``figures/``) beside ``results.json``; returns its path."""
     path = Path(results_json)
@@ -311,8 +341,9 @@ def write_report(results_json: str | Path) -> Path:
     if has_base:
         head.append("difference (model − baseline)")
     head.append("n (the unit that limits the interval)")
-    body, figs, skipped, details = [], [], [], []
+    body, figs, skipped, details, notes = [], [], [], [], []
     for name, suite in doc["suites"].items():
+        notes += [f"<li><b>{e(suite['title'])}</b>: {e(x)}</li>" for x in suite.get("notes", [])]
         if "skipped" in suite:
             skipped.append(f"<li><b>{e(suite['title'])}</b>: skipped: {e(suite['skipped'])}</li>")
             continue
@@ -331,7 +362,7 @@ def write_report(results_json: str | Path) -> Path:
             figs.append(f"<figure><img src='figures/{fig.name}' alt='{e(suite['title'])}'>"
                         f"<figcaption>{e(suite['title'])} ({e(suite.get('paper', ''))}): every "
                         f"metric and group with its 95 % interval.</figcaption></figure>")
-    from nlgbias.audit.suites import INTERVALS
+    from nlgbias.audit.rows import INTERVALS
 
     used = [k for k in INTERVALS if any(
         (r.get(role) or {}).get("interval") == k for suite in doc["suites"].values()
@@ -349,11 +380,11 @@ def write_report(results_json: str | Path) -> Path:
 <ul>{models}</ul>
 <p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in % (gaps
 and ranges in points), with 95 % intervals. The difference is model − baseline: paired (the same
-items) for StereoSet, CrowS-Pairs and BOLD, and for regard's shares over all demographics (the same
+items) for StereoSet, CrowS-Pairs, BOLD and HolisticBias, and for regard's shares over all demographics (the same
 templates); regard's per-demographic shares and gaps compare different texts, so their intervals
 are those of independent samples. Below each difference, the kind of its interval (the list below
 says what each is); the n column gives the unit that limits the interval (e.g. StereoSet's target
-terms, regard's templates) and, in small print, the items. A range across groups is positive by
+terms, regard's templates, HolisticBias's descriptors) and, in small print, the items. A range across groups is positive by
 noise alone: it has no interval, and beside it is what shuffled group labels give (the test). A
 group with fewer than 5 of the unit that limits its interval gets no row: each suite's page names
 them. Scoring convention: {e(doc['convention'])}.</p>
@@ -361,6 +392,7 @@ them. Scoring convention: {e(doc['convention'])}.</p>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>
 {'<h2>Skipped</h2><ul>' + ''.join(skipped) + '</ul>' if skipped else ''}
+{'<h2>Notes</h2><ul id="notes">' + ''.join(notes) + '</ul>' if notes else ''}
 {_start_token_section(doc)}
 {'<h2>Intervals</h2><ul id="intervals">' + ''.join(f'<li><b>{e(SHORT.get(k, k))}</b>: {e(INTERVALS[k])}</li>' for k in used) + '</ul>' if used else ''}
 <h2>Each suite in detail</h2><ul id="details">{''.join(details)}</ul>

@@ -15,6 +15,9 @@ scored on the same items).
   interval (1998, method 10) over the pairs; ties as :data:`CROWS_TIES` says.
 - ``bold`` (Dhamala et al. 2021) and ``regard`` (Sheng et al. 2019): see :func:`bold_suite` and
   :func:`regard_suite`.
+- ``holistic`` (Smith et al. 2022, §3.3.2 / Table 3): per axis the share of descriptor pairs whose
+  sentences' perplexity distributions differ (Mann-Whitney U, uncorrected and after Holm), the
+  descriptor the unit of its intervals; see :mod:`nlgbias.audit.holistic`.
 
 Likelihoods are scored after the start token of :func:`nlgbias.likelihood.start_token_id`
 (GPT-2's ``<|endoftext|>``; for a tokenizer without one, its BOS); lm-evaluation-harness uses the
@@ -22,7 +25,8 @@ BOS token where a tokenizer has one, which decides some pairs differently: each 
 how many, and the CrowS-Pairs score under the other convention, for every model it scores in
 process (:data:`START_TOKEN_CONVENTION`, stated in every results file).
 
-Every value and difference says which interval it has (``interval``: one of :data:`INTERVALS`)
+Every value and difference says which interval it has (``interval``: one of
+:data:`nlgbias.audit.rows.INTERVALS`)
 and every row the unit that limits its interval and its count (``limit``: e.g. the target terms
 of our two-stage StereoSet bootstrap, the templates of the regard prompts), beside the items'
 ``n``. A row a suite leaves out for too few of that unit is named in its ``omitted`` list.
@@ -38,9 +42,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nlgbias.audit.rows import INTERVALS, N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
 from nlgbias.lm import LMSpec, missing_capability, parse_models
 
-__all__ = ["SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", "run_audit"]
+__all__ = ["INTERVALS", "SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", "run_audit"]
 
 #: how every likelihood suite scores a sentence (said in results.json and the report)
 START_TOKEN_CONVENTION = (
@@ -107,19 +112,20 @@ def start_token_used(spec: LMSpec) -> str:
 #: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
 #: ``quick`` (minutes on a laptop CPU) or ``full`` (every item). StereoSet: CATs per task and
 #: target term (every term kept) or per task and domain; CrowS-Pairs: pairs; BOLD: prompts per
-#: group, all 43 groups kept (0: all); regard: samples per prompt of the 60 (the paper's 100)
+#: group, all 43 groups kept (0: all); regard: samples per prompt of the 60 (the paper's 100);
+#: HolisticBias: templates (Table 3's and others drawn), descriptors per axis (all 13 axes kept)
+#: and nouns per descriptor and template (0: all; full: every sentence of v1.0)
 SIZES = {
     "smoke": {"stereoset_per_target": 0, "stereoset_per_domain": 5, "crows_pairs": 40,
-              "bold_per_group": 1, "regard_per_prompt": 1},
+              "bold_per_group": 1, "regard_per_prompt": 1,
+              "holistic_templates": 2, "holistic_descriptors_per_axis": 5, "holistic_nouns": 5},
     "quick": {"stereoset_per_target": 2, "stereoset_per_domain": 0, "crows_pairs": 300,
-              "bold_per_group": 10, "regard_per_prompt": 10},
+              "bold_per_group": 10, "regard_per_prompt": 10,
+              "holistic_templates": 4, "holistic_descriptors_per_axis": 12, "holistic_nouns": 8},
     "full": {"stereoset_per_target": 0, "stereoset_per_domain": 0, "crows_pairs": 0,
-             "bold_per_group": 0, "regard_per_prompt": 100},
+             "bold_per_group": 0, "regard_per_prompt": 100,
+             "holistic_templates": 0, "holistic_descriptors_per_axis": 0, "holistic_nouns": 0},
 }
-#: bootstrap replicates of every interval
-N_BOOT = 2000
-
-
 @dataclass(frozen=True)
 class AuditConfig:
     """One audit: the ``model`` and optional ``baseline`` (:class:`~nlgbias.lm.LMSpec`, parsed
@@ -161,59 +167,6 @@ class Suite:
     needs: str
     run: Callable = field(repr=False)
     paper: str = ""
-
-
-#: the intervals a value or a difference can have (its ``interval`` key names one)
-INTERVALS = {
-    "wilson": "Wilson score interval of a share",
-    "newcombe-paired": "Newcombe's (1998) method 10 for a difference of paired shares: the same "
-                       "items for both models; not zero-width when no item is decided differently",
-    "newcombe-independent": "Newcombe's hybrid score interval for a difference of shares of "
-                            "independent samples",
-    "wilson-deff": "Wilson score interval of a share with the effective n: the samples of one "
-                   "prompt (and the prompts of one template) are alike, so n is divided by the design "
-                   "effect over the row's limiting unit (deff; 1: no smaller n)",
-    "newcombe-independent-deff": "Newcombe's hybrid score interval for a difference of shares of "
-                                 "independent samples, each with its effective n (design effect "
-                                 "over the row's limiting unit)",
-    "bootstrap-terms": "our two-stage percentile bootstrap: target terms, then CATs within each "
-                       "drawn term (the same draws for both models; the paper gives no interval)",
-    "hull-bootstrap-terms-newcombe-paired": "the hull of our two-stage bootstrap (target terms, then "
-                                            "CATs) and Newcombe's method 10 on the CATs' decisions "
-                                            "(icat: its bounds over those of ss and lms): with few CATs "
-                                            "decided differently the bootstrap alone ends at 0 or "
-                                            "excludes it by chance; Newcombe's ignores that the CATs "
-                                            "of one term are alike",
-    "none-range": "no interval: a bootstrap of a range (max − min) is biased upward and almost never "
-                  "reaches 0; the permutation null beside it (shuffled group labels) is the test",
-    "hull-bootstrap-groups-newcombe-box": "the hull of a percentile bootstrap of the prompts within "
-                                          "each group (the same draws for both models) and the "
-                                          "range's bounds when each group's share moves within its "
-                                          "Newcombe paired interval",
-    "bootstrap-templates-paired": "percentile bootstrap of the prompt templates, the same draws for "
-                                  "both models (each template is continued for every demographic "
-                                  "by both: its samples are alike)",
-    "mover-independent": "square-and-add of the two models' intervals (Newcombe 2001: the "
-                         "difference between two differences of independent samples)",
-}
-
-
-def _value(v: float, lo: float, hi: float, n: int, interval: str | None = None) -> dict:
-    if interval is not None and interval not in INTERVALS:
-        raise ValueError(f"unknown interval {interval!r}")
-    out = {"value": round(float(v), 4), "lo": None if lo is None else round(float(lo), 4),
-           "hi": None if hi is None else round(float(hi), 4), "n": int(n)}
-    return {**out, "interval": interval} if interval else out
-
-
-def _limit(n: int, unit: str, detail: str = "") -> dict:
-    """The unit that limits a row's interval and its count (``detail``: e.g. the items in it)."""
-    return {"n": int(n), "unit": unit, **({"detail": detail} if detail else {})}
-
-
-def _pct(dist: np.ndarray) -> tuple[float, float]:
-    lo, hi = np.nanpercentile(dist, [2.5, 97.5])
-    return float(lo), float(hi)
 
 
 def effective_count(flag: np.ndarray, clusters: np.ndarray | None = None) -> tuple[float, float, float]:
@@ -301,14 +254,6 @@ def _cat_decisions(cats: pd.DataFrame, scores: dict) -> tuple[np.ndarray, np.nda
     s, a, u = (np.array([scores[i] for i in cats[c]]) for c in
                ("stereotype_id", "anti_stereotype_id", "unrelated_id"))
     return (s > a).astype(float), np.concatenate([s > u, a > u]).astype(float)
-
-
-def _paired_share_diff(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
-    """Newcombe's paired interval (points) of the difference of two aligned 0/1 outcomes."""
-    from nlgbias.stats import paired_diff_proportions_interval, paired_table
-
-    lo, hi = paired_diff_proportions_interval(*paired_table(first > 0.5, second > 0.5))
-    return 100 * lo, 100 * hi
 
 
 def _icat_box(ss_b: float, lms_b: float, ss_d: tuple, lms_d: tuple) -> tuple[float, float]:
@@ -591,12 +536,6 @@ def _range_box(model: np.ndarray, baseline: np.ndarray, members: list[np.ndarray
 MIN_PER_GROUP = 5
 
 
-def readable(name: str) -> str:
-    """A dataset's group name for a reader: ``Hispanic_and_Latino_Americans`` → ``Hispanic and
-    Latino Americans``."""
-    return str(name).replace("_", " ")
-
-
 def bold_suite(cfg: AuditConfig) -> dict:
     """BOLD (Dhamala et al. 2021, §4.1-4.2): each model continues the same BOLD prompts (the
     reproduction's decoding, :mod:`nlgbias.bold.choices`); the texts are anonymised and scored
@@ -805,6 +744,15 @@ def regard_suite(cfg: AuditConfig) -> dict:
                                     f"{card.get('test_accuracy_vote', float('nan')):.2f} on 30 texts)"}}
 
 
+# --------------------------------------------------------------------------- HolisticBias
+def holistic_suite(cfg: AuditConfig) -> dict:
+    """HolisticBias likelihood bias (Smith et al. 2022, §3.3.2, §4.1.2, Table 3): see
+    :mod:`nlgbias.audit.holistic`."""
+    from nlgbias.audit.holistic import holistic_suite as run
+
+    return run(cfg, SIZES[cfg.size])
+
+
 #: the suites an audit can run, declared once (the command's --suites, the report, the docs)
 SUITES: dict[str, Suite] = {
     "stereoset": Suite("stereoset", "StereoSet context association tests", "CATs",
@@ -815,6 +763,8 @@ SUITES: dict[str, Suite] = {
                   "Dhamala et al. 2021, §4.1-4.2"),
     "regard": Suite("regard", "Regard towards demographics", "samples", "generate_until", regard_suite,
                     "Sheng et al. 2019, §4-5"),
+    "holistic": Suite("holistic", "HolisticBias likelihood bias", "descriptor pairs", "loglikelihood",
+                      holistic_suite, "Smith et al. 2022, §3.3.2 and §4.1.2, Table 3"),
 }
 
 
