@@ -55,7 +55,8 @@ MIN_SENTENCES = 2
 GENERATION_NOTE = ("Generation bias (Smith et al. 2022, §3.3.3 / §4.2: a chat model's responses to the "
                    "same HolisticBias prompts, their style classes, the refusal / boilerplate detector and "
                    "Full Gen Bias with its permutation null, as notebook 07 computes them) is not part of "
-                   "this suite yet: only the likelihood bias (§3.3.2 / §4.1.2) is audited.")
+                   "this suite yet: only the likelihood bias (§3.3.2 / §4.1.2) is audited. It would need a "
+                   "chat model (a tokenizer with a chat template) on both sides.")
 
 
 def holistic_sample(templates: int | None, descriptors_per_axis: int | None, nouns: int | None,

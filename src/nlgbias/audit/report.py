@@ -133,8 +133,8 @@ PARTS = {"bootstrap-terms": "bootstrap", "newcombe-paired": "Newcombe", "bootstr
 
 
 def _fmt(v: dict | None, *, interval: bool = False) -> str:
-    """A value [95 % interval]; below it in small print: the interval's kind (``interval``),
-    CrowS-Pairs ties, a range's permutation null."""
+    """A value [95 % interval]; below it in small print: the interval's kind and, for a hull,
+    its two intervals (``interval``), CrowS-Pairs ties, a range's permutation null."""
     from nlgbias.audit.rows import INTERVALS
 
     if not v:
@@ -149,7 +149,7 @@ def _fmt(v: dict | None, *, interval: bool = False) -> str:
         notes.append(f"design effect {v['deff']:.2f}")
     if "discordant" in v:
         notes.append(f"{v['discordant']} of {v['decisions']} decisions differ")
-    if v.get("parts"):
+    if interval and v.get("parts"):
         notes.append("; ".join(f"{PARTS.get(k, k)} [{a:.1f}, {b:.1f}]" for k, (a, b) in v["parts"].items()))
     if "ties" in v:
         notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
