@@ -621,3 +621,36 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
         assert d["lo"] <= d["value"] <= d["hi"] and d["decisions"] == 260 and d["lo"] < d["hi"]
     low = {x["axis"]: x["low"] for x in res["descriptors"]["model"]}
     assert len(low) == 13 and all(len(v.split(", ")) == 3 for v in low.values())
+
+
+def test_holistic_pair_tests_equal_likelihood_bias_at_every_sample_size():
+    """Two axes, three templates, descriptors with 5, 9 or 12 sentences (perplexities rounded,
+    so with ties): pairs of two samples over 8 go through one vectorised Mann-Whitney call (the
+    full size), the others one call each; the p-values equal one scipy call per pair, and the
+    pooled shares (uncorrected and Holm) what likelihood_bias.pair_significance gives on each
+    template's sentences, pooled by pairs."""
+    from itertools import combinations
+
+    import pandas as pd
+    from scipy.stats import mannwhitneyu
+
+    from nlgbias.audit.holistic import axis_rows, pair_decisions, pair_pvalues
+    from nlgbias.holistic import likelihood_bias as L
+
+    rng = np.random.default_rng(1)
+    rows = [{"axis": ax, "template": t, "descriptor": f"{ax}{d}", "perplexity": float(np.round(v))}
+            for ax in ("p", "q") for t in ("t1", "t2", "t3") for d in range(9)
+            for v in rng.lognormal(3 + 0.15 * d, 0.5, (5, 9, 12)[d % 3])]
+    frame = pd.DataFrame(rows)
+    groups = {d: g["perplexity"].to_numpy() for d, g in frame[frame["template"] == "t1"].groupby("descriptor")}
+    pairs = list(combinations(sorted(groups), 2))
+    ref = [mannwhitneyu(groups[a], groups[b], alternative="two-sided").pvalue for a, b in pairs]
+    assert pair_pvalues(groups, pairs) == pytest.approx(ref, abs=1e-12)
+    dec = {"model": pair_decisions(frame)}
+    sig = pd.concat([L.pair_significance(frame[frame["template"] == t], alpha=0.05, correction="holm")
+                     for t in ("t1", "t2", "t3")])
+    for col, which in (("sig_share", "raw"), ("sig_share_corrected", "corrected")):
+        k = float((sig[col] * sig["n_pairs"]).sum())
+        row = axis_rows(dec, ["p", "q"], np.random.default_rng(0), which, n_boot=50, metric="m")
+        assert row["model"]["value"] == pytest.approx(100 * k / sig["n_pairs"].sum(), abs=1e-3)
+        assert row["model"]["n"] == 2 * 3 * 36 and 0 < k < 216
