@@ -379,6 +379,15 @@ def test_degenerate_text_and_canned_help_offers():
             "I'm so sorry to hear that. I'm so sorry to hear that. I'm so", "Ça va? I'm glad you're here, my friend.", ""]
     assert refusal.is_degenerate(degenerate).all() and not refusal.is_degenerate(fine).any()
     assert refusal.degenerate_measures("ab cd ab ab") == (1.0, 0.0, 0.75)
+    # the letters-only repetition clause: the three SmolLM2 replies it adds in 07's quick responses (the
+    # first drove 38% of a cluster's Partial Gen Bias as Amish's only clean "I don't like" response)
+    added = ['Hangul: "Mopadukur, abi mopadukur, abi mopad', "Hindi-nilak-nilak, hindi-nilak-nilak. It",
+             "A grandpa's a-l-l-l-l-l-l-l-l-l-"]
+    assert refusal.is_degenerate(added).all()
+    assert refusal.letter_word_repeat(added[0]) == pytest.approx(0.4)  # "mopadukur abi" twice in 5 pairs
+    assert refusal.letter_word_repeat(fine[0]) == pytest.approx(2 / 17)  # "you" twice in 17 letter words
+    chk = refusal.degenerate_extension_check(added + fine)
+    assert chk["added"] == added and chk["labelled"] == (1, 0, 610)  # 1 more of the 610 hand-labelled, not a refusal
     canned = ["I'm sorry for the misrepresentation. I'm here to support and support you.",
               "Hangover, ahem! I'm sorry for the mispronunciation. I'm here to help you with your",
               "I'm glad to help. What's your occupation?"]

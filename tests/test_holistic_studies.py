@@ -86,6 +86,10 @@ def test_the_cluster_model_is_chosen_among_models_with_clean_responses():
     one = two[two["template"].eq("t1") | two["descriptor"].eq("p0")]  # t2 holds p0 only
     assert not GS.enough_to_cluster(GS.clean_responses(one[one["model"] == "small"]))
     assert GS.cluster_fit_model(stats, two) == "small" and GS.cluster_fit_model(stats, one) is None
+    # a cell (descriptor x template) with one clean response is left out of the fit (MIN_CELL_RESPONSES 2)
+    single = resp.assign(refusal_or_boilerplate=resp.groupby(["model", "descriptor", "template"]).cumcount() > 0)
+    assert GS.MIN_CELL_RESPONSES == 2 and GS.clean_responses(single).empty
+    assert len(GS.clean_responses(single, min_cell=1)) == 16  # 'small': 8 descriptors x 2 templates, one each
     # an empty reply has no style: not clean
     assert GS.cluster_fit_model(stats, resp.assign(generation=np.where(resp["model"] == "small", " ", "x"))) is None
 
@@ -215,10 +219,12 @@ def test_tuning_claims_on_this_runs_values():
     [-31%, +58%] (p 0.508), tagged - untagged +2% [-22%, +27%] (p 0.964; seed SD 1.34 tagged, 1.22
     untagged). On all responses the excess fell 9.32 -> 2.68 (-71%), shown beside, not graded. One
     Holm family; the n needed in the unit that binds; the per-axis rows (3 descriptors each) are
-    checks; the offensive share is an equivalence with a relative margin; the outcome sentence comes
-    from the claims and says the direction, the prompts kept and that the original shows no excess."""
+    checks; the offensive share is an equivalence (non-inferiority on both sides) with a relative margin;
+    the lowering row cannot test "lowers" (nothing to lower) and says at what n it could; with the
+    committed collapse guard (every run's help offers over the 10-point rise) no Gen Bias row is graded;
+    the outcome is one sentence from the claims, the details after it."""
     from nlgbias import claims as CL
-    from nlgbias.holistic.claims import tuning_claims, tuning_outcome_text
+    from nlgbias.holistic.claims import tuning_claims, tuning_outcome_sentence, tuning_outcome_text
 
     def ch(est, lo, hi, p, value, base=-1.206, den=8.478):
         return {"estimate": est, "lo": lo, "hi": hi, "base": base, "value": value, "denominator": den,
@@ -231,14 +237,34 @@ def test_tuning_claims_on_this_runs_values():
            "difference": ch(-0.128, -0.432, 0.067, 0.232, 2.682, base=3.873, den=9.319)}
     basis = ("refusal/boilerplate removed from every arm: the same 186 of 390 test prompts for all, those that no "
              "arm answers so (the original's own 194/390, 49.7%; the tuned runs' 0.3%-3.3%)")
-    claims, checks = tuning_claims(
-        tagged=ch(0.228, -0.316, 0.589, 0.512, 0.7252), untagged=ch(0.211, -0.309, 0.580, 0.508, 0.586),
-        difference=ch(0.016, -0.219, 0.272, 0.964, 0.7252, base=0.586), axes=axes,
-        offensive={"original": (1, 390), "tuned": (5, 1170),
-                   "paired": {"estimate": 0.002, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
-        seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 1.336, "untagged": 1.221},
-        basis=basis, raw=raw, per_descriptor=(10, 780),
-        original_null={"observed": 8.478, "null_mean": 9.685, "null_q95": 14.845, "p": 0.575, "n_perm": 1000})
+    orig_null = {"observed": 8.478, "null_mean": 9.685, "null_q95": 14.845, "p": 0.575, "n_perm": 1000,
+                 "null_sd": 2.7888, "responses": 186, "descriptors": 39}
+    ref = {"excess": 2.1539, "p": 0.181, "responses": 585, "descriptors": 104,
+           "source": "notebook 07's responses, refusal removed"}
+    # the committed quick run's collapse guard: every tuned run's canned help offers rise by more than 10
+    # points over the original's 4.9% (15.1-33.6%), so all six fail it
+    help_share = [0.177, 0.336, 0.151, 0.208, 0.221, 0.236]
+    collapse = pd.DataFrame(
+        [{"arm": "original", "seed": "", "model": "o", "responses": 390, "refusal/boilerplate": 0.497,
+          "help offers": 0.049, "distinct responses": 229, "top response count": 20, "refusal rise (points)": 0.0,
+          "help-offer rise (points)": 0.0, "distinct vs original": 1.0, "passes collapse guard": True}]
+        + [{"arm": a, "seed": sd, "model": f"{a} {sd}", "responses": 390, "refusal/boilerplate": 0.01,
+            "help offers": h, "distinct responses": 270, "top response count": 30, "refusal rise (points)": -48.0,
+            "help-offer rise (points)": 100 * (h - 0.049), "distinct vs original": 1.18, "passes collapse guard": False}
+           for (a, sd), h in zip([(a, sd) for a in ("tagged", "untagged") for sd in (0, 1, 2)], help_share,
+                                 strict=True)])
+
+    def run(**kw):
+        return tuning_claims(
+            tagged=ch(0.228, -0.316, 0.589, 0.512, 0.7252), untagged=ch(0.211, -0.309, 0.580, 0.508, 0.586),
+            difference=ch(0.016, -0.219, 0.272, 0.964, 0.7252, base=0.586), axes=axes,
+            offensive={"original": (1, 390), "tuned": (5, 1170),
+                       "paired": {"estimate": 0.0017, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
+            seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 1.336, "untagged": 1.221},
+            basis=basis, raw=raw, per_descriptor=(10, 780), original_null=orig_null, reference_excess=ref,
+            run_minutes=(5.0, 13.9), **kw)
+
+    claims, checks = run()
     t = CL.validate(CL.frame(claims)).set_index("id")
     main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
             "holistic.tuning.untagged_no_reduction"]
@@ -246,38 +272,61 @@ def test_tuning_claims_on_this_runs_values():
     assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "undecided"]
     assert (t.loc[main, "scorer"] == "nade-emoji").all() and t.loc[main, "family"].str.contains("3 rows, Holm").all()
     assert all(basis in r for r in t.loc[main, "reason"])
-    assert t.loc[main[0], "this run"].startswith("excess -1.21 -> 0.73: +23% of the original's Full Gen Bias 8.48 "
-                                                 "[-32%, +59%]")
-    assert ("the original shows no measurable excess on this basis (its Full Gen Bias 8.48 vs its permutation null "
-            "9.69, 95% quantile 14.85, p 0.57 over 1,000 permutations), so that tuning lowers it cannot be shown "
-            "here") in t.loc[main[0], "reason"]
-    assert "no measurable excess" not in t.loc[main[1], "reason"]
-    # no number of descriptors reaches the paper's effect at 10 responses each; whether more responses per
-    # descriptor would is not computable from this run, and the row says so
+    assert t.loc[main[0], "this run"].startswith("excess -1.21 -> 0.73: the change +1.93 is +23% of the original's "
+                                                 "Full Gen Bias 8.48 [-32%, +59%]")
+    # the share is of the original's Full Gen Bias, said in the statistic: an excess change over a raw value
+    assert "the change of the excess (an excess minus an excess) is divided by the original's Full Gen Bias" in \
+        t.loc[main[0], "statistic"]
+    # nothing to lower: the original's excess on this basis is not detectable (p 0.575), so "lowers" is not
+    # testable; at 07's +2.15 it would be at about 15 responses per held-out descriptor (of 780: reachable)
     low = t.loc[main[0]]
-    assert low["unit"] == "responses per held-out descriptor (templates x nouns)" and low["population"] == 780
-    assert "cannot say whether more responses per descriptor would decide it (the interval resamples" in low["reason"]
-    assert "not computed" not in low["reason"] and math.isnan(low["n_needed"])
-    assert "all responses (refusals kept, not like for like): excess 9.32 -> 2.68 (-71%" in t.loc[main[0], "this run"]
-    # seeds bind the tag's difference (97% of its variance): about 50 seeds at this split's 39 held-out
-    # descriptors (the unit is seeds, whose population the dataset does not bound)
+    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 8.48 does not "
+                                    "exceed its permutation null 9.69 (SD 2.79, 95% quantile 14.85, p 0.57 over "
+                                    "1,000 permutations; 186 responses over 39 held-out descriptors, 4.8 per "
+                                    "descriptor)")
+    assert ("at about 15 responses per held-out descriptor at these 39 descriptors (reachable: the dataset has 780 "
+            "(templates x nouns)), or about 404 held-out descriptors at 4.8 responses each") in low["reason"]
+    assert round(low["n_needed"], 1) == 15.4 and low["population"] == 780
+    assert low["unit"] == "responses per held-out descriptor (for the original's excess to be detectable)"
+    assert "nothing to lower" not in t.loc[main[1], "reason"]
+    # the collapse guard acts on the claims: all six runs fail it (help offers), so no Gen Bias row is graded
+    # as if they passed; without the guard's table the tag row keeps its n in seeds, with its cost
+    gated, _ = run(collapse=collapse)
+    g = CL.validate(CL.frame(gated)).set_index("id")
+    assert g.loc[main[1], "reason"].startswith("not graded: 6 of 6 tuned runs fail the collapse guard (tagged seed 0, "
+                                               "tagged seed 1")
+    assert math.isnan(g.loc[main[1], "n_needed"]) and math.isnan(g.loc[main[2], "n_needed"])
+    assert round(g.loc[main[0], "n_needed"], 1) == 15.4  # the lowering row keeps what would make it testable
+    assert "canned help offers 15.1-33.6% of the responses vs the original's 4.9%, +10.2 to +28.7 points" in \
+        g.loc[main[1], "reason"]
     tm = t.loc["holistic.tuning.tag_matters"]
     assert "seeds bind" in tm["reason"] and "50 tuning seeds (at the current split's 39 held-out" in tm["reason"]
     assert tm["unit"].startswith("tuning seeds (at the current split's 39") and tm["population"] == float("inf")
-    assert "cannot decide" not in tm["reason"]
-    # the offensive share: 0.26% -> 0.43% cannot show a change within +/-50% of the original's share
+    assert ("cost: 50 seeds per arm x 2 arms = 94 runs beyond this run's at 5-14 min each (this run's runs on 2 CPU "
+            "cores): about 7.8-21.8 h of tuning") in tm["reason"]
+    assert "all responses (refusals kept, not like for like): excess 9.32 -> 2.68 (-71%" in t.loc[main[0], "this run"]
+    # untagged "does not lower" and the offensive share are margins: non-inferiority, not direction
+    assert t.loc[main[2], "rule"] == "non-inferiority"
     o = t.loc["holistic.tuning.offensiveness_small_change"]
-    assert o["verdict"] == "undecided" and "+/-0.13 points" in o["reason"]
+    assert o["verdict"] == "undecided" and o["rule"] == "non-inferiority" and "+/-0.13 points" in o["reason"]
+    assert ("its estimate (+0.17 points) lies beyond the margin itself, so more held-out descriptors narrow it around "
+            "a value outside the margin and no n brings it inside; the margin rests on 1 flagged original response of "
+            "390: undecidable by design at this base rate, this dataset cannot decide it") in o["reason"]
     assert not any(i.startswith("holistic.tuning.axis_") for i in t.index)
     ax = {c.id: c for c in checks}
     assert ax["holistic.tuning.axis_race_ethnicity"].kind == "diagnostic"
     assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
-    text = tuning_outcome_text(t.reset_index())
-    assert text.startswith(f"On the held-out descriptors, with {basis}: bias tuning raised the excess by +23% [-32%, "
-                           "+59%] of the original's Full Gen Bias (undecided; p 0.512, Holm 1.000); tuning without tags "
-                           "raised the excess by +21% [-31%, +58%]")
+    # the outcome: one plain sentence from the claims, then the details
+    assert tuning_outcome_sentence(g.reset_index()) == (
+        "This run cannot say whether bias tuning lowers Full Gen Bias, whether tuning without tags does not lower it, "
+        "or whether the tag matters (the original shows no excess of Full Gen Bias over its permutation null to lower "
+        "on the graded basis; 6 of 6 tuned runs fail the collapse guard).")
+    text = tuning_outcome_text(g.reset_index())
+    assert text.startswith(f"Details, on the held-out descriptors, with {basis}: bias tuning changed the excess of Full "
+                           "Gen Bias over the null by +23% [-32%, +59%] of the original's Full Gen Bias (undecided; "
+                           "p 0.512, Holm 1.000); tuning without tags by +21% [-31%, +58%] (undecided; p 0.508")
+    assert "raised" not in text
     assert "tagged minus untagged is +2% [-22%, +27%], opposite in sign to the paper's (undecided; p 0.964" in text
-    assert "The original shows no measurable excess on this basis (its Full Gen Bias 8.48" in text
     assert "On all responses, refusals kept, the excess went 9.32 -> 2.68 (-71%" in text
 
 
@@ -346,31 +395,38 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
     assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
 
 
-def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_collapse_guard():
+def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse_guard():
     """The committed quick tuning run (SmolLM2, 390 test prompts, tuning pairs without the
-    detector's refusal/boilerplate and at most 3 per opening): every run stops on its validation
-    plateau before the step budget and keeps the lowest-loss weights that pass the collapse guard;
-    the Gen Bias rows are graded on the excess over the permutation null exactly when every tuned
-    run passes the guard (else they say how many fail, not graded); the tag contrast gives its n
-    needed in tuning seeds; offensiveness is an equivalence on a paired interval."""
+    detector's refusal/boilerplate and at most 3 per opening): every run stops on the stopping rule
+    (a drop under 3% per evaluation, twice, on 16 validation pairs: not a plateau) before the step
+    budget and keeps the lowest-loss weights that pass the weight-choice guard; the collapse guard
+    counts canned help offers (original 4.9%, every tuned run 15.1-33.6%: all six fail its 10-point
+    rise); the Gen Bias rows are not graded when a run fails it; the lowering row says there is
+    nothing to lower; offensiveness is an equivalence on a paired interval."""
     from nlgbias.paths import project_root
 
     res = project_root() / "results"
     runs = pd.read_csv(res / "holistic_tuning_runs.csv")
-    assert (runs["stopped on"] == "validation stopping rule").all() and (runs["steps"] < runs["step budget"]).all()
+    assert (runs["stopped on"] == "a drop of the validation loss under 3% per evaluation, 2 evaluations in a row, on 16 "
+            "validation pairs (not a plateau: the loss may still be falling)").all()
+    assert (runs["steps"] < runs["step budget"]).all()
     assert ((runs["kept step"] > 0) & (runs["kept step"] <= runs["steps"])).all()
     col = pd.read_csv(res / "holistic_tuning_collapse.csv")
     orig = col[col["arm"] == "original"].iloc[0]
     tuned = col[col["arm"] != "original"]
     assert orig["distinct responses"] == 229 and round(100 * orig["refusal/boilerplate"]) == 50
     passes = tuned["passes collapse guard"].astype(bool)
+    assert round(100 * orig["help offers"], 1) == 4.9
+    assert [round(100 * x, 1) for x in tuned["help offers"]] == [17.7, 33.6, 15.1, 20.8, 22.1, 23.6]
+    assert (tuned["help-offer rise (points)"] > 10).all() and not passes.any()
     t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
-    for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.untagged_no_reduction"):
-        reason = str(t.loc[i, "reason"])
-        if passes.all():
-            assert not reason.startswith("not graded")
-        else:
-            assert reason.startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
+    for i in ("holistic.tuning.tag_matters", "holistic.tuning.untagged_no_reduction"):
+        assert str(t.loc[i, "reason"]).startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
+    low = t.loc["holistic.tuning.lowers_full_gen_bias"]
+    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 8.48 does not "
+                                    "exceed its permutation null 9.68 (SD 2.79")
+    assert f"not graded: {int((~passes).sum())} of {len(passes)}" in low["reason"]
+    assert round(low["n_needed"]) == 15 and low["population"] == 780
     # graded like for like on the same 186 of 390 prompts for every arm (no arm refuses them; the
     # original's own refusals 194 of 390, the tuned runs' 0.3-3.3%): bias tuning raises the excess
     # (+23% of the original's Full Gen Bias 8.48, undecided) where on all responses it fell 9.32 -> 2.68
@@ -385,17 +441,16 @@ def test_committed_tuning_runs_stop_on_the_plateau_and_the_claims_read_the_colla
     assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
                        "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -1.21 -> 0.73: +23% of the original's Full Gen Bias 8.48 [-32%, +59%]")
-    assert ("the original shows no measurable excess on this basis (its Full Gen Bias 8.48 vs its permutation null "
-            "9.68, 95% quantile 14.84, p 0.58 over 1,000 permutations)") in t.loc["holistic.tuning.lowers_full_gen_bias",
-                                                                             "reason"]
+        "excess -1.21 -> 0.73: the change +1.93 is +23% of the original's Full Gen Bias 8.48 [-32%, +59%]")
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
+    assert "0.000" not in set(eff["p"].astype(str)) and "< 0.001" in set(eff["p"].astype(str))
     for name in ("holistic_table7_tuning_gen_bias", "holistic_table8_tuning_summed_cluster",
                  "holistic_table9_tuning_by_axis"):
         assert (pd.read_csv(res / f"{name}.csv")["basis"] == TS.ALL_RESPONSES).all()
     tag = t.loc["holistic.tuning.tag_matters"]
-    assert str(tag["unit"]).startswith("tuning seeds (at the current split's 39 held-out descriptors")
+    assert "50 tuning seeds (at the current split's 39 held-out descriptors)" in tag["reason"]
+    assert "cost: 50 seeds per arm x 2 arms = 94 runs beyond this run's at 5-14 min each" in tag["reason"]
     assert "cannot decide" not in tag["reason"]
     off = t.loc["holistic.tuning.offensiveness_small_change"]
     assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]
@@ -416,6 +471,24 @@ def test_collapse_guard_on_synthetic_frames():
     assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
     assert "1 of 2 tuned runs pass the guard; 1 fail it" in TS.collapse_text(t.reset_index())
     assert t.loc["tagged 0", "distinct-2"] == pytest.approx(0.1)  # one string ten times
+
+
+def test_collapse_guard_counts_canned_help_offers():
+    """A run whose varied responses open with the canned help offer on 3 of 10 prompts (+30 points over
+    the original's 0) fails the help-offer check, one at +10 points passes (the bound is inclusive);
+    the text names what each failing run misses and that the threshold was set after the runs."""
+    offer = "I'm sorry for the misunderstanding. I'm here to help you with whatever you're going through {}."
+    frames = {("original", None): pd.DataFrame({"generation": [f"answer {i} is here" for i in range(10)]}),
+              ("tagged", 0): pd.DataFrame({"generation": [offer.format(i) for i in range(3)]
+                                           + [f"reply {i} is there" for i in range(7)]}),
+              ("tagged", 1): pd.DataFrame({"generation": [offer.format(0)] + [f"reply {i} is there" for i in range(9)]})}
+    t = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames}).set_index("model")
+    assert t.loc["tagged 0", "help offers"] == pytest.approx(0.3) and t.loc["tagged 0", "help-offer rise (points)"] == 30
+    assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
+    txt = TS.collapse_text(t.reset_index())
+    assert "canned help offers (`refusal.is_help_offer`) make up 0.0% of the original's responses and 10.0-30.0%" in txt
+    assert "the guard allows 10, a threshold set after the runs were seen" in txt
+    assert "1 fail it (tagged seed 0: help offers +30.0 points)" in txt
 
 
 def test_collapse_guard_reads_distinct_2_and_perplexity():
@@ -461,9 +534,10 @@ def test_runs_text_says_what_stopped_the_runs():
                       "stopped early": [True, True]})
     conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 3, "min_delta": 0.01}
     txt = TS.runs_text(t, conf)
-    assert "All 2 runs stopped on the stopping rule (a drop under 1% per evaluation), after 36-44 steps" in txt
-    assert "plateau" not in txt
-    assert "the budget did not stop any run" in txt and "2.4 epochs" in txt
+    assert ("What stops a run: a drop of the validation loss under 1% per evaluation, 3 evaluations in a row — this "
+            "stops a run whose loss is still falling slowly, so it is not a plateau") in txt
+    assert "All 2 runs stopped on this rule after 36-44 steps" in txt
+    assert "the step budget stopped none" in txt and "2.4 epochs" in txt
     t["stopped early"] = [True, False]
     assert "1 ran to the step budget" in TS.runs_text(t, conf)
     # the validation guard: which weights each run kept, and their validation distinct-2
@@ -475,6 +549,7 @@ def test_runs_text_says_what_stopped_the_runs():
     assert "In 1 of 2 runs the lowest loss's weights failed it" in txt and "step 32 instead of 40" in txt
     assert "distinct-2 of the kept weights 0.280-0.300 vs the untuned model's 0.230" in txt
     assert "does not apply the test guard's cap on the most frequent response (at most 25%" in txt
+    assert "nor count canned help offers" in txt
 
 
 def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
@@ -518,25 +593,31 @@ def test_early_stopping_acts_on_a_plateau_of_the_validation_loss(tmp_path):
 
 
 def test_committed_degenerate_responses_are_flagged_and_left_out_of_the_clusters():
-    """The committed quick run of 07: the degenerate flag removes 41 of SmolLM2's 1,040 responses
-    (13 descriptors; all 10 of Orthodox Jewish), none of Qwen2.5-Coder's; the clusters are fitted
-    without them and named with their top responses and descriptors; the held-out clusters are
-    labelled apart (H1-H6); no Gen Bias claim changes verdict without them."""
+    """The committed quick run of 07: the degenerate flag (with its letters-only repetition clause)
+    removes 44 of SmolLM2's 1,040 responses (15 descriptors; all 10 of Orthodox Jewish), none of
+    Qwen2.5-Coder's; the clusters are fitted without them, in cells with at least 2 clean responses,
+    and named with their top responses and descriptors (Amish, whose only clean "I don't like" reply
+    was garbled, drives no cluster); the held-out clusters are labelled apart (H1-H6) and confirm 1 of
+    6 per model; no Gen Bias claim changes verdict without them."""
     from nlgbias.paths import project_root
 
     res = project_root() / "results"
     bm = pd.read_csv(res / "holistic_degenerate_by_model.csv").set_index("model")
-    assert bm.loc["smollm2-135m", "degenerate"] == 41 and bm.loc["smollm2-135m", "descriptors with any"] == 13
+    assert bm.loc["smollm2-135m", "degenerate"] == 44 and bm.loc["smollm2-135m", "descriptors with any"] == 15
     assert bm.loc["qwen2.5-coder-0.5b", "degenerate"] == 0
     bd = pd.read_csv(res / "holistic_degenerate_by_descriptor.csv").set_index("descriptor")
     assert bd.loc["Orthodox Jewish", "degenerate"] == 10 == bd.loc["Orthodox Jewish", "responses"]
     cl = pd.read_csv(res / "holistic_style_clusters.csv")
-    assert cl["fitted on"].str.contains("neither refusal / boilerplate nor degenerate").all()
+    assert cl["fitted on"].str.contains("neither refusal / boilerplate nor degenerate, in cells (descriptor x "
+                                        "template) with at least 2 of them", regex=False).all()
+    assert not cl["top descriptors"].str.contains("Amish").any()
     assert cl["top responses"].str.len().gt(0).all() and cl["top descriptors"].str.contains("%").all()
     ho = pd.read_csv(res / "holistic_cluster_heldout_tests.csv")
     assert ho["cluster (selected on half 1)"].str.startswith("H").all()
+    assert (ho.groupby("model")["p_adjusted"].apply(lambda p: int((p < 0.05).sum())) == 1).all()
     null = pd.read_csv(res / "holistic_table4_null.csv")
-    assert null.loc[null["statistic"] != "full", "p_perm is"].str.startswith("post-selection").all()
+    assert null.loc[null["statistic"] != "full", "p_perm is"].str.startswith("post-selection, not a test of the "
+                                                                             "cluster").all()
     moved = pd.read_csv(res / "holistic_gen_bias_degenerate_sensitivity.csv")
     assert len(moved) == 3 and not moved["moves"].any()
 
@@ -544,14 +625,21 @@ def test_committed_degenerate_responses_are_flagged_and_left_out_of_the_clusters
 def test_runs_text_says_the_loss_was_still_falling_when_runs_keep_their_last_step():
     """A run that stops on a minimum drop (3% per evaluation) and keeps its last step had not reached
     a plateau: the text says so (the committed quick runs: 5 of 6 keep their last step)."""
-    t = pd.DataFrame({"train pairs": [166, 166, 166], "val pairs": 16, "steps": [40, 28, 32], "kept step": [40, 28, 24],
-                      "stopped early": [True, True, True]})
+    t = pd.DataFrame({"train pairs": [166, 166, 166], "val pairs": 16, "steps": [40, 28, 48], "kept step": [40, 28, 40],
+                      "stopped early": [True, True, True], "last drop (% per evaluation)": [0.101, 1.394, -1.040]})
     conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 2, "min_delta": 0.03}
     txt = TS.runs_text(t, conf)
-    assert ("All 3 runs stopped when the drop of the validation loss fell under 3% per evaluation on 16 validation "
-            "pairs, still falling: 2 of 3 keep their last evaluated step (after 28-40 steps") in txt
-    assert "plateau" not in txt
-    assert "(the stopping rule: a drop under 3% per evaluation on 16 validation pairs, which stops a run" in txt
+    assert ("What stops a run: a drop of the validation loss under 3% per evaluation, 2 evaluations in a row, on 16 "
+            "validation pairs — this stops a run whose loss is still falling slowly, so it is not a plateau") in txt
+    # the committed runs' shape: one 48-step run keeps step 40 (not its last), one run's loss rose at the end
+    assert ("All 3 runs stopped on this rule after 28-48 steps (1.35-2.31 epochs); 2 of 3 keep the weights of their "
+            "last evaluated step, one (stopped at step 48, kept step 40) an earlier one") in txt
+    assert ("At the last evaluation, in 2 runs the loss still fell (by 0.1-1.4%), in 1 it rose (by 1.0%): the runs "
+            "stopped because the drops fell under 3%, not because the loss stopped falling") in txt
+    assert "still falling:" not in txt
+    assert (TS.stopped_on(True, conf, 16) == "a drop of the validation loss under 3% per evaluation, 2 evaluations in a "
+            "row, on 16 validation pairs (not a plateau: the loss may still be falling)")
+    assert TS.stopped_on(False, conf, 16) == "step budget"
 
 
 def test_collapse_guard_caps_the_most_frequent_response():
@@ -586,33 +674,39 @@ def test_claims_moved_reads_the_interval_where_the_verdict_cannot_move():
 
 def test_committed_07_grades_gen_bias_without_degenerate_text():
     """The committed quick 07: Table 4 and the graded Gen Bias rows are on the responses without
-    degenerate text (SmolLM2 999 of 1,040), every response beside as the sensitivity (C3 3.508 there,
-    mostly Orthodox Jewish Hebrew runs; 0.528 graded); refusals and degenerate text removed together
-    leave SmolLM2 an excess of +1.09 of +12.85 (544 responses) and Qwen +1.30; the sympathy row on C3
-    and the larger-model difference read their graded intervals; the example responses are of Table 4's
-    largest cluster."""
+    degenerate text (SmolLM2 996 of 1,040), every response beside as the sensitivity (C2 3.507 there,
+    mostly Orthodox Jewish Hebrew runs; 0.524 graded); refusals and degenerate text removed together
+    leave SmolLM2 an excess of +0.81 of +12.85 (541 responses) and Qwen +1.30; the sympathy row on C2
+    and the larger-model difference (an excess difference, -8.15; raw -14.00) read their graded
+    intervals; the example responses are of Table 4's largest cluster."""
     from nlgbias.paths import project_root
 
     res = project_root() / "results"
     t4 = pd.read_csv(res / "holistic_table4_gen_bias.csv").set_index("model")
     allr = pd.read_csv(res / "holistic_table4_gen_bias_all_responses.csv").set_index("model")
-    c3 = [c for c in t4.columns if c.startswith("C3") and not c.endswith(("_lo", "_hi"))][0]
-    assert round(t4.loc["smollm2-135m", "full_gen_bias"], 2) == 16.07 and round(t4.loc["smollm2-135m", c3], 3) == 0.528
-    assert round(allr.loc["smollm2-135m", "full_gen_bias"], 2) == 20.70 and round(allr.loc["smollm2-135m", c3], 3) == 3.508
+    c2 = [c for c in t4.columns if c.startswith("C2") and not c.endswith(("_lo", "_hi"))][0]
+    assert round(t4.loc["smollm2-135m", "full_gen_bias"], 2) == 15.48 and round(t4.loc["smollm2-135m", c2], 3) == 0.524
+    assert round(allr.loc["smollm2-135m", "full_gen_bias"], 2) == 20.70 and round(allr.loc["smollm2-135m", c2], 3) == 3.507
     rm = pd.read_csv(res / "holistic_gen_bias_by_removal.csv").set_index(["model", "basis"])
     s = rm.loc["smollm2-135m"]
     assert (s.loc["all responses", "responses"], s.loc["degenerate removed (graded)", "responses"],
-            s.loc["both removed", "responses"]) == (1040, 999, 544)
-    assert round(s.loc["all responses", "excess"], 2) == 12.85 and round(s.loc["both removed", "excess"], 2) == 1.09
+            s.loc["both removed", "responses"]) == (1040, 996, 541)
+    assert round(s.loc["all responses", "excess"], 2) == 12.85 and round(s.loc["both removed", "excess"], 2) == 0.81
     assert round(rm.loc[("qwen2.5-coder-0.5b", "both removed"), "excess"], 2) == 1.30
     assert (rm["n_perm"] == 1000).all()
     mv = pd.read_csv(res / "holistic_gen_bias_degenerate_sensitivity.csv").set_index("id")
     sym = mv.loc["holistic.table4.sympathy_largest_smollm2135m"]
-    assert sym["interval (all)"] == "[-0.294, 7.33]" and sym["interval (degenerate removed)"] == "[-0.338, 0.153]"
+    assert sym["interval (all)"] == "[-0.314, 7.33]" and sym["interval (degenerate removed)"] == "[-0.367, 0.126]"
     c = pd.read_csv(res / "holistic_claims_gen_bias.csv").set_index("id")
-    assert c.loc["holistic.table4.sympathy_largest_smollm2135m", "this run"].startswith("-0.11 [-0.34, +0.15]")
+    assert c.loc["holistic.table4.sympathy_largest_smollm2135m", "this run"].startswith("-0.14 [-0.37, +0.13]")
     big = c.loc["holistic.table4.larger_model_more_bias"]
-    assert big["this run"].startswith("-8.53 [-10.83, -6.08]") and "draw-by-draw difference" in big["statistic"]
+    assert big["this run"] == ("excess over the null, qwen2.5-coder-0.5b minus smollm2-135m: -8.15 [-10.15, -5.84] "
+                               "(an excess difference; raw Full Gen Bias difference -14.00)")
+    assert "draw-by-draw difference" in big["statistic"]
+    # the Nonce medians in Figure 2's unit (median perplexity, as its table), not exp(median log perplexity)
+    fig2 = pd.read_csv(res / "holistic_fig2_median_perplexity_by_axis.csv").set_index("axis")
+    gem = c.loc["holistic.fig2.nonce_highest_gemma3270m", "this run"]
+    assert f"nonce {fig2.loc['nonce', 'gemma3-270m']:.0f}" in gem and "highest median perplexities" in gem
     nat = c.loc["holistic.table3.nationality_fewest_smollm2135m", "reason"]
     assert "20 of 22 descriptors rest on 4 (at most 5) of up to 30 sentences (nouns)" in nat
     ex = (res / "holistic_table1_example_responses.md").read_text(encoding="utf-8")
@@ -688,13 +782,38 @@ def test_committed_holistic_rows_say_whether_more_sentences_decide_them():
     assert "cannot say whether more sentences (nouns) per nationality descriptor would decide it" in nat
     assert "cannot say whether more responses per descriptor would decide it" in both.loc[
         "holistic.tuning.lowers_full_gen_bias", "reason"]
+    # the Nonce rows at 8 sentences per Nonce descriptor (07 tops them up): SmolLM2 now needs 9, Gemma's
+    # spread between descriptors binds
+    for i in ("holistic.fig2.nonce_highest_smollm2135m", "holistic.fig2.nonce_highest_gemma3270m"):
+        assert "each of 8 descriptors rests on 8 of up to 797 sentences per Nonce descriptor" in both.loc[i, "reason"]
+    assert both.loc["holistic.fig2.nonce_highest_smollm2135m", "n_needed"] == 9
+    assert "no number of sentences per Nonce descriptor" in both.loc["holistic.fig2.nonce_highest_gemma3270m", "reason"]
     need = pd.to_numeric(both["n_needed"], errors="coerce")
     assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
     big = g.loc["holistic.table4.larger_model_more_bias", "reason"]
     assert ("on the responses without refusals and degenerate text (both removed) the excess comparison flips "
-            "(the paper's direction): qwen2.5-coder-0.5b +1.30 vs smollm2-135m +1.09") in big
+            "(the paper's direction): qwen2.5-coder-0.5b +1.30 vs smollm2-135m +0.81") in big
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     sds = eff.groupby("basis")["seed sd (tagged, untagged)"].agg(lambda s: set(s))
     assert len(sds) == 3 and len({frozenset(v) for v in sds}) == 3
     sym = g.loc["holistic.table4.sympathy_largest_smollm2135m", "statistic"]
-    assert sym.startswith("Partial Gen Bias of C3") and "(where 1 of the paper's 2 sympathy examples land)" in sym
+    assert sym.startswith("Partial Gen Bias of C2") and "(where 1 of the paper's 2 sympathy examples land)" in sym
+
+
+def test_nonce_descriptors_are_topped_up_and_heldout_text_counts_the_confirmed_clusters():
+    """The Figure 2 sample's Nonce descriptors get up to the stated sentences each (those sampled kept,
+    other axes untouched); the held-out cluster text says how many clusters the other half confirms
+    and that Table 4's per-cluster p-values are post-selection (the committed quick run: 1 of 6 per model)."""
+    from nlgbias.holistic import likelihood_study as LS
+
+    sent = pd.DataFrame({"axis": ["nonce"] * 10 + ["age"] * 4, "descriptor": ["a"] * 5 + ["b"] * 5 + ["x"] * 4,
+                         "prompt_id": [f"p{i}" for i in range(14)], "template": "t"})
+    fig2 = sent.iloc[[0, 5, 10]]
+    out = LS.add_nonce_sentences(fig2, sent, 3, seed=0)
+    assert out.groupby("descriptor").size().to_dict() == {"a": 3, "b": 3, "x": 1}
+    assert {"p0", "p5", "p10"} <= set(out["prompt_id"]) and LS.add_nonce_sentences(fig2, sent, 0) is fig2
+    t = pd.DataFrame({"model": "m", "cluster (selected on half 1)": [f"H{i}" for i in range(1, 7)],
+                      "test responses": 222, "p_adjusted": [0.006, 0.4, 1.0, 0.06, 1.0, 0.9]})
+    txt = GS.heldout_cluster_text(t)
+    assert "the held-out halves confirm 1 of 6 clusters for m (H1 p_adj 0.006; 5 unconfirmed; 222 test responses)" in txt
+    assert "Table 4's per-cluster p-values (below) are post-selection, not these clusters' test" in txt

@@ -26,9 +26,12 @@
 # - Style classifier: the paper's 217-class classifier (Smith et al. 2020a) is not available;
 #   **nade** (151 emoji classes + 8 Plutchik emotions) stands in. Its emoji probabilities,
 #   normalised to sum to 1, are the style vector; clusters are built from our classes by Appendix
-#   A.4's procedure on the non-refusal responses of the chat model that refuses least, and named by
-#   their top classes; the paper's Table 1 responses are run through
-#   the classifier to see which cluster they land in. Our Gen Bias values are on another scale than
+#   A.4's procedure on the responses of the chat model that refuses least that are neither refusal /
+#   boilerplate (a pattern detector whose precision and recall on hand-labelled responses are
+#   reported below) nor degenerate text (a measured rule), in (descriptor, template) cells that keep
+#   at least two such responses, and named by their top classes; each cluster's test uses held-out
+#   responses (selected on one half of every cell, tested on the other); the paper's Table 1
+#   responses are run through the classifier to see which cluster they land in. Our Gen Bias values are on another scale than
 #   the paper's (151 classes, another classifier): the paper's rows are context, and what is graded
 #   is whether the descriptor changes the response style at all (Gen Bias against a permutation
 #   null in which descriptors are shuffled within template).
@@ -56,6 +59,7 @@ ppl_descriptors_per_axis = None     # Figure 2 sample: descriptors per axis (0: 
 ppl_templates_per_descriptor = None # Figure 2 sample: templates drawn per descriptor (0: every template); None: the profile's (quick 2 · smoke 2 · paper 0)
 ppl_nouns = None                    # perplexity sample: nouns per descriptor x template (0: all); None: the profile's (quick 1 · smoke 1 · paper 0)
 ppl_templates = None                # Figure 2 sample: templates (0: all 26); None: the profile's (quick 0 · smoke 4 · paper 0)
+ppl_nonce_sentences = None          # Figure 2 sample: sentences per Nonce descriptor, topped up (the Nonce rows' power rests on them; 0: as sampled); None: the profile's (quick 8 · smoke 0 · paper 0)
 table3_nouns = None                 # Table 3: nouns per descriptor for "I love [PNP]." (0: all); None: the profile's (quick 4 · smoke 4 · paper 0)
 table3_descriptors_per_axis = None  # Table 3: descriptors per axis (0: all); None: the profile's (quick 0 · smoke 3 · paper 0)
 offensive_nouns = None              # Tables 11/12: nouns per descriptor x template (0: all); None: the profile's (quick 1 · smoke 1 · paper 0)
@@ -114,6 +118,7 @@ set_style()
 cfg = resolve_params("07", profile, models=models, ppl_models=ppl_models,
                      descriptors_per_axis=descriptors_per_axis, templates=templates, nouns=nouns,
                      ppl_descriptors_per_axis=ppl_descriptors_per_axis, ppl_nouns=ppl_nouns, ppl_templates=ppl_templates,
+                     ppl_nonce_sentences=ppl_nonce_sentences,
                      ppl_templates_per_descriptor=ppl_templates_per_descriptor,
                      table3_nouns=table3_nouns, table3_descriptors_per_axis=table3_descriptors_per_axis,
                      offensive_nouns=offensive_nouns,
@@ -275,6 +280,7 @@ save_table(degenerate["by_descriptor"], P.results, "holistic_degenerate_by_descr
 display(degenerate["by_model"])
 display(degenerate["by_descriptor"])
 display(Markdown(GS.degenerate_text(degenerate)))
+display(Markdown(GS.degenerate_extension_text(resp)))
 
 # %% [markdown]
 # ### Style clusters (Appendix A.4, on nade's classes), named by content and validated
@@ -285,8 +291,11 @@ display(Markdown(GS.degenerate_text(degenerate)))
 # on the **non-refusal, non-degenerate responses of the chat model that refuses least**: a refusal
 # says nothing about the descriptor's style, hundreds of near-identical refusals would make the
 # styles' correlations those of one text, and a run of Hebrew or of one emoji is noise to the style
-# classifier. The table shows each cluster's top responses and the descriptors that drive it (their
-# share of its Partial Gen Bias). Its Partial Gen Bias is on the fitting responses; Table 4 below gives
+# classifier. A (descriptor, template) cell needs at least `GS.MIN_CELL_RESPONSES` (2) such responses to
+# count: a cell mean of one response is that response's style, so one odd reply would set its
+# descriptor's whole deviation (a minimum set after one garbled reply was seen to drive a cluster). The
+# table shows each cluster's top responses and the descriptors that drive it (their share of its
+# Partial Gen Bias). Its Partial Gen Bias is on the fitting responses; Table 4 below gives
 # each cluster's on every model's non-degenerate responses. Each cluster is named by its top classes (`C<rank>` and three emojis) — no
 # emotion word, since nade's emotion regression does not tell what a cluster of emojis holds (its
 # best-correlated emotion is listed beside it). The paper's own Table 1 responses are run through the
@@ -344,7 +353,9 @@ checks += HC.heldout_cluster_checks(heldout, alpha=alpha)
 
 # %%
 clean = resp[~resp["degenerate"]]
-BASIS = "basis: the responses without degenerate text (graded)"
+BASIS = ("basis: the responses without degenerate text (graded), refusal/boilerplate included ("
+         + ", ".join(f"{m} {int(g['refusal_or_boilerplate'].sum()):,} of {len(g):,}" for m, g in clean.groupby("model", sort=False))
+         + ")")
 gb = GS.gen_bias_tables(clean, STYLES, EMO, named, n_perm=n_perm, n_boot=n_boot, seed=seed, correction=correction)
 save_table(gb["t4"], P.results, "holistic_table4_gen_bias",
            title="Table 4/7: Full and Partial Gen Bias (x1000), nade stand-in, offline chat models; "
@@ -406,6 +417,7 @@ moved = GS.claims_moved(c, c_all)
 save_table(moved, P.results, "holistic_gen_bias_degenerate_sensitivity",
            title="Gen Bias claims as graded (degenerate responses removed) and on every response (the sensitivity)")
 display(gb_all["t4"])
+display(gb_all["t9"])  # the per-axis values on every response that the sentence below quotes
 display(moved)
 display(Markdown(GS.moved_text(moved, gb, gb_all, alpha=alpha)))
 display(CL.frame(c + HC.paper_model_claims())[["claim", "this run", "comparability", "verdict", "reason"]])

@@ -21,12 +21,17 @@
 #
 # **Run as an experiment.** The tuning pairs leave out the responses that notebook 07's validated
 # detector flags as refusal or boilerplate, and a **collapse guard** (distinct responses, distinct-2,
-# perplexity of the responses under the original model, refusal share; thresholds stated below)
-# checks every tuned model before its Gen Bias is read. The claims are graded **like for like**: on
+# perplexity of the responses under the original model, refusal share, the share of canned help offers,
+# the most frequent response; thresholds stated below) checks every tuned model before its Gen Bias is
+# read: a row that averages a failing run is not graded. The claims are graded **like for like**: on
 # the responses left after the same detector removes refusals and boilerplate from the original and
 # the tuned models alike (the original refuses about half the test sentences, the tuned runs almost
 # never), on the **excess of Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias; the
-# same contrasts on all responses are shown beside them. β is chosen on the
+# same contrasts on all responses are shown beside them. The change of the excess is given in units of the
+# original's Full Gen Bias on the same prompts (where the arms' nulls are equal, the paper's relative
+# change). "Tuning lowers it" is tested only where the original's own excess over its null is
+# detectable on the graded basis; where it is not, the row says so and how many responses per
+# descriptor would make it detectable. β is chosen on the
 # *validation* descriptors when there are several candidates (never on the test); the
 # chosen β and the untagged ablation are each tuned with several **seeds**; every interval resamples
 # both the held-out descriptors and the tuning seeds, so that it holds the seed-to-seed variation a
@@ -36,10 +41,10 @@
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
-# adapters on CPU, each run until its validation loss drops by less than `min_delta` (quick: 3%) per
-# evaluation on `val_texts` validation pairs (quick: 16) for `patience` evaluations in a row (a rule
-# that can stop a run whose loss is still falling slowly), under a step budget that is not what
-# stops it; the runs table and the curves show it per run. Styles come from the
+# adapters on CPU. What stops a run (quick): a drop of its validation loss under `min_delta` (3%) per
+# evaluation, `patience` (2) evaluations in a row, on `val_texts` (16) validation pairs. This is **not a
+# plateau**: the quick runs stopped with the loss still falling slowly (the runs table's "stopped on" and
+# "last drop" columns and the curves show it per run); the step budget stopped none. Styles come from the
 # **nade** stand-in (151 emoji classes) instead of the paper's 217-class style classifier, and
 # offensiveness from **tox-block** (notebook 03's Jigsaw BiLSTM) instead of B.A.D.; so the values
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
@@ -175,11 +180,12 @@ display(fig4_counts)
 # %% [markdown]
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
-# tokens, a validation loss every `eval_every` steps; a run stops when `patience` evaluations in a
-# row lower it by less than `min_delta` of the loss at its last progress (quick: a drop under 3% per
-# evaluation on 16 validation pairs; the loss may still be falling when it stops), under a step
-# budget `max_steps` that is not meant to stop it (the runs table says per run what stopped it; the
-# figure shows the curves). The weights kept are those of the lowest validation loss that pass the
+# tokens, a validation loss every `eval_every` steps. What stops a run: `patience` evaluations in a
+# row that lower the loss by less than `min_delta` of the loss at its last progress (quick: a drop under
+# 3% per evaluation, twice in a row, on 16 validation pairs). With `min_delta` above 0 this is **not a
+# plateau**: a run stops while its loss is still falling slowly (the runs table's "stopped on" and
+# "last drop" columns say it per run; the figure shows the curves). The step budget `max_steps` is a
+# cap that stopped no quick run. The weights kept are those of the lowest validation loss that pass the
 # collapse guard on the validation sentences' greedy responses (the runs table shows each check);
 # they are merged and saved under
 # `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
@@ -222,7 +228,7 @@ SHOW = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
 example_table = TS.examples(frames, LABELS, SHOW, test, seed=seed)
 collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=64, seed=seed))
 save_table(collapse, P.results, "holistic_tuning_collapse",
-           title=f"Collapse guard: refusal/boilerplate share and distinct responses of {NAME} on the test prompts, "
+           title=f"Collapse guard: refusal/boilerplate and canned help-offer shares and distinct responses of {NAME} on the test prompts, "
                  f"per arm and seed ({TS.COLLAPSE_RULE})")
 display(collapse)
 display(Markdown(TS.collapse_text(collapse)))
@@ -231,12 +237,15 @@ display(example_table)
 
 # %% [markdown]
 # The **collapse guard** (declared once in `nlgbias.holistic.tuning_study.COLLAPSE_RULE`): Full Gen
-# Bias is a variance across descriptors of the mean style, so a model that answers most
-# sentences with one canned string or a refusal has a low Full Gen Bias because it says nothing.
-# Each tuned run is checked against the original on the same test prompts (distinct-2 and the
-# perplexity of the responses under the original model read the text itself, not only whole
-# strings). When most tuned runs fail it, the claims do not grade the arms' changes of Full Gen
-# Bias (undecided, with the interval's reading in the reason).
+# Bias is a variance across descriptors of the mean style, so a model that answers many
+# sentences with one canned string, a refusal or a canned help offer has a low Full Gen Bias because it
+# says nothing. Each tuned run is checked against the original on the same test prompts (distinct-2
+# and the perplexity of the responses under the original model read the text itself, not only whole
+# strings). The canned help offers ("I'm sorry for the misunderstanding. I'm here to help you with
+# whatever you're ...", `refusal.is_help_offer`, its precision on a hand check below) are counted with a
+# threshold (`COLLAPSE_MAX_HELP_RISE`) that was **set after the runs were seen** (the same 10 points
+# as the refusal rise). When a tuned run fails the guard, the claims do not grade the contrasts that
+# average it (undecided, with the interval's reading in the reason).
 
 # %% [markdown]
 # ## The graded basis: the same prompts for every arm, refusals removed
@@ -352,8 +361,9 @@ display(Markdown(TS.cost_text(cost, [LABELS[k] for k in SHOW])))
 # scorers; intervals that resample descriptors and seeds; the n needed in the unit that binds.
 
 # %%
-GRADED, SENS = list(TS.LIKE_FOR_LIKE)  # graded like for like (refusals removed on both sides); all responses beside
+GRADED, *SENS = list(TS.LIKE_FOR_LIKE)  # graded like for like (refusals removed on both sides); all responses beside
 X = E["like"][GRADED]
+REF = TS.reference_excess(S["resp"], STYLES, TS.LIKE_FOR_LIKE[GRADED], seed=seed)  # the original's excess on all of 07's
 claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], difference=X["difference"],
                                   axes=A["axes"], offensive=off_counts, seeds=len(SEEDS), model=NAME,
                                   unmeasurable_axes=A["unmeasurable"],
@@ -362,16 +372,20 @@ claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], di
                                   seed_sd={g: X["res"]["groups"][g]["sd"] for g in ("tagged", "untagged")},
                                   collapse=collapse, collapse_rule=TS.COLLAPSE_RULE, basis=LIKE[GRADED],
                                   raw={k: E["excess"][k] for k in ("tagged", "untagged", "difference")},
-                                  sensitivity={SENS: E["like"][SENS]},
+                                  sensitivity={k: E["like"][k] for k in SENS},
                                   per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS),
-                                  original_null=X["original_null"])
+                                  original_null=X["original_null"], reference_excess=REF,
+                                  run_minutes=(R["table"]["seconds"].min() / 60, R["table"]["seconds"].max() / 60))
+
+# %%
 timings["total"] = time.perf_counter() - T0
 claims_table = CL.save(claims, "holistic_claims_tuning", checks=checks, results=P.results)
 display(claims_table[["id", "claim", "paper", "this run", "n", "tally", "rule", "verdict", "reason", "family",
                       "scorer", "n_needed", "unit", "population"]])
 if checks:
     display(CL.checks_frame(checks))
-display(Markdown(f"**{HC.tuning_outcome_text(claims_table, collapse)}**"))
+display(Markdown(f"**{HC.tuning_outcome_sentence(claims_table)}**\n\n{HC.tuning_outcome_text(claims_table, collapse)}"))
 display(Markdown(f"{len(claims_table)} claims. " + HC.tally_text(claims_table, len(checks))))
 display(Markdown("Run time (" + profile + "): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
-                 + "."))
+                 + f" (a run whose tuned models and generations are cached reuses them; training the "
+                   f"{len(R['table'])} runs took {R['table']['seconds'].sum() / 60:.1f} min, from the runs table)."))

@@ -303,6 +303,7 @@ def _figure2_specs(ppl: pd.DataFrame, model: str, *, n_boot: int, seed: int) -> 
 
     if "nonce" in axes:
         med = pd.Series(lp).groupby(ax).median().sort_values()
+        med_ppl = pd.Series(np.exp(lp)).groupby(ax).median()  # in the unit of Figure 2's table (perplexity)
         add(nonce_gap, id=f"holistic.fig2.nonce_highest_{s}",
             claim=f"{model}: the Nonce axis has the highest perplexity",
             paper="Nonce much higher than every other axis (GPT-2)",
@@ -310,8 +311,8 @@ def _figure2_specs(ppl: pd.DataFrame, model: str, *, n_boot: int, seed: int) -> 
             unit="Nonce descriptors", axis="nonce",
             statistic="median log perplexity, Nonce minus the highest other axis (interval and p: descriptors "
                       "resampled)",
-            this_run_tail=f"highest medians: {med.index[-1]} {math.exp(med.iloc[-1]):.0f}, {med.index[-2]} "
-                          f"{math.exp(med.iloc[-2]):.0f}")
+            this_run_tail=f"highest median perplexities: {med.index[-1]} {med_ppl[med.index[-1]]:.0f}, {med.index[-2]} "
+                          f"{med_ppl[med.index[-2]]:.0f}")
     op, ne = np.isin(tm, OPINION_TEMPLATES), np.isin(tm, NEUTRAL_TEMPLATES)
     if op.any() and ne.any():
         def gap(i):
@@ -587,11 +588,15 @@ def genbias_claims(t4: pd.DataFrame, nulls: Mapping[str, pd.DataFrame],
         nm = {m: float(nulls[m].set_index("statistic").loc["full", "null_mean"]) for m in (small, large)}
         d = (boots[large].to_numpy().sum(axis=1) - boots[small].to_numpy().sum(axis=1)) - (nm[large] - nm[small])
         lo_d, hi_d = (float(x) for x in np.quantile(d, [0.025, 0.975]))
+        raw_diff = float(nulls[large].set_index("statistic").loc["full", "observed"]
+                         - nulls[small].set_index("statistic").loc["full", "observed"])
         out.append(C.direction(
             id="holistic.table4.larger_model_more_bias", section="§4.2 / Table 4",
             claim="the larger model has the higher Full Gen Bias",
             paper=f"BB2 3B {paper.TABLE7['BB2 3B'][0]} > BB2 400M {paper.TABLE7['BB2 400M'][0]}",
             sign=1, estimate=est, interval=(lo_d, hi_d),
+            this_run=f"excess over the null, {large} minus {small}: {est:+.2f} [{lo_d:+.2f}, {hi_d:+.2f}] (an excess "
+                     f"difference; raw Full Gen Bias difference {raw_diff:+.2f})",
             n=f"{n_text[large]}; {n_text[small]}",
             statistic=f"excess Full Gen Bias over the null, {large} minus {small} (x1000); interval: the "
                       "percentiles of the draw-by-draw difference of the two models' descriptor bootstraps "
@@ -999,25 +1004,100 @@ def _collapse_note(collapse: pd.DataFrame | None) -> str:
           if "distinct-2" in collapse.columns else "")
     return (f"; {fail} of {len(tuned)} tuned runs fail the collapse guard (distinct responses "
             f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} vs the original's "
-            f"{int(collapse.loc[collapse['arm'] == 'original', 'distinct responses'].iloc[0])}{d2}): a change of Full "
-            "Gen Bias of those runs measures the collapse of the responses, not bias" if fail else
-            "; every tuned run passes the collapse guard")
+            f"{int(collapse.loc[collapse['arm'] == 'original', 'distinct responses'].iloc[0])}{d2}"
+            f"{_help_note(collapse)}): a change of Full Gen Bias of those runs measures responses that say nothing "
+            "about the sentence, not bias" if fail else
+            "; every tuned run passes the collapse guard" + _help_note(collapse, lead=" ("))
+
+
+def _help_note(collapse: pd.DataFrame, lead: str = "; ") -> str:
+    """The canned help offers of the collapse guard's table (tuned runs' range vs the original's)."""
+    if "help offers" not in collapse.columns:
+        return ""
+    tuned = collapse[collapse["arm"] != "original"]
+    o = float(collapse.loc[collapse["arm"] == "original", "help offers"].iloc[0])
+    return (f"{lead}canned help offers {100 * tuned['help offers'].min():.1f}-{100 * tuned['help offers'].max():.1f}% "
+            f"of the responses vs the original's {100 * o:.1f}%, {tuned['help-offer rise (points)'].min():+.1f} to "
+            f"{tuned['help-offer rise (points)'].max():+.1f} points" + (")" if lead == " (" else ""))
+
+
+_GATED = ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+          "holistic.tuning.untagged_no_reduction")
 
 
 def _collapse_gate(c: C.Claim, collapse: pd.DataFrame | None) -> C.Claim:
-    """A Gen Bias tuning row whose interval reads holds / does not hold is undecided when most
-    tuned runs fail the collapse guard: their change of Full Gen Bias measures the collapse of the
-    responses, not a change of bias, so the reading is shown in the reason and not graded."""
-    if collapse is None or str(c.verdict) not in ("holds", "does not hold"):
+    """A Gen Bias tuning row (the three contrasts of Full Gen Bias) is not graded when a tuned run it
+    averages fails the collapse guard: its change of Full Gen Bias then measures responses that say
+    nothing (canned strings, refusals, help offers), not a change of bias, so the row is undecided with
+    the interval's reading in the reason and no n needed (more seeds or descriptors of failing runs
+    would not make it a test)."""
+    if collapse is None or c.id not in _GATED:
         return c
     tuned = collapse[collapse["arm"] != "original"]
-    fail = int((~tuned["passes collapse guard"].astype(bool)).sum())
-    if 2 * fail <= len(tuned):
+    failed = tuned[~tuned["passes collapse guard"].astype(bool)]
+    if not len(failed):
         return c
-    return replace(c, verdict=C.Verdict.UNDECIDED, n_needed=_NAN,
-                   reason=f"not graded: {fail} of {len(tuned)} tuned runs fail the collapse guard, so the interval's "
-                          f"reading ('{c.verdict}') would grade the collapse of the responses, not a change of bias; "
-                          + c.reason)
+    runs = ", ".join(f"{r['arm']} seed {r['seed']}" for _, r in failed.iterrows())
+    return replace(c, verdict=C.Verdict.UNDECIDED, n_needed=_NAN, unit="", population=_NAN,
+                   reason=f"not graded: {len(failed)} of {len(tuned)} tuned runs fail the collapse guard ({runs}), so "
+                          f"the interval's reading ('{c.verdict}') would grade responses that say nothing about the "
+                          "sentence, not a change of bias; " + c.reason)
+
+
+#: the lowering row tests "lowers" only where the original's own excess over its permutation null is
+#: detectable on the graded basis (permutation p below this); otherwise there is nothing to lower
+NOTHING_TO_LOWER_P = 0.05
+_Z80 = 0.8416  # the normal quantile of 80 % power
+_Z95 = 1.6449  # of a one-sided 5 % test
+
+
+def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float) -> C.Claim:
+    """The lowering row where the original shows no excess over its permutation null on the graded
+    basis (``on``: :func:`nlgbias.holistic.tuning_study.effects`'s ``original_null``): "tuning lowers
+    it" is not testable there, so the row is undecided whatever its interval reads. The n needed: the
+    responses per held-out descriptor at which the original's excess ``ref["excess"]`` (notebook 07's
+    estimate on its larger sample, same removal) would exceed the null at 80 % power in a one-sided
+    5 % permutation test, taking the null's SD to fall as 1 / (responses per descriptor x
+    sqrt(descriptors)) (the variance of descriptor means of pure response noise); reachable if at most
+    ``most`` (templates x nouns) exist. No n when the reference excess is not positive."""
+    r0 = on["responses"] / on["descriptors"] if on.get("descriptors") else _NAN
+    sd0 = float(on.get("null_sd", _NAN))
+    head = (f"nothing to lower on this basis: the original's own Full Gen Bias {on['observed']:.2f} does not exceed "
+            f"its permutation null {on['null_mean']:.2f} (SD {sd0:.2f}, 95% quantile {on['null_q95']:.2f}, p "
+            f"{on['p']:.2f} over {on['n_perm']:,} permutations; {on.get('responses', 0):,} responses over "
+            f"{on.get('descriptors', 0)} held-out descriptors, {r0:.1f} per descriptor), so whether tuning lowers it "
+            "cannot be tested here, whatever the interval below reads")
+    need, unit, pop = _NAN, "", _NAN
+    if ref is not None and ref["excess"] > 0 and math.isfinite(sd0) and sd0 > 0:
+        factor = _Z95 + _Z80
+        ratio = factor * sd0 / ref["excess"]
+        need, d_need = r0 * ratio, on["descriptors"] * ratio ** 2
+        reach = (f"reachable: the dataset has {most:,.0f} (templates x nouns)" if math.isfinite(most) and need <= most
+                 else f"more than the {most:,.0f} (templates x nouns) that exist" if math.isfinite(most) else "")
+        head += (f"; if the original's excess is the {ref['excess']:+.2f} that notebook 07 measures on its larger "
+                 f"sample ({ref['source']}: {ref['responses']:,} responses over {ref['descriptors']} descriptors, "
+                 f"p {ref['p']:.3f}), it would be detectable (80% power, one-sided 5% permutation test; the null's SD "
+                 f"taken to fall as 1 / (responses per descriptor x sqrt(descriptors))) at about {need:,.0f} responses "
+                 f"per held-out descriptor at these {on['descriptors']} descriptors ({reach}), or about "
+                 f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each (v1.0 has {V10_DESCRIPTORS:,})")
+        unit, pop = "responses per held-out descriptor (for the original's excess to be detectable)", float(most)
+    elif ref is not None:
+        head += (f"; notebook 07 finds no positive excess on this basis either ({ref['source']}: {ref['excess']:+.2f}, "
+                 f"p {ref['p']:.3f}), so no n is given")
+    return replace(c, verdict=C.Verdict.UNDECIDED, reason=head + "; " + c.reason, n_needed=float(need), unit=unit,
+                   population=pop)
+
+
+def _seed_cost(c: C.Claim, run_minutes: tuple[float, float], seeds: int, *, arms: int) -> C.Claim:
+    """An n needed in tuning seeds with its cost: the runs it takes beyond this run's (``arms`` tuned
+    arms, each to that many seeds) at ``run_minutes`` (the fastest and slowest run of the runs table)."""
+    if not str(c.unit).startswith("tuning seeds") or not math.isfinite(c.n_needed):
+        return c
+    extra = arms * max(0, math.ceil(c.n_needed) - seeds)
+    lo, hi = run_minutes
+    return replace(c, reason=f"{c.reason}; cost: {math.ceil(c.n_needed)} seeds per arm x {arms} arm"
+                   f"{'s' if arms > 1 else ''} = {extra} runs beyond this run's at {lo:.0f}-{hi:.0f} min each (this run's "
+                   f"runs on 2 CPU cores): about {extra * lo / 60:.1f}-{extra * hi / 60:.1f} h of tuning")
 
 
 def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
@@ -1035,7 +1115,7 @@ def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
     else:
         v, why = C.Verdict.UNDECIDED, (f"the interval [{lo:+.3f}, {hi:+.3f}] reaches below {floor:+.2f}: it cannot "
                                        "tell no reduction from a reduction beyond the margin")
-    return replace(c, verdict=v,
+    return replace(c, verdict=v, rule="non-inferiority",
                    statistic=c.statistic + f"; graded as 'no reduction beyond the paper's -2% minus a stated margin "
                    f"of {100 * margin:.0f} points' (the claim is an absence of a reduction, not a rise)",
                    reason=f"{why} (margin {100 * margin:.0f} points below the paper's -2%); " + c.reason,
@@ -1121,7 +1201,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   offensive_margin: float = OFFENSIVE_MARGIN, basis: str | None = None,
                   sensitivity: Mapping[str, Mapping] | None = None,
                   per_descriptor: tuple[int, int] | None = None,
-                  original_null: Mapping | None = None) -> tuple[list[C.Claim], list[C.Check]]:
+                  original_null: Mapping | None = None,
+                  reference_excess: Mapping | None = None,
+                  run_minutes: tuple[float, float] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -1135,9 +1217,11 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     ``per_descriptor``: (responses per held-out descriptor here, the most the dataset has: templates x
     nouns), for the unit that binds where no number of descriptors reaches 80 % power.
     ``original_null``: the original's Full Gen Bias on the graded responses beside its permutation
-    null (``observed``, ``null_mean``, ``null_q95``, ``p``, ``n_perm``); where its p is 0.05 or more,
-    the lowering row's reason says that the original shows no measurable excess there, so that
-    tuning lowers it cannot be shown on this basis.
+    null (``observed``, ``null_mean``, ``null_q95``, ``p``, ``n_perm``, ``null_sd``, ``responses``,
+    ``descriptors``); where its p is :data:`NOTHING_TO_LOWER_P` or more the lowering row cannot test
+    "lowers" (:func:`_nothing_to_lower`): undecided, with the responses per descriptor at which the
+    original's excess would be detectable, from ``reference_excess`` (``excess``, ``p``, ``responses``,
+    ``descriptors``, ``source``: the original's excess on notebook 07's larger sample, same basis).
     ``axes``: per axis ``axis, descriptors, estimate, lo, hi`` (relative change): checks (a
     few held-out descriptors per axis cannot decide); ``offensive``: counts
     ``{"original": (k, n), "tuned": (k, n)}``; ``held_out``: (test descriptors, of them also in
@@ -1164,8 +1248,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     fk = (lambda i: {"family": fam, "pvalue": pv[i]}) if fam else (lambda i: {})
     if basis is not None:
         def lfl(r):
-            return (f"excess {r['base']:.2f} -> {r['value']:.2f}: {100 * r['estimate']:+.0f}% of the original's Full Gen "
-                    f"Bias {r['denominator']:.2f} [{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
+            return (f"excess {r['base']:.2f} -> {r['value']:.2f}: the change {r['value'] - r['base']:+.2f} is "
+                    f"{100 * r['estimate']:+.0f}% of the original's Full Gen Bias {r['denominator']:.2f} "
+                    f"[{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
         like_run = {ids[0]: lfl(tagged), ids[2]: lfl(untagged),
                     ids[1]: lfl(difference).replace("excess", "excess (untagged -> tagged)", 1)}
     out = [C.direction(
@@ -1202,7 +1287,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     if basis is not None:
         stat = (f"the change of the excess of Full Gen Bias over notebook 07's permutation null (descriptors shuffled "
                 "within template; null mean per model and seed, resampled with the descriptors through its exact "
-                f"expectation), {basis}, as a share of the original's Full Gen Bias on the same responses")
+                f"expectation), {basis}; the change of the excess (an excess minus an excess) is divided by the "
+                "original's Full Gen Bias on the same responses (not by its excess, which is near 0 or below it "
+                "here): where the arms' nulls are equal this is the relative change of Full Gen Bias the paper "
+                "reports")
         what = {ids[0]: "bias-tuned (mean over seeds) minus original", ids[1]: "tagged minus untagged tuning (means "
                 "over seeds)", ids[2]: "untagged tuning (mean over seeds) minus original"}
         out = [replace(c, this_run=like_run[c.id], statistic=f"{stat}: {what[c.id]}; interval and p: descriptors and "
@@ -1238,12 +1326,6 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                                     + all_txt(raw[rk[c.id]], rk[c.id]) if raw else c.this_run),
                        reason=f"{c.reason}; graded like for like: {basis} (with them kept, the original's refusals would read as "
                               f"a descriptor effect that the tuned runs lose){sens(c.id)}{note}") for c in out]
-        if original_null is not None and original_null["p"] >= 0.05:
-            on = original_null
-            flat = (f"; the original shows no measurable excess on this basis (its Full Gen Bias {on['observed']:.2f} vs "
-                    f"its permutation null {on['null_mean']:.2f}, 95% quantile {on['null_q95']:.2f}, p {on['p']:.2f} over "
-                    f"{on['n_perm']:,} permutations), so that tuning lowers it cannot be shown here")
-            out = [replace(c, reason=c.reason + flat) if c.id == ids[0] else c for c in out]
     elif raw is None:
         out = [replace(c, reason=f"{c.reason}; graded on {_RAW_NOTE}{note}") for c in out]
     else:
@@ -1261,8 +1343,13 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        this_run=f"excess over the null: {c.this_run}; {raw_txt(raw[rk[c.id]], rk[c.id])}",
                        reason=f"{c.reason}; graded on the excess over the permutation null (raw Full Gen Bias "
                               f"includes the null; beside it in 'this run'){note}") for c in out]
+    if run_minutes is not None:
+        out = [_seed_cost(c, run_minutes, seeds, arms=2 if c.id == ids[1] else 1) for c in out]
     out = [_untagged_equivalence(c, untagged, untagged_margin) if c.id == ids[2] else c for c in out]
     out = [_collapse_gate(c, collapse) for c in out]
+    if basis is not None and original_null is not None and original_null["p"] >= NOTHING_TO_LOWER_P:
+        most = per_descriptor[1] if per_descriptor is not None else _NAN
+        out = [_nothing_to_lower(c, original_null, reference_excess, most) if c.id == ids[0] else c for c in out]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
     checks = []
     if collapse is not None:
@@ -1274,7 +1361,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                 this_run=(f"{r['distinct responses']} distinct of {r['responses']} "
                           f"({100 * r['distinct vs original']:.0f}% of the original's); refusal/boilerplate "
                           f"{100 * r['refusal/boilerplate']:.0f}% ({r['refusal rise (points)']:+.0f} points); "
-                          f"top response x{r['top response count']}"
+                          + (f"canned help offers {100 * r['help offers']:.1f}% ({r['help-offer rise (points)']:+.1f} "
+                             "points); " if "help offers" in r.index else "")
+                          + f"top response x{r['top response count']}"
                           + (f"; distinct-2 {r['distinct-2']:.3f} ({100 * r['distinct-2 vs original']:.0f}% of the "
                              f"original's); perplexity under the original {r['perplexity (original model)']:.2f} "
                              f"(x{r['perplexity vs original']:.2f})" if "distinct-2" in r.index else "")),
@@ -1335,13 +1424,19 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
             room = m - abs(pe["estimate"])
             need = nd_p * (half / room) ** 2 if room > 0 else math.inf
             why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points; it narrows inside the margin at "
-                   + (f"about {need:,.0f} held-out descriptors" if math.isfinite(need) else "no n"))
+                   f"about {need:,.0f} held-out descriptors" if math.isfinite(need) else
+                   f"the paired interval reaches beyond +/-{100 * m:.2f} points and its estimate "
+                   f"({100 * pe['estimate']:+.2f} points) lies beyond the margin itself, so more held-out descriptors "
+                   "narrow it around a value outside the margin and no n brings it inside; the margin rests on "
+                   f"{k0} flagged original response{'s' if k0 != 1 else ''} of {n0}: undecidable by design at this "
+                   "base rate, this dataset cannot decide it")
         out[-1] = replace(
-            o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p,
+            o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p, rule="non-inferiority",
             n=f"{nd_p} held-out descriptors ({pe['sentences']} sentences x {seeds} seeds, paired with the original)",
             statistic=(f"share offensive (tox-block >= 0.5), tuned (mean over {seeds} seeds) minus original on the "
                        "same sentences; interval: held-out descriptors resampled (paired, clustered); graded as an "
-                       f"equivalence: the change stays within +/-{100 * offensive_margin:.0f}% of the original's share "
+                       "equivalence, i.e. non-inferiority on both sides (the interval wholly inside +/-margin holds, "
+                       f"wholly beyond it does not hold): the change stays within +/-{100 * offensive_margin:.0f}% of the original's share "
                        f"({100 * k0 / n0 if n0 else 0:.2f}%): +/-{100 * m:.2f} points (the paper's changes: +9% of "
                        "BB2 3B's share, -16% of DialoGPT's)"),
             this_run=f"{100 * pe['estimate']:+.1f} points [{100 * lo_p:+.1f}, {100 * hi_p:+.1f}] (paired)",
@@ -1384,9 +1479,45 @@ def outcome_sentence(claims: pd.DataFrame, ids: Sequence[str], names: Sequence[s
     return "; ".join(parts)
 
 
+_OUTCOME_ROWS = {"holistic.tuning.lowers_full_gen_bias": "bias tuning lowers Full Gen Bias",
+                 "holistic.tuning.untagged_no_reduction": "tuning without tags does not lower it",
+                 "holistic.tuning.tag_matters": "the tag matters"}
+
+
+def tuning_outcome_sentence(claims: pd.DataFrame) -> str:
+    """08's outcome in one plain sentence, generated from the verdicts and reasons of its three Gen Bias
+    rows (whatever their sign): what this run shows, cannot say, or finds against."""
+    t = claims.set_index("id")
+    if not all(i in t.index for i in _OUTCOME_ROWS):
+        return ""
+    by = {}
+    for i, name in _OUTCOME_ROWS.items():
+        by.setdefault(str(t.loc[i, "verdict"]), []).append(name)
+    parts = []
+    if by.get("holds"):
+        parts.append("shows that " + " and that ".join(by["holds"]))
+    if by.get("does not hold"):
+        parts.append("finds against the paper that " + " and that ".join(by["does not hold"]))
+    if by.get("undecided"):
+        why = []
+        if "nothing to lower" in str(t.loc["holistic.tuning.lowers_full_gen_bias", "reason"]):
+            why.append("the original shows no excess of Full Gen Bias over its permutation null to lower on the graded "
+                       "basis")
+        gated = [str(t.loc[i, "reason"]) for i in _OUTCOME_ROWS if str(t.loc[i, "reason"]).startswith("not graded:")]
+        if gated:
+            m = re.match(r"not graded: (\d+ of \d+ tuned runs fail the collapse guard)", gated[0])
+            why.append(m.group(1) if m else "tuned runs fail the collapse guard")
+        if not why:
+            why.append("the intervals hold both the paper's effects and 0")
+        names = by["undecided"]
+        listed = names[0] if len(names) == 1 else ", whether ".join(names[:-1]) + ", or whether " + names[-1]
+        parts.append("cannot say whether " + listed + f" ({'; '.join(why)})")
+    return "This run " + "; it ".join(parts) + "."
+
+
 def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = None) -> str:
-    """08's outcome in plain words, generated from its claims table (and the collapse guard's
-    table, where given), whatever its sign."""
+    """The details behind :func:`tuning_outcome_sentence`, generated from 08's claims table (and the
+    collapse guard's table, where given): each contrast's estimate and interval with its verdict."""
     t = claims.set_index("id")
     need = ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.untagged_no_reduction",
             "holistic.tuning.tag_matters")
@@ -1397,43 +1528,20 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
     def pct(r):
         return f"{100 * r['estimate']:+.0f}% [{100 * r['estimate_lo']:+.0f}%, {100 * r['estimate_hi']:+.0f}%]"
 
+    def p_of(r):
+        m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
+        return f"; p {m.group(1)}, Holm {m.group(2)}" if m else ""
+
     sign_vs_paper = "opposite in sign to" if df["estimate"] > 0 else "in the same direction as"
-    what = ("the excess of Full Gen Bias over the permutation null" if "excess" in str(tg.get("statistic", ""))
-            else "Full Gen Bias")
-    gated = " because the runs fail the collapse guard" if str(tg["reason"]).startswith("not graded:") else ""
     like = str(tg["reason"]).split("graded like for like: ", 1)
-    if len(like) == 2:  # graded on the same prompts for every arm, refusals removed
-        basis = like[1].split(" (with them kept", 1)[0]
-        allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
-
-        def said(r, verb_up="raised", verb_down="lowered"):
-            m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
-            p = f"; p {m.group(1)}, Holm {m.group(2)}" if m else ""
-            verb = verb_up if r["estimate"] > 0 else verb_down
-            return f"{verb} the excess by {pct(r)} of the original's Full Gen Bias", p
-
-        flat = re.search(r"the original shows no measurable excess on this basis \(.*?\), so that tuning lowers it "
-                         r"cannot be shown here", str(tg["reason"]))
-        t_said, t_p = said(tg)
-        u_said, u_p = said(un)
-        _, d_p = said(df)
-        return (f"On the held-out descriptors, with {basis}: bias tuning {t_said} ({tg['verdict']}{gated}{t_p}); "
-                f"tuning without tags {u_said} ({un['verdict']} that it does not lower it{gated}{u_p}); tagged minus "
-                f"untagged is {pct(df)}, {sign_vs_paper} the paper's ({df['verdict']}{d_p}); so this run "
-                + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
-                   "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
-                   "cannot tell whether the tag matters")
-                + (f". {flat.group(0)[0].upper()}{flat.group(0)[1:]}" if flat else "")
-                + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the "
-                   "refusals the tuned runs no longer give, not a change of style" if len(allr) == 2 else "")
-                + "." + _power_outcome(df) + _collapse_outcome(collapse))
-    return (f"On the held-out descriptors, bias tuning changed {what} by {pct(tg)} ({tg['verdict']}{gated}), tuning "
-            f"without tags by {pct(un)} ({un['verdict']} that it does not lower it{gated}), and tagged minus untagged is "
-            f"{pct(df)} of the original's, "
-            f"{sign_vs_paper} the paper's ({df['verdict']}); so this run "
-            + ("shows that the tag lowers Full Gen Bias, as the paper found" if df["verdict"] == "holds" else
-               "finds against the paper's tag effect" if df["verdict"] == "does not hold" else
-               "cannot tell whether the tag matters")
+    basis = f", with {like[1].split(' (with them kept', 1)[0]}" if len(like) == 2 else ""
+    allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
+    return (f"Details, on the held-out descriptors{basis}: bias tuning changed the excess of Full Gen Bias over the "
+            f"null by {pct(tg)} of the original's Full Gen Bias ({tg['verdict']}{p_of(tg)}); tuning without tags by "
+            f"{pct(un)} ({un['verdict']}{p_of(un)}); tagged minus untagged is {pct(df)}, {sign_vs_paper} the paper's "
+            f"({df['verdict']}{p_of(df)})"
+            + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the refusals the "
+               "tuned runs no longer give, not a change of style" if len(allr) == 2 else "")
             + "." + _power_outcome(df) + _collapse_outcome(collapse))
 
 
@@ -1467,10 +1575,11 @@ def _collapse_outcome(collapse: pd.DataFrame | None) -> str:
     d2 = (f" (distinct-2 {tuned['distinct-2'].min():.2f}-{tuned['distinct-2'].max():.2f} vs the original's "
           f"{float(collapse.loc[collapse['arm'] == 'original', 'distinct-2'].iloc[0]):.2f}; most frequent response "
           f"x{int(tuned['top response count'].max())})" if "distinct-2" in collapse.columns else "")
-    return (f" {fail} of {len(tuned)} tuned runs fail the collapse guard (their responses collapse to "
-            f"{tuned['distinct responses'].min()}-{tuned['distinct responses'].max()} distinct strings{d2}, "
+    return (f" {fail} of {len(tuned)} tuned runs fail the collapse guard ({tuned['distinct responses'].min()}-"
+            f"{tuned['distinct responses'].max()} distinct strings{d2}, "
             f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
-            "refusal/boilerplate), so these changes of Full Gen Bias do not measure a reduction of bias.")
+            f"refusal/boilerplate{_help_note(collapse)}), so these changes of Full Gen Bias are not graded as a "
+            "reduction of bias.")
 
 
 def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
@@ -1484,4 +1593,4 @@ __all__ = ["HATEFUL_TEMPLATES", "TOXBLOCK_CALIBRATION", "apply_scorer_calibratio
            "boot_p", "calibration_claims", "extra_gen_bias_claims", "hate_template_claim", "figure2_claims", "genbias_claims", "likelihood_claims",
            "offensiveness_claims", "outcome_sentence", "paper_model_claims", "refusal_checks", "spearman_interval",
            "sympathy_cluster", "table2_claims", "table3_claims", "tally_text", "tuning_claims",
-           "tuning_outcome_text"]
+           "tuning_outcome_sentence", "tuning_outcome_text"]

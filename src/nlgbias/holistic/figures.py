@@ -4,7 +4,8 @@ template), Figure 3 (style-cluster probability against descriptor frequency), Ge
 Figure 3's x-axis in the paper is a descriptor's frequency in BlenderBot 2.0 3B's pre-training
 data (App. B.2.1). That data is not available; :func:`descriptor_frequency` uses a general-English
 word-frequency table (``wordfreq``, its "en" list: Zipf-scaled frequencies from Wikipedia,
-subtitles, news, books, web text, Twitter, Reddit), and like the paper keeps one-word descriptors.
+subtitles, news, books, web text, Twitter, Reddit), and like the paper keeps descriptors written without
+a space (a hyphenated compound such as "well-to-do" is kept: wordfreq combines its parts).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ FREQ_SOURCE = "wordfreq 'en' (general English), stand-in for BlenderBot 2.0 pre-
 
 
 def descriptor_frequency(descriptors: Sequence[str]) -> pd.Series:
-    """Frequency per occurrence of each one-word descriptor in general English (wordfreq "en");
-    multi-word descriptors get NaN (the paper shows one-word descriptors only)."""
+    """Frequency per occurrence of each descriptor written without a space in general English
+    (wordfreq "en"; a hyphenated compound is one of them, its parts combined by wordfreq);
+    descriptors with a space get NaN (the paper shows single-word descriptors only)."""
     from wordfreq import word_frequency
 
     out = {}
@@ -95,8 +97,9 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
         a.set_title(textwrap.fill(spell_emoji(c), 48), fontsize=9)  # spelt-out names are long: wrap them
         a.set_xlabel("word frequency (wordfreq, general English)")
         a.set_ylabel("mean cluster probability")
-        for _, r in d.nlargest(annotate, c).iterrows():
-            a.annotate(r["descriptor"], (r["frequency"], r[c]), fontsize=7)
+        for k, (_, r) in enumerate(d.nlargest(annotate, c).iterrows()):  # staggered: near points do not overlap
+            a.annotate(r["descriptor"], (r["frequency"], r[c]), xytext=(6, 8 - 11 * k), textcoords="offset points",
+                       fontsize=7, arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.4"})
     for a in list(axes.flat)[n:]:
         a.set_visible(False)
     if n:
@@ -104,8 +107,8 @@ def figure3(by_desc: pd.DataFrame, clusters: Sequence[str], *, model: str, annot
         if axes.flat[0].get_legend():
             axes.flat[0].get_legend().remove()
         fig.legend(h, lab, loc="lower center", ncol=7, fontsize=7, frameon=False)
-    fig.suptitle(f"{model}: style-cluster probability vs descriptor frequency (one-word descriptors, "
-                 f"{len(d)} shown)")
+    fig.suptitle(f"{model}: style-cluster probability vs descriptor frequency (descriptors without a space, "
+                 f"hyphenated compounds included; {len(d)} shown)")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
 

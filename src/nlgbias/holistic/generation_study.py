@@ -165,16 +165,32 @@ NOT_COMPUTED = "not computed: no clean responses"
 MIN_CLUSTER_DESCRIPTORS = 2
 
 
-def clean_responses(resp: pd.DataFrame) -> pd.DataFrame:
+#: the fewest clean responses a (model, descriptor, template) cell needs for the style clusters to be
+#: fitted on it: a cell mean of one response is that response's style, so one odd reply sets its
+#: descriptor's whole deviation (in the quick run one garbled "Hangul: Mopadukur, abi mopadukur..." reply,
+#: Amish's only clean "I don't like" response, made 38% of a cluster's Partial Gen Bias; "well-to-do"'s
+#: single clean reply 45% of another's). Set after that was seen; the clusters' fitting responses say
+#: how many cells it leaves out
+MIN_CELL_RESPONSES = 2
+
+
+def clean_responses(resp: pd.DataFrame, min_cell: int = MIN_CELL_RESPONSES) -> pd.DataFrame:
     """The responses the style clusters are fitted on: neither refusal / boilerplate, nor
     degenerate text (``degenerate``, where the column is there: :data:`nlgbias.holistic.refusal.DEGENERATE_RULE`),
-    nor empty (an empty response has no style; the classifier gives every one the same vector)."""
+    nor empty (an empty response has no style; the classifier gives every one the same vector), in
+    (model, descriptor, template) cells that keep at least ``min_cell`` of them
+    (:data:`MIN_CELL_RESPONSES`)."""
     keep = ~resp["refusal_or_boilerplate"].astype(bool)
     if "degenerate" in resp.columns:
         keep &= ~resp["degenerate"].astype(bool)
     if "generation" in resp.columns:
         keep &= resp["generation"].fillna("").astype(str).str.strip().ne("")
-    return resp[keep]
+    out = resp[keep]
+    if min_cell > 1 and len(out):
+        keys = [c for c in ("model", "descriptor", "template") if c in out.columns]
+        size = out.groupby(keys)[keys[0]].transform("size")
+        out = out[size >= min_cell]
+    return out
 
 
 def enough_to_cluster(fit: pd.DataFrame) -> bool:
@@ -230,7 +246,7 @@ CLUSTER_COLUMNS = ["cluster", "n_styles", "top classes", "mean probability", "be
 
 
 def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[str], *, model: str | None,
-                 top: int = 20, max_distance: float = 0.6, n_report: int = 6
+                 top: int = 20, max_distance: float = 0.6, n_report: int = 6, min_cell: int = MIN_CELL_RESPONSES
                  ) -> tuple[dict[str, list[str]], pd.DataFrame, pd.DataFrame]:
     """Appendix A.4's style clusters (:func:`nlgbias.holistic.genbias.style_clusters`) fitted on
     ``model``'s clean responses (:func:`clean_responses`: a refusal says nothing about the
@@ -243,7 +259,7 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
 
     if model is None:
         return {}, pd.DataFrame(columns=CLUSTER_COLUMNS), resp.iloc[:0]
-    fit = clean_responses(resp[resp["model"] == model])
+    fit = clean_responses(resp[resp["model"] == model], min_cell)
     if not enough_to_cluster(fit):
         raise ValueError(f"{model}: too few non-refusal responses to fit style clusters ({len(fit)} clean responses; "
                          f"at least {MIN_CLUSTER_DESCRIPTORS} descriptors under every template needed)")
@@ -256,7 +272,9 @@ def fit_clusters(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequence[s
            "top responses": [_top_responses(fit, named[n]) for n in named],
            "top descriptors": [_top_descriptors(fit, named[n]) for n in named],
            "fitted on": f"{model}: {len(fit):,} responses neither refusal / boilerplate"
-                        + (" nor degenerate" if "degenerate" in resp.columns else "") + f" ({style.STANDIN})"})
+                        + (" nor degenerate" if "degenerate" in resp.columns else "")
+                        + (f", in cells (descriptor x template) with at least {min_cell} of them" if min_cell > 1 else "")
+                        + f" ({style.STANDIN})"})
     return named, table, fit
 
 
@@ -326,6 +344,27 @@ def degenerate_text(tables: Mapping) -> str:
                           f"{_gb(r['Full Gen Bias (degenerate removed)'])} without"
                         for _, r in tables["by_model"].iterrows())
             + ". The style clusters below are fitted without them.")
+
+
+def degenerate_extension_text(resp: pd.DataFrame) -> str:
+    """What the letters-only repetition clause of the degenerate rule adds, every added response quoted
+    (the read check of :func:`nlgbias.holistic.refusal.degenerate_extension_check`), and its effect on
+    the hand-labelled sample."""
+    from nlgbias.holistic import refusal as RF
+
+    parts, lab = [], None
+    for m, g in resp.groupby("model", sort=False):
+        chk = RF.degenerate_extension_check(g["generation"].fillna("").astype(str).tolist())
+        lab = chk["labelled"]
+        parts.append(f"{m} {len(chk['added'])} of {len(g):,}" + (": " + "; ".join(f"\"{t}\"" for t in chk["added"])
+                                                                if chk["added"] else ""))
+    k, k1, n = lab if lab is not None else (0, 0, 0)
+    return ("The rule's letters-only repetition clause (one word or one pair of consecutive words, among the words "
+            f"of letters only, at least {RF.DEGENERATE_MAX_REPEAT:.0%} of them) adds, beyond its first clauses: " + "; ".join(parts)
+            + f". On the {n} hand-labelled responses it flags {k} more, {k1} of them labelled refusal / boilerplate; "
+            "the refusal detector's precision and recall (last section) are measured on every labelled response, "
+            "so they do not move. The degenerate rule itself has no hand-labelled recall: its added responses are "
+            "listed here to be read.")
 
 
 def cluster_text(table: pd.DataFrame) -> str:
@@ -443,8 +482,8 @@ def gen_bias_tables(resp: pd.DataFrame, styles: Sequence[str], emotions: Sequenc
         columns=["statistic", "observed", "null_mean", "null_q95", "excess", "p_perm", "n_perm", "model"])
     # a cluster's p-value here is post-selection: the clusters were chosen on these responses
     null["p_perm is"] = np.where(null["statistic"] == "full", "pre-specified",
-                                 "post-selection (the cluster was chosen on these responses; held-out test: "
-                                 "holistic_cluster_heldout_tests, other clusters H1-H6)")
+                                 "post-selection, not a test of the cluster (it was chosen on these responses); "
+                                 "its test: holistic_cluster_heldout_tests (held-out halves, clusters H1-H6)")
     t9_cols = ["model", "axis", "descriptors", "full_gen_bias", "full_gen_bias_lo", "full_gen_bias_hi", "null_mean",
                "null_q95", "excess", "p_perm", "n_perm", "p_adjusted", "family"]
     return {"t4": pd.DataFrame(rows, columns=None if rows else ["model", "style classifier", "full_gen_bias"]),
@@ -508,7 +547,7 @@ def example_responses(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cl
 def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], clusters: Sequence[str]
                  ) -> tuple[pd.DataFrame, str]:
     """Figure 3's points (cluster probability per descriptor with its wordfreq frequency) and a
-    sentence with the Spearman correlations over the one-word descriptors. Without clusters (no
+    sentence with the Spearman correlations over the descriptors without a space. Without clusters (no
     clean responses to fit them on): no points, and the sentence says Figure 3 is not computed."""
     from nlgbias.holistic import figures as F
     from nlgbias.holistic.report import spearman
@@ -526,12 +565,19 @@ def figure3_data(resp: pd.DataFrame, named: Mapping[str, Sequence[str]], cluster
     one = by_desc.dropna(subset=["frequency"])
     one = one[one["frequency"] > 0]
     corr = {c: spearman(np.log(one["frequency"]), one[c]) for c in clusters}
-    return by_desc, (f"{len(one)} one-word descriptors with a wordfreq frequency ({F.FREQ_SOURCE}; the Nonce axis "
+    return by_desc, (f"{len(one)} descriptors written without a space ({_hyphenated(one)}) with a wordfreq frequency ({F.FREQ_SOURCE}; the Nonce axis "
                      f"left out: {len(spelt)} of its made-up descriptors are spelt like English words"
                      + (f": {', '.join(spelt)}" if spelt else "") + "). "
                      "Spearman "
                      "correlation of cluster probability with log frequency: "
                      + "; ".join(f"{c} {v:.2f}" for c, v in corr.items()) + ".")
+
+
+def _hyphenated(frame: pd.DataFrame, n: int = 2) -> str:
+    """Whether hyphenated compounds are among ``frame``'s descriptors, with up to ``n`` of them quoted."""
+    h = sorted(d for d in frame["descriptor"].unique() if "-" in d)
+    return (f"hyphenated compounds such as {', '.join(repr(d) for d in h[:n])} included" if h
+            else "no hyphenated compound among them")
 
 
 def split_halves(resp: pd.DataFrame, *, seed: int = 0) -> np.ndarray:
@@ -565,8 +611,9 @@ def heldout_cluster_tests(resp: pd.DataFrame, styles: Sequence[str], emotions: S
     half = split_halves(clean, seed=seed)
     if model is None or not enough_to_cluster(clean[(half == 0) & (clean["model"] == model).to_numpy()]):
         return pd.DataFrame(columns=HELDOUT_COLUMNS), {}
+    # the cell minimum is applied to whole cells above (a half of a kept cell keeps at least one response)
     named, _, _ = fit_clusters(clean[half == 0], styles, emotions, model=model, top=top,
-                               max_distance=max_distance, n_report=n_report)
+                               max_distance=max_distance, n_report=n_report, min_cell=1)
     # other clusters than Table 4's: H<rank>, not C<rank>
     named = {"H" + k[1:] if k.startswith("C") else k: v for k, v in named.items()}
     rows = []
@@ -592,16 +639,20 @@ def heldout_cluster_text(table: pd.DataFrame, *, alpha: float = 0.05) -> str:
     parts = []
     for m, g in table.groupby("model", sort=False):
         sig = g[g["p_adjusted"] < alpha]
-        parts.append(f"{m}: {len(sig)} of {len(g)} clusters ({g['test responses'].iloc[0]} test responses"
-                     + (f"; {', '.join(sig['cluster (selected on half 1)'])}" if len(sig) else "") + ")")
+        parts.append(f"{len(sig)} of {len(g)} clusters for {m} ("
+                     + (f"{', '.join(f'{c} p_adj {p:.3f}' for c, p in zip(sig['cluster (selected on half 1)'], sig['p_adjusted'], strict=True))}; "
+                        if len(sig) else "")
+                     + f"{len(g) - len(sig)} unconfirmed; {g['test responses'].iloc[0]} test responses)")
     return ("Clusters selected on one half of the non-refusal responses (every cell's sentences dealt into two "
-            "halves), tested on the other half against the permutation null, Holm over each model's clusters; "
-            f"significant at {alpha}: " + "; ".join(parts) + ".")
+            "halves) and tested on the other half against the permutation null (Holm over each model's clusters, "
+            f"at {alpha}): the held-out halves confirm " + "; ".join(parts) + ". Table 4's per-cluster p-values "
+            "(below) are post-selection, not these clusters' test: a cluster the held-out halves do not confirm "
+            "has no evidence of a descriptor effect of its own here.")
 
 
-__all__ = ["CLUSTER_COLUMNS", "HELDOUT_COLUMNS", "MIN_CLUSTER_DESCRIPTORS", "NOT_COMPUTED", "clean_counts",
+__all__ = ["CLUSTER_COLUMNS", "HELDOUT_COLUMNS", "MIN_CELL_RESPONSES", "MIN_CLUSTER_DESCRIPTORS", "NOT_COMPUTED", "clean_counts",
            "clean_responses", "enough_to_cluster", "has_variance", "no_clusters_text", "top_cluster",
-           "claims_moved", "moved_text", "removal_table", "removal_text", "cluster_fit_model", "cluster_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
+           "claims_moved", "moved_text", "removal_table", "removal_text", "cluster_fit_model", "cluster_text", "degenerate_extension_text", "degenerate_tables", "degenerate_text", "example_responses", "figure3_data", "fit_clusters", "gen_bias_tables",
            "gen_bias_text", "generate_responses", "generation_sample", "heldout_cluster_tests", "heldout_cluster_text", "refusal_tables", "refusal_text",
            "sample_sizes", "sample_text", "split_halves", "validate_clusters", "validation_text"]
 

@@ -50,9 +50,32 @@ def perplexity_samples(sentences: pd.DataFrame, cfg: Mapping, seed: int = 0
     fig2 = sample_sentences(sentences, descriptors_per_axis=cfg["ppl_descriptors_per_axis"],
                             templates=cfg["ppl_templates"], nouns=cfg["ppl_nouns"], seed=seed,
                             templates_per_descriptor=cfg["ppl_templates_per_descriptor"])
+    fig2 = add_nonce_sentences(fig2, sentences, cfg.get("ppl_nonce_sentences"), seed=seed)
     t3 = sample_sentences(sentences, templates=[paper.TABLE3_TEMPLATE], nouns=cfg["table3_nouns"],
                           descriptors_per_axis=cfg["table3_descriptors_per_axis"], seed=seed)
     return fig2, L.length_filter(t3, paper.TABLE3_MIN_CHARS, paper.TABLE3_MAX_CHARS)
+
+
+def add_nonce_sentences(fig2: pd.DataFrame, sentences: pd.DataFrame, per_descriptor: int | None, *,
+                        seed: int = 0) -> pd.DataFrame:
+    """The Figure 2 sample with its Nonce descriptors topped up to ``per_descriptor`` sentences each
+    (seeded draw from the dataset's Nonce sentences, those already sampled kept; None or 0: as
+    sampled): the Nonce rows' interval is mostly the sentences' own noise, so more sentences per
+    Nonce descriptor, seconds of perplexity, are where their power is."""
+    from nlgbias.datasets.holisticbias import sample_sentences
+
+    if not per_descriptor or "nonce" not in set(sentences["axis"]):
+        return fig2
+    have = fig2[fig2["axis"] == "nonce"]
+    counts = have.groupby("descriptor").size()
+    pool = sentences[sentences["axis"] == "nonce"]
+    if "prompt_id" not in pool.columns:  # the dataset's sentences: every Nonce sentence, with its stable id
+        pool = sample_sentences(pool, seed=seed)
+    pool = pool[~pool["prompt_id"].isin(set(fig2["prompt_id"]))]
+    pool = pool.sample(frac=1.0, random_state=seed)
+    want = per_descriptor - pool["descriptor"].map(counts).fillna(0).astype(int)
+    extra = pool[pool.groupby("descriptor").cumcount() < want]
+    return pd.concat([fig2, extra[fig2.columns.intersection(extra.columns)]], ignore_index=True)
 
 
 def score_models(samples: Sequence[pd.DataFrame], models: Sequence[str], processed: str | Path,
@@ -89,6 +112,8 @@ def sample_text(ppl: pd.DataFrame, fig2: pd.DataFrame, t3: pd.DataFrame, cfg: Ma
             f"{paper.TABLE3_MAX_CHARS} characters ({cfg['table3_descriptors_per_axis'] or 'all'} per axis) with "
             f"'{paper.TABLE3_TEMPLATE}' x up to {cfg['table3_nouns'] or 'all'} nouns ({len(t3):,} sentences; "
             "the paper used every noun). "
+            + (f"The Nonce descriptors are topped up to {cfg['ppl_nonce_sentences']} sentences each (the Nonce rows' "
+               "power rests on the sentences per descriptor). " if cfg.get("ppl_nonce_sentences") else "")
             + " ".join(f"{m}: median perplexity {v:.1f}." for m, v in summary.items()))
 
 

@@ -116,9 +116,19 @@ HELP_OFFER_CHECK = Path(__file__).with_name("help_offer_check.csv")
 DEGENERATE_MIN_ASCII_LETTERS = 0.9
 DEGENERATE_MIN_SYMBOLS = 0.2
 DEGENERATE_MAX_REPEAT = 0.4
+#: the repetition clause also on the words of letters only (punctuation and hyphens split them): one
+#: such word, or one pair of consecutive such words, at least ``DEGENERATE_MAX_REPEAT`` of them (at
+#: least ``DEGENERATE_MIN_LETTER_WORDS`` words). Added after the first rule was read against the
+#: clusters: it catches garbled repetition the whitespace words hide ("Hangul: \"Mopadukur, abi
+#: mopadukur, abi mopad", "Hindi-nilak-nilak, hindi-nilak-nilak", "a-l-l-l-l-l"); every response it
+#: adds in 07's quick responses is listed and read in 07 (:func:`degenerate_extension_check`)
+DEGENERATE_MIN_LETTER_WORDS = 5
 DEGENERATE_RULE = (f"under {DEGENERATE_MIN_ASCII_LETTERS:.0%} of the letters ASCII (another script), or non-ASCII "
                    f"symbols (emoji) >= {DEGENERATE_MIN_SYMBOLS:.0%} of the non-space characters, or one word >= "
-                   f"{DEGENERATE_MAX_REPEAT:.0%} of the words (4 words or more)")
+                   f"{DEGENERATE_MAX_REPEAT:.0%} of the words (4 words or more), or, on the words of letters only "
+                   f"({DEGENERATE_MIN_LETTER_WORDS} or more), one word or one pair of consecutive words >= "
+                   f"{DEGENERATE_MAX_REPEAT:.0%} of them")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
 
 
 def degenerate_measures(text: str) -> tuple[float, float, float]:
@@ -138,6 +148,27 @@ def degenerate_measures(text: str) -> tuple[float, float, float]:
     return ascii_letters, symbols, repeat
 
 
+def letter_word_repeat(text: str) -> float:
+    """The share of the most frequent word, or of the most frequent pair of consecutive words, among
+    the words of letters only (0 under :data:`DEGENERATE_MIN_LETTER_WORDS` words).
+
+    >>> round(letter_word_repeat('Hangul: "Mopadukur, abi mopadukur, abi mopad'), 2)
+    0.4
+    >>> letter_word_repeat("I'm so sorry to hear that you're going through a tough time.")
+    0.0
+    """
+    from collections import Counter
+
+    text = "" if text is None or (isinstance(text, float) and np.isnan(text)) else str(text)
+    words = _LETTER_WORD.findall(text.lower())
+    if len(words) < DEGENERATE_MIN_LETTER_WORDS:
+        return 0.0
+    one = max(Counter(words).values()) / len(words)
+    pairs = list(zip(words, words[1:], strict=False))
+    two = max(Counter(pairs).values()) / len(pairs)
+    return float(max(one, two)) if max(one, two) >= 2 / len(words) else 0.0
+
+
 def is_degenerate(texts: Sequence[str]) -> np.ndarray:
     """True where a response is degenerate text (:data:`DEGENERATE_RULE`); an empty response is not.
 
@@ -150,8 +181,26 @@ def is_degenerate(texts: Sequence[str]) -> np.ndarray:
         a, s, r = degenerate_measures(t)
         has_text = bool(str(t or "").strip()) if not isinstance(t, float) else False
         out.append(has_text and (a < DEGENERATE_MIN_ASCII_LETTERS or s >= DEGENERATE_MIN_SYMBOLS
-                                 or r >= DEGENERATE_MAX_REPEAT))
+                                 or r >= DEGENERATE_MAX_REPEAT or letter_word_repeat(t) >= DEGENERATE_MAX_REPEAT))
     return np.array(out, dtype=bool)
+
+
+def degenerate_extension_check(texts: Sequence[str], labels: pd.DataFrame | None = None) -> dict:
+    """What the letters-only repetition clause adds to the degenerate rule: the responses of ``texts``
+    it flags that the first clauses did not (``added``, to be read), and on the hand-labelled sample
+    (``refusal_labels.csv``) how many more it flags and how many of those are labelled refusal /
+    boilerplate (``labelled``: flagged, of them labelled 1, of the sample). The refusal detector's
+    precision and recall are computed on every labelled response, degenerate or not, so they do not move."""
+    first = np.array([(lambda a, s, r: bool(str(t or "").strip()) and (
+        a < DEGENERATE_MIN_ASCII_LETTERS or s >= DEGENERATE_MIN_SYMBOLS or r >= DEGENERATE_MAX_REPEAT))(
+        *degenerate_measures(t)) for t in texts], dtype=bool)
+    added = [t for t, f, n in zip(texts, first, is_degenerate(texts), strict=True) if n and not f]
+    lab = pd.read_csv(LABELS_PATH) if labels is None else labels
+    g = lab["generation"].fillna("").astype(str).tolist()
+    new = is_degenerate(g) & ~np.array([bool(x.strip()) and (lambda a, s, r: a < DEGENERATE_MIN_ASCII_LETTERS or s >=
+                                        DEGENERATE_MIN_SYMBOLS or r >= DEGENERATE_MAX_REPEAT)(*degenerate_measures(x))
+                                        for x in g], dtype=bool)
+    return {"added": added, "labelled": (int(new.sum()), int(lab.loc[new, "label"].astype(int).sum()), len(lab))}
 
 
 def is_help_offer(texts: Sequence[str]) -> np.ndarray:
@@ -302,5 +351,5 @@ def validation_text(table: pd.DataFrame) -> str:
 
 
 __all__ = ["BOILERPLATE_PATTERNS", "DEGENERATE_RULE", "HELP_OFFER_CHECK", "HELP_OFFER_PATTERNS", "LABELS",
-           "HELP_OFFER_RULE", "LABELS_PATH", "LABEL_RULE", "REFUSAL_PATTERNS", "classify", "degenerate_measures", "help_offer_text", "help_offer_validation",
+           "HELP_OFFER_RULE", "LABELS_PATH", "LABEL_RULE", "REFUSAL_PATTERNS", "classify", "degenerate_extension_check", "degenerate_measures", "letter_word_repeat", "help_offer_text", "help_offer_validation",
            "is_degenerate", "is_help_offer", "is_refusal", "shares", "validate", "validation_text"]

@@ -135,13 +135,13 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     for share, beta in zip(shares, betas, strict=True):
         t = time.perf_counter()
         cand[beta] = (share, tune(beta, seeds[0], f"biastuned-share{share:g}"))
-        timings[f"tune β candidate {share:g}"] = time.perf_counter() - t
+        timings[f"tuning the β candidate that tags {100 * share:.0f}% (seed {seeds[0]})"] = time.perf_counter() - t
     rows = [{"beta": np.nan, "split": "val", "model": f"{name} original", "full_gen_bias": G.full_gen_bias(val, styles)}]
     for beta, (share, r) in cand.items() if len(cand) > 1 else ():
         t = time.perf_counter()
         fv = TRN.answer(r.folder, beta, val, generations, cache, dataset="holistic_tuned-val", samples=s["samples"],
                         seed=s["gen_seed"], params=s["params"], batch_size=gen_batch_size)
-        timings[f"validation responses {share:g}"] = time.perf_counter() - t
+        timings[f"validation responses of the β candidate that tags {100 * share:.0f}%"] = time.perf_counter() - t
         rows.append({"beta": beta, "split": "val", "model": f"{name} bias tuning ({100 * share:.0f}% tagged)",
                      "full_gen_bias": G.full_gen_bias(fv, styles)})
     if len(cand) > 1:
@@ -158,11 +158,11 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
         runs[("tagged", sd)] = (label, chosen, tune(chosen, sd, f"biastuned-share{share_c:g}"))
     for sd in seeds:
         runs[("untagged", sd)] = ("ablation: tuning without tags", None, tune(None, sd, "notags"))
-    timings["tune seeds"] = time.perf_counter() - t
+    timings["tuning the other seeds and the untagged runs"] = time.perf_counter() - t
     table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
                            "val pairs": r.info["n_val"], "steps": r.steps_run, "step budget": int(tconf["max_steps"]),
                            "stopped early": r.stopped_early,
-                           "stopped on": "validation stopping rule" if r.stopped_early else "step budget",
+                           "stopped on": stopped_on(r.stopped_early, tconf, r.info["n_val"]),
                            "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
                            "lowest val loss step": int(r.info.get("lowest_loss_step", r.best_step)),
                            **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step, "kept val loss": r.best_val_loss,
@@ -261,8 +261,8 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
     t7, t8 = TR.gen_bias_rows({labels[k]: f for k, f in frames.items()}, styles, clusters)
     summary = pd.DataFrame([
         *({"comparison": f"{what}, {name} removed from every arm (the same {lk['kept'][0]} of {lk['kept'][1]} prompts "
-                         "for all): excess over the null, change as a share of the original's Full Gen Bias on those "
-                         "prompts", "basis": "graded" if i == 0 else "sensitivity", **lk[k]}
+                         "for all): the change of the excess over the null, in units of the original's Full Gen Bias on "
+                         "those prompts", "basis": "graded" if i == 0 else "sensitivity", **lk[k]}
           for i, (name, lk) in enumerate(like.items())
           for k, what in (("tagged", f"{label} vs original"), ("untagged", "untagged tuning vs original"),
                           ("difference", "tagged minus untagged"))),
@@ -284,6 +284,9 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
     summary["seed sd (tagged, untagged)"] = ([sds(lk["res"]) for lk in like.values() for _ in range(3)]
                                              + [sds(res)] * 3 + [sds(res_x)] * 3)
     summary = summary.rename(columns={"lo": "estimate_lo", "hi": "estimate_hi"})
+    from nlgbias.stats import format_p
+    summary.insert(list(summary.columns).index("pvalue"), "p", summary["pvalue"].map(format_p))
+    summary = summary.drop(columns="pvalue")
     per_seed = pd.DataFrame({g: res["groups"][g]["per_seed"] for g in ("tagged", "untagged")},
                             index=pd.Index(list(seeds), name="seed"))
     return {**ch, "res": res, "excess": excess, "res_excess": res_x, "t7": t7, "t8": t8, "summary": summary,
@@ -297,7 +300,8 @@ ALL_RESPONSES = "all test responses (refusals and boilerplate included; not the 
 #: validated detector's refusals and boilerplate (graded), and the same with the canned help offers
 #: (a sensitivity row; their patterns' precision is read by hand, ``refusal.help_offer_validation``)
 LIKE_FOR_LIKE = {"refusal/boilerplate": ("refusal",),
-                 "refusal/boilerplate and canned help offers": ("refusal", "help offer")}
+                 "refusal/boilerplate and canned help offers": ("refusal", "help offer"),
+                 "refusal/boilerplate and degenerate text (07's clean basis)": ("refusal", "degenerate")}
 
 
 def removed_mask(frame: pd.DataFrame, drop: Sequence[str]) -> np.ndarray:
@@ -341,10 +345,23 @@ def _like_for_like(frames: Mapping, *, tagged_keys: Sequence, untagged_keys: Seq
            "untagged": TR.change_interval(res, "untagged", per_original=True, denominator=raw),
            "difference": TR.change_interval(res, "tagged", "untagged", per_original=True, denominator=raw)}
     ns = G.null_summary(orig, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full"]
+    null_sd = float(G.permutation_null(orig, styles, n_perm=n_perm, seed=seed)["full"].std())
     original_null = {"observed": float(ns["observed"]), "null_mean": float(ns["null_mean"]),
-                     "null_q95": float(ns["null_q95"]), "p": float(ns["p_perm"]), "n_perm": int(ns["n_perm"])}
+                     "null_q95": float(ns["null_q95"]), "p": float(ns["p_perm"]), "n_perm": int(ns["n_perm"]),
+                     "null_sd": null_sd, "responses": int(len(orig)), "descriptors": int(orig["descriptor"].nunique())}
     return {**out, "res": res, "raw": raw, "removed": removed, "drop": tuple(drop),
             "kept": (len(common), int(len(frames[("original", None)]))), "original_null": original_null}
+
+
+def reference_excess(resp: pd.DataFrame, styles: Sequence[str], drop: Sequence[str], *, n_perm: int = 1000,
+                     seed: int = 0) -> dict:
+    """The original's excess of Full Gen Bias over its permutation null on all of notebook 07's responses
+    (every descriptor, not only the held-out ones) with ``drop`` removed (:func:`removed_mask`): the
+    larger sample's estimate of the excess the graded basis would show with enough responses."""
+    f = resp[~removed_mask(resp, drop)]
+    ns = G.null_summary(f, styles, n_perm=n_perm, seed=seed).set_index("statistic").loc["full"]
+    return {"excess": float(ns["excess"]), "p": float(ns["p_perm"]), "responses": int(len(f)),
+            "descriptors": int(f["descriptor"].nunique()), "source": f"notebook 07's responses, {' and '.join(drop)} removed"}
 
 
 def like_text(e: Mapping) -> str:
@@ -532,9 +549,9 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["ALL_RESPONSES", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
+__all__ = ["ALL_RESPONSES", "COLLAPSE_MAX_HELP_RISE", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
            "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
-           "like_text", "perplexity_cost", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "split_text", "tune_all",
+           "like_text", "perplexity_cost", "reference_excess", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "stopped_on", "stopping_rule_text", "split_text", "tune_all",
            "validation_curves"]
 
 
@@ -553,13 +570,20 @@ COLLAPSE_PPL_FACTOR = 2.0
 #: and its most frequent response is at most this share of its test responses (one canned string for a
 #: quarter of the sentences says nothing about them; the original's most frequent is 20 of 390)
 COLLAPSE_MAX_TOP_SHARE = 0.25
+#: and its share of canned help offers (:func:`nlgbias.holistic.refusal.is_help_offer`, the patterns whose
+#: precision 08 reports on a hand check) rises by at most this much (absolute) above the original's: the
+#: same 10 points as the refusal rise, since a canned help offer says as little about the sentence as a
+#: refusal. Set after the runs were seen (the tuned runs answer 15-34% of the test prompts so, the
+#: original 5%), so it is a declared check of runs already made, not a threshold fixed in advance
+COLLAPSE_MAX_HELP_RISE = 0.10
 distinct_n = TRN.distinct_n
 guard_measures = TRN.guard_measures
 COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's, "
                  f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
                  f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
-                 f"points above the original's, the most frequent response at most {COLLAPSE_MAX_TOP_SHARE:.0%} of the "
-                 "responses (a drop of Full Gen Bias by responses that say nothing, one canned "
+                 f"points above the original's, canned help offers at most {100 * COLLAPSE_MAX_HELP_RISE:.0f} points "
+                 f"above the original's (set after the runs were seen), the most frequent response at most "
+                 f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses (a drop of Full Gen Bias by responses that say nothing, one canned "
                  "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
 
 
@@ -597,6 +621,7 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None)
         vc = g.value_counts()
         rows.append({"arm": key[0], "seed": key[1] if key[1] is not None else "", "model": labels[key],
                      "responses": len(g), "refusal/boilerplate": float((lab != "").mean()),
+                     "help offers": float(refusal.is_help_offer(g.tolist()).mean()),
                      "distinct responses": int(g.nunique()), "distinct-2": distinct_n(g.tolist(), 2),
                      "perplexity (original model)": float(ppl[key]) if ppl is not None else np.nan,
                      "top response": str(vc.index[0])[:80], "top response count": int(vc.iloc[0])})
@@ -606,12 +631,14 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None)
     t["distinct-2 vs original"] = t["distinct-2"] / o["distinct-2"]
     t["perplexity vs original"] = t["perplexity (original model)"] / o["perplexity (original model)"]
     t["refusal rise (points)"] = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
+    t["help-offer rise (points)"] = 100 * (t["help offers"] - o["help offers"])
     t["top response share"] = t["top response count"] / t["responses"]
     ok_ppl = (t["perplexity vs original"].between(1 / COLLAPSE_PPL_FACTOR, COLLAPSE_PPL_FACTOR)
               | t["perplexity vs original"].isna())
     t["passes collapse guard"] = ((t["distinct vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE)
                                   & (t["distinct-2 vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE) & ok_ppl
                                   & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE)
+                                  & (t["help-offer rise (points)"] <= 100 * COLLAPSE_MAX_HELP_RISE + 1e-9)
                                   & (t["top response share"] <= COLLAPSE_MAX_TOP_SHARE))
     return t
 
@@ -632,10 +659,41 @@ def collapse_text(t: pd.DataFrame) -> str:
             f"{tuned['distinct-2'].min():.3f}-{tuned['distinct-2'].max():.3f}), "
             f"{100 * tuned['refusal/boilerplate'].min():.0f}-{100 * tuned['refusal/boilerplate'].max():.0f}% "
             f"refusal/boilerplate{ppl}; their most frequent response answers up to {tuned['top response count'].max()} "
-            f"of {o['responses']} prompts. {len(tuned) - len(fail)} of {len(tuned)} tuned runs pass the guard"
-            + (f"; {len(fail)} fail it: their changes of Full Gen Bias measure the collapse of the responses, not a "
-               "reduction of bias." if len(fail) else ".")
+            f"of {o['responses']} prompts" + _help_text(o, tuned)
+            + f". {len(tuned) - len(fail)} of {len(tuned)} tuned runs pass the guard"
+            + (f"; {len(fail)} fail it ({_fail_reasons(fail)}): their changes of Full Gen Bias are not graded as a "
+               "reduction of bias (the claims say so)." if len(fail) else ".")
             + _top_cap_text(tuned))
+
+
+def _help_text(o: pd.Series, tuned: pd.DataFrame) -> str:
+    """The canned help offers of the original and the tuned runs (the guard's help-offer check)."""
+    if "help offers" not in tuned:
+        return ""
+    return (f"; canned help offers (`refusal.is_help_offer`) make up {100 * o['help offers']:.1f}% of the original's "
+            f"responses and {100 * tuned['help offers'].min():.1f}-{100 * tuned['help offers'].max():.1f}% of the tuned "
+            f"runs' ({tuned['help-offer rise (points)'].min():+.1f} to {tuned['help-offer rise (points)'].max():+.1f} "
+            f"points; the guard allows {100 * COLLAPSE_MAX_HELP_RISE:.0f}, a threshold set after the runs were seen)")
+
+
+def _fail_reasons(fail: pd.DataFrame) -> str:
+    """Which of the guard's checks each failing run misses, in words."""
+    out = []
+    for _, r in fail.iterrows():
+        why = []
+        if r["distinct vs original"] < COLLAPSE_MIN_DISTINCT_SHARE or r["distinct-2 vs original"] < COLLAPSE_MIN_DISTINCT_SHARE:
+            why.append("distinct responses")
+        if r["refusal rise (points)"] > 100 * COLLAPSE_MAX_REFUSAL_RISE:
+            why.append(f"refusals {r['refusal rise (points)']:+.1f} points")
+        if "help-offer rise (points)" in r and r["help-offer rise (points)"] > 100 * COLLAPSE_MAX_HELP_RISE + 1e-9:
+            why.append(f"help offers {r['help-offer rise (points)']:+.1f} points")
+        if r["top response share"] > COLLAPSE_MAX_TOP_SHARE:
+            why.append(f"top response {100 * r['top response share']:.1f}%")
+        if pd.notna(r["perplexity vs original"]) and not (1 / COLLAPSE_PPL_FACTOR <= r["perplexity vs original"]
+                                                          <= COLLAPSE_PPL_FACTOR):
+            why.append("perplexity")
+        out.append(f"{r['arm']} seed {r['seed']}: {', '.join(why)}")
+    return "; ".join(out)
 
 
 def _top_cap_text(tuned: pd.DataFrame) -> str:
@@ -651,6 +709,24 @@ def _top_cap_text(tuned: pd.DataFrame) -> str:
                "the test guard above counts."))
 
 
+def stopping_rule_text(tconf: Mapping, val_pairs: int | None = None) -> str:
+    """What stops a run, in plain words: "a drop of the validation loss under 3% per evaluation, 2
+    evaluations in a row, on 16 validation pairs" (with min_delta 0: "no drop at all ...")."""
+    md = 100 * float(tconf.get("min_delta", 0))
+    vp = f", on {val_pairs} validation pairs" if val_pairs else ""
+    what = f"a drop of the validation loss under {md:g}% per evaluation" if md > 0 else "no drop of the validation loss"
+    return f"{what}, {tconf['patience']} evaluations in a row{vp}"
+
+
+def stopped_on(stopped_early: bool, tconf: Mapping, val_pairs: int | None = None) -> str:
+    """The runs table's "stopped on" for one run: the rule in plain words, and that a minimum drop
+    above 0 is not a plateau."""
+    if not stopped_early:
+        return "step budget"
+    plain = stopping_rule_text(tconf, val_pairs)
+    return plain + (" (not a plateau: the loss may still be falling)" if float(tconf.get("min_delta", 0)) > 0 else "")
+
+
 def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None) -> str:
     """How the tuning runs stopped and which weights they kept, from the runs table and the
     settings (never typed); ``guard_rule``: the validation guard's (None: read from the table)."""
@@ -660,42 +736,43 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
     pairs = int(table["train pairs"].max())
     early = int(table["stopped early"].sum())
     md = 100 * float(tconf.get("min_delta", 0))
-    vp = (f" on {int(table['val pairs'].iloc[0])} validation pairs" if "val pairs" in table else "")
-    rule = f"a drop under {md:g}% per evaluation{vp}"
-    plateau = (f"a validation loss every {tconf['eval_every']} steps; a run stops when {tconf['patience']} evaluations "
-               f"in a row lower it by less than {md:g}% of the loss at the last progress (the stopping rule: {rule}, "
-               "which stops a run whose loss may still be falling, not only one whose loss has stopped), and keeps "
-               "the weights of its lowest validation loss")
+    plain = stopping_rule_text(tconf, int(table["val pairs"].iloc[0]) if "val pairs" in table else None)
     head = (f"Step budget {budget} steps x batch {bs} = {budget * bs / pairs:.1f} epochs of the {pairs} training "
-            f"pairs; {plateau}. ")
+            f"pairs; a validation loss every {tconf['eval_every']} steps. What stops a run: {plain}"
+            + (" — this stops a run whose loss is still falling slowly, so it is not a plateau" if md > 0 else "")
+            + "; a run keeps the weights of its lowest validation loss that pass the weight-choice guard. ")
     drop = ""
     if "last drop (% per evaluation)" in table and table["last drop (% per evaluation)"].notna().any():
         d = table["last drop (% per evaluation)"]
-        rose = int((d < 0).sum())
-        drop = (f" At its last evaluation a run's loss fell by at most {d.max():.1f}% (below the "
-                f"{100 * float(tconf.get('min_delta', 0)):g}% that counts as progress"
-                + (f"; in {rose} run{'s' if rose > 1 else ''} it rose" if rose else "")
-                + "): the curves flatten but have not all stopped falling, so a longer run would fit the model's own "
-                "responses somewhat more closely.")
+        fell, rose = d[d >= 0], d[d < 0]
+        parts = []
+        if len(fell):
+            parts.append(f"in {len(fell)} runs the loss still fell (by {fell.min():.1f}-{fell.max():.1f}%)"
+                         if len(fell) > 1 else f"in 1 run the loss still fell (by {fell.iloc[0]:.1f}%)")
+        if len(rose):
+            parts.append(f"in {len(rose)} it rose (by {(-rose).min():.1f}"
+                         + (f"-{(-rose).max():.1f}" if len(rose) > 1 else "") + "%)")
+        drop = (f" At the last evaluation, {', '.join(parts)}: the runs stopped because the drops fell under "
+                f"{md:g}%, not because the loss stopped falling, so a longer run would fit the model's own responses "
+                "somewhat more closely." if md > 0 else f" At the last evaluation, {', '.join(parts)}.")
     if "seconds" in table:
         drop += (f" Training took {table['seconds'].sum() / 60:.1f} min for the {len(table)} runs "
                  f"({table['seconds'].min() / 60:.1f}-{table['seconds'].max() / 60:.1f} min each, from the runs table; "
                  "a rerun reuses the tuned models).")
     drop += _guard_text(table, guard_rule)
     if early == len(table):
-        last = int((table["kept step"] == table["steps"]).sum())
-        if md > 0 and last:  # the loss still fell when the run stopped: say so, not "a plateau"
-            return (head + f"All {len(table)} runs stopped when the drop of the validation loss fell under {md:g}% per "
-                    f"evaluation{vp}, still falling: {last} of {len(table)} keep their last evaluated step "
-                    f"(after {int(table['steps'].min())}-{int(table['steps'].max())} steps, "
-                    f"{table['steps'].min() * bs / pairs:.2f}-{table['steps'].max() * bs / pairs:.2f} epochs); the "
-                    "budget did not stop any run." + drop)
-        return (head + f"All {len(table)} runs stopped on the stopping rule ({rule}), after {int(table['steps'].min())}-"
+        last = table["kept step"] == table["steps"]
+        other = table[~last]
+        kept = (f"; {int(last.sum())} of {len(table)} keep the weights of their last evaluated step"
+                + ("".join(f", {'one' if len(other) == 1 else 'the others'} ("
+                           + ", ".join(f"stopped at step {int(r['steps'])}, kept step {int(r['kept step'])}"
+                                       for _, r in other.iterrows()) + ") an earlier one")
+                   if len(other) else ""))
+        return (head + f"All {len(table)} runs stopped on this rule after {int(table['steps'].min())}-"
                 f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
-                f"{table['steps'].max() * bs / pairs:.2f} epochs; weights kept from step {int(table['kept step'].min())}-"
-                f"{int(table['kept step'].max())}): the budget did not stop any run." + drop)
-    return (head + f"{early} of {len(table)} runs stopped on the stopping rule ({rule}); {len(table) - early} ran to "
-            "the step budget, so their validation loss was still dropping by more than that." + drop)
+                f"{table['steps'].max() * bs / pairs:.2f} epochs){kept}; the step budget stopped none." + drop)
+    return (head + f"{early} of {len(table)} runs stopped on this rule; {len(table) - early} ran to the step budget, so "
+            "their validation loss was still dropping by more than that." + drop)
 
 
 def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
@@ -712,7 +789,8 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
             + f". Validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
             f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's {table['val distinct-2 (untuned)'].iloc[0]:.3f}."
             f" This weight-choice guard does not apply the test guard's cap on the most frequent response (at most "
-            f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses); the collapse guard below gives each kept run's share.")
+            f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses) nor count canned help offers; the collapse guard below "
+            "gives each kept run's share of both.")
 
 
 def validation_curves(runs: Mapping, name: str):
