@@ -57,21 +57,21 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def smoke_root(tmp_path_factory):
-    """A fresh project root for the smoke runs, and a runner that executes a notebook once in it
-    (after the notebooks it needs): ``(root, run)``."""
-    from notebook_chain import chain
-
-    root = tmp_path_factory.mktemp("smoke_root")
-    return root, chain(root)
+def smoke_root(folder_root):
+    """The fresh project root of the smoke runs, and a runner that executes a notebook once in it
+    (after the notebooks it needs): ``(root, run)`` (see ``folder_root``)."""
+    root, run, _ = folder_root
+    return root, run
 
 
 @pytest.fixture(scope="session")
 def folder_root(tmp_path_factory):
-    """A second fresh root where every notebook that takes models runs with a tiny local
-    checkpoint folder whose path has a space and several levels: ``(root, run, folder)``."""
+    """One fresh root where every notebook runs once in the smoke profile; every notebook that
+    takes models runs with the profile's models and a tiny local checkpoint folder whose path has
+    a space and several levels (a user's own model beside the profile's, one run of each notebook
+    instead of two chains): ``(root, run, folder)``."""
     from notebook_chain import chain, save_folder_model
 
     folder = save_folder_model(tmp_path_factory.mktemp("user") / "checkpoints" / "my model")
-    root = tmp_path_factory.mktemp("folder_root")
-    return root, chain(root, [str(folder)]), folder
+    root = tmp_path_factory.mktemp("smoke_root")
+    return root, chain(root, extra_models=[str(folder)]), folder

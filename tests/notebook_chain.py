@@ -1,12 +1,13 @@
 """The notebook chain the notebook tier runs: each notebook once per project root, after the
 notebooks whose files it reads (``nlgbias.outputs``' ``needs``). conftest's ``smoke_root`` and
-``folder_root`` fixtures hold one root each for the whole session."""
+``folder_root`` fixtures hold the one root of the whole session: each notebook runs once, those
+that take models with the smoke profile's models and a local checkpoint folder."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from nlgbias import outputs, runner
+from nlgbias import outputs, profiles, runner
 
 NOTEBOOKS = runner.notebooks()
 BY_NAME = {p.stem: p for p in NOTEBOOKS}
@@ -24,23 +25,34 @@ def takes_models(nb: Path) -> bool:
 MODEL_NOTEBOOKS = [p for p in NOTEBOOKS if takes_models(p)]
 
 
-def chain(root: Path, models: list[str] | None = None):
+def chain(root: Path, models: list[str] | None = None, extra_models: list[str] | None = None):
     """A function running notebook ``name`` (smoke profile) once in ``root``, after the notebooks
-    it needs; with ``models``, every notebook that takes models gets them. Returns the executed
-    copy."""
+    it needs; with ``models``, every notebook that takes models gets them; with
+    ``extra_models``, it gets the smoke profile's models and these. Returns the executed copy;
+    ``run.params(name)`` gives the parameters a notebook ran with."""
     done: dict[str, Path] = {}
+    given: dict[str, dict] = {}
+
+    def params(name: str) -> dict:
+        nb = BY_NAME[name]
+        out = {"root": str(root)}
+        if nb in MODEL_NOTEBOOKS and models is not None:
+            out["models"] = list(models)
+        elif nb in MODEL_NOTEBOOKS and extra_models:
+            default = profiles.study(name)["models"].default_for("smoke")
+            if default is not None:  # None: every model whose files are there, the extra ones too
+                out["models"] = default + list(extra_models)
+        return out
 
     def run(name: str) -> Path:
         if name not in done:
             for dep in outputs.get(name).needs:
                 run(dep)
-            nb = BY_NAME[name]
-            params = {"root": str(root)}
-            if models is not None and nb in MODEL_NOTEBOOKS:
-                params["models"] = models
-            done[name] = runner.execute(nb, "smoke", root / "executed", params)
+            given[name] = params(name)
+            done[name] = runner.execute(BY_NAME[name], "smoke", root / "executed", given[name])
         return done[name]
 
+    run.params = params
     return run
 
 

@@ -22,7 +22,7 @@ def test_two_smoke_runs_of_notebook_02_write_the_same_bytes(smoke_root, tmp_path
     first, run = smoke_root
     run(nb.stem)
     second = tmp_path / "b"
-    runner.execute(nb, "smoke", second / "executed", {"root": str(second)})
+    runner.execute(nb, "smoke", second / "executed", {**run.params(nb.stem), "root": str(second)})
     a, b = (paths_for("smoke", r) for r in (first, second))
     for table in out.tables:
         if table in out.volatile:

@@ -4,8 +4,8 @@ The notebooks run in a fresh project root (a temporary folder, conftest's ``smok
 no stale output can pass for a new one; what a notebook reads from earlier notebooks
 (``nlgbias.outputs``' ``needs``) was written there by those notebooks, each run once. After a
 run, every output the notebook declares in :mod:`nlgbias.outputs` must exist, be non-empty and
-have its declared columns. The same chain runs once more with a local folder model
-(conftest's ``folder_root``).
+have its declared columns. The notebooks that take models run with the profile's models and a
+local folder model (conftest's ``folder_root``).
 """
 
 from __future__ import annotations
@@ -37,13 +37,16 @@ def test_every_notebook_declares_its_outputs():
 @pytest.mark.notebooks
 @pytest.mark.parametrize("nb", MODEL_NOTEBOOKS, ids=[p.stem for p in MODEL_NOTEBOOKS])
 def test_notebook_runs_with_a_local_folder_model(nb, folder_root):
-    """Adapting a notebook to one's own checkpoint: ``-p models '["/path/to/folder"]'`` runs,
-    and no output file name or table label carries the folder's path. The chain (02 then the
-    notebooks reading its files) runs once in one root, each notebook with the folder model."""
+    """Adapting a notebook to one's own checkpoint: ``-p models '[..., "/path/to/folder"]'`` runs,
+    and no output file name or table label carries the folder's path. The session's one smoke
+    chain runs each notebook that takes models with the profile's models and the folder model."""
     root, run, folder_model = folder_root
     run(nb.stem)
+    # the profile's models and the folder, or (None) every model whose generations are there
+    assert str(folder_model) in (run.params(nb.stem).get("models") or [str(folder_model)])
     written = [p for p in root.rglob("*") if p.is_file()]
     assert written
     assert not [p for p in written if "my model" in p.name or "checkpoints" in str(p.relative_to(root))]
+    assert [p for p in written if "local-my-model-" in p.name]  # the folder model's own files
     for table in (root / "results" / "smoke").glob("*.csv"):
         assert str(folder_model) not in table.read_text(encoding="utf-8"), table.name
