@@ -254,10 +254,11 @@ display(example_table)
 # mostly the loss of the refusals, whose presence varies by descriptor. The claims are graded on the
 # test prompts that **no arm** (the original, and every tuned model and seed) answers with what 07's
 # validated detector flags as refusal or boilerplate: the same prompts on both sides of every
-# contrast. The change of the excess over the null is given as a share of the original's Full Gen
+# contrast. The change of the excess over the null is given in units of the original's Full Gen
 # Bias on those prompts (the original's excess alone can be negative); the original's own Full Gen
-# Bias is shown beside its permutation null (1,000 permutations). A sensitivity row also removes the
-# canned help offers, whose patterns were read by hand (below).
+# Bias is shown beside its permutation null (1,000 permutations): where it shows no excess, there is
+# nothing for tuning to lower on this basis and the lowering row says so. Two sensitivity rows also
+# remove the canned help offers (their patterns read by hand, below) or 07's degenerate text.
 #
 # ## Tables 4 and 7: Full and Partial Gen Bias before and after (x1000, test descriptors, all responses)
 # One row per tuned model and seed, and the mean over seeds, on **all** test responses (refusals

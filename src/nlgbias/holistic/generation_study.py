@@ -110,7 +110,11 @@ def sample_text(resp: pd.DataFrame, throughput: pd.DataFrame, params, *, seed: i
             + ". Generation throughput (the runs that generated these responses, model load apart): "
             + ", ".join(f"{r['model']} {r['responses/s']:.1f} responses/s ({r['tokens/s']:.0f} tokens/s)"
                         for _, r in throughput.iterrows())
-            + "; at these rates the profile's sample is what fits the quick time budget.")
+            + "; at these rates generating this sample takes "
+            + ", ".join(f"{r['model']} {resp['model'].eq(r['model']).sum() / r['responses/s'] / 60:.1f} min "
+                        f"({1000 / r['responses/s'] / 60:.1f} min per 1,000 more responses)"
+                        for _, r in throughput.iterrows() if r["responses/s"] > 0)
+            + " on this machine: the cost of every template, noun or token more.")
 
 
 def refusal_tables(resp: pd.DataFrame, styles: Sequence[str], *, seed: int = 0, top: int = 8) -> dict:

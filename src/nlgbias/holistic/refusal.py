@@ -330,8 +330,8 @@ def help_offer_text(table: pd.DataFrame) -> str:
             f"{h['labelled 1']} of {h['labelled']} distinct matched responses of 08's test prompts are canned "
             f"(precision {h['precision']:.0%} [{h['precision_lo']:.0%}, {h['precision_hi']:.0%}]). Added to the "
             "detector, on the held-out hand labels (whose rule counts generic offers of help as engagement): "
-            + "; ".join(parts) + ". They stay out of the validated detector and are removed only in 08's "
-            "sensitivity rows.")
+            + "; ".join(parts) + ". They stay out of the validated detector; 08 counts them in its collapse guard "
+            "and removes them in a sensitivity row.")
 
 
 def validation_text(table: pd.DataFrame) -> str:

@@ -297,8 +297,9 @@ def effects(frames: Mapping, labels: Mapping, seeds: Sequence[int], styles: Sequ
 ALL_RESPONSES = "all test responses (refusals and boilerplate included; not the graded basis)"
 
 #: the responses left out on both sides (original and tuned) for the like-for-like grading: the
-#: validated detector's refusals and boilerplate (graded), and the same with the canned help offers
-#: (a sensitivity row; their patterns' precision is read by hand, ``refusal.help_offer_validation``)
+#: validated detector's refusals and boilerplate (graded), and as sensitivity rows the same with the
+#: canned help offers (their patterns' precision is read by hand, ``refusal.help_offer_validation``) or
+#: with notebook 07's degenerate text (07's clean basis)
 LIKE_FOR_LIKE = {"refusal/boilerplate": ("refusal",),
                  "refusal/boilerplate and canned help offers": ("refusal", "help offer"),
                  "refusal/boilerplate and degenerate text (07's clean basis)": ("refusal", "degenerate")}
