@@ -328,6 +328,22 @@ def test_runner_reports_which_committed_outputs_a_run_changed(tmp_path):
     assert runner.committed_differences(tmp_path, [untracked]) is None
 
 
+def test_files_another_run_wrote_are_not_this_notebooks(tmp_path):
+    """A file under results/ or figures/ that changed while a notebook ran but that the
+    notebook does not declare was written by another process: it is not counted as this run's
+    (its comparison with the committed file would be a false DIFFERS)."""
+    from nlgbias.paths import paths_for
+
+    paths = paths_for("quick", tmp_path)
+    own = [paths.results / "regard_timings.csv", paths.figures / "regard_fig1_accuracy.png",
+           paths.data / "generations" / "x.parquet"]
+    other = [paths.results / "holistic_claims_gen_bias.csv", paths.results / "SCORECARD.md",
+             paths.figures / "holistic_table4_partial_gen_bias.png"]
+    mine, foreign = runner.split_by_owner(own + other, "06_regard_classifier", paths)
+    assert (mine, foreign) == (own, other)
+    assert runner.split_by_owner(other, "99_unknown", paths) == (other, [])
+
+
 def test_run_summary_compares_by_value_and_names_changed_verdicts(tmp_path):
     """A rerun on another CPU moves numbers within tolerance; what must not move is a verdict:
     the comparison tells identical, within-tolerance and beyond-tolerance tables apart and

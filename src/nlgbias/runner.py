@@ -170,6 +170,20 @@ def execute(nb: Path, profile: str, out_dir: Path, parameters: dict | None = Non
     return target
 
 
+def split_by_owner(wrote: list[Path], notebook: str, paths) -> tuple[list[Path], list[Path]]:
+    """``(own, foreign)``: of the files that changed while ``notebook`` ran, those under
+    results/ and figures/ that its declaration (:mod:`nlgbias.outputs`) does not name are
+    another process's (a second run in the same checkout), not this run's; every other file
+    (its declared outputs, data, caches) is its own. A notebook without a declaration owns all."""
+    try:
+        declared = set(outputs.expected_files(outputs.get(notebook), paths))
+    except KeyError:
+        return list(wrote), []
+    shared = (paths.results, paths.figures)
+    foreign = [p for p in wrote if p not in declared and any(p.is_relative_to(d) for d in shared)]
+    return [p for p in wrote if p not in foreign], foreign
+
+
 def _times_file(profile: str, root: Path | None = None) -> Path:
     return paths_for(profile, root).data / "run_times.json"
 
@@ -340,10 +354,16 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         write_json({"machine": cpu, "threads": default_threads(), "minutes": {
             k: round(v / 60, 1) for k, v in times.items()}}, times_file.with_name("run_record.json"))
         after = _snapshot(watched, profile)
-        wrote = sorted(p for p, m in after.items() if before.get(p) != m)
+        wrote, foreign = split_by_owner(sorted(p for p, m in after.items() if before.get(p) != m),
+                                        nb.stem, paths)
         summary.append((nb.name, secs, executed, wrote))
         print(f"[run_all] {nb.name} done in {secs / 60:.1f} min (total {(time.time() - t_all) / 60:.1f} min), "
               f"wrote {len(wrote)} files", flush=True)
+        if foreign:
+            print(f"[run_all] NOTE: {len(foreign)} file(s) under results/ or figures/ that "
+                  f"{nb.name} does not write changed while it ran (another run in this checkout?); "
+                  "they are left out of this run's comparison: "
+                  + ", ".join(_show(p, root) for p in foreign), flush=True)
     from nlgbias import scorecard
 
     card = scorecard.write(paths.results, models=(parameters or {}).get("models"))
