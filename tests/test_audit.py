@@ -121,6 +121,9 @@ def test_audit_values_are_the_reproductions_own(audit_dir):
     assert sens["model"]["other_score"] == pytest.approx(ref[ref["bias_type"] == "overall"].iloc[0]["metric"], abs=1e-4)
     assert sens["baseline"]["same_token"] and not sens["model"]["same_token"]  # Gemma has no <|endoftext|>: BOS either way
     assert sens["baseline"]["pairs_decided_differently"] == 0
+    # Gemma's token is read from its tokenizer, so its pairs are not scored a second time
+    assert not (Path(cfg.cache) / "crows_pairs" / f"{BASELINE}-start-bos-tokens").exists()
+    assert (Path(cfg.cache) / "crows_pairs" / f"{MODEL}-start-bos-tokens").is_dir()
     assert "Start-token sensitivity" in (out / "index.html").read_text()
 
 
@@ -310,6 +313,15 @@ def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit
         assert f'src="figures/{name}.png"' in done.stdout, name
     page = (out / "holistic.html").read_text(encoding="utf-8")
     assert "id='descriptors'" in page and "id='notes'" in page and "Table 3" in page
+    headline = dom[dom.index('id="headline"'):dom.index("</table>", dom.index('id="headline"'))]
+    assert "Newcombe [" not in headline and "bootstrap [" not in headline  # a hull's parts: suite pages only
+    assert "Newcombe [" in page and "in points" not in page  # no gaps or ranges in this suite
+    for name in doc["suites"]:
+        assert ">-0.0" not in (out / f"{name}.html").read_text(encoding="utf-8") and ">-0.0" not in dom
+    diffs = [g["difference"] for g in doc["suites"]["holistic"]["groups"]]
+    k = sum(d["lo"] > 0 or d["hi"] < 0 for d in diffs)
+    assert f"{len(diffs)} per-group difference rows, each with an unadjusted 95 % interval: {k} exclude" in page
+    assert "about 1 in 20" in page and doc["versions"]["scipy"]
 
 
 def test_a_paired_share_difference_without_a_disagreeing_item_has_newcombes_interval():
@@ -540,10 +552,12 @@ def test_a_holistic_share_and_its_paired_difference_by_hand():
     """The model: 4 of the 20 descriptor pairs (10 per template) differ uncorrected (e against
     a-d in t1), 20 %; none after Holm (10 x 0.0079 = 0.079); the baseline: none. The baseline's
     0 % is not a point: the hull of the bootstrap ([0, 0]) and Wilson's 0 of 20 (upper 16.1 %).
-    The difference (20 points) is the hull of the paired descriptor bootstrap, recomputed here by
-    a loop over the same draws (descriptors drawn with replacement, the pairs among the drawn
-    ones counted in both templates), and Newcombe's paired interval on the 20 pairs' decisions
-    (0 both, 4 model only, 0 baseline only, 16 neither: [-0.05, 41.6] points)."""
+    The difference (20 points) is the hull of the paired two-stage bootstrap, recomputed here by
+    a loop over the same draws (the two templates drawn with replacement, then the descriptors,
+    the pairs among the drawn ones counted in each drawn template), and Newcombe's paired
+    interval on the 20 pairs' decisions (0 both, 4 model only, 0 baseline only, 16 neither:
+    [-0.05, 41.6] points). Template t1 alone: 4 of 10 pairs, 40 %, its bootstrap over the
+    descriptors only; t2 alone: 0 %."""
     from nlgbias.audit.holistic import axis_rows, pair_decisions
     from nlgbias.audit.suites import _pct
 
@@ -551,30 +565,48 @@ def test_a_holistic_share_and_its_paired_difference_by_hand():
     dec = {"model": pair_decisions(model), "baseline": pair_decisions(base)}
     row = axis_rows(dec, ["x"], np.random.default_rng(7), "raw", n_boot=400, metric="m")
     assert row["model"]["value"] == 20.0 and row["baseline"]["value"] == 0.0 and row["model"]["n"] == 20
-    assert row["limit"] == {"n": 5, "unit": "descriptors", "detail": "20 descriptor pairs over 2 template(s)"}
+    assert row["limit"] == {"n": 2, "unit": "templates",
+                            "detail": "5 descriptors, 20 descriptor pairs over 2 templates, resampled"}
     b = row["baseline"]
-    assert b["parts"]["bootstrap-descriptors"] == [0.0, 0.0]
+    assert b["parts"]["bootstrap-templates-descriptors"] == [0.0, 0.0]
     assert (b["lo"], b["hi"]) == pytest.approx((0.0, 16.1125), abs=1e-3)
     d = row["difference"]
     assert d["value"] == 20.0 and (d["discordant"], d["decisions"]) == (4, 20)
     assert d["parts"]["newcombe-paired"] == pytest.approx([-0.0509, 41.6017], abs=1e-3)
     # the same draws, pair by pair: e differs from a-d in t1 only (the baseline: nothing)
-    idx = np.random.default_rng(7).integers(0, 5, size=(400, 5))
+    rng = np.random.default_rng(7)
+    idx = rng.integers(0, 5, size=(400, 5))
+    tdx = rng.integers(0, 2, size=(400, 2))
     ref_m, ref_d = [], []
-    for draw in idx:
+    for draw, tdraw in zip(idx, tdx):
         pairs = [(p, q) for p in range(5) for q in range(p + 1, 5) if draw[p] != draw[q]]
         sig = sum(4 in (draw[p], draw[q]) for p, q in pairs)  # descriptor e is index 4
-        share = 100 * sig / (2 * len(pairs)) if pairs else np.nan  # 2 templates
+        w1 = int((tdraw == 0).sum())  # how often t1 is drawn of the 2 templates
+        share = 100 * w1 * sig / (2 * len(pairs)) if pairs else np.nan
         ref_m.append(share)
         ref_d.append(share - (0.0 if pairs else np.nan))
-    assert row["model"]["parts"]["bootstrap-descriptors"] == pytest.approx(_pct(np.array(ref_m)), abs=1e-3)
+    assert 0 in tdx.sum(axis=1) and 2 in tdx.sum(axis=1)  # some draws hold t1 twice, some t2 twice
+    parts = row["model"]["parts"]["bootstrap-templates-descriptors"]
+    assert parts == pytest.approx(_pct(np.array(ref_m)), abs=1e-3) and parts[0] == 0.0
     boot = _pct(np.array(ref_d))
-    assert d["parts"]["bootstrap-descriptors"] == pytest.approx(boot, abs=1e-3)
+    assert d["parts"]["bootstrap-templates-descriptors"] == pytest.approx(boot, abs=1e-3)
     assert (d["lo"], d["hi"]) == pytest.approx((min(boot[0], -0.0509), max(boot[1], 41.6017)), abs=1e-3)
-    assert d["interval"] == "hull-bootstrap-descriptors-newcombe-paired"
+    assert d["interval"] == "hull-bootstrap-templates-descriptors-newcombe-paired"
     holm = axis_rows(dec, ["x"], np.random.default_rng(7), "corrected", n_boot=400, metric="m")
     assert holm["model"]["value"] == 0.0 and holm["difference"]["discordant"] == 0
     assert holm["difference"]["lo"] < 0 < holm["difference"]["hi"]  # never a point
+    # one template: conditional on it, the descriptors resampled only
+    t1 = axis_rows(dec, ["x"], np.random.default_rng(7), "raw", n_boot=400, template="t1", metric="m")
+    t2 = axis_rows(dec, ["x"], np.random.default_rng(7), "raw", n_boot=400, template="t2", metric="m")
+    assert (t1["model"]["value"], t1["model"]["n"], t2["model"]["value"]) == (40.0, 10, 0.0)
+    assert t1["limit"] == {"n": 5, "unit": "descriptors", "detail": "10 descriptor pairs over template 't1' only"}
+    ref1 = []
+    for draw in np.random.default_rng(7).integers(0, 5, size=(400, 5)):
+        pairs = [(p, q) for p in range(5) for q in range(p + 1, 5) if draw[p] != draw[q]]
+        ref1.append(100 * sum(4 in (draw[p], draw[q]) for p, q in pairs) / len(pairs) if pairs else np.nan)
+    assert t1["model"]["parts"]["bootstrap-descriptors"] == pytest.approx(_pct(np.array(ref1)), abs=1e-3)
+    assert (t1["difference"]["discordant"], t1["difference"]["decisions"]) == (4, 10)
+    assert t1["difference"]["interval"] == "hull-bootstrap-descriptors-newcombe-paired"
 
 
 @pytest.mark.slow
@@ -597,12 +629,14 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
     sample = holistic_sample(2, 5, 5, 0)
     assert len(sample) == res["items"]["sentences"] == 650 and res["items"]["descriptors"] == 65
     assert paper.TABLE3_TEMPLATE in set(sample["template"]) and sample["template"].nunique() == 2
-    assert not res["omitted"] and len(res["groups"]) == 2 * 13
+    assert not res["omitted"] and len(res["groups"]) == 2 * 13 + 2 * 2  # per axis, then per template
     assert any("Generation bias" in x and "not part of this suite" in x for x in res["notes"])
+    perplexity = {}
     for role, spec in cfg.roles.items():
         ppl = score_perplexity(sample, spec, out / "cache" / "holistic", version=VERSION, batch_size=32,
                                dtype=None)
         assert ppl["perplexity"].notna().all() and len(ppl) == 650
+        perplexity[role] = ppl
         sig = pd.concat([L.pair_significance(ppl[ppl["template"] == t], alpha=0.05, correction="holm")
                          for t in sorted(ppl["template"].unique())])
         for col, metric in (("sig_share", "differing pairs %"), ("sig_share_corrected", "differing pairs % (Holm)")):
@@ -611,7 +645,14 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
             for ax, share in per_axis.items():
                 row = next(g for g in res["groups"] if g["group"] == ax.replace("_", " ") and g["metric"] == metric)
                 assert row[role]["value"] == pytest.approx(100 * share, abs=1e-3), (role, ax, metric)
-                assert row[role]["n"] == 20 and row["limit"]["n"] == 5  # 10 pairs in each template
+                assert row[role]["n"] == 20 and row["limit"]["n"] == 2  # 10 pairs in each template
+                assert row["limit"]["unit"] == "templates" and "5 descriptors" in row["limit"]["detail"]
+            for t in sorted(ppl["template"].unique()):  # each template alone
+                one = L.pair_significance(ppl[ppl["template"] == t], alpha=0.05, correction="holm")
+                row = next(g for g in res["groups"] if g["group"] == f"template: {t}" and g["metric"] == metric)
+                assert row[role]["value"] == pytest.approx(100 * (one[col] * one["n_pairs"]).sum()
+                                                           / one["n_pairs"].sum(), abs=1e-3), (role, t)
+                assert row[role]["n"] == 130 and row["limit"]["unit"] == "descriptors"
             top = next(r for r in res["metrics"] if r["metric"] == metric)
             assert top[role]["value"] == pytest.approx(100 * k.sum() / sig["n_pairs"].sum(), abs=1e-3)
             assert top[role]["n"] == 260 and top[role]["lo"] <= top[role]["value"] <= top[role]["hi"]
@@ -619,8 +660,18 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
         d = top["difference"]
         assert d["value"] == pytest.approx(top["model"]["value"] - top["baseline"]["value"], abs=1e-3)
         assert d["lo"] <= d["value"] <= d["hi"] and d["decisions"] == 260 and d["lo"] < d["hi"]
-    low = {x["axis"]: x["low"] for x in res["descriptors"]["model"]}
-    assert len(low) == 13 and all(len(v.split(", ")) == 3 for v in low.values())
+    # the lists: descriptors of 6-19 characters only (Table 3's filter), none in both lists
+    kept = L.length_filter(perplexity["model"])
+    for x in res["descriptors"]["model"]:
+        low, high = x["low"].split(", "), x["high"].split(", ")
+        sub = kept[kept["axis"] == x["axis"].replace(" ", "_")]
+        k = min(3, sub["descriptor"].nunique() // 2)
+        ref = L.extreme_descriptors(sub, k).iloc[0]
+        assert (x["low"], x["high"]) == (ref.low_ppl, ref.high_ppl) and not set(low) & set(high)
+        assert all(6 <= len(w) <= 19 for w in low + high), x
+    notes = " ".join(res["notes"])
+    assert "control axis" in notes and f"'{paper.TABLE3_TEMPLATE}'" in notes and "5 nouns" in notes
+    assert "body type 5 of 150" in notes and "nonce 5 of 8" in notes  # the draw, counted from v1.0
 
 
 def test_holistic_pair_tests_equal_likelihood_bias_at_every_sample_size():

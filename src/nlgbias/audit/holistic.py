@@ -13,13 +13,19 @@ distribution; every pair of descriptors of one axis is compared with the reprodu
 reproduction's correction). The metric is the share of descriptor pairs that differ, per axis
 (Table 3's "Sig") and pooled over axes and templates (every pair of every template counts once).
 
-The unit that limits these shares is the **descriptor** (pairs that share a descriptor are
-alike): each interval is the hull of a percentile bootstrap over descriptors (within each axis,
-the descriptors drawn with replacement, the pairs among the drawn ones counted again, the same
-draws for every template and for both models: paired) and, so that a share of 0 or a difference
-with no pair decided differently is never a point, Wilson's interval over the pairs (a value) or
-Newcombe's paired method 10 over the pairs' decisions (a difference), which ignore that pairs
-share descriptors. An axis with fewer than :data:`MIN_DESCRIPTORS` descriptors gets no row.
+A share moves with the template (the same descriptors differ more under one template than
+under another), and the pairs that share a descriptor are alike: each pooled interval is the hull
+of a two-stage percentile bootstrap (the templates drawn with replacement, then, within each
+axis, the descriptors, the pairs among the drawn ones counted again in every drawn template; the
+same draws for both models: paired) and, so that a share of 0 or a difference with no pair
+decided differently is never a point, Wilson's interval over the pairs (a value) or Newcombe's
+paired method 10 over the pairs' decisions (a difference), which ignore that pairs share
+descriptors. With templates drawn, the limiting unit is the template: the interval speaks for
+other templates like these, not for these alone. Rows per template (all axes pooled) hold for
+that template only (its descriptors resampled). An axis with fewer than :data:`MIN_DESCRIPTORS`
+descriptors gets no row. The shares use every drawn descriptor (Table 3 keeps those of 6-19
+characters and one template); the lists of lowest and highest median perplexity apply Table 3's
+6-19 filter (:func:`nlgbias.holistic.likelihood_bias.length_filter`).
 
 Generation bias (§3.3.3 / §4.2: a chat model's responses to the same prompts, their styles,
 Full Gen Bias) is not part of the suite: :data:`GENERATION_NOTE` says so in every results file.
@@ -37,7 +43,8 @@ import pandas as pd
 from nlgbias.audit.rows import N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
 
 __all__ = ["ALPHA", "CORRECTION", "GENERATION_NOTE", "MIN_DESCRIPTORS", "VERSION", "AxisDecisions",
-           "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions", "pair_pvalues"]
+           "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions", "pair_pvalues",
+           "sample_facts"]
 
 #: HolisticBias version of the sentences
 VERSION = "v1.0"
@@ -54,8 +61,9 @@ MIN_SENTENCES = 2
 #: what the suite leaves out, said in its results
 GENERATION_NOTE = ("Generation bias (Smith et al. 2022, §3.3.3 / §4.2: a chat model's responses to the "
                    "same HolisticBias prompts, their style classes, the refusal / boilerplate detector and "
-                   "Full Gen Bias with its permutation null, as notebook 07 computes them) is not part of "
-                   "this suite yet: only the likelihood bias (§3.3.2 / §4.1.2) is audited. It would need a "
+                   "Full Gen Bias against its permutation null: nlgbias.holistic.genbias.full_gen_bias and "
+                   "permutation_null) is not "
+                   "part of this suite yet: only the likelihood bias (§3.3.2 / §4.1.2) is audited. It would need a "
                    "chat model (a tokenizer with a chat template) on both sides.")
 
 
@@ -98,24 +106,29 @@ class AxisDecisions:
     raw: np.ndarray
     corrected: np.ndarray
 
-    def decisions(self, which: str) -> np.ndarray:
-        """Every tested pair's decision (0/1), template by template, in a fixed order (the same
-        for two models that scored the same sentences)."""
+    def decisions(self, which: str, template: str | None = None) -> np.ndarray:
+        """Every tested pair's decision (0/1), template by template (or of one ``template``), in
+        a fixed order (the same for two models that scored the same sentences)."""
         m = self.raw if which == "raw" else self.corrected
         i, j = np.triu_indices(len(self.names), 1)
         keep = self.tested[:, i] & self.tested[:, j]
+        if template is not None:
+            keep = keep & (np.array(self.templates) == template)[:, None]
         return m[:, i, j][keep]
 
-    def counts(self, which: str, draws: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(pairs that differ, pairs) over the templates, observed (``draws`` None) or per
+    def counts(self, which: str, draws: np.ndarray | None = None,
+               weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(pairs that differ, pairs) summed over the templates, observed (``draws`` None) or per
         bootstrap draw (``draws``: draws x descriptors, how often each descriptor is drawn; a
-        descriptor drawn twice is never paired with itself)."""
+        descriptor drawn twice is never paired with itself); ``weights`` (draws x templates, or
+        1 x templates): how often each template counts (None: once each)."""
         c = np.ones((1, len(self.names))) if draws is None else draws
-        m = (self.raw if which == "raw" else self.corrected).sum(axis=0)
-        sig = np.einsum("bi,ij,bj->b", c, m, c) / 2
+        w = np.ones((1, len(self.templates))) if weights is None else weights
+        m = self.raw if which == "raw" else self.corrected
+        sig = np.einsum("bi,tij,bj->bt", c, m, c, optimize=True) / 2
         v = self.tested.astype(float)
-        pairs = (((c @ v.T) ** 2) - (c ** 2) @ v.T).sum(axis=1) / 2
-        return sig, pairs
+        pairs = (((c @ v.T) ** 2) - (c ** 2) @ v.T) / 2
+        return (sig * w).sum(axis=1), (pairs * w).sum(axis=1)
 
 
 def pair_pvalues(groups: dict[str, np.ndarray], pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -182,51 +195,68 @@ def _draws(k: int, rng: np.random.Generator, n_boot: int) -> np.ndarray:
     return cnt
 
 
-def _share_value(sig: float, pairs: float, boot: np.ndarray, n: int) -> dict:
-    """A share (%) with the hull of its descriptor bootstrap and Wilson's interval over pairs."""
+def _share_value(sig: float, pairs: float, boot: np.ndarray, n: int, kind: str = "descriptors") -> dict:
+    """A share (%) with the hull of its bootstrap (``kind``: over ``descriptors``, or
+    ``templates-descriptors``) and Wilson's interval over pairs."""
     from nlgbias.stats import wilson_interval
 
     b = _pct(boot)
     lo, hi = (100 * float(x) for x in wilson_interval(sig, pairs))
-    out = _value(100 * sig / pairs, min(b[0], lo), max(b[1], hi), n, "hull-bootstrap-descriptors-wilson")
-    out["parts"] = {"bootstrap-descriptors": [round(x, 4) for x in b], "wilson": [round(lo, 4), round(hi, 4)]}
+    out = _value(100 * sig / pairs, min(b[0], lo), max(b[1], hi), n, f"hull-bootstrap-{kind}-wilson")
+    out["parts"] = {f"bootstrap-{kind}": [round(x, 4) for x in b], "wilson": [round(lo, 4), round(hi, 4)]}
     return out
 
 
 def axis_rows(decisions: dict[str, dict[str, AxisDecisions]], axes: list[str], rng: np.random.Generator,
-              which: str, n_boot: int = N_BOOT, **head) -> dict:
+              which: str, n_boot: int = N_BOOT, template: str | None = None, **head) -> dict:
     """One row: the share (%) of descriptor pairs that differ (``which``: ``raw`` or
-    ``corrected``), pooled over ``axes`` and every template, for each role of ``decisions``
-    (role -> axis -> :class:`AxisDecisions`, the same sentences for every role), with the hull
-    of the descriptor bootstrap (the same draws for every role) and Wilson's interval over the
-    pairs; the difference model − baseline with the hull of the paired bootstrap and Newcombe's
-    paired interval over the pairs' decisions (``discordant`` of ``decisions`` differ)."""
+    ``corrected``), pooled over ``axes`` and every template (or within one ``template``), for
+    each role of ``decisions`` (role -> axis -> :class:`AxisDecisions`, the same sentences for
+    every role), with the hull of a two-stage bootstrap (the templates drawn with replacement,
+    then the descriptors within each axis; the same draws for every role; one ``template``: the
+    descriptors only) and Wilson's interval over the pairs; the difference model − baseline with
+    the hull of the paired bootstrap and Newcombe's paired interval over the pairs' decisions
+    (``discordant`` of ``decisions`` differ). The templates are few, and a share moves with them:
+    drawing them makes the interval hold for other templates like these, not only these."""
     roles = list(decisions)
-    draws = {ax: _draws(len(decisions[roles[0]][ax].names), rng, n_boot) for ax in axes}
+    first = decisions[roles[0]]
+    draws = {ax: _draws(len(first[ax].names), rng, n_boot) for ax in axes}
+    every = sorted({t for ax in axes for t in first[ax].templates})
+    if template is not None:
+        tw = np.array([[1.0 if t == template else 0.0 for t in every]])
+        tdraws = np.repeat(tw, n_boot, axis=0)
+    else:
+        tw = np.ones((1, len(every)))
+        tdraws = _draws(len(every), rng, n_boot) if len(every) > 1 else np.ones((n_boot, 1))
+    col = {ax: [every.index(t) for t in first[ax].templates] for ax in axes}
     obs, boot, flags = {}, {}, {}
     for role in roles:
         sig = pairs = 0.0
         bs, bp = np.zeros(n_boot), np.zeros(n_boot)
         for ax in axes:
             d = decisions[role][ax]
-            s, p = d.counts(which)
+            s, p = d.counts(which, weights=tw[:, col[ax]])
             sig, pairs = sig + float(s[0]), pairs + float(p[0])
-            s, p = d.counts(which, draws[ax])
+            s, p = d.counts(which, draws[ax], tdraws[:, col[ax]])
             bs, bp = bs + s, bp + p
         obs[role] = (sig, pairs)
         with np.errstate(invalid="ignore", divide="ignore"):
             boot[role] = 100 * bs / bp
-        flags[role] = np.concatenate([decisions[role][ax].decisions(which) for ax in axes])
-    first = decisions[roles[0]]
+        flags[role] = np.concatenate([decisions[role][ax].decisions(which, template) for ax in axes])
     n_desc = sum(len(first[ax].names) for ax in axes)
     n_pairs = int(obs[roles[0]][1])
-    templates = len({t for ax in axes for t in first[ax].templates})
+    n_t = 1 if template is not None else len(every)
+    over = (f"template '{template}' only" if template is not None
+            else f"{n_t} template{'s' if n_t != 1 else ''}" + (", resampled" if n_t > 1 else ""))
     row = {**head, "scale": "%",
-           "limit": _limit(n_desc, "descriptors",
-                           f"{n_pairs:,} descriptor pairs over {templates} template(s)"
-                           + (f", {len(axes)} axes, resampled within each" if len(axes) > 1 else ""))}
+           "limit": _limit(n_desc if template is not None or n_t == 1 else n_t,
+                           "descriptors" if template is not None or n_t == 1 else "templates",
+                           (f"{n_desc} descriptors, " if template is None and n_t > 1 else "")
+                           + f"{n_pairs:,} descriptor pairs over {over}"
+                           + (f", {len(axes)} axes, descriptors resampled within each" if len(axes) > 1 else ""))}
+    kind = "descriptors" if template is not None or n_t == 1 else "templates-descriptors"
     for role in roles:
-        row[role] = _share_value(*obs[role], boot[role], n_pairs)
+        row[role] = _share_value(*obs[role], boot[role], n_pairs, kind)
     if "baseline" in decisions:
         m, b = flags["model"], flags["baseline"]
         if m.shape != b.shape:
@@ -236,9 +266,9 @@ def axis_rows(decisions: dict[str, dict[str, AxisDecisions]], axes: list[str], r
         bt = _pct(boot["model"] - boot["baseline"])
         nc = _paired_share_diff(m, b)
         row["difference"] = {**_value(point, min(bt[0], nc[0]), max(bt[1], nc[1]), n_pairs,
-                                      "hull-bootstrap-descriptors-newcombe-paired"),
+                                      f"hull-bootstrap-{kind}-newcombe-paired"),
                              "discordant": int(((m > 0.5) != (b > 0.5)).sum()), "decisions": int(len(m)),
-                             "parts": {"bootstrap-descriptors": [round(x, 4) for x in bt],
+                             "parts": {f"bootstrap-{kind}": [round(x, 4) for x in bt],
                                        "newcombe-paired": [round(float(x), 4) for x in nc]}}
     return row
 
@@ -246,11 +276,18 @@ def axis_rows(decisions: dict[str, dict[str, AxisDecisions]], axes: list[str], r
 def _extremes(ppl: pd.DataFrame, axes: list[str], n: int = 3) -> list[dict]:
     """Per axis the ``n`` descriptors with the lowest and the highest median perplexity over
     the sample's sentences (Table 3's "Low ppl" / "High ppl";
-    :func:`nlgbias.holistic.likelihood_bias.extreme_descriptors`)."""
+    :func:`nlgbias.holistic.likelihood_bias.extreme_descriptors`); an axis with fewer than
+    ``2 n`` descriptors lists half of them each way (no descriptor in both lists)."""
     from nlgbias.holistic import likelihood_bias as L
 
-    return [{"axis": readable(r.axis), "low": r.low_ppl, "high": r.high_ppl}
-            for r in L.extreme_descriptors(ppl[ppl["axis"].isin(axes)], n).itertuples()]
+    out = []
+    for ax in axes:
+        sub = ppl[ppl["axis"] == ax]
+        k = min(n, sub["descriptor"].nunique() // 2)
+        if k:
+            r = L.extreme_descriptors(sub, k).iloc[0]
+            out.append({"axis": readable(ax), "low": r.low_ppl, "high": r.high_ppl})
+    return out
 
 
 def perplexities(cfg, spec, sample: pd.DataFrame) -> pd.DataFrame:
@@ -262,13 +299,55 @@ def perplexities(cfg, spec, sample: pd.DataFrame) -> pd.DataFrame:
                             batch_size=32, dtype=None)
 
 
+def sample_facts(sample: pd.DataFrame, nouns: int | None) -> list[str]:
+    """Sentences on what the sample holds and leaves out, counted from v1.0 and the ``sample``
+    (:func:`holistic_sample`): the control axis dropped, the descriptors that cannot be drawn at
+    this size (too few nouns under a chosen template), how many were drawn per axis of how many,
+    the templates, and that each descriptor's nouns are drawn for it."""
+    from nlgbias.datasets.holisticbias import holistic_bias_sentences
+
+    every = holistic_bias_sentences(VERSION)
+    control = every[every["axis"] == "null"]
+    every = every[every["axis"] != "null"]
+    templates = list(dict.fromkeys(sample["template"]))
+    total = every.groupby("axis")["descriptor"].nunique()
+    out = [f"The control axis (bare nouns, {len(control):,} sentences of v1.0) is left out: its "
+           "'descriptor' is no descriptor, so it has no pairs to compare."]
+    if nouns:
+        cells = every[every["template"].isin(templates)].groupby(["axis", "descriptor", "template"]).size()
+        per = cells.groupby(level=[0, 1]).agg(["min", "size"])
+        ok = per[(per["min"] >= nouns) & (per["size"] == len(templates))].groupby(level=0).size()
+        ok = ok.reindex(total.index, fill_value=0)
+        short = (total - ok)[lambda x: x > 0].sort_values(ascending=False)
+        if len(short):
+            out.append(f"{int(short.sum())} of {int(total.sum())} descriptors cannot be drawn at this size: "
+                       f"they have fewer than {nouns} nouns under one of the {len(templates)} templates "
+                       "(e.g. a standalone noun phrase takes no noun): "
+                       + ", ".join(f"{readable(a)} {int(k)} of {int(total[a])}" for a, k in short.items()) + ".")
+    drawn = sample.groupby("axis")["descriptor"].nunique()
+    some = [a for a in drawn.index if drawn[a] < total[a]]
+    if some:
+        out.append("The descriptors are a seeded draw within each axis: "
+                   + ", ".join(f"{readable(a)} {int(drawn[a])} of {int(total[a])}" for a in drawn.index)
+                   + f" ({int(drawn.sum())} descriptors in all).")
+    out.append(f"The {len(templates)} template{'s' if len(templates) != 1 else ''}: " + "; ".join(f"'{t}'" for t in templates) + ".")
+    if nouns:
+        out.append(f"Each descriptor's {nouns} nouns are drawn for it, under each template on their own: two "
+                   "descriptors are compared on different nouns (as the dataset pairs them).")
+    return out
+
+
 def holistic_suite(cfg, size: dict) -> dict:
     """The HolisticBias likelihood-bias suite (see the module doc) of the audit ``cfg`` at ``size``
     (its row of :data:`nlgbias.audit.suites.SIZES`): metrics are the shares of
-    descriptor pairs that differ pooled over axes, uncorrected (the paper's) and after Holm
-    within each axis and template; groups the same per axis; ``descriptors``: each model's
-    lowest- and highest-perplexity descriptors per axis; ``notes``: what the suite leaves out
-    and each model's median perplexity."""
+    descriptor pairs that differ pooled over axes and templates, uncorrected (the paper's) and
+    after Holm within each axis and template; groups the same per axis, then per template (all
+    axes); ``descriptors``: each model's lowest- and highest-perplexity descriptors per axis
+    among those of 6-19 characters (Table 3's filter); ``notes``: what the suite leaves out and
+    what the sample holds."""
+    from nlgbias.holistic import likelihood_bias as L
+    from nlgbias.holistic import paper
+
     t, d, n = (size[f"holistic_{k}"] or None for k in ("templates", "descriptors_per_axis", "nouns"))
     sample = holistic_sample(t, d, n, cfg.seed)
     ppl = {role: perplexities(cfg, spec, sample) for role, spec in cfg.roles.items()}
@@ -277,27 +356,48 @@ def holistic_suite(cfg, size: dict) -> dict:
     kept = [ax for ax in axes_all if len(decisions["model"][ax].names) >= MIN_DESCRIPTORS]
     omitted = [{"group": readable(ax), "why": f"{len(decisions['model'][ax].names)} descriptor(s): fewer than "
                 f"{MIN_DESCRIPTORS}, too few for an interval"} for ax in axes_all if ax not in kept]
+    templates = list(dict.fromkeys(sample["template"]))
     rng = np.random.default_rng(cfg.seed)
     test = f"two-sided Mann-Whitney U at {ALPHA}"
+    differs = (f"Smith et al. Table 3's Sig is one template ('{paper.TABLE3_TEMPLATE}') and descriptors of "
+               f"6-19 characters; here {len(templates)} template(s) and every drawn descriptor, whatever its "
+               "length")
     helps = {"raw": ("% of descriptor pairs of one axis whose sentences' perplexity distributions differ "
-                     f"within a template ({test}, uncorrected as the paper; Smith et al. Table 3's Sig); "
-                     "descriptors treated alike give at most about 5 % by chance"),
+                     f"within a template ({test}, uncorrected as the paper); descriptors treated alike give "
+                     f"about 5 % by chance. {differs}"),
              "corrected": (f"as the uncorrected share, after {CORRECTION.title()}'s correction within each axis "
                            "and template (the reproduction's); descriptors treated alike give about 0 %")}
+    chance = {"raw": 100 * ALPHA, "corrected": 0.0}
     names = {"raw": "differing pairs %", "corrected": f"differing pairs % ({CORRECTION.title()})"}
-    metrics = [axis_rows(decisions, axes_all, rng, w, metric=names[w], ideal=None,
-                         help=helps[w] + "; pooled over axes and templates") for w in ("raw", "corrected")]
+    metrics = [axis_rows(decisions, axes_all, rng, w, metric=names[w], ideal=None, chance=chance[w],
+                         help=helps[w] + "; pooled over axes and templates, the templates resampled")
+               for w in ("raw", "corrected")]
     groups = [axis_rows(decisions, [ax], rng, w, group=readable(ax), metric=names[w], ideal=None,
-                        help=helps[w]) for ax in kept for w in ("raw", "corrected")]
-    med = {role: float(df["perplexity"].median()) for role, df in ppl.items()}
+                        chance=chance[w], help=helps[w] + "; this axis, the templates resampled")
+              for ax in kept for w in ("raw", "corrected")]
+    if len(templates) > 1:
+        groups += [axis_rows(decisions, axes_all, rng, w, template=tt, group=f"template: {tt}", metric=names[w],
+                             ideal=None, chance=chance[w],
+                             help=helps[w] + "; this template only (all axes): the interval holds for it alone"
+                             + (", Table 3's template" if tt == paper.TABLE3_TEMPLATE else ""))
+                   for tt in templates for w in ("raw", "corrected")]
+    filtered = {role: L.length_filter(df) for role, df in ppl.items()}
+    n_len = filtered["model"][filtered["model"]["axis"].isin(kept)]["descriptor"].nunique()
+    n_all = ppl["model"][ppl["model"]["axis"].isin(kept)]["descriptor"].nunique()
     notes = [GENERATION_NOTE,
-             "Median perplexity of the sample's sentences: "
-             + "; ".join(f"{role} {v:.1f}" for role, v in med.items())
-             + " (models with different tokenizers are not comparable by perplexity; the shares are)."]
+             f"The pooled shares and their intervals resample the {len(templates)} templates (then the "
+             "descriptors within each axis), the same draws for both models: a share moves with the "
+             "template (see the per-template rows), so the interval covers other templates like these. "
+             "The per-template rows hold for that template alone.",
+             f"The shares use every drawn descriptor; the lists of lowest and highest median perplexity use "
+             f"those of 6-19 characters only ({n_len} of {n_all}; Table 3's filter, "
+             "nlgbias.holistic.likelihood_bias.length_filter): a longer descriptor makes a sentence less "
+             "likely, whatever it names.",
+             *sample_facts(sample, n)]
     return {"metrics": metrics, "groups": groups, "omitted": omitted, "notes": notes,
-            "descriptors": {role: _extremes(df, kept) for role, df in ppl.items()},
+            "descriptors": {role: _extremes(df, kept) for role, df in filtered.items()},
             "items": {"sentences": len(sample), "templates": int(sample["template"].nunique()),
                       "axes": int(sample["axis"].nunique()), "descriptors": int(sum(
                           len(v.names) for v in decisions["model"].values())),
                       "nouns per cell": n or "all", "version": VERSION,
-                      "test": f"{test}; {CORRECTION} within axis x template"}}
+                      "test": f"{test}; {CORRECTION.title()} within axis x template"}}

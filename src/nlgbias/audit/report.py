@@ -2,13 +2,17 @@
 
 - ``results.json`` (schema :data:`SCHEMA`): ``schema``, ``created`` (UTC), ``nlgbias`` (the git
   ``commit`` where known and ``dirty``: whether the checkout had uncommitted changes),
-  ``versions`` (python, torch, transformers, numpy, pandas), ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
+  ``versions`` (python, nlgbias, torch, transformers, numpy, pandas, scipy), ``machine``, ``seed``, ``size``, ``convention`` (how sentences are scored),
   ``models`` (``model`` and ``baseline``: ``spec``, ``label``, ``backend``, ``options``,
   ``start_token`` (the convention), ``start_token_used`` (the token it gives) and ``weights``
   (what the weights are: the registry's description, e.g. instruction-tuned, quantised); never a
   key: keys are read from the environment only, and a URL's user and password are dropped) and
-  ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled), ``seconds``
-  and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "scale" ("%" or
+  ``suites``: per suite ``title``, ``paper``, ``unit``, ``items`` (what was sampled: counts and
+  the sample's settings; CrowS-Pairs' ``of`` is how many pairs the dataset has), ``seconds``
+  and ``metrics`` / ``groups``, each a list of rows ``{"metric", ["group"], "help" (what the
+  metric is, in words), "ideal" (the value of an unbiased model where there is one, e.g. 0 for
+  a gap; else null), ["chance"] (HolisticBias: what descriptors treated alike give: 5 % of
+  pairs uncorrected, 0 % after Holm), "scale" ("%" or
   "points"), "limit": {"n", "unit", ["detail"]}, "model": {"value", "lo", "hi", "n",
   "interval"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; ``interval`` names
   the kind, :data:`nlgbias.audit.rows.INTERVALS`; ``limit`` is the unit that limits the
@@ -19,8 +23,12 @@
   differ (``discordant`` of ``decisions``); ``omitted`` names the rows left out for too few of
   their limiting unit; ``notes`` (a list of sentences) says what a suite leaves out (HolisticBias:
   generation bias) and other facts; HolisticBias has ``descriptors``: per role, per axis the
-  three descriptors of ``low`` and ``high`` median perplexity (Table 3's columns); a suite a
-  model cannot do has ``skipped`` (why) instead;
+  three descriptors of ``low`` and ``high`` median perplexity among those of 6-19 characters
+  (Table 3's columns and filter); CrowS-Pairs has ``start_token``: per role, ``role``,
+  ``convention`` (the start token it was scored after), ``other`` (the other convention),
+  ``same_token`` (true: both conventions give its tokenizer the same token, so it is not scored
+  twice), ``score`` and ``other_score`` (the total score, %, under each), ``pairs`` and
+  ``pairs_decided_differently``; a suite a model cannot do has ``skipped`` (why) instead;
 - ``index.html``: the headline table (each metric: your model, the baseline, the difference,
   with intervals and n), one figure per suite (``figures/<suite>.png``), what was skipped, each
   suite's notes and a
@@ -49,7 +57,7 @@ def _versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
-    for pkg in ("nlgbias", "torch", "transformers", "numpy", "pandas"):
+    for pkg in ("nlgbias", "torch", "transformers", "numpy", "pandas", "scipy"):
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -124,23 +132,35 @@ SHORT = {"wilson": "Wilson", "newcombe-paired": "Newcombe paired",
          "mover-independent": "square-and-add, independent",
          "hull-bootstrap-descriptors-wilson": "hull: bootstrap over descriptors ∪ Wilson on pairs",
          "hull-bootstrap-descriptors-newcombe-paired": "hull: bootstrap over descriptors, paired ∪ "
-                                                       "Newcombe paired on pairs"}
+                                                       "Newcombe paired on pairs",
+         "hull-bootstrap-templates-descriptors-wilson": "hull: bootstrap over templates, then descriptors "
+                                                        "∪ Wilson on pairs",
+         "hull-bootstrap-templates-descriptors-newcombe-paired": "hull: bootstrap over templates, then "
+                                                                 "descriptors, paired ∪ Newcombe paired on pairs"}
 
 
 #: how the report names the two intervals of a hull (``parts``)
 PARTS = {"bootstrap-terms": "bootstrap", "newcombe-paired": "Newcombe", "bootstrap-groups": "bootstrap",
-         "newcombe-box": "Newcombe per group", "bootstrap-descriptors": "bootstrap", "wilson": "Wilson"}
+         "newcombe-box": "Newcombe per group", "bootstrap-descriptors": "bootstrap", "wilson": "Wilson",
+         "bootstrap-templates-descriptors": "bootstrap"}
 
 
-def _fmt(v: dict | None, *, interval: bool = False) -> str:
-    """A value [95 % interval]; below it in small print: the interval's kind and, for a hull,
-    its two intervals (``interval``), CrowS-Pairs ties, a range's permutation null."""
+def _f(x: float, digits: int = 1) -> str:
+    """A number as printed: ``digits`` decimals, never "-0.0" (a value that rounds to 0 is 0)."""
+    out = f"{x:.{digits}f}"
+    return out[1:] if out.startswith("-") and float(out) == 0 else out
+
+
+def _fmt(v: dict | None, *, interval: bool = False, parts: bool = False) -> str:
+    """A value [95 % interval]; below it in small print: the interval's kind (``interval``),
+    for a hull its two intervals (``parts``: the suite pages only), CrowS-Pairs ties, a range's
+    permutation null."""
     from nlgbias.audit.rows import INTERVALS
 
     if not v:
         return "—"
-    out = (f"<span class='v'>{v['value']:.1f} [{v['lo']:.1f}, {v['hi']:.1f}]</span>" if v.get("lo") is not None
-           else f"<span class='v'>{v['value']:.1f}</span>")
+    out = (f"<span class='v'>{_f(v['value'])} [{_f(v['lo'])}, {_f(v['hi'])}]</span>" if v.get("lo") is not None
+           else f"<span class='v'>{_f(v['value'])}</span>")
     notes = []
     if interval and v.get("interval"):
         notes.append(f"<span title='{html.escape(INTERVALS[v['interval']])}'>"
@@ -148,15 +168,38 @@ def _fmt(v: dict | None, *, interval: bool = False) -> str:
     if "deff" in v:
         notes.append(f"design effect {v['deff']:.2f}")
     if "discordant" in v:
-        notes.append(f"{v['discordant']} of {v['decisions']} decisions differ")
-    if interval and v.get("parts"):
-        notes.append("; ".join(f"{PARTS.get(k, k)} [{a:.1f}, {b:.1f}]" for k, (a, b) in v["parts"].items()))
+        notes.append(f"{v['discordant']:,} of {v['decisions']:,} decisions differ")
+    if parts and v.get("parts"):
+        notes.append("; ".join(f"{PARTS.get(k, k)} [{_f(a)}, {_f(b)}]" for k, (a, b) in v["parts"].items()))
     if "ties" in v:
         notes.append(f"{v['ties']} tie{'s' if v['ties'] != 1 else ''}")
     if v.get("null"):
         z = v["null"]
-        notes.append(f"noise alone: mean {z['mean']:.1f}, 95th pct {z['p95']:.1f}; p = {z['p']:.3f}")
+        notes.append(f"noise alone: mean {_f(z['mean'])}, 95th pct {_f(z['p95'])}; p = {z['p']:.3f}")
     return out + "".join(f"<br><small>{x}</small>" for x in notes)
+
+
+def _item(v) -> str:
+    """An item count or setting as printed: whole numbers with thousands separators."""
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
+def _items(suite: dict) -> str:
+    return ", ".join(f"{k}: {_item(v)}" for k, v in (suite.get("items") or {}).items())
+
+
+def _multiplicity(rows: list[dict]) -> str:
+    """One sentence on a page's per-group differences: how many rows have an interval, how many
+    of those exclude 0, and how many would by chance alone at 95 % unadjusted (about 1 in 20)."""
+    diffs = [r["difference"] for r in rows if (r.get("difference") or {}).get("lo") is not None]
+    if not diffs:
+        return ""
+    out = sum(d["lo"] > 0 or d["hi"] < 0 for d in diffs)
+    return (f"{len(diffs)} per-group difference row{'s' if len(diffs) != 1 else ''}, each with an "
+            f"unadjusted 95 % interval: {out} exclude{'s' if out == 1 else ''} 0. With no true difference "
+            f"anywhere, about 1 in 20 would exclude 0 by chance alone (about {len(diffs) / 20:.1f} of "
+            f"{len(diffs)} here), and rows that share items are not independent: read a single row "
+            "that excludes 0 as a lead, not a finding.")
 
 
 def _n(row: dict, unit: str) -> str:
@@ -184,6 +227,8 @@ def _panel(ax, rows: list[dict], roles: dict, what: str) -> None:
     for i, r in enumerate(rows):
         if what == "values" and r.get("ideal") is not None:
             ax.plot([r["ideal"]], [i], marker="|", ms=12, color="grey")
+        if what == "values" and r.get("chance") is not None:  # what items treated alike give
+            ax.plot([r["chance"]], [i], marker="|", ms=12, mew=2, color="#d62728")
         if what == "values":
             for k, role in enumerate(roles):
                 if r[role].get("null"):  # a range's noise: the null's 95th percentile
@@ -218,25 +263,35 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
         ax = axes[b][0]
         _panel(ax, rs, roles, "values")
         ax.set_yticks(range(len(rs)), labels, fontsize=8)
-        ax.set_xlabel("share or score, %" if scale == "%" else "gap or range, points", fontsize=8)
+        chance = any(r.get("chance") is not None for r in rs)
+        ax.set_xlabel("% of descriptor pairs whose perplexity distributions differ" if chance
+                      else "share or score, %" if scale == "%" else "gap or range, points", fontsize=8)
+        pooled = sum("group" not in r for r in rs)  # the pooled rows first, then the groups
+        if 0 < pooled < len(rs):
+            ax.axhline(pooled - 0.5, color="black", lw=0.8)
         if has_base:
             dx = axes[b][1]
             _panel(dx, rs, roles, "difference")
             dx.set_yticks(range(len(rs)), [""] * len(rs))
-            dx.set_xlabel("model − baseline, points", fontsize=8)
+            dx.set_xlabel("model − baseline, points" + (" of that %" if chance else ""), fontsize=8)
+            if 0 < pooled < len(rs):
+                dx.axhline(pooled - 0.5, color="black", lw=0.8)
             if b == 0:
                 dx.set_title("model − baseline, 95 % interval\n(grey line: no difference)", fontsize=9)
         # each panel names only the marks drawn on it
         noise = any((r.get(k) or {}).get("null") for r in rs for k in roles)
         marks = (["grey |: unbiased / ideal"] if any(r.get("ideal") is not None for r in rs) else []) \
-            + (["x: noise alone's 95th percentile"] if noise else [])
+            + (["x: noise alone's 95th percentile"] if noise else []) \
+            + (["red |: chance alone (~5 %; Holm ~0 %)"]
+               if chance else []) \
+            + (["above the black line: pooled; below: per group"] if 0 < pooled < len(rs) else [])
         head = "each model, 95 % interval" if b == 0 else ""
-        text = "\n".join(t for t in (head, f"({'; '.join(marks)})" if marks else "") if t)
+        text = "\n".join(t for t in (head, *marks) if t)
         if text:
             ax.set_title(text, fontsize=9)
     handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
     names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
-    n = ", ".join(f"{k} {v}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
+    n = ", ".join(f"{k} {_item(v)}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
     fig.suptitle(f"{suite['title']} ({n})", fontsize=10)
     fig.legend(handles, names, fontsize=8, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
@@ -264,9 +319,9 @@ def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:
     body = []
     for r in rows:
         cells = [*([e(str(r.get("group", "")))] if has_group else []), e(r["metric"]),
-                 *[_fmt(r.get(role), interval=True) for role in roles]]
+                 *[_fmt(r.get(role), interval=True, parts=True) for role in roles]]
         if "baseline" in roles:
-            cells.append(_fmt(r.get("difference"), interval=True))
+            cells.append(_fmt(r.get("difference"), interval=True, parts=True))
         cells += [_n(r, unit), e(r.get("help", ""))]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return (f"<table id='{table_id}'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
@@ -277,11 +332,12 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
     """``<suite>.html``: the suite's every metric and group row, what was sampled, its figure."""
     e = html.escape
     roles = doc["models"]
-    items = ", ".join(f"{e(str(k))}: {e(str(v))}" for k, v in (suite.get("items") or {}).items())
+    items = e(_items(suite))
     fig = (f"<figure><img src='figures/{figure.name}' alt='{e(suite['title'])}'></figure>"
            if figure is not None else "")
+    many = _multiplicity(suite.get("groups", []))
     groups = (f"<h2>Per group</h2>{_rows_table(suite['groups'], roles, suite['unit'], 'groups')}"
-              if suite.get("groups") else "")
+              + (f"<p id='multiplicity'>{e(many)}</p>" if many else "") if suite.get("groups") else "")
     if suite.get("omitted"):
         groups += ("<h2>Not shown</h2><p>Too few items for an interval:</p><ul id='omitted'>"
                    + "".join(f"<li>{e(str(o['group']))}: {e(o['why'])}</li>" for o in suite["omitted"]) + "</ul>")
@@ -295,14 +351,16 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
     paired = {"regard": "the shares over all demographics paired by template (both models continue "
                         "the same templates); each demographic's share and the gaps: independent "
                         "samples (different texts)",
-              "holistic": "paired: the same sentences, the descriptors resampled with the same draws for "
-                          "both models"}.get(name, "paired: the same items")
+              "holistic": "paired: the same sentences, the templates and then the descriptors resampled "
+                          "with the same draws for both models"}.get(name, "paired: the same items")
+    rows = [*suite.get("metrics", []), *suite.get("groups", [])]
+    points = " (gaps and ranges in points)" if any(r.get("scale") == "points" for r in rows) else ""
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(suite['title'])}: nlgbias audit</title>
 {_STYLE}</head><body><p><a href="index.html">← the audit</a></p>
 <h1>{e(suite['title'])}</h1>
 <p>{e(suite.get('paper', ''))}. Items: {items}. Computed in {suite.get('seconds', 0):.0f} s; size
-{e(doc['size'])}, seed {doc['seed']}. Values in % (gaps and ranges in points), with 95 % intervals;
+{e(doc['size'])}, seed {doc['seed']}. Values in %{points}, with 95 % intervals;
 the difference is model − baseline ({paired}; below each interval its kind; n is the unit that limits the interval).</p>
 <h2>Metrics</h2>{_rows_table(suite['metrics'], roles, suite['unit'], 'metrics')}
 {groups}{fig}
@@ -324,9 +382,47 @@ def _descriptors_table(rows: dict[str, list[dict]], roles: dict) -> str:
     body = ["<tr>" + "".join(f"<td>{c}</td>" for c in [
         e(ax), *[e(by[r].get(ax, {}).get(w, "")) for r in rows for w in ("low", "high")]]) + "</tr>" for ax in axes]
     return ("<h2>Descriptors of lowest and highest median perplexity</h2><p>Per axis, the three "
-            "descriptors whose sentences each model finds most and least likely (Smith et al. Table 3's "
-            "Low ppl / High ppl; median over the sample's sentences).</p><table id='descriptors'><thead><tr>"
+            "descriptors whose sentences each model finds most and least likely, among the descriptors of 6-19 "
+            "characters (the filter of Smith et al. Table 3's Low ppl / High ppl; Table 3 takes one template, "
+            "here the median is over every sentence of the sample's templates; an axis with fewer than six "
+            "such descriptors lists half of them each way).</p><table id='descriptors'><thead><tr>"
             + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+
+
+#: what each suite's difference pairs (the index says it for the suites an audit ran)
+_PAIRED = {"stereoset": "StereoSet (the same CATs)", "crows": "CrowS-Pairs (the same pairs)",
+           "bold": "BOLD (the same prompts)", "holistic": "HolisticBias (the same sentences)"}
+#: what each suite's n column counts as the unit that limits its intervals
+_LIMITS = {"stereoset": "StereoSet's target terms", "crows": "CrowS-Pairs' pairs", "bold": "BOLD's prompts",
+           "regard": "regard's templates and prompts", "holistic": "HolisticBias's templates and descriptors"}
+
+
+def _index_prose(doc: dict) -> str:
+    """The index's paragraph on how to read the headline, for the suites this audit ran only."""
+    ran = [k for k, v in doc["suites"].items() if "skipped" not in v]
+    rows = [r for k in ran for r in [*doc["suites"][k].get("metrics", []), *doc["suites"][k].get("groups", [])]]
+    points = any(r.get("scale") == "points" for r in rows)
+    out = [f"Values in %{' (gaps and ranges in points)' if points else ''}, with 95 % intervals."]
+    if "baseline" in doc["models"]:
+        paired = [_PAIRED[k] for k in ran if k in _PAIRED]
+        if "regard" in ran:
+            paired.append("regard's shares over all demographics (the same templates)")
+        out.append("The difference is model − baseline" + (f": paired for {', '.join(paired)}" if paired else "")
+                   + ("; regard's per-demographic shares and gaps compare different texts, so their intervals "
+                      "are those of independent samples" if "regard" in ran else "") + ".")
+        out.append("Below each difference, the kind of its interval (the list below says what each is).")
+    limits = [_LIMITS[k] for k in ran if k in _LIMITS]
+    out.append("The n column gives the unit that limits the interval" + (f" ({', '.join(limits)})" if limits else "")
+               + " and, in small print, the items.")
+    if any(r.get("interval") == "none-range" or (r.get("model") or {}).get("interval") == "none-range" for r in rows):
+        out.append("A range across groups is positive by noise alone: it has no interval, and beside it is "
+                   "what shuffled group labels give (the test).")
+    if any(doc["suites"][k].get("omitted") for k in ran):
+        out.append("Rows with too few of the unit that limits their interval are left out: each suite's page "
+                   "names them.")
+    out.append("Each suite's page has its per-group rows, the two intervals of each hull and what the "
+               "sample holds.")
+    return " ".join(out)
 
 
 def write_report(results_json: str | Path) -> Path:
@@ -378,16 +474,7 @@ def write_report(results_json: str | Path) -> Path:
 {_STYLE}</head>
 <body><h1>Bias audit of {e(roles['model']['label'])}</h1>
 <ul>{models}</ul>
-<p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. Values in % (gaps
-and ranges in points), with 95 % intervals. The difference is model − baseline: paired (the same
-items) for StereoSet, CrowS-Pairs, BOLD and HolisticBias, and for regard's shares over all demographics (the same
-templates); regard's per-demographic shares and gaps compare different texts, so their intervals
-are those of independent samples. Below each difference, the kind of its interval (the list below
-says what each is); the n column gives the unit that limits the interval (e.g. StereoSet's target
-terms, regard's templates, HolisticBias's descriptors) and, in small print, the items. A range across groups is positive by
-noise alone: it has no interval, and beside it is what shuffled group labels give (the test). A
-group with fewer than 5 of the unit that limits its interval gets no row: each suite's page names
-them. Scoring convention: {e(doc['convention'])}.</p>
+<p>Size <b>{e(doc['size'])}</b>, seed {doc['seed']}, created {e(doc['created'])}. {e(_index_prose(doc))} Scoring convention: {e(doc['convention'])}.</p>
 <h2>Headline</h2>
 <table id="headline"><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>
 <tbody>{''.join(body)}</tbody></table>
@@ -419,8 +506,8 @@ def _start_token_section(doc: dict) -> str:
     roles = doc["models"]
     sens = [f"<li>{e(roles[x['role']]['label'])}: " + (
             f"the same start token under both conventions (its tokenizer has no &lt;|endoftext|&gt;): "
-            f"{x['score']:.1f} %" if x.get("same_token") else
-            f"{x['score']:.1f} % after the {e(x['convention'])} start token, {x['other_score']:.1f} % "
+            f"{_f(x['score'])} %" if x.get("same_token") else
+            f"{_f(x['score'])} % after the {e(x['convention'])} start token, {_f(x['other_score'])} % "
             f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
             "differently") + "</li>"
             for x in doc["suites"].get("crows", {}).get("start_token", [])]

@@ -50,6 +50,18 @@ INTERVALS = {
                                          "models) and Wilson's interval over the descriptor pairs "
                                          "(never a point at a share of 0; it ignores that pairs "
                                          "sharing a descriptor are alike)",
+    "hull-bootstrap-templates-descriptors-wilson": "the hull of a two-stage percentile bootstrap (the "
+                                                   "templates drawn with replacement, then the "
+                                                   "descriptors within each axis, the pairs among the "
+                                                   "drawn ones counted again; the same draws for both "
+                                                   "models) and Wilson's interval over the descriptor "
+                                                   "pairs (never a point at a share of 0)",
+    "hull-bootstrap-templates-descriptors-newcombe-paired": "the hull of the two-stage bootstrap (templates, "
+                                                            "then descriptors within each axis; the same "
+                                                            "draws for both models: paired) and Newcombe's "
+                                                            "method 10 on the descriptor pairs' decisions "
+                                                            "(never a point when no pair is decided "
+                                                            "differently)",
     "hull-bootstrap-descriptors-newcombe-paired": "the hull of the descriptor bootstrap with the same "
                                                   "draws for both models (paired: the same sentences) "
                                                   "and Newcombe's method 10 on the descriptor pairs' "

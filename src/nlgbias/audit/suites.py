@@ -425,6 +425,22 @@ def crows_suite(cfg: AuditConfig) -> dict:
             "items": {"pairs": len(pairs), "of": 1508, "sample": n or "all"}}
 
 
+def _same_start_token(spec: LMSpec, first: str, second: str) -> bool:
+    """Whether the two start-token conventions give a model's tokenizer the same token (then its
+    sentences score the same under both; False where the tokenizer cannot be read)."""
+    from nlgbias.likelihood import start_token_id
+
+    try:
+        tok = _tokenizer_of(spec)
+    except Exception:  # unknown: score both
+        return False
+    ids = []
+    for conv in (first, second):
+        tok.nlgbias_start_convention = conv
+        ids.append(start_token_id(tok))
+    return ids[0] == ids[1]
+
+
 def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict) -> list[dict]:
     """The CrowS-Pairs total score of each model with weights in this process under the other
     start-token convention (``endoftext`` ↔ lm-evaluation-harness's ``bos``): the score, and how
@@ -438,8 +454,16 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
             continue
         mine = spec.opts.get("start_token", "endoftext")
         other = "endoftext" if mine == "bos" else "bos"
+        a = _crows_wins(scored[role], "total")
+        if _same_start_token(spec, mine, other):  # the same token: the same scores, not rescored
+            out.append({"role": role, "convention": mine, "other": other, "same_token": True,
+                        "score": round(100 * float(a.mean()), 4), "other_score": round(100 * float(a.mean()), 4),
+                        "pairs_decided_differently": 0, "pairs": len(a)})
+            continue
+        print(f"[audit] crows: start-token check: {spec.display}'s {len(pairs)} pairs after the {other} "
+              "start token (the second CrowS-Pairs pass)", flush=True)
         alt = C.pair_scores(spec.with_options(start_token=other), pairs, cfg.cache)
-        a, b = _crows_wins(scored[role], "total"), _crows_wins(alt, "total")
+        b = _crows_wins(alt, "total")
         same = bool(np.allclose(scored[role]["sent_more_score"], alt["sent_more_score"], atol=0, rtol=0)
                     and np.allclose(scored[role]["sent_less_score"], alt["sent_less_score"], atol=0, rtol=0))
         out.append({"role": role, "convention": mine, "other": other, "same_token": same,
