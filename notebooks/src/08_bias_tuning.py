@@ -51,28 +51,29 @@
 
 # %% tags=["parameters"]
 # generated from nlgbias.profiles.STUDIES["holistic-tuning"] by python -m nlgbias.notebooks build: change the declaration, not this cell
-profile = "quick"      # quick | smoke | paper
-model = None           # the chat model tuned (notebook 07 must have its responses); None: the profile's (the README's profile table)
-tune_shares = None     # β candidates: share of responses tagged bias (β: that quantile of b); None: the profile's (quick 0.2 · smoke 0.3 · paper 0.1, 0.3, 0.5)
-seeds = None           # tuning seeds for the chosen β and for the ablation; None: the profile's (quick 3 · smoke 2 · paper 5)
-test_per_axis = None   # held-out (test) descriptors per axis; None: the profile's (quick 3 · smoke 2 · paper 10)
-val_per_axis = None    # validation descriptors per axis (early stopping and the choice of β); None: the profile's (quick 1 · smoke 1 · paper 5)
-alpha = 0              # exponent α of the bias value (the paper's choice: 0)
-max_steps = None       # tuning steps (LoRA): the budget a run stops on if the stopping rule does not stop it first; None: the profile's (quick 120 · smoke 4 · paper 3000)
-batch_size = None      # context/response pairs per step; None: the profile's (quick 8 · smoke 4 · paper 16)
-lr = None              # peak learning rate (AdamW, linear warm-up and decay); None: the profile's (quick 0.001 · smoke 0.001 · paper 0.0003)
-eval_every = None      # steps between validation-loss evaluations; None: the profile's (quick 4 · smoke 2 · paper 100)
-patience = None        # evaluations in a row whose validation loss drops by less than min_delta before stopping; None: the profile's (quick 2 · smoke 2 · paper 3)
-min_delta = None       # progress: a drop of the validation loss by at least this share of the last progress's loss; None: the profile's (quick 0.03 · smoke 0.0 · paper 0.0)
-lora_r = None          # LoRA rank; its alpha is twice the rank; None: the profile's (quick 4 · smoke 8 · paper 8)
-val_texts = None       # validation pairs for early stopping (seeded sample); None: the profile's (quick 16 · smoke 16 · paper every validation pair)
-ppl_texts = None       # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
-n_boot = None          # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
-device = "cpu"         # where the model is tuned (cpu, cuda)
-model_args = None      # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
-gen_batch_size = None  # prompts per generation batch; None: 32 in every profile
-seed = 0               # seed of every sample and draw
-root = None            # project root; None finds it
+profile = "quick"       # quick | smoke | paper
+model = None            # the chat model tuned (notebook 07 must have its responses); None: the profile's (the README's profile table)
+tune_shares = None      # β candidates: share of responses tagged bias (β: that quantile of b); None: the profile's (quick 0.2 · smoke 0.3 · paper 0.1, 0.3, 0.5)
+seeds = None            # tuning seeds for the chosen β and for the ablation; None: the profile's (quick 3 · smoke 2 · paper 5)
+test_per_axis = None    # held-out (test) descriptors per axis; None: the profile's (quick 3 · smoke 2 · paper 10)
+val_per_axis = None     # validation descriptors per axis (early stopping and the choice of β); None: the profile's (quick 1 · smoke 1 · paper 5)
+alpha = 0               # exponent α of the bias value (the paper's choice: 0)
+max_steps = None        # tuning steps (LoRA): the budget a run stops on if the stopping rule does not stop it first; None: the profile's (quick 120 · smoke 4 · paper 3000)
+batch_size = None       # context/response pairs per step; None: the profile's (quick 8 · smoke 4 · paper 16)
+lr = None               # peak learning rate (AdamW, linear warm-up and decay); None: the profile's (quick 0.001 · smoke 0.001 · paper 0.0003)
+eval_every = None       # steps between validation-loss evaluations; None: the profile's (quick 4 · smoke 2 · paper 100)
+patience = None         # evaluations in a row whose validation loss drops by less than min_delta before stopping; None: the profile's (quick 2 · smoke 2 · paper 3)
+min_delta = None        # progress: a drop of the validation loss by at least this share of the last progress's loss; None: the profile's (quick 0.03 · smoke 0.0 · paper 0.0)
+lora_r = None           # LoRA rank; its alpha is twice the rank; None: the profile's (quick 4 · smoke 8 · paper 8)
+val_texts = None        # validation pairs for early stopping (seeded sample); None: the profile's (quick 16 · smoke 16 · paper every validation pair)
+guard_sentences = None  # validation sentences the weight-choice guard answers at each evaluation (seeded sample); None: the profile's (quick 64 · smoke 16 · paper 64)
+ppl_texts = None        # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
+n_boot = None           # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
+device = "cpu"          # where the model is tuned (cpu, cuda)
+model_args = None       # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
+gen_batch_size = None   # prompts per generation batch; None: 32 in every profile
+seed = 0                # seed of every sample and draw
+root = None             # project root; None finds it
 
 # %%
 import logging
@@ -110,7 +111,8 @@ set_style()
 cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=test_per_axis,
                      val_per_axis=val_per_axis, max_steps=max_steps, batch_size=batch_size, lr=lr,
                      eval_every=eval_every, patience=patience, min_delta=min_delta, lora_r=lora_r,
-                     val_texts=val_texts, ppl_texts=ppl_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
+                     val_texts=val_texts, guard_sentences=guard_sentences, ppl_texts=ppl_texts, n_boot=n_boot,
+                     gen_batch_size=gen_batch_size)
 SPEC = parse_models([cfg["model"]], model_args=model_args, device=device, dtype="float32")[0]
 if not SPEC.local_weights:  # tuning needs the weights in this process
     raise NotebookSkipped(f"08 tunes the weights of {SPEC.display} in this process; a model behind the "
@@ -196,7 +198,8 @@ display(fig4_counts)
 torch.manual_seed(seed)
 lm = get_lm(SPEC).lm  # the loaded weights (float32) the LoRA runs start from
 TCONF = {k: cfg[k] for k in ("max_steps", "batch_size", "lr", "eval_every", "patience", "lora_r", "min_delta")}
-R = TS.tune_all(lm, S, B["betas"], cfg["tune_shares"], SEEDS, tconf=TCONF, val_texts=cfg["val_texts"], styles=STYLES,
+R = TS.tune_all(lm, S, B["betas"], cfg["tune_shares"], SEEDS, tconf=TCONF, val_texts=cfg["val_texts"],
+                guard_sentences=cfg["guard_sentences"], styles=STYLES,
                 models_dir=P.data / "models", generations=P.generations, cache=P.cache, slug=SLUG, name=NAME,
                 gen_batch_size=cfg["gen_batch_size"], seed=seed, timings=timings)
 runs = R["runs"]

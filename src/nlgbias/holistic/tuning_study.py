@@ -97,12 +97,9 @@ def figure4(tv: pd.DataFrame, styles: Sequence[str], means, beta: float, title: 
     return BL.plot_figure4(proj, beta, title=title), counts
 
 
-#: validation sentences the collapse guard of a tuning run answers (seeded sample)
-GUARD_SENTENCES = 64
-
-
 def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], seeds: Sequence[int], *,
-             tconf: Mapping, val_texts: int | None, styles: Sequence[str], models_dir: str | Path,
+             tconf: Mapping, val_texts: int | None, guard_sentences: int, styles: Sequence[str],
+             models_dir: str | Path,
              generations: str | Path, cache: str | Path, slug: str, name: str, gen_batch_size: int = 32,
              seed: int = 0, timings: dict | None = None) -> dict:
     """Appendix C's tuning as an experiment: one model per β candidate (first seed), compared by
@@ -118,9 +115,9 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     val_keep[np.random.default_rng(seed).permutation(val_idx)[: val_texts or len(val_idx)]] = True
 
     # the collapse guard on every validation sentence (boilerplate answers included: a rise of them counts)
-    # (a seeded sample of GUARD_SENTENCES: each check answers them all, ~0.5 s a sentence on 2 CPU cores)
-    guard_sentences = s["resp"].loc[s["resp"]["split"] == "val"].drop_duplicates("prompt_id")["prompt"]
-    guard_sentences = guard_sentences.sample(min(GUARD_SENTENCES, len(guard_sentences)), random_state=seed).tolist()
+    # (a seeded sample of ``guard_sentences``: each check answers them all, ~0.5 s a sentence on 2 CPU cores)
+    pool = s["resp"].loc[s["resp"]["split"] == "val"].drop_duplicates("prompt_id")["prompt"]
+    guard_sentences = pool.sample(min(guard_sentences, len(pool)), random_state=seed).tolist()
     rule = f"{TRN.GUARD_RULE} ({len(guard_sentences)} validation sentences)"
     guards: dict = {}
 
