@@ -670,6 +670,9 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
         assert (x["low"], x["high"]) == (ref.low_ppl, ref.high_ppl) and not set(low) & set(high)
         assert all(6 <= len(w) <= 19 for w in low + high), x
     notes = " ".join(res["notes"])
+    med = kept.assign(lp=np.log(kept["perplexity"])).groupby("descriptor")["lp"].median()
+    rho = med.corr(pd.Series(med.index.str.len(), index=med.index), method="spearman")
+    assert f"median log perplexity with its length is model {rho:+.2f}".replace("-", "−") in notes
     assert "control axis" in notes and f"'{paper.TABLE3_TEMPLATE}'" in notes and "5 nouns" in notes
     assert "body type 5 of 150" in notes and "nonce 5 of 8" in notes  # the draw, counted from v1.0
 

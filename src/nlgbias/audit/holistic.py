@@ -290,6 +290,18 @@ def _extremes(ppl: pd.DataFrame, axes: list[str], n: int = 3) -> list[dict]:
     return out
 
 
+def _length_rho(ppl: pd.DataFrame) -> float:
+    """Spearman's correlation, over descriptors, of the median log perplexity of a descriptor's
+    sentences with its length in characters."""
+    med = ppl.assign(lp=np.log(ppl["perplexity"])).groupby("descriptor")["lp"].median()
+    return float(med.corr(pd.Series(med.index.str.len(), index=med.index), method="spearman"))
+
+
+def _signed(x: float) -> str:
+    out = f"{x:+.2f}"
+    return out[1:] if float(out) == 0 else out.replace("-", "−")
+
+
 def perplexities(cfg, spec, sample: pd.DataFrame) -> pd.DataFrame:
     """Each sentence's perplexity under ``spec`` (float32 unless the spec sets a dtype), cached
     under the audit's cache (``holistic/perplexity/...``) and resumable."""
@@ -384,6 +396,7 @@ def holistic_suite(cfg, size: dict) -> dict:
     filtered = {role: L.length_filter(df) for role, df in ppl.items()}
     n_len = filtered["model"][filtered["model"]["axis"].isin(kept)]["descriptor"].nunique()
     n_all = ppl["model"][ppl["model"]["axis"].isin(kept)]["descriptor"].nunique()
+    rho = {role: _length_rho(df[df["axis"].isin(kept)]) for role, df in filtered.items()}
     notes = [GENERATION_NOTE,
              f"The pooled shares and their intervals resample the {len(templates)} templates (then the "
              "descriptors within each axis), the same draws for both models: a share moves with the "
@@ -391,8 +404,11 @@ def holistic_suite(cfg, size: dict) -> dict:
              "The per-template rows hold for that template alone.",
              f"The shares use every drawn descriptor; the lists of lowest and highest median perplexity use "
              f"those of 6-19 characters only ({n_len} of {n_all}; Table 3's filter, "
-             "nlgbias.holistic.likelihood_bias.length_filter): a longer descriptor makes a sentence less "
-             "likely, whatever it names.",
+             "nlgbias.holistic.likelihood_bias.length_filter). Within 6-19 characters the length still "
+             "moves them: Spearman's correlation of a descriptor's median log perplexity with its length is "
+             + "; ".join(f"{role} {_signed(r)}" for role, r in rho.items())
+             + " (negative: a longer descriptor, a lower perplexity per token), so the lists reflect length "
+             "too, not only what a descriptor names.",
              *sample_facts(sample, n)]
     return {"metrics": metrics, "groups": groups, "omitted": omitted, "notes": notes,
             "descriptors": {role: _extremes(df, kept) for role, df in filtered.items()},
