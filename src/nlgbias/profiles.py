@@ -304,7 +304,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("ppl_nouns", "count", "perplexity sample: nouns per descriptor x template", 1, 1, 0),
         PP("ppl_templates", "count", "Figure 2 sample: templates (0: all 26)", 4, 0, 0),
         PP("ppl_nonce_sentences", "count", "Figure 2 sample: sentences per Nonce descriptor, topped up "
-           "(the Nonce rows' power rests on them; 0: as sampled)", 0, 8, 0),
+           "(the Nonce rows' power rests on them; 0: as sampled)", 0, 16, 0),
         PP("table3_nouns", "count", 'Table 3: nouns per descriptor for "I love [PNP]."', 4, 4, 0),
         PP("table3_descriptors_per_axis", "count", "Table 3: descriptors per axis", 3, 0, 0),
         PP("offensive_nouns", "count", "Tables 11/12: nouns per descriptor x template", 1, 1, 0),
