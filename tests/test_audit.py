@@ -318,10 +318,39 @@ def test_the_report_loads_in_a_headless_browser_with_its_table_and_figures(audit
     assert "Newcombe [" in page and "in points" not in page  # no gaps or ranges in this suite
     for name in doc["suites"]:
         assert ">-0.0" not in (out / f"{name}.html").read_text(encoding="utf-8") and ">-0.0" not in dom
-    diffs = [g["difference"] for g in doc["suites"]["holistic"]["groups"]]
-    k = sum(d["lo"] > 0 or d["hi"] < 0 for d in diffs)
-    assert f"{len(diffs)} per-group difference rows, each with an unadjusted 95 % interval: {k} exclude" in page
-    assert "about 1 in 20" in page and doc["versions"]["scipy"]
+    # per-axis and per-template differences counted apart
+    groups = doc["suites"]["holistic"]["groups"]
+    per_t = [g["difference"] for g in groups if g["group"].startswith("template: ")]
+    per_a = [g["difference"] for g in groups if not g["group"].startswith("template: ")]
+    ka, kt = (sum(d["lo"] > 0 or d["hi"] < 0 for d in x) for x in (per_a, per_t))
+    assert (len(per_a), len(per_t)) == (26, 4)
+    assert (f"26 per-axis difference rows and 4 per-template ones, each with an unadjusted 95 % interval: "
+            f"{ka} of the 26 per-axis and {kt} of the 4 per-template rows exclude 0") in page
+    assert "about 1 in 20" in page and "about 1.5 of 30" in page and doc["versions"]["scipy"]
+    # fewer than 5 templates: the rule of too few limiting units names its exception
+    assert "pooled over its 2 templates are kept although fewer than 5" in (out / "index.html").read_text()
+    # the difference column's unit; StereoSet's lms and icat are scores
+    assert "difference (model − baseline, points)</th>" in page
+    assert "difference (model − baseline, points; lms and icat: score points)</th>" in (
+        out / "stereoset.html").read_text(encoding="utf-8")
+    assert "up to three descriptors" in page
+    # CrowS-Pairs: the sample as one phrase, the rows' help by variant, the other start token named
+    crows = (out / "crows.html").read_text(encoding="utf-8")
+    assert "Items: 40 of 1,508 pairs (seeded sample)." in crows and "of: 1,508" not in crows
+    helps = {(g["metric"], g["group"]): g["help"] for g in doc["suites"]["crows"]["groups"]}
+    assert all(h.endswith("by shared tokens") == ("shared" in m) for (m, _), h in helps.items())
+    assert all(h.endswith("by total log-probability") == ("total" in m) for (m, _), h in helps.items())
+    sens = {x["role"]: x for x in doc["suites"]["crows"]["start_token"]}
+    assert sens["model"]["other_token"] == "<|im_start|> (id 1)"
+    assert "after bos (&lt;|im_start|&gt; (id 1))" in crows
+    # every hull part and interval kind is documented
+    from nlgbias.audit.rows import INTERVALS
+
+    for suite in doc["suites"].values():
+        for r in [*suite.get("metrics", []), *suite.get("groups", [])]:
+            for role in ("model", "baseline", "difference"):
+                v = r.get(role) or {}
+                assert all(k in INTERVALS for k in v.get("parts", {}) if k.startswith(("bootstrap-t", "bootstrap-d"))), v
 
 
 def test_a_paired_share_difference_without_a_disagreeing_item_has_newcombes_interval():
@@ -661,20 +690,36 @@ def test_the_holistic_shares_are_likelihood_bias_on_the_same_perplexities(audit_
         assert d["value"] == pytest.approx(top["model"]["value"] - top["baseline"]["value"], abs=1e-3)
         assert d["lo"] <= d["value"] <= d["hi"] and d["decisions"] == 260 and d["lo"] < d["hi"]
     # the lists: descriptors of 6-19 characters only (Table 3's filter), none in both lists
+    # each a list of {descriptor, median perplexity}, lowest first / highest first
     kept = L.length_filter(perplexity["model"])
     for x in res["descriptors"]["model"]:
-        low, high = x["low"].split(", "), x["high"].split(", ")
+        low, high = ([d["descriptor"] for d in x[w]] for w in ("low", "high"))
         sub = kept[kept["axis"] == x["axis"].replace(" ", "_")]
         k = min(3, sub["descriptor"].nunique() // 2)
         ref = L.extreme_descriptors(sub, k).iloc[0]
-        assert (x["low"], x["high"]) == (ref.low_ppl, ref.high_ppl) and not set(low) & set(high)
-        assert all(6 <= len(w) <= 19 for w in low + high), x
+        assert (", ".join(low), ", ".join(high)) == (ref.low_ppl, ref.high_ppl) and not set(low) & set(high)
+        assert all(6 <= len(w) <= 19 for w in low + high) and 1 <= len(low) <= 3, x
+        med = sub.groupby("descriptor")["perplexity"].median()
+        for d in x["low"] + x["high"]:
+            assert d["median perplexity"] == pytest.approx(med[d["descriptor"]], abs=1e-3)
     notes = " ".join(res["notes"])
     med = kept.assign(lp=np.log(kept["perplexity"])).groupby("descriptor")["lp"].median()
     rho = med.corr(pd.Series(med.index.str.len(), index=med.index), method="spearman")
     assert f"median log perplexity with its length is model {rho:+.2f}".replace("-", "−") in notes
     assert "control axis" in notes and f"'{paper.TABLE3_TEMPLATE}'" in notes and "5 nouns" in notes
-    assert "body type 5 of 150" in notes and "nonce 5 of 8" in notes  # the draw, counted from v1.0
+    # the draw, counted from v1.0: of the descriptors drawable at 5 nouns x 2 templates
+    assert "body type 5 of 149 drawable (150 in v1.0)" in notes and "nonce 5 of 8," in notes
+    assert "characteristics 5 of 88 drawable (101 in v1.0)" in notes
+    # 2 templates, fewer than 5: the pooled rows are kept, their interval the templates' spread
+    assert "3 distinct bootstrap draws of 2" in notes and "other templates like these" not in notes
+    for r in [*res["metrics"], *res["groups"]]:
+        assert "template(s)" not in r["help"], r["help"]
+        if r.get("group", "").startswith("template: "):
+            t = r["group"][len("template: "):]
+            assert f"here this one template ('{t}') and every drawn descriptor" in r["help"] or "Holm" in r["metric"]
+        else:
+            assert "the spread over these 2, not coverage of other templates" in r["help"]
+            assert "here 2 templates and every drawn descriptor" in r["help"] or "Holm" in r["metric"]
 
 
 def test_holistic_pair_tests_equal_likelihood_bias_at_every_sample_size():

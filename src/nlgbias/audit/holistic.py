@@ -20,9 +20,11 @@ axis, the descriptors, the pairs among the drawn ones counted again in every dra
 same draws for both models: paired) and, so that a share of 0 or a difference with no pair
 decided differently is never a point, Wilson's interval over the pairs (a value) or Newcombe's
 paired method 10 over the pairs' decisions (a difference), which ignore that pairs share
-descriptors. With templates drawn, the limiting unit is the template: the interval speaks for
-other templates like these, not for these alone. Rows per template (all axes pooled) hold for
-that template only (its descriptors resampled). An axis with fewer than :data:`MIN_DESCRIPTORS`
+descriptors. With templates drawn, the limiting unit is the template; with fewer than
+:data:`MIN_TEMPLATES` templates (the rule that leaves out a row with too few of its limiting
+unit does not drop these rows) the interval is the spread over these templates (the distinct
+bootstrap draws of them: :func:`template_draws`), not coverage of other templates. Rows per
+template (all axes pooled) hold for that template only (its descriptors resampled). An axis with fewer than :data:`MIN_DESCRIPTORS`
 descriptors gets no row. The shares use every drawn descriptor (Table 3 keeps those of 6-19
 characters and one template); the lists of lowest and highest median perplexity apply Table 3's
 6-19 filter (:func:`nlgbias.holistic.likelihood_bias.length_filter`).
@@ -42,9 +44,9 @@ import pandas as pd
 
 from nlgbias.audit.rows import N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
 
-__all__ = ["ALPHA", "CORRECTION", "GENERATION_NOTE", "MIN_DESCRIPTORS", "VERSION", "AxisDecisions",
-           "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions", "pair_pvalues",
-           "sample_facts"]
+__all__ = ["ALPHA", "CORRECTION", "GENERATION_NOTE", "MIN_DESCRIPTORS", "MIN_TEMPLATES", "VERSION",
+           "AxisDecisions", "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions", "pair_pvalues",
+           "sample_facts", "template_draws"]
 
 #: HolisticBias version of the sentences
 VERSION = "v1.0"
@@ -55,6 +57,9 @@ CORRECTION = "holm"
 #: fewer descriptors than this in an axis: no row for it (a bootstrap over a handful of
 #: descriptors has no spread to give an interval); the omitted axes are named
 MIN_DESCRIPTORS = 5
+#: fewer templates than this: the rows pooled over templates are kept, but their interval is the
+#: spread over these templates, not coverage of other templates (said on the page)
+MIN_TEMPLATES = 5
 #: fewer sentences than this for a descriptor in a template: it is not tested there (as
 #: :func:`nlgbias.holistic.likelihood_bias.pair_significance`'s ``min_n``)
 MIN_SENTENCES = 2
@@ -187,6 +192,14 @@ def pair_decisions(frame: pd.DataFrame, *, alpha: float = ALPHA, correction: str
     return out
 
 
+def template_draws(k: int) -> int:
+    """How many distinct bootstrap draws ``k`` templates have (multisets of k of k: C(2k − 1, k);
+    4 templates: 35)."""
+    from math import comb
+
+    return comb(2 * k - 1, k) if k > 0 else 0
+
+
 def _draws(k: int, rng: np.random.Generator, n_boot: int) -> np.ndarray:
     """n_boot x k: how often each of k descriptors is drawn (k draws with replacement)."""
     idx = rng.integers(0, k, size=(n_boot, k))
@@ -216,8 +229,9 @@ def axis_rows(decisions: dict[str, dict[str, AxisDecisions]], axes: list[str], r
     then the descriptors within each axis; the same draws for every role; one ``template``: the
     descriptors only) and Wilson's interval over the pairs; the difference model − baseline with
     the hull of the paired bootstrap and Newcombe's paired interval over the pairs' decisions
-    (``discordant`` of ``decisions`` differ). The templates are few, and a share moves with them:
-    drawing them makes the interval hold for other templates like these, not only these."""
+    (``discordant`` of ``decisions`` differ). A share moves with the template: drawing the templates
+    puts that spread into the interval (with fewer than :data:`MIN_TEMPLATES` of them, their spread
+    only, not coverage of other templates)."""
     roles = list(decisions)
     first = decisions[roles[0]]
     draws = {ax: _draws(len(first[ax].names), rng, n_boot) for ax in axes}
@@ -274,19 +288,22 @@ def axis_rows(decisions: dict[str, dict[str, AxisDecisions]], axes: list[str], r
 
 
 def _extremes(ppl: pd.DataFrame, axes: list[str], n: int = 3) -> list[dict]:
-    """Per axis the ``n`` descriptors with the lowest and the highest median perplexity over
-    the sample's sentences (Table 3's "Low ppl" / "High ppl";
-    :func:`nlgbias.holistic.likelihood_bias.extreme_descriptors`); an axis with fewer than
-    ``2 n`` descriptors lists half of them each way (no descriptor in both lists)."""
-    from nlgbias.holistic import likelihood_bias as L
-
+    """Per axis up to ``n`` descriptors with the lowest and the highest median perplexity over
+    the sample's sentences (Table 3's "Low ppl" / "High ppl", in the order of
+    :func:`nlgbias.holistic.likelihood_bias.extreme_descriptors`), each as ``{"descriptor",
+    "median perplexity"}``, lowest first / highest first; an axis with fewer than ``2 n``
+    descriptors lists half of them each way (no descriptor in both lists)."""
     out = []
     for ax in axes:
         sub = ppl[ppl["axis"] == ax]
         k = min(n, sub["descriptor"].nunique() // 2)
         if k:
-            r = L.extreme_descriptors(sub, k).iloc[0]
-            out.append({"axis": readable(ax), "low": r.low_ppl, "high": r.high_ppl})
+            med = sub.groupby("descriptor")["perplexity"].median().reset_index()
+            med = med.sort_values(["perplexity", "descriptor"])  # as extreme_descriptors orders them
+            order = {"low": med.head(k), "high": med.iloc[::-1].head(k)}
+            out.append({"axis": readable(ax), **{w: [{"descriptor": d, "median perplexity": round(float(v), 4)}
+                                                     for d, v in zip(g["descriptor"], g["perplexity"])]
+                                                 for w, g in order.items()}})
     return out
 
 
@@ -323,6 +340,7 @@ def sample_facts(sample: pd.DataFrame, nouns: int | None) -> list[str]:
     every = every[every["axis"] != "null"]
     templates = list(dict.fromkeys(sample["template"]))
     total = every.groupby("axis")["descriptor"].nunique()
+    ok = None
     out = [f"The control axis (bare nouns, {len(control):,} sentences of v1.0) is left out: its "
            "'descriptor' is no descriptor, so it has no pairs to compare."]
     if nouns:
@@ -338,9 +356,15 @@ def sample_facts(sample: pd.DataFrame, nouns: int | None) -> list[str]:
                        + ", ".join(f"{readable(a)} {int(k)} of {int(total[a])}" for a, k in short.items()) + ".")
     drawn = sample.groupby("axis")["descriptor"].nunique()
     some = [a for a in drawn.index if drawn[a] < total[a]]
+
+    def of(a: str) -> str:
+        if ok is None or int(ok[a]) == int(total[a]):
+            return f"{int(total[a])}"
+        return f"{int(ok[a])} drawable ({int(total[a])} in {VERSION})"
+
     if some:
         out.append("The descriptors are a seeded draw within each axis: "
-                   + ", ".join(f"{readable(a)} {int(drawn[a])} of {int(total[a])}" for a in drawn.index)
+                   + ", ".join(f"{readable(a)} {int(drawn[a])} of {of(a)}" for a in drawn.index)
                    + f" ({int(drawn.sum())} descriptors in all).")
     out.append(f"The {len(templates)} template{'s' if len(templates) != 1 else ''}: " + "; ".join(f"'{t}'" for t in templates) + ".")
     if nouns:
@@ -371,26 +395,34 @@ def holistic_suite(cfg, size: dict) -> dict:
     templates = list(dict.fromkeys(sample["template"]))
     rng = np.random.default_rng(cfg.seed)
     test = f"two-sided Mann-Whitney U at {ALPHA}"
-    differs = (f"Smith et al. Table 3's Sig is one template ('{paper.TABLE3_TEMPLATE}') and descriptors of "
-               f"6-19 characters; here {len(templates)} template(s) and every drawn descriptor, whatever its "
-               "length")
-    helps = {"raw": ("% of descriptor pairs of one axis whose sentences' perplexity distributions differ "
-                     f"within a template ({test}, uncorrected as the paper); descriptors treated alike give "
-                     f"about 5 % by chance. {differs}"),
-             "corrected": (f"as the uncorrected share, after {CORRECTION.title()}'s correction within each axis "
-                           "and template (the reproduction's); descriptors treated alike give about 0 %")}
+    n_t = len(templates)
+
+    def helps(w: str, template: str | None = None) -> str:
+        here = (f"this one template ('{template}')" if template is not None
+                else f"{n_t} template{'s' if n_t != 1 else ''}")
+        differs = (f"Smith et al. Table 3's Sig is one template ('{paper.TABLE3_TEMPLATE}') and descriptors of "
+                   f"6-19 characters; here {here} and every drawn descriptor, whatever its length")
+        return {"raw": ("% of descriptor pairs of one axis whose sentences' perplexity distributions differ "
+                        f"within a template ({test}, uncorrected as the paper); descriptors treated alike give "
+                        f"about 5 % by chance. {differs}"),
+                "corrected": (f"as the uncorrected share, after {CORRECTION.title()}'s correction within each "
+                              "axis and template (the reproduction's); descriptors treated alike give about "
+                              "0 %")}[w]
+
+    spread = (f" (fewer than {MIN_TEMPLATES} templates: the interval is the spread over these {n_t}, not "
+              "coverage of other templates)" if 1 < n_t < MIN_TEMPLATES else "")
     chance = {"raw": 100 * ALPHA, "corrected": 0.0}
     names = {"raw": "differing pairs %", "corrected": f"differing pairs % ({CORRECTION.title()})"}
     metrics = [axis_rows(decisions, axes_all, rng, w, metric=names[w], ideal=None, chance=chance[w],
-                         help=helps[w] + "; pooled over axes and templates, the templates resampled")
+                         help=helps(w) + "; pooled over axes and templates, the templates resampled" + spread)
                for w in ("raw", "corrected")]
     groups = [axis_rows(decisions, [ax], rng, w, group=readable(ax), metric=names[w], ideal=None,
-                        chance=chance[w], help=helps[w] + "; this axis, the templates resampled")
+                        chance=chance[w], help=helps(w) + "; this axis, the templates resampled" + spread)
               for ax in kept for w in ("raw", "corrected")]
     if len(templates) > 1:
         groups += [axis_rows(decisions, axes_all, rng, w, template=tt, group=f"template: {tt}", metric=names[w],
                              ideal=None, chance=chance[w],
-                             help=helps[w] + "; this template only (all axes): the interval holds for it alone"
+                             help=helps(w, tt) + "; this template only (all axes): the interval holds for it alone"
                              + (", Table 3's template" if tt == paper.TABLE3_TEMPLATE else ""))
                    for tt in templates for w in ("raw", "corrected")]
     filtered = {role: L.length_filter(df) for role, df in ppl.items()}
@@ -398,10 +430,14 @@ def holistic_suite(cfg, size: dict) -> dict:
     n_all = ppl["model"][ppl["model"]["axis"].isin(kept)]["descriptor"].nunique()
     rho = {role: _length_rho(df[df["axis"].isin(kept)]) for role, df in filtered.items()}
     notes = [GENERATION_NOTE,
-             f"The pooled shares and their intervals resample the {len(templates)} templates (then the "
+             f"The pooled and per-axis shares' intervals resample the {n_t} templates (then the "
              "descriptors within each axis), the same draws for both models: a share moves with the "
-             "template (see the per-template rows), so the interval covers other templates like these. "
-             "The per-template rows hold for that template alone.",
+             "template (see the per-template rows)."
+             + (f" With fewer than {MIN_TEMPLATES} templates these rows are kept, against the rule that "
+                "leaves out rows with too few of their limiting unit, and their interval is the spread over "
+                f"these {n_t} templates ({template_draws(n_t)} distinct bootstrap draws of {n_t}), not "
+                "coverage of other templates." if 1 < n_t < MIN_TEMPLATES else "")
+             + " The per-template rows hold for that template alone.",
              f"The shares use every drawn descriptor; the lists of lowest and highest median perplexity use "
              f"those of 6-19 characters only ({n_len} of {n_all}; Table 3's filter, "
              "nlgbias.holistic.likelihood_bias.length_filter). Within 6-19 characters the length still "

@@ -16,16 +16,20 @@
   "points"), "limit": {"n", "unit", ["detail"]}, "model": {"value", "lo", "hi", "n",
   "interval"}, "baseline": {...}, "difference": {...}}`` (95 % intervals; ``interval`` names
   the kind, :data:`nlgbias.audit.rows.INTERVALS`; ``limit`` is the unit that limits the
-  interval and its count, ``n`` the items; the difference is model minus baseline); CrowS-Pairs
+  interval and its count, ``n`` the items; the difference is model minus baseline, in points of
+  the row's scale); CrowS-Pairs
   values have ``ties``, a range across groups has ``null`` (its permutation null: ``mean``,
   ``p95``, ``p``, ``permutations``) and no interval (``lo``, ``hi`` null), a hull its two
-  intervals (``parts``), a paired difference of decisions (StereoSet, HolisticBias) how many
+  intervals (``parts``: each keyed by its kind, :data:`nlgbias.audit.rows.INTERVALS`, e.g.
+  ``bootstrap-templates-descriptors`` and ``wilson``), a paired difference of decisions (StereoSet, HolisticBias) how many
   differ (``discordant`` of ``decisions``); ``omitted`` names the rows left out for too few of
-  their limiting unit; ``notes`` (a list of sentences) says what a suite leaves out (HolisticBias:
-  generation bias) and other facts; HolisticBias has ``descriptors``: per role, per axis the
-  three descriptors of ``low`` and ``high`` median perplexity among those of 6-19 characters
-  (Table 3's columns and filter); CrowS-Pairs has ``start_token``: per role, ``role``,
+  their limiting unit; ``notes`` (optional per suite: a list of sentences) says what a suite
+  leaves out (HolisticBias: generation bias) and other facts; HolisticBias has ``descriptors``:
+  per role, per axis up to three descriptors of ``low`` and ``high`` median perplexity among
+  those of 6-19 characters (Table 3's columns and filter), each a list of ``{"descriptor",
+  "median perplexity"}``, lowest first / highest first; CrowS-Pairs has ``start_token``: per role, ``role``,
   ``convention`` (the start token it was scored after), ``other`` (the other convention),
+  ``other_token`` (the token the other convention gives its tokenizer),
   ``same_token`` (true: both conventions give its tokenizer the same token, so it is not scored
   twice), ``score`` and ``other_score`` (the total score, %, under each), ``pairs`` and
   ``pairs_decided_differently``; a suite a model cannot do has ``skipped`` (why) instead;
@@ -184,19 +188,53 @@ def _item(v) -> str:
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
 
 
+def _item_parts(items: dict) -> list[str]:
+    """The items as printed: a sample of a dataset (``of``: its size; ``sample``: the setting)
+    reads "300 of 1,508 pairs (seeded sample)", every other item "key: value"."""
+    items = dict(items or {})
+    out = []
+    if "of" in items and items:
+        unit, n = next(iter(items.items()))
+        of, sample = items.pop("of"), items.pop("sample", None)
+        items.pop(unit)
+        out.append(f"{_item(n)} of {_item(of)} {unit}" + (" (seeded sample)" if sample not in (None, "all") else ""))
+    return out + [f"{k}: {_item(v)}" for k, v in items.items()]
+
+
 def _items(suite: dict) -> str:
-    return ", ".join(f"{k}: {_item(v)}" for k, v in (suite.get("items") or {}).items())
+    return ", ".join(_item_parts(suite.get("items")))
 
 
-def _multiplicity(rows: list[dict]) -> str:
+def _per_template(row: dict) -> bool:
+    """A HolisticBias row of one template (all axes), not of one axis."""
+    return str(row.get("group", "")).startswith("template: ")
+
+
+def _multiplicity(rows: list[dict], kind: str = "per-group") -> str:
     """One sentence on a page's per-group differences: how many rows have an interval, how many
-    of those exclude 0, and how many would by chance alone at 95 % unadjusted (about 1 in 20)."""
-    diffs = [r["difference"] for r in rows if (r.get("difference") or {}).get("lo") is not None]
+    of those exclude 0 (``kind`` names the groups; per-template rows are counted apart), and how
+    many would by chance alone at 95 % unadjusted (about 1 in 20)."""
+    rows = [r for r in rows if (r.get("difference") or {}).get("lo") is not None]
+    diffs = [r["difference"] for r in rows]
     if not diffs:
         return ""
-    out = sum(d["lo"] > 0 or d["hi"] < 0 for d in diffs)
-    return (f"{len(diffs)} per-group difference row{'s' if len(diffs) != 1 else ''}, each with an "
-            f"unadjusted 95 % interval: {out} exclude{'s' if out == 1 else ''} 0. With no true difference "
+    def plural(n: int) -> str:
+        return "s" if n != 1 else ""
+
+    def excl(sel: list[dict]) -> int:
+        return sum(r["difference"]["lo"] > 0 or r["difference"]["hi"] < 0 for r in sel)
+
+    groups, templates = [r for r in rows if not _per_template(r)], [r for r in rows if _per_template(r)]
+    if groups and templates:
+        head = (f"{len(groups)} {kind} difference row{plural(len(groups))} and {len(templates)} per-template "
+                f"one{plural(len(templates))}, each with an unadjusted 95 % interval: {excl(groups)} of the "
+                f"{len(groups)} {kind} and {excl(templates)} of the {len(templates)} per-template rows exclude ")
+    else:
+        sel, name = (groups, kind) if groups else (templates, "per-template")
+        k = excl(sel)
+        head = (f"{len(sel)} {name} difference row{plural(len(sel))}, each with an unadjusted 95 % interval: "
+                f"{k} exclude{'s' if k == 1 else ''} ")
+    return (f"{head}0. With no true difference "
             f"anywhere, about 1 in 20 would exclude 0 by chance alone (about {len(diffs) / 20:.1f} of "
             f"{len(diffs)} here), and rows that share items are not independent: read a single row "
             "that excludes 0 as a lead, not a finding.")
@@ -267,15 +305,21 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
         ax.set_xlabel("% of descriptor pairs whose perplexity distributions differ" if chance
                       else "share or score, %" if scale == "%" else "gap or range, points", fontsize=8)
         pooled = sum("group" not in r for r in rs)  # the pooled rows first, then the groups
-        if 0 < pooled < len(rs):
-            ax.axhline(pooled - 0.5, color="black", lw=0.8)
+        # HolisticBias: the per-axis rows, then the per-template rows (that template only)
+        first_t = next((i for i, r in enumerate(rs) if _per_template(r)), None)
+        lines = [x for x in (pooled if 0 < pooled < len(rs) else None, first_t) if x]
+        for y in lines:
+            ax.axhline(y - 0.5, color="black", lw=0.8 if y == pooled else 1.4)
+        if first_t:
+            ax.text(1.0, first_t - 0.5, "per template: that template only ", transform=ax.get_yaxis_transform(),
+                    ha="right", va="bottom", fontsize=7)
         if has_base:
             dx = axes[b][1]
             _panel(dx, rs, roles, "difference")
             dx.set_yticks(range(len(rs)), [""] * len(rs))
             dx.set_xlabel("model − baseline, points" + (" of that %" if chance else ""), fontsize=8)
-            if 0 < pooled < len(rs):
-                dx.axhline(pooled - 0.5, color="black", lw=0.8)
+            for y in lines:
+                dx.axhline(y - 0.5, color="black", lw=0.8 if y == pooled else 1.4)
             if b == 0:
                 dx.set_title("model − baseline, 95 % interval\n(grey line: no difference)", fontsize=9)
         # each panel names only the marks drawn on it
@@ -284,14 +328,17 @@ def _figure(name: str, suite: dict, roles: dict, folder: Path) -> Path | None:
             + (["x: noise alone's 95th percentile"] if noise else []) \
             + (["red |: chance alone (~5 %; Holm ~0 %)"]
                if chance else []) \
-            + (["above the black line: pooled; below: per group"] if 0 < pooled < len(rs) else [])
+            + ([f"above the thin black line: pooled; below: per {'axis' if chance else 'group'}"]
+               if 0 < pooled < len(rs) else []) \
+            + (["below the thick black line: per template (that template only)"] if first_t else [])
         head = "each model, 95 % interval" if b == 0 else ""
         text = "\n".join(t for t in (head, *marks) if t)
         if text:
             ax.set_title(text, fontsize=9)
     handles = [h for a in axes[0] for h in a.get_legend_handles_labels()[0]]
     names = [n for a in axes[0] for n in a.get_legend_handles_labels()[1]]
-    n = ", ".join(f"{k} {_item(v)}" for k, v in (suite.get("items") or {}).items() if len(str(v)) <= 20)
+    n = ", ".join(x.replace(": ", " ") for x in _item_parts(suite.get("items"))
+                  if ": " not in x or len(x.split(": ", 1)[1]) <= 20)
     fig.suptitle(f"{suite['title']} ({n})", fontsize=10)
     fig.legend(handles, names, fontsize=8, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
@@ -307,6 +354,14 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;tex
 figure{margin:1.5em 0}img{max-width:100%}.v{white-space:nowrap}</style>"""
 
 
+def _diff_head(rows: list[dict]) -> str:
+    """The difference column's header with its unit: points of the rows' % (or points) scale;
+    StereoSet's lms and icat are scores, their differences score points."""
+    scores = [r["metric"] for r in rows if r["metric"] in ("lms", "icat")]
+    unit = "points" + (f"; {' and '.join(dict.fromkeys(scores))}: score points" if scores else "")
+    return f"difference (model − baseline, {unit})"
+
+
 def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:
     """An HTML table of metric (and group) rows: each role's value [95 % interval], the paired
     difference where there is a baseline, n and what the metric is."""
@@ -314,7 +369,7 @@ def _rows_table(rows: list[dict], roles: dict, unit: str, table_id: str) -> str:
     has_group = any("group" in r for r in rows)
     head = [*(["group"] if has_group else []), "metric", *[f"{r}: {e(roles[r]['label'])}" for r in roles]]
     if "baseline" in roles:
-        head.append("difference (model − baseline)")
+        head.append(_diff_head(rows))
     head += ["n (the unit that limits the interval)", "what it is"]
     body = []
     for r in rows:
@@ -335,7 +390,7 @@ def _suite_page(name: str, suite: dict, doc: dict, out: Path, figure: Path | Non
     items = e(_items(suite))
     fig = (f"<figure><img src='figures/{figure.name}' alt='{e(suite['title'])}'></figure>"
            if figure is not None else "")
-    many = _multiplicity(suite.get("groups", []))
+    many = _multiplicity(suite.get("groups", []), "per-axis" if name == "holistic" else "per-group")
     groups = (f"<h2>Per group</h2>{_rows_table(suite['groups'], roles, suite['unit'], 'groups')}"
               + (f"<p id='multiplicity'>{e(many)}</p>" if many else "") if suite.get("groups") else "")
     if suite.get("omitted"):
@@ -379,13 +434,19 @@ def _descriptors_table(rows: dict[str, list[dict]], roles: dict) -> str:
     head = ["axis", *[f"{r}: {e(roles[r]['label'])}, {w}" for r in rows for w in ("lowest", "highest")]]
     axes = [x["axis"] for x in next(iter(rows.values()))]
     by = {r: {x["axis"]: x for x in v} for r, v in rows.items()}
+    def names(x: list[dict] | str) -> str:
+        if isinstance(x, str):
+            return x
+        return ", ".join(f"{d['descriptor']} ({_f(d['median perplexity'])})" for d in x)
+
     body = ["<tr>" + "".join(f"<td>{c}</td>" for c in [
-        e(ax), *[e(by[r].get(ax, {}).get(w, "")) for r in rows for w in ("low", "high")]]) + "</tr>" for ax in axes]
-    return ("<h2>Descriptors of lowest and highest median perplexity</h2><p>Per axis, the three "
+        e(ax), *[e(names(by[r].get(ax, {}).get(w, ""))) for r in rows for w in ("low", "high")]]) + "</tr>"
+        for ax in axes]
+    return ("<h2>Descriptors of lowest and highest median perplexity</h2><p>Per axis, up to three "
             "descriptors whose sentences each model finds most and least likely, among the descriptors of 6-19 "
             "characters (the filter of Smith et al. Table 3's Low ppl / High ppl; Table 3 takes one template, "
             "here the median is over every sentence of the sample's templates; an axis with fewer than six "
-            "such descriptors lists half of them each way).</p><table id='descriptors'><thead><tr>"
+            "such descriptors lists half of them each way). In brackets: the median perplexity.</p><table id='descriptors'><thead><tr>"
             + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
 
 
@@ -417,9 +478,17 @@ def _index_prose(doc: dict) -> str:
     if any(r.get("interval") == "none-range" or (r.get("model") or {}).get("interval") == "none-range" for r in rows):
         out.append("A range across groups is positive by noise alone: it has no interval, and beside it is "
                    "what shuffled group labels give (the test).")
+    from nlgbias.audit.holistic import MIN_TEMPLATES
+
+    few = (doc["suites"]["holistic"].get("items") or {}).get("templates", MIN_TEMPLATES) if "holistic" in ran else 0
+    exception = (f" HolisticBias's rows pooled over its {few} templates are kept although fewer than "
+                 f"{MIN_TEMPLATES}: their interval is the spread over these templates, not coverage of other "
+                 "templates." if 1 < few < MIN_TEMPLATES else "")
     if any(doc["suites"][k].get("omitted") for k in ran):
         out.append("Rows with too few of the unit that limits their interval are left out: each suite's page "
-                   "names them.")
+                   "names them." + exception)
+    elif exception:
+        out.append(exception.strip())
     out.append("Each suite's page has its per-group rows, the two intervals of each hull and what the "
                "sample holds.")
     return " ".join(out)
@@ -435,7 +504,7 @@ def write_report(results_json: str | Path) -> Path:
     head = ["suite", "metric", *[f"{r}: {e(roles[r]['label'])}" for r in roles]]
     has_base = "baseline" in roles
     if has_base:
-        head.append("difference (model − baseline)")
+        head.append(_diff_head([r for s in doc["suites"].values() for r in s.get("metrics", [])]))
     head.append("n (the unit that limits the interval)")
     body, figs, skipped, details, notes = [], [], [], [], []
     for name, suite in doc["suites"].items():
@@ -508,7 +577,8 @@ def _start_token_section(doc: dict) -> str:
             f"the same start token under both conventions (its tokenizer has no &lt;|endoftext|&gt;): "
             f"{_f(x['score'])} %" if x.get("same_token") else
             f"{_f(x['score'])} % after the {e(x['convention'])} start token, {_f(x['other_score'])} % "
-            f"after {e(x['other'])}; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
+            f"after {e(x['other'])}" + (f" ({e(x['other_token'])})" if x.get("other_token") else "")
+            + f"; {x['pairs_decided_differently']} of {x['pairs']} pairs decided "
             "differently") + "</li>"
             for x in doc["suites"].get("crows", {}).get("start_token", [])]
     if not sens:

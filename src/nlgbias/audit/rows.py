@@ -62,6 +62,11 @@ INTERVALS = {
                                                             "method 10 on the descriptor pairs' decisions "
                                                             "(never a point when no pair is decided "
                                                             "differently)",
+    "bootstrap-templates-descriptors": "a hull's part: the two-stage percentile bootstrap alone (the "
+                                       "templates drawn with replacement, then the descriptors within "
+                                       "each axis; the same draws for both models)",
+    "bootstrap-descriptors": "a hull's part: the percentile bootstrap of the descriptors alone (drawn "
+                             "within each axis; one template: that template only)",
     "hull-bootstrap-descriptors-newcombe-paired": "the hull of the descriptor bootstrap with the same "
                                                   "draws for both models (paired: the same sentences) "
                                                   "and Newcombe's method 10 on the descriptor pairs' "

@@ -416,7 +416,8 @@ def crows_suite(cfg: AuditConfig) -> dict:
                 continue
             g = _share_row({r: w[sel] for r, w in wins.items()}, "paired", _limit(sel.sum(), "pairs"),
                            group=b, metric=f"crows ({variant})", ideal=50.0,
-                           help=f"% of the {b} pairs where the more stereotyping sentence scores higher")
+                           help=f"% of the {b} pairs where the more stereotyping sentence scores higher, by "
+                                + ("total log-probability" if variant == "total" else "shared tokens"))
             for role, s in scored.items():
                 g[role]["ties"] = _crows_ties(s[sel], variant)
             groups.append(g)
@@ -444,7 +445,8 @@ def _same_start_token(spec: LMSpec, first: str, second: str) -> bool:
 def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict) -> list[dict]:
     """The CrowS-Pairs total score of each model with weights in this process under the other
     start-token convention (``endoftext`` ↔ lm-evaluation-harness's ``bos``): the score, and how
-    many pairs it decides differently (0 where both conventions give the same token)."""
+    many pairs it decides differently (0 where both conventions give the same token), and the
+    token the other convention gives (``other_token``)."""
     from nlgbias.lm import kind_of
     from nlgbias.stereoset import crows_pairs as C
 
@@ -455,8 +457,9 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
         mine = spec.opts.get("start_token", "endoftext")
         other = "endoftext" if mine == "bos" else "bos"
         a = _crows_wins(scored[role], "total")
+        token = start_token_used(spec.with_options(start_token=other))
         if _same_start_token(spec, mine, other):  # the same token: the same scores, not rescored
-            out.append({"role": role, "convention": mine, "other": other, "same_token": True,
+            out.append({"role": role, "convention": mine, "other": other, "other_token": token, "same_token": True,
                         "score": round(100 * float(a.mean()), 4), "other_score": round(100 * float(a.mean()), 4),
                         "pairs_decided_differently": 0, "pairs": len(a)})
             continue
@@ -466,7 +469,7 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
         b = _crows_wins(alt, "total")
         same = bool(np.allclose(scored[role]["sent_more_score"], alt["sent_more_score"], atol=0, rtol=0)
                     and np.allclose(scored[role]["sent_less_score"], alt["sent_less_score"], atol=0, rtol=0))
-        out.append({"role": role, "convention": mine, "other": other, "same_token": same,
+        out.append({"role": role, "convention": mine, "other": other, "other_token": token, "same_token": same,
                     "score": round(100 * float(a.mean()), 4), "other_score": round(100 * float(b.mean()), 4),
                     "pairs_decided_differently": int((a != b).sum()), "pairs": len(a)})
     return out
