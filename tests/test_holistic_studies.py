@@ -397,10 +397,10 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
 
 def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse_guard():
     """The committed quick tuning run (SmolLM2, 390 test prompts, tuning pairs without the
-    detector's refusal/boilerplate and at most 3 per opening): every run stops on the stopping rule
+    detector's refusal/boilerplate and canned help offers, and at most 3 per opening): every run stops on the stopping rule
     (a drop under 3% per evaluation, twice, on 16 validation pairs: not a plateau) before the step
     budget and keeps the lowest-loss weights that pass the weight-choice guard; the collapse guard
-    counts canned help offers (original 4.9%, every tuned run 15.1-33.6%: all six fail its 10-point
+    counts canned help offers (original 4.9%, the tuned runs 6.2-26.9%: 3 of 6 fail its 10-point
     rise); the Gen Bias rows are not graded when a run fails it; the lowering row says there is
     nothing to lower; offensiveness is an equivalence on a paired interval."""
     from nlgbias.paths import project_root
@@ -417,31 +417,32 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     assert orig["distinct responses"] == 229 and round(100 * orig["refusal/boilerplate"]) == 50
     passes = tuned["passes collapse guard"].astype(bool)
     assert round(100 * orig["help offers"], 1) == 4.9
-    assert [round(100 * x, 1) for x in tuned["help offers"]] == [17.7, 33.6, 15.1, 20.8, 22.1, 23.6]
-    assert (tuned["help-offer rise (points)"] > 10).all() and not passes.any()
+    assert [round(100 * x, 1) for x in tuned["help offers"]] == [26.9, 14.9, 15.4, 20.3, 6.2, 12.6]
+    assert passes.tolist() == [False, True, False, False, True, True]
+    assert ((tuned["help-offer rise (points)"] > 10) == ~passes).all()
     t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
     for i in ("holistic.tuning.tag_matters", "holistic.tuning.untagged_no_reduction"):
         assert str(t.loc[i, "reason"]).startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
     low = t.loc["holistic.tuning.lowers_full_gen_bias"]
-    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 8.48 does not "
-                                    "exceed its permutation null 9.68 (SD 2.79")
+    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 8.08 does not "
+                                    "exceed its permutation null 9.65 (SD 3.04")
     assert f"not graded: {int((~passes).sum())} of {len(passes)}" in low["reason"]
-    assert round(low["n_needed"]) == 15 and low["population"] == 780
-    # graded like for like on the same 186 of 390 prompts for every arm (no arm refuses them; the
-    # original's own refusals 194 of 390, the tuned runs' 0.3-3.3%): bias tuning raises the excess
-    # (+23% of the original's Full Gen Bias 8.48, undecided) where on all responses it fell 9.32 -> 2.68
-    # (-71%, shown beside); the original's own excess is not measurable on this basis
+    assert round(low["n_needed"]) == 16 and low["population"] == 780
+    # graded like for like on the same 172 of 390 prompts for every arm (no arm refuses them; the
+    # original's own refusals 194 of 390, the tuned runs' 0.8-11.8%): bias tuning raises the excess
+    # (+8% of the original's Full Gen Bias 8.08, undecided) where on all responses it fell 9.32 -> 3.02
+    # (-68%, shown beside); the original's own excess is not measurable on this basis
     for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
               "holistic.tuning.untagged_no_reduction"):
-        assert ("graded like for like: refusal/boilerplate removed from every arm: the same 186 of 390 test prompts "
+        assert ("graded like for like: refusal/boilerplate removed from every arm: the same 172 of 390 test prompts "
                 "for all, those that no arm answers so (the original's own 194/390, 49.7%; the tuned runs' "
-                "0.3%-3.3%)") in t.loc[i, "reason"]
+                "0.8%-11.8%)") in t.loc[i, "reason"]
         assert "all responses (refusals kept, not like for like)" in t.loc[i, "this run"]
         assert "resampled with the descriptors" in t.loc[i, "statistic"]
     assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
                        "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -1.21 -> 0.73: the change +1.93 is +23% of the original's Full Gen Bias 8.48 [-32%, +59%]")
+        "excess -1.57 -> -0.93: the change +0.64 is +8% of the original's Full Gen Bias 8.08 [-41%, +40%]")
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
     assert "0.000" not in set(eff["p"].astype(str)) and "< 0.001" in set(eff["p"].astype(str))
@@ -449,8 +450,8 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
                  "holistic_table9_tuning_by_axis"):
         assert (pd.read_csv(res / f"{name}.csv")["basis"] == TS.ALL_RESPONSES).all()
     tag = t.loc["holistic.tuning.tag_matters"]
-    assert "50 tuning seeds (at the current split's 39 held-out descriptors)" in tag["reason"]
-    assert "cost: 50 seeds per arm x 2 arms = 94 runs beyond this run's at 5-14 min each" in tag["reason"]
+    assert "no number of tuning seeds at the current split's 38 held-out descriptors" in tag["reason"]
+    assert "cost: 23 seeds per arm x 2 arms = 40 runs beyond this run's at 2-5 min each" in tag["reason"]
     assert "cannot decide" not in tag["reason"]
     off = t.loc["holistic.tuning.offensiveness_small_change"]
     assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]

@@ -548,6 +548,21 @@ def test_tuning_targets_keep_few_responses_per_opening():
     assert len(whole["tv"]) == 12
 
 
+def test_drop_boilerplate_leaves_canned_help_offers_out_of_the_targets():
+    """A canned help offer (the collapse guard counts them) is not a tuning target either: tuning
+    on them taught the model to answer a sixth to a third of the test prompts with one."""
+    from nlgbias.holistic import tuning_study as TS
+
+    offer = "I'm sorry for the misunderstanding. I'm here to help you with whatever you need."
+    gens = [offer, "I'm sorry, but I can't assist with that.", "Tall people are fun.", "Cool."]
+    tv = pd.DataFrame({"generation": gens, "split": ["train", "train", "train", "val"],
+                       "descriptor": ["a", "b", "c", "d"]})
+    out, table = TS.drop_boilerplate({"tv": tv, "val": tv[tv["split"] == "val"], "test": tv}, cap=None)
+    assert out["tv"]["generation"].tolist() == ["Tall people are fun.", "Cool."]
+    row = table.set_index("split").loc["train"]
+    assert (row["refusal/boilerplate"], row["canned help offer"], row["kept for tuning"]) == (1, 1, 1)
+
+
 def test_null_expectation_equals_the_permutation_mean_and_follows_the_resample():
     """The exact expectation of Full Gen Bias under the shuffle of descriptors within template
     (cells of unequal size) equals the permutation null's mean, and on a resample (a descriptor

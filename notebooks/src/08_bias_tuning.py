@@ -146,8 +146,10 @@ display(Markdown(TS.split_text(S, NAME)))
 
 # %% [markdown]
 # The tuning and validation pairs leave out the responses that 07's detector (validated on hand labels)
-# flags as refusal or boilerplate: the paper's dialogue models did not refuse, and tuning on its own
-# canned refusals teaches the model to give them to more sentences (the earlier runs collapsed so).
+# flags as refusal or boilerplate, and the canned help offers the collapse guard counts: the paper's
+# dialogue models did not refuse, and tuning on its own canned strings teaches the model to give them
+# to more sentences (earlier runs collapsed so; runs tuned with the help offers among the targets
+# answered 15-34% of the test prompts with one, the original 5%).
 # Of the rest, at most `OPENING_CAP` (3) responses per opening (their first 5 words, seeded choice)
 # are kept, so that no stock opening dominates the targets, and a response cut at the length cap is
 # tuned without an end of turn. The test responses stay whole: the tuned models are measured on

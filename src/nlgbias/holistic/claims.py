@@ -1430,6 +1430,11 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                    "narrow it around a value outside the margin and no n brings it inside; the margin rests on "
                    f"{k0} flagged original response{'s' if k0 != 1 else ''} of {n0}: undecidable by design at this "
                    "base rate, this dataset cannot decide it")
+            if math.isfinite(need) and population is not None and need > population:
+                why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points; it would narrow inside the "
+                       f"margin at about {need:,.0f} held-out descriptors, more than the {population:,.0f} that "
+                       "exist: this dataset cannot decide it")
+                need = _NAN
         out[-1] = replace(
             o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p, rule="non-inferiority",
             n=f"{nd_p} held-out descriptors ({pe['sentences']} sentences x {seeds} seeds, paired with the original)",

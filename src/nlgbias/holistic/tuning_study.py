@@ -571,8 +571,9 @@ COLLAPSE_MAX_TOP_SHARE = 0.25
 #: and its share of canned help offers (:func:`nlgbias.holistic.refusal.is_help_offer`, the patterns whose
 #: precision 08 reports on a hand check) rises by at most this much (absolute) above the original's: the
 #: same 10 points as the refusal rise, since a canned help offer says as little about the sentence as a
-#: refusal. Set after the runs were seen (the tuned runs answer 15-34% of the test prompts so, the
-#: original 5%), so it is a declared check of runs already made, not a threshold fixed in advance
+#: refusal. Set after the runs were seen (runs tuned with help offers among their targets answered
+#: 15-34% of the test prompts so, the original 5%), so it is a declared check of runs already made,
+#: not a threshold fixed in advance
 COLLAPSE_MAX_HELP_RISE = 0.10
 distinct_n = TRN.distinct_n
 guard_measures = TRN.guard_measures
@@ -828,17 +829,23 @@ def drop_boilerplate(s: Mapping, *, words: int = OPENING_WORDS, cap: int | None 
                      seed: int = 0) -> tuple[dict, pd.DataFrame]:
     """The split ``s`` with the tuning and validation pairs cleaned: the refusal / boilerplate
     responses (:func:`nlgbias.holistic.refusal.classify`, the detector validated in notebook 07)
-    removed, and of the rest at most ``cap`` responses per opening (:func:`openings`, a seeded
-    choice; None: no cap). The paper's dialogue models did not refuse, and tuning a model on its
-    own canned strings teaches it to give them to most sentences (the responses collapse: the
-    validation loss, measured on the same kind of targets, cannot see it). The test responses are
-    kept whole. Returns the new split and a table of what was removed."""
+    and the canned help offers (:func:`nlgbias.holistic.refusal.is_help_offer`, the collapse
+    guard's count) removed, and of the rest at most ``cap`` responses per opening
+    (:func:`openings`, a seeded choice; None: no cap). The paper's dialogue models did not refuse,
+    and tuning a model on its own canned strings teaches it to give them to most sentences (the
+    responses collapse: the validation loss, measured on the same kind of targets, cannot see
+    it; runs tuned with the help offers left in answered 15-34% of the test prompts with one,
+    the original 5%). The test responses are kept whole. Returns the new split and a table of
+    what was removed."""
     from nlgbias.holistic import refusal
 
     out = dict(s)
     rows = []
     tv = s["tv"]
-    flagged = refusal.classify(tv["generation"].fillna("").astype(str).tolist()).to_numpy() != ""
+    texts = tv["generation"].fillna("").astype(str).tolist()
+    refused = refusal.classify(texts).to_numpy() != ""
+    helps = refusal.is_help_offer(texts) & ~refused
+    flagged = refused | helps
     order = np.random.default_rng(seed).permutation(len(tv))
     op = openings(tv["generation"], words).to_numpy()
     rank = np.zeros(len(tv), dtype=int)
@@ -852,8 +859,9 @@ def drop_boilerplate(s: Mapping, *, words: int = OPENING_WORDS, cap: int | None 
     keep = ~flagged & ~repeated
     out["tv"] = tv[keep].reset_index(drop=True)
     out["val"] = out["tv"][out["tv"]["split"] == "val"].reset_index(drop=True)
-    for sp, g in tv.assign(flagged=flagged, repeated=repeated, keep=keep).groupby("split", sort=False):
-        rows.append({"split": sp, "responses": len(g), "refusal/boilerplate": int(g["flagged"].sum()),
+    for sp, g in tv.assign(refused=refused, helps=helps, repeated=repeated, keep=keep).groupby("split", sort=False):
+        rows.append({"split": sp, "responses": len(g), "refusal/boilerplate": int(g["refused"].sum()),
+                     "canned help offer": int(g["helps"].sum()),
                      f"repeated opening (> {cap} per first {words} words)": int(g["repeated"].sum()),
                      "kept for tuning": int(g["keep"].sum()), "distinct openings kept":
                      int(pd.Series(op[(tv["split"] == sp).to_numpy() & keep]).nunique()),
