@@ -45,7 +45,7 @@ import pandas as pd
 from nlgbias.audit.rows import N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
 
 __all__ = ["ALPHA", "CORRECTION", "GENERATION_NOTE", "MIN_DESCRIPTORS", "MIN_TEMPLATES", "VERSION",
-           "AxisDecisions", "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions", "pair_pvalues",
+           "AxisDecisions", "axis_rows", "holistic_sample", "holistic_suite", "pair_decisions",
            "sample_facts", "template_draws"]
 
 #: HolisticBias version of the sentences
@@ -136,36 +136,15 @@ class AxisDecisions:
         return (sig * w).sum(axis=1), (pairs * w).sum(axis=1)
 
 
-def pair_pvalues(groups: dict[str, np.ndarray], pairs: list[tuple[str, str]]) -> np.ndarray:
-    """Each pair's two-sided Mann-Whitney U p-value, as one ``mannwhitneyu(a, b)`` call per pair
-    gives it (:func:`nlgbias.holistic.likelihood_bias.pair_significance`): pairs whose two
-    samples both have more than 8 values, for which SciPy's ``auto`` method is the asymptotic
-    one, are computed together, one vectorised call per pair of sample sizes (every sentence of
-    v1.0: about 24,000 pairs per template and model)."""
-    from scipy.stats import mannwhitneyu
-
-    p = np.empty(len(pairs))
-    together: dict[tuple[int, int], list[int]] = {}
-    for k, (a, b) in enumerate(pairs):
-        na, nb = len(groups[a]), len(groups[b])
-        if na > 8 and nb > 8:
-            together.setdefault((na, nb), []).append(k)
-        else:
-            p[k] = mannwhitneyu(groups[a], groups[b], alternative="two-sided").pvalue
-    for ks in together.values():
-        x = np.stack([groups[pairs[k][0]] for k in ks])
-        y = np.stack([groups[pairs[k][1]] for k in ks])
-        p[ks] = mannwhitneyu(x, y, alternative="two-sided", axis=1, method="asymptotic").pvalue
-    return p
-
-
 def pair_decisions(frame: pd.DataFrame, *, alpha: float = ALPHA, correction: str = CORRECTION,
                    min_n: int = MIN_SENTENCES) -> dict[str, AxisDecisions]:
     """Per axis, every descriptor pair's decision in each template (columns ``axis, template,
     descriptor, perplexity``), by the test of :func:`nlgbias.holistic.likelihood_bias.
     pair_significance` called on that template's sentences: two-sided Mann-Whitney U, the
-    correction within the axis's pairs of that template (:func:`pair_pvalues`)."""
+    correction within the axis's pairs of that template (:func:`nlgbias.holistic.likelihood_bias.
+    pair_pvalues`)."""
     from nlgbias import stats
+    from nlgbias.holistic import likelihood_bias as L
 
     out = {}
     for ax, g in frame.groupby("axis", sort=True):
@@ -182,7 +161,7 @@ def pair_decisions(frame: pd.DataFrame, *, alpha: float = ALPHA, correction: str
             pairs = list(combinations(sorted(groups), 2))
             if not pairs:
                 continue
-            p = pair_pvalues(groups, pairs)
+            p = L.pair_pvalues(groups, pairs)
             adj = p if correction == "none" else stats.adjust_pvalues(p, correction)
             ia = np.array([where[a] for a, _ in pairs])
             ib = np.array([where[b] for _, b in pairs])
