@@ -3,11 +3,14 @@
 2-thread process of the same kind doing the same work ("loaded"), interleaved repetitions, side
 by side in ONE run, per thread policy:
 
-- ``auto``: the project's default. ``import nlgbias`` picks the OpenMP wait policy from the
-  machine's load as the process starts (quiet: a bounded spin, ``GOMP_SPINCOUNT=10000``;
-  loaded: ``OMP_WAIT_POLICY=PASSIVE``), and the engine runs each prefill with 2 threads and
-  each decode step with 2 threads while the machine has room, 1 while another process keeps a
-  core busy (``hardware.DecodeThreads``; the same bytes, tested);
+- ``auto``: the project's default. ``import nlgbias`` sets a bounded spin
+  (``GOMP_SPINCOUNT=10000``), and the process's load governor (``hardware.LoadGovernor``, a
+  daemon thread reading the load every 0.25 s) makes every idle OpenMP thread spin only
+  briefly (libgomp's throttled count, 100 pauses) while another process keeps half a core or
+  more busy (``hardware.SpinThrottle``); 2 threads throughout (the same bytes, tested);
+- ``auto-one``: the previous default (``NLGBIAS_UNDER_LOAD=one``): the wait policy chosen from
+  the load as the process starts (quiet: the bounded spin; loaded: ``OMP_WAIT_POLICY=PASSIVE``),
+  and a decode step at 1 thread while another process keeps a core busy;
 - ``passive``: the default before, ``OMP_WAIT_POLICY=PASSIVE`` and 2 threads throughout
   (``NLGBIAS_DECODE_THREADS=fixed``): idle OpenMP threads sleep;
 - ``spin``: libgomp's default (``GOMP_SPINCOUNT=300000``: idle threads spin ~300,000 pauses
@@ -15,8 +18,8 @@ by side in ONE run, per thread policy:
 - ``one`` (not run unless named in ``--policies``): 1 thread throughout, a reference for what
   one core does (its prefill sums differ from 2 threads', so its rows are not compared).
 - ``auto-started-loaded`` (not run unless named): ``auto`` in a worker started while another
-  2-thread worker generates, so that it chooses its wait policy on a busy machine (PASSIVE) and
-  keeps it in both conditions (a process picks its wait policy once, before torch loads).
+  2-thread worker generates (under ``auto-one`` such a worker chose PASSIVE and kept it; under
+  ``auto`` the start no longer matters).
 
 Each policy runs in its own long-lived worker process (the variables must be set before torch
 loads), which loads the model once and generates the same prompts on every repetition; the
@@ -54,6 +57,7 @@ POLICIES = {
     "spin": {"GOMP_SPINCOUNT": "300000", "NLGBIAS_DECODE_THREADS": "fixed"},
     "one": {"NLGBIAS_THREADS": "1", "NLGBIAS_DECODE_THREADS": "fixed"},
     "auto-started-loaded": {"NLGBIAS_DECODE_THREADS": "auto"},
+    "auto-one": {"NLGBIAS_DECODE_THREADS": "auto", "NLGBIAS_UNDER_LOAD": "one"},
 }
 #: policies whose worker process starts while another worker generates (``auto`` then chooses
 #: its wait policy from a busy machine: PASSIVE), and keeps that choice when the load stops
@@ -89,7 +93,8 @@ def worker(n_prompts: int, loop: bool) -> None:
         sec = time.perf_counter() - t0
         sha = hashlib.sha1("\x00".join(c.text for c in out).encode()).hexdigest()[:12]
         return {"tok_s": eng.tokens_generated / sec, "seconds": sec, "sha": sha, "wait": wait,
-                "steps": {str(k): v for k, v in sorted(eng.threads.steps.items())}}
+                "steps": {**{str(k): v for k, v in sorted(eng.threads.steps.items())},
+                          **({"throttled": eng.threads.throttled} if eng.threads.throttled else {})}}
 
     wait = (f"GOMP_SPINCOUNT={os.environ['GOMP_SPINCOUNT']}" if "GOMP_SPINCOUNT" in os.environ
             else f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
@@ -107,7 +112,7 @@ def worker(n_prompts: int, loop: bool) -> None:
 # --------------------------------------------------------------------------- the driver
 def start(policy: str, n_prompts: int, loop: bool) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS")}
+           if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS", "NLGBIAS_UNDER_LOAD")}
     env.update({"NLGBIAS_THREADS": "2", **POLICIES[policy]}, NLGBIAS_PROGRESS="off",
                TOKENIZERS_PARALLELISM="false")
     args = [sys.executable, __file__, "--worker", "--prompts", str(n_prompts)] + (["--loop"] if loop else [])

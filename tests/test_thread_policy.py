@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -20,7 +21,7 @@ from nlgbias import hardware as H
 from nlgbias.engine import causal as E
 
 FIRST_SENTENCE = G.DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
-OMP_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS")
+OMP_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NLGBIAS_DECODE_THREADS", "NLGBIAS_UNDER_LOAD")
 
 
 def rows(out):
@@ -39,12 +40,16 @@ class Busy:
 
 # --------------------------------------------------------------------------- the wait policy
 def test_the_wait_policy_follows_the_load_at_start_unless_the_user_chose():
-    env = {}
+    for busy in (0.0, 1000.0, None):  # the default: a bounded spin, the governor throttles it
+        env = {}
+        assert H.set_wait_policy(env, busy_others=busy) == "SPIN" and env == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+    one = {"NLGBIAS_UNDER_LOAD": "one"}
+    env = dict(one)
     assert H.set_wait_policy(env, busy_others=0.1) == "SPIN"
-    assert env == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
-    env = {}
-    assert H.set_wait_policy(env, busy_others=1000.0) == "PASSIVE" and env == {"OMP_WAIT_POLICY": "PASSIVE"}
-    env = {}
+    assert env == {**one, "GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+    env = dict(one)
+    assert H.set_wait_policy(env, busy_others=1000.0) == "PASSIVE" and env == {**one, "OMP_WAIT_POLICY": "PASSIVE"}
+    env = dict(one)
     assert H.set_wait_policy(env, busy_others=None) == "PASSIVE"  # load unknown: sleep
     env = {"OMP_WAIT_POLICY": "ACTIVE"}
     assert H.set_wait_policy(env, busy_others=0.0) == "ACTIVE" and env == {"OMP_WAIT_POLICY": "ACTIVE"}
@@ -91,18 +96,74 @@ def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
 def test_decode_threads_drop_to_one_under_load_with_hysteresis():
     before = torch.get_num_threads()
     try:
-        dt = H.DecodeThreads(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None), cores=2)
+        dt = H.DecodeThreads(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None), cores=2, under_load="one")
         assert [dt.choose() for _ in range(7)] == [2, 1, 1, 1, 2, 2, 2]
-        assert H.DecodeThreads(2, monitor=Busy(1.5), cores=8).choose() == 2  # room elsewhere
-        dt = H.DecodeThreads(2, monitor=Busy(1.5), cores=2)
+        assert H.DecodeThreads(2, monitor=Busy(1.5), cores=8, under_load="one").choose() == 2  # room elsewhere
+        dt = H.DecodeThreads(2, monitor=Busy(1.5), cores=2, under_load="one")
         assert dt.decode() == 1 and torch.get_num_threads() == 1
         assert dt.prefill() == 2 and torch.get_num_threads() == 2  # a prefill: the run's count
-        assert dt.steps == {1: 1}
+        assert dt.steps == {1: 1} and dt.throttled == 0
         fixed = H.DecodeThreads(2, adaptive=False, monitor=Busy(1.5), cores=2)
         assert fixed.decode() == 2 and fixed.monitor is None
         assert not H.DecodeThreads(1).adaptive  # one thread: nothing to drop
     finally:
         H.set_torch_threads(before)
+
+
+def test_the_load_governor_throttles_the_spin_under_load_with_hysteresis():
+    gov = H.LoadGovernor(2, monitor=Busy(0.0, 0.6, 0.4, 0.3, 0.2, 0.0, None), cores=2)
+    try:
+        seen = []
+        for _ in range(7):
+            gov.step()
+            seen.append(gov.engaged)
+        assert seen == [False, True, True, True, False, False, False]  # DecodeThreads' hysteresis
+        assert not H.LoadGovernor(2, monitor=Busy(1.5), cores=8).step()  # room elsewhere
+        gov.monitor = Busy(1.5)
+        gov.start()
+        deadline = time.monotonic() + 10
+        while not gov.engaged and time.monotonic() < deadline:  # its own thread reads the load
+            time.sleep(0.05)
+        assert gov.engaged
+    finally:
+        gov.stop()
+    assert not gov.engaged and gov._thread is None
+    with pytest.raises(ValueError, match="under_load"):
+        H.DecodeThreads(2, under_load="sleep")
+    with pytest.raises(ValueError, match="NLGBIAS_UNDER_LOAD"):
+        H.under_load_mode({"NLGBIAS_UNDER_LOAD": "spin"})
+    assert H.under_load_mode({}) == "throttle"
+    assert H.govern(2, {"NLGBIAS_UNDER_LOAD": "one"}) is None
+    assert H.govern(2, {"NLGBIAS_DECODE_THREADS": "fixed"}) is None
+
+
+_IDLE = """
+import json, time, nlgbias, torch
+from nlgbias import hardware as H
+torch.set_num_threads(2)
+x = torch.ones(1 << 22)
+def idle():  # a 2-thread region, then the CPU time its idle thread burns in 0.3 s
+    x.add_(1.0); t = time.process_time(); time.sleep(0.3); return time.process_time() - t
+th = H.SpinThrottle(2)
+out = {"plain": idle()}
+th.engage(); out["engaged"] = idle(); out["size"] = th.team_size()
+th.release(); out["released"] = idle()
+print(json.dumps(out))
+"""
+
+
+def test_the_spin_throttle_stops_idle_threads_spinning_and_lets_them_spin_again():
+    """With a spin count of seconds, an idle OpenMP thread burns the CPU between regions; while
+    the throttle is engaged it sleeps after 100 pauses, and spins again once released."""
+    env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, "GOMP_SPINCOUNT": "3000000000"}
+    res = subprocess.run([sys.executable, "-c", _IDLE], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: libgomp throttles a 2-thread team by itself")
+    assert out["plain"] > 0.1 and out["released"] > 0.1, out  # spinning: up to 0.3 s of CPU
+    assert out["engaged"] < 0.05, out
+    assert out["size"] == max(2, len(os.sched_getaffinity(0)))
 
 
 def test_decode_threads_mode_from_the_environment():
@@ -114,7 +175,10 @@ def test_decode_threads_mode_from_the_environment():
 
 def test_the_engine_adapts_only_where_the_bytes_cannot_change(monkeypatch):
     lm = tiny_lm()
-    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8).threads.adaptive  # float32
+    # a throttled spin changes how threads wait, never what they compute: on everywhere
+    assert G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8).threads.adaptive  # float32
+    monkeypatch.setenv("NLGBIAS_UNDER_LOAD", "one")  # one thread: only packed bf16 decode steps
+    assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8).threads.adaptive
     lm.model.to(torch.bfloat16)
     if not E._can_pack(lm.model):
         pytest.skip("no oneDNN bf16 kernels on this CPU")
@@ -124,13 +188,16 @@ def test_the_engine_adapts_only_where_the_bytes_cannot_change(monkeypatch):
     assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
                                  packed=False).threads.adaptive
     monkeypatch.setenv("NLGBIAS_DECODE_THREADS", "fixed")
+    monkeypatch.delenv("NLGBIAS_UNDER_LOAD")
     assert not G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2).threads.adaptive
 
 
+@pytest.mark.parametrize("under_load", ["one", "throttle"])
 @pytest.mark.parametrize("continuous", [True, False])
-def test_decode_threads_leave_bf16_rows_byte_identical(continuous):
-    """Packed bf16 decode steps at 1 or 2 threads, switched back and forth while the run
-    generates: the rows of 2 threads throughout; the run's count is restored afterwards."""
+def test_decode_threads_leave_bf16_rows_byte_identical(continuous, under_load, monkeypatch):
+    """Packed bf16 decode steps at 1 or 2 threads, or under a throttled spin, switched back and
+    forth while the run generates: the rows of 2 threads throughout; the run's count is restored
+    and the throttle released afterwards."""
     lm = tiny_lm()
     lm.model.to(torch.bfloat16)
     if not E._can_pack(lm.model):
@@ -145,13 +212,22 @@ def test_decode_threads_leave_bf16_rows_byte_identical(continuous):
         for load in ((1000.0,), (1000.0, 0.0, 0.0, 1000.0, 0.1, 1000.0)):
             eng = G.CausalGenerator(lm, FIRST_SENTENCE, batch_size=8, num_threads=2,
                                     continuous=continuous)
-            eng.threads = H.DecodeThreads(2, monitor=Busy(*load))
+            eng.threads = H.DecodeThreads(2, monitor=Busy(*load), under_load=under_load)
+            gov = H.LoadGovernor(2, interval=0.001, monitor=Busy(*load), cores=2)
+            monkeypatch.setattr(H, "_GOVERNOR", gov.start() if under_load == "throttle" else None)
             got = []
-            for batch in eng.iter_generate(prompts, [7 + i for i in range(len(prompts))]):
-                assert torch.get_num_threads() == 2  # between batches: the run's threads
-                got += batch
+            try:
+                for batch in eng.iter_generate(prompts, [7 + i for i in range(len(prompts))]):
+                    assert torch.get_num_threads() == 2  # between batches: the run's threads
+                    got += batch
+            finally:
+                gov.stop()
             assert rows(c for _, c in sorted(got, key=lambda x: x[0])) == ref, load
-            assert 1 in eng.threads.steps and torch.get_num_threads() == 2
+            assert torch.get_num_threads() == 2
+            if under_load == "one":
+                assert 1 in eng.threads.steps
+            else:
+                assert eng.threads.throttled > 0 and set(eng.threads.steps) == {2}
     finally:
         H.set_torch_threads(before)
 
@@ -161,6 +237,7 @@ _JOB = """
 import hashlib, itertools, json, sys
 import nlgbias, torch
 from nlgbias.generation import CausalGenerator, DecodingParams
+from nlgbias import hardware as H
 from nlgbias.hardware import DecodeThreads
 from nlgbias.models import load_model
 
@@ -172,13 +249,21 @@ model, dtype, prompts, runs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
 lm = load_model(model, dtype=getattr(torch, dtype))
 params = DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
 out = {}
-for name, load in (("fixed", None), ("one", (1e3,)), ("switching", (1e3, 0.0, 0.0, 1e3, 0.1))):
+for name, load, under in (("fixed", None, "one"), ("one", (1e3,), "one"),
+                          ("switching", (1e3, 0.0, 0.0, 1e3, 0.1), "one"),
+                          ("throttled", (1e3, 0.0, 0.0, 1e3, 0.1), "throttle")):
     if name not in runs:
         continue
     eng = CausalGenerator(lm, params, batch_size=32, num_threads=2)
-    eng.threads = DecodeThreads(2, adaptive=load is not None, monitor=Busy(*load) if load else None)
+    eng.threads = DecodeThreads(2, adaptive=load is not None, monitor=Busy(*load) if load else None,
+                                under_load=under)
+    if under == "throttle":  # a governor that reads the given load, in place of the process's
+        H.governor() and H.governor().stop()
+        H._GOVERNOR = H.LoadGovernor(2, interval=0.001, monitor=Busy(*load), cores=2).start()
     texts = [c.text for c in eng.generate(prompts, seeds=7)]
-    out[name] = {"sha": hashlib.sha1("\\x00".join(texts).encode()).hexdigest(), "steps": eng.threads.steps}
+    H.governor() and H.governor().stop()
+    out[name] = {"sha": hashlib.sha1("\\x00".join(texts).encode()).hexdigest(), "steps": eng.threads.steps,
+                 "throttled": eng.threads.throttled}
 enc = lm.tokenizer(prompts[:4], return_tensors="pt", padding=True)
 with torch.inference_mode():
     lp = lm.model(**enc).logits.float().log_softmax(-1)
@@ -207,9 +292,11 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     """The quick profile's models in bf16: the rows of 2 threads throughout whether decode steps
     run at 1 thread, switch back and forth, or wait by spinning or sleeping; and a
     log-likelihood alike under both wait policies."""
-    spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching")
+    spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled")
     passive = _job(model, "bfloat16", {"OMP_WAIT_POLICY": "PASSIVE"})
-    assert spin["one"]["sha"] == spin["switching"]["sha"] == spin["fixed"]["sha"] == passive["fixed"]["sha"]
+    assert (spin["one"]["sha"] == spin["switching"]["sha"] == spin["throttled"]["sha"] == spin["fixed"]["sha"]
+            == passive["fixed"]["sha"])
+    assert spin["throttled"]["throttled"] > 0 and set(spin["throttled"]["steps"]) == {"2"}
     assert set(spin["one"]["steps"]) == {"1"} and set(spin["switching"]["steps"]) == {"1", "2"}
     assert spin["loglik"] == passive["loglik"]
 

@@ -52,6 +52,8 @@ def set_torch_threads(threads: int | None = None) -> int:
         raise ValueError(f"torch threads must be a positive integer, got {threads!r}")
     if n != before:
         torch.set_num_threads(n)
+    if n > 1:
+        govern(n)
     return before
 
 
@@ -180,11 +182,16 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
     hundreds of tiny regions. Spinning threads catch the next region at once (the fastest alone
     on a machine) but, on cores shared with another 2-thread job, burn the core their partner
     needs to reach the barrier (SmolLM2 fell to a quarter of its speed); sleeping threads yield
-    the core but pay a wake-up per region (~a quarter to a third of decode speed alone). So a
-    process started on a quiet machine spins a bounded while (:data:`SPIN_COUNT`) and one started
-    on a loaded machine sleeps; a generation run that meets load later decodes with one thread
-    (no barrier to wait at, see :class:`DecodeThreads`). The policy decides how threads wait,
-    not how work is split, so every number is bit-identical (tested).
+    the core but pay a wake-up per region (~a quarter to a third of decode speed alone). With
+    ``$NLGBIAS_UNDER_LOAD=one`` a process started on a quiet machine spins a bounded while
+    (:data:`SPIN_COUNT`), one started on a loaded machine sleeps, and a generation run that
+    meets load later decodes with one thread (no barrier to wait at, see :class:`DecodeThreads`).
+    The policy decides how threads wait, not how work is split, so every number is
+    bit-identical (tested).
+
+    With ``$NLGBIAS_UNDER_LOAD=throttle`` (the default) the choice is always the bounded spin,
+    without a measurement: the process's :class:`LoadGovernor` makes it a brief spin (libgomp's
+    throttled count) for as long as other processes keep cores busy, whenever the load comes.
 
     OpenMP reads the variables once, when torch loads: importing :mod:`nlgbias` sets them. A
     process that imported torch before nlgbias keeps libgomp's default (logged at INFO).
@@ -196,19 +203,23 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
         log.info("torch was imported before nlgbias: its OpenMP threads keep libgomp's default "
                  "spin (slow on a loaded machine); import nlgbias first or set OMP_WAIT_POLICY")
         return None
-    busy = other_busy_cores() if busy_others == "measure" else busy_others
-    chosen = wait_policy_for(busy)
+    if under_load_mode(env) == "throttle":  # the load governor throttles the spin when load comes
+        chosen = {"GOMP_SPINCOUNT": str(SPIN_COUNT)}
+    else:
+        busy = other_busy_cores() if busy_others == "measure" else busy_others
+        chosen = wait_policy_for(busy)
     env.update(chosen)
     return "SPIN" if "GOMP_SPINCOUNT" in chosen else "PASSIVE"
 
 
-set_wait_policy()
-
-
-#: ``$NLGBIAS_DECODE_THREADS``: ``auto`` (default) lets a decode step use one thread while other
-#: processes keep a core busy, where that leaves every byte as it is; ``fixed`` keeps the run's
-#: thread count throughout
+#: ``$NLGBIAS_DECODE_THREADS``: ``auto`` (default) lets a generation run react to other processes'
+#: load (see :data:`UNDER_LOAD`), where that leaves every byte as it is; ``fixed`` keeps the run's
+#: threads and wait policy throughout
 DECODE_THREADS = ("auto", "fixed")
+#: what an ``auto`` run does while other processes keep a core busy: ``throttle`` keeps its threads
+#: and makes every idle OpenMP thread of the process spin only briefly (:class:`SpinThrottle`);
+#: ``one`` decodes with one thread (no barrier at all). ``$NLGBIAS_UNDER_LOAD`` chooses.
+UNDER_LOAD = ("throttle", "one")
 
 
 def decode_threads_mode(environ=None) -> str:
@@ -220,31 +231,196 @@ def decode_threads_mode(environ=None) -> str:
     return mode
 
 
-class DecodeThreads:
-    """The thread count of a generation run, step by step: ``pinned`` threads for a prefill
-    (whose sums a thread count can change), and for a decode step ``pinned`` while the machine
-    has room, one thread while other processes leave fewer than ``pinned - BUSY_CORES`` of the
-    ``cores`` free (back to ``pinned`` from ``pinned - BUSY_CORES / 2`` free; 2 cores, 2 threads:
-    one thread from half a core busy, two below a quarter), read every ``interval`` seconds by a
-    :class:`LoadMonitor`.
+def under_load_mode(environ=None) -> str:
+    """``$NLGBIAS_UNDER_LOAD`` (``throttle`` unless set; see :data:`UNDER_LOAD`)."""
+    env = os.environ if environ is None else environ
+    mode = (env.get("NLGBIAS_UNDER_LOAD") or "throttle").strip().lower()
+    if mode not in UNDER_LOAD:
+        raise ValueError(f"NLGBIAS_UNDER_LOAD must be one of {UNDER_LOAD}, got {mode!r}")
+    return mode
 
-    One thread has no barrier at all: beside another job it keeps a whole core busy with work
-    instead of waiting for a partner the scheduler has put aside. ``adaptive=False`` (or
-    ``$NLGBIAS_DECODE_THREADS=fixed``): always ``pinned``. ``steps`` counts decode steps per
-    thread count (for the benchmarks).
+
+def _omp_cpus() -> int:
+    """The CPUs libgomp counts as available (the process's affinity mask when torch loaded)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class SpinThrottle:
+    """Switch libgomp's spinning at barriers from the process's spin count (a bounded spin, see
+    :func:`set_wait_policy`) to its throttled count (100 pauses, then sleep) and back, at any time.
+
+    libgomp reads its wait policy once, when torch loads, but it uses the throttled count for as
+    long as it manages more threads than the process has CPUs. :meth:`engage` starts a parked
+    thread that owns an OpenMP team of its own (its threads sleep, docked) so that the count of
+    managed threads exceeds the CPUs; :meth:`release` ends it, and libgomp frees that team. How
+    threads wait changes, not how work is split: every byte stays the same (tested). Measured
+    by its effect: idle threads stop burning CPU between parallel regions (tested with a spin
+    count of seconds). ``threads``: the team size of the process's own parallel regions.
+    """
+
+    def __init__(self, threads: int):
+        self.threads = int(threads)
+        self._stop = None
+        self._thread = None
+
+    @property
+    def engaged(self) -> bool:
+        return self._thread is not None
+
+    def team_size(self) -> int:
+        """The parked team's size: managed threads (1 + this run's ``threads - 1`` + the parked
+        team's ``size - 1``) above the CPUs libgomp counts."""
+        return max(2, _omp_cpus() - self.threads + 2)
+
+    def engage(self) -> None:
+        if self._thread is not None:
+            return
+        import ctypes
+        import threading
+
+        import torch
+
+        size, ready, stop = self.team_size(), threading.Event(), threading.Event()
+
+        def park():
+            try:
+                ctypes.CDLL(None).omp_set_num_threads(ctypes.c_int(size))
+                torch.ones(size * 65536).add_(1.0)  # one parallel region of ``size`` threads
+            finally:
+                ready.set()
+            stop.wait()
+
+        t = threading.Thread(target=park, name="nlgbias-spin-throttle", daemon=True)
+        t.start()
+        ready.wait()
+        self._thread, self._stop = t, stop
+
+    def release(self) -> None:
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = self._stop = None
+
+
+class LoadGovernor:
+    """The process's reaction to other processes' load, for every workload (generation, scoring,
+    training): a daemon thread reads a :class:`LoadMonitor` every ``interval`` seconds and
+    engages a :class:`SpinThrottle` while other processes leave fewer than ``threads -
+    BUSY_CORES`` of the ``cores`` free, releasing it from ``threads - BUSY_CORES / 2`` free (2
+    cores, 2 threads: from half a core busy, back below a quarter). Started by
+    :func:`set_torch_threads` through :func:`govern`, once per process."""
+
+    def __init__(self, threads: int, interval: float = 0.25, monitor: LoadMonitor | None = None,
+                 cores: int | None = None):
+        self.threads, self.interval, self.cores = int(threads), interval, cores
+        self.monitor = monitor or LoadMonitor(interval)
+        self.throttle = SpinThrottle(self.threads)
+        self.loaded = False
+        self._stop = None
+        self._thread = None
+        self._pid = os.getpid()
+
+    @property
+    def engaged(self) -> bool:
+        return self.throttle.engaged
+
+    def step(self) -> bool:
+        """One reading: engage or release the throttle; returns whether the machine is loaded."""
+        busy = self.monitor.busy_others()
+        if busy is not None:
+            free = _free_cores(busy, self.cores)
+            if not self.loaded and free <= self.threads - BUSY_CORES:
+                self.loaded = True
+            elif self.loaded and free > self.threads - BUSY_CORES / 2:
+                self.loaded = False
+        (self.throttle.engage if self.loaded else self.throttle.release)()
+        return self.loaded
+
+    def start(self) -> LoadGovernor:
+        import threading
+
+        if self._thread is None:
+            self._stop = threading.Event()
+
+            def run(stop=self._stop):
+                while not stop.wait(self.interval):
+                    self.step()
+
+            self._thread = threading.Thread(target=run, name="nlgbias-load-governor", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = self._stop = None
+        self.throttle.release()
+        self.loaded = False
+
+
+_GOVERNOR: LoadGovernor | None = None
+
+
+def governor() -> LoadGovernor | None:
+    """The process's :class:`LoadGovernor`, if one runs."""
+    return _GOVERNOR
+
+
+def govern(threads: int, environ=None) -> LoadGovernor | None:
+    """Start the process's :class:`LoadGovernor` for runs of ``threads`` threads, unless
+    ``$NLGBIAS_DECODE_THREADS=fixed`` or ``$NLGBIAS_UNDER_LOAD=one`` (then ``None``), or
+    ``/proc/stat`` does not exist. Idempotent; a forked child starts its own."""
+    global _GOVERNOR
+    if decode_threads_mode(environ) != "auto" or under_load_mode(environ) != "throttle" or threads < 2:
+        return None
+    if _GOVERNOR is None or _GOVERNOR._pid != os.getpid():
+        mon = LoadMonitor()
+        if mon._last is None:
+            return None
+        _GOVERNOR = LoadGovernor(threads, monitor=mon).start()
+    return _GOVERNOR
+
+
+class DecodeThreads:
+    """The thread count of a generation run, step by step: ``pinned`` threads for a prefill (whose
+    sums a thread count can change) and, while the machine has room, for a decode step. Under
+    other processes' load:
+
+    - ``under_load="throttle"`` (default, :func:`under_load_mode`): still ``pinned`` threads; the
+      process's :class:`LoadGovernor` makes their idle waits spin only briefly (beside another
+      job a spinning thread burns the core its partner needs to reach the barrier);
+    - ``under_load="one"``: a decode step runs with one thread (no barrier at all) while other
+      processes leave fewer than ``pinned - BUSY_CORES`` of the ``cores`` free, back to
+      ``pinned`` from ``pinned - BUSY_CORES / 2`` free (2 cores, 2 threads: one thread from half
+      a core busy, two below a quarter), read every ``interval`` seconds by a :class:`LoadMonitor`.
+
+    ``adaptive=False`` (or ``$NLGBIAS_DECODE_THREADS=fixed``): always ``pinned``. ``steps``
+    counts decode steps per thread count, ``throttled`` those run while the governor's throttle
+    was engaged (for the benchmarks).
     """
 
     def __init__(self, pinned: int, adaptive: bool = True, interval: float = 0.25,
-                 monitor: LoadMonitor | None = None, cores: int | None = None):
+                 monitor: LoadMonitor | None = None, cores: int | None = None,
+                 under_load: str | None = None):
         self.pinned, self.cores = int(pinned), cores
         self.adaptive = bool(adaptive) and self.pinned > 1
-        self.monitor = (monitor or LoadMonitor(interval)) if self.adaptive else None
+        self.under_load = under_load or under_load_mode()
+        if self.under_load not in UNDER_LOAD:
+            raise ValueError(f"under_load must be one of {UNDER_LOAD}, got {self.under_load!r}")
+        self.drops = self.adaptive and self.under_load == "one"
+        self.monitor = (monitor or LoadMonitor(interval)) if self.drops else None
         self.current = self.pinned
         self.steps: dict[int, int] = {}
+        self.throttled = 0
 
     def choose(self) -> int:
         """The thread count for the next decode step."""
-        if not self.adaptive:
+        if not self.drops:
             return self.pinned
         busy = self.monitor.busy_others()
         if busy is not None:
@@ -265,6 +441,9 @@ class DecodeThreads:
         n = self.choose()
         set_torch_threads(n)
         self.steps[n] = self.steps.get(n, 0) + 1
+        if self.adaptive and not self.drops:
+            g = governor()
+            self.throttled += int(g is not None and g.engaged)
         return n
 
 
@@ -313,3 +492,7 @@ def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = Non
                 a @ b
                 best = min(best, time.perf_counter() - t0)
     return 2 * n ** 3 / best / 1e9
+
+
+#: the wait policy is set as nlgbias is imported, before torch loads
+set_wait_policy()

@@ -17,7 +17,7 @@ from functools import partial
 import pandas as pd
 
 from nlgbias.engine.decoding import DecodingParams, first_sentence, row_seed
-from nlgbias.hardware import DecodeThreads, decode_threads_mode, set_torch_threads
+from nlgbias.hardware import DecodeThreads, decode_threads_mode, set_torch_threads, under_load_mode
 from nlgbias.models import LoadedModel
 from nlgbias.progress import tqdm
 
@@ -121,13 +121,14 @@ class CausalGenerator(BatchedGenerator):
     on every call (the same kernel, bit-identical outputs; at decode batch sizes the per-call
     reorder cost about as much as the product); the model is restored afterwards.
 
-    ``adaptive_threads`` (default: on for a packed model and ``batch_size`` <= 64, unless
-    ``$NLGBIAS_DECODE_THREADS=fixed``): every prefill runs with the run's threads, and a decode
-    step with one thread while other processes keep a core busy
-    (:class:`~nlgbias.hardware.DecodeThreads`). oneDNN's packed bf16 products of up to 64 rows
-    split their work by output column, so a decode step gives the same bytes at 1 and 2 threads
-    (tested); a prefill's products (hundreds of rows) and float32's MKL products do not, so
-    those keep the run's count.
+    ``adaptive_threads`` (default: on, unless ``$NLGBIAS_DECODE_THREADS=fixed``): while other
+    processes keep a core busy, the run's idle OpenMP threads spin only briefly at each barrier
+    (``$NLGBIAS_UNDER_LOAD=throttle``, the default; how threads wait, never what they compute),
+    or a decode step runs with one thread (``one``; then only for a packed model and
+    ``batch_size`` <= 64: oneDNN's packed bf16 products of up to 64 rows split their work by
+    output column, so a decode step gives the same bytes at 1 and 2 threads (tested); a
+    prefill's products (hundreds of rows) and float32's MKL products do not). See
+    :class:`~nlgbias.hardware.DecodeThreads`.
     """
 
     def __init__(self, lm: LoadedModel, params: DecodingParams, batch_size: int = 32,
@@ -156,9 +157,9 @@ class CausalGenerator(BatchedGenerator):
         self.device = torch.device(lm.device)
         if num_threads:
             set_torch_threads(num_threads)
-        if adaptive_threads is None:
-            adaptive_threads = (self.packed and batch_size <= ADAPTIVE_MAX_ROWS
-                                and decode_threads_mode() == "auto")
+        if adaptive_threads is None:  # a throttled spin never changes a byte; one thread only here
+            adaptive_threads = decode_threads_mode() == "auto" and (
+                under_load_mode() == "throttle" or (self.packed and batch_size <= ADAPTIVE_MAX_ROWS))
         self.threads = DecodeThreads(torch.get_num_threads(), adaptive=adaptive_threads)
         self.code = lm.spec.control_code
         eos = set()
