@@ -140,7 +140,7 @@ def test_the_load_governor_throttles_the_spin_under_load_with_hysteresis():
 _IDLE = """
 import json, time, nlgbias, torch
 from nlgbias import hardware as H
-torch.set_num_threads(2)
+H.set_torch_threads(2)
 x = torch.ones(1 << 22)
 def idle():  # a 2-thread region, then the CPU time its idle thread burns in 0.3 s
     x.add_(1.0); t = time.process_time(); time.sleep(0.3); return time.process_time() - t
@@ -155,7 +155,8 @@ print(json.dumps(out))
 def test_the_spin_throttle_stops_idle_threads_spinning_and_lets_them_spin_again():
     """With a spin count of seconds, an idle OpenMP thread burns the CPU between regions; while
     the throttle is engaged it sleeps after 100 pauses, and spins again once released."""
-    env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, "GOMP_SPINCOUNT": "3000000000"}
+    env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, "GOMP_SPINCOUNT": "3000000000",
+           "NLGBIAS_DECODE_THREADS": "fixed"}  # no governor: this throttle alone
     res = subprocess.run([sys.executable, "-c", _IDLE], env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     out = json.loads(res.stdout.strip().splitlines()[-1])
