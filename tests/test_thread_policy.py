@@ -309,3 +309,15 @@ def test_float32_rows_alike_under_both_wait_policies():
     runs = [_job("smollm2-135m", "float32", omp)
             for omp in ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, {"OMP_WAIT_POLICY": "PASSIVE"})]
     assert runs[0]["fixed"] == runs[1]["fixed"] and runs[0]["loglik"] == runs[1]["loglik"]
+
+
+def test_a_throttle_that_cannot_reach_openmp_says_so_once(monkeypatch, caplog):
+    import ctypes
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: object())  # no omp_set_num_threads
+    with pytest.raises(RuntimeError, match="cannot throttle"):
+        H.SpinThrottle(2).engage()
+    gov = H.LoadGovernor(2, monitor=Busy(1.5), cores=2)
+    with caplog.at_level("WARNING", logger="nlgbias.hardware"):
+        assert gov.step() and not gov.engaged and gov.broken
+    assert "keep spinning under load" in caplog.text

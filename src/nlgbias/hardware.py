@@ -283,12 +283,15 @@ class SpinThrottle:
 
         import torch
 
-        size, ready, stop = self.team_size(), threading.Event(), threading.Event()
+        size, ready, stop, failed = self.team_size(), threading.Event(), threading.Event(), []
 
         def park():
             try:
                 ctypes.CDLL(None).omp_set_num_threads(ctypes.c_int(size))
                 torch.ones(size * 65536).add_(1.0)  # one parallel region of ``size`` threads
+            except (AttributeError, OSError, RuntimeError) as e:  # no OpenMP runtime to reach
+                failed.append(e)
+                return
             finally:
                 ready.set()
             stop.wait()
@@ -296,6 +299,9 @@ class SpinThrottle:
         t = threading.Thread(target=park, name="nlgbias-spin-throttle", daemon=True)
         t.start()
         ready.wait()
+        if failed:
+            t.join()
+            raise RuntimeError(f"cannot throttle OpenMP's spin here: {failed[0]}")
         self._thread, self._stop = t, stop
 
     def release(self) -> None:
@@ -319,7 +325,7 @@ class LoadGovernor:
         self.threads, self.interval, self.cores = int(threads), interval, cores
         self.monitor = monitor or LoadMonitor(interval)
         self.throttle = SpinThrottle(self.threads)
-        self.loaded = False
+        self.loaded = self.broken = False
         self._stop = None
         self._thread = None
         self._pid = os.getpid()
@@ -329,7 +335,9 @@ class LoadGovernor:
         return self.throttle.engaged
 
     def step(self) -> bool:
-        """One reading: engage or release the throttle; returns whether the machine is loaded."""
+        """One reading: engage or release the throttle; returns whether the machine is loaded.
+        Where the throttle cannot act (no OpenMP runtime to reach), the governor says so once
+        (WARNING) and stops reacting."""
         busy = self.monitor.busy_others()
         if busy is not None:
             free = _free_cores(busy, self.cores)
@@ -337,7 +345,11 @@ class LoadGovernor:
                 self.loaded = True
             elif self.loaded and free > self.threads - BUSY_CORES / 2:
                 self.loaded = False
-        (self.throttle.engage if self.loaded else self.throttle.release)()
+        try:
+            (self.throttle.engage if self.loaded else self.throttle.release)()
+        except RuntimeError as e:
+            log.warning("%s; idle threads keep spinning under load", e)
+            self.broken = True
         return self.loaded
 
     def start(self) -> LoadGovernor:
@@ -347,7 +359,7 @@ class LoadGovernor:
             self._stop = threading.Event()
 
             def run(stop=self._stop):
-                while not stop.wait(self.interval):
+                while not stop.wait(self.interval) and not self.broken:
                     self.step()
 
             self._thread = threading.Thread(target=run, name="nlgbias-load-governor", daemon=True)
