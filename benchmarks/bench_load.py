@@ -17,6 +17,8 @@ by side in ONE run, per thread policy:
   before they sleep) and 2 threads throughout;
 - ``one`` (not run unless named in ``--policies``): 1 thread throughout, a reference for what
   one core does (its prefill sums differ from 2 threads', so its rows are not compared).
+- ``auto-full-spin`` (not run unless named): the load governor over libgomp's default spin
+  (``GOMP_SPINCOUNT=300000``) instead of the bounded one;
 - ``auto-started-loaded`` (not run unless named): ``auto`` in a worker started while another
   2-thread worker generates (under ``auto-one`` such a worker chose PASSIVE and kept it; under
   ``auto`` the start no longer matters).
@@ -58,6 +60,7 @@ POLICIES = {
     "one": {"NLGBIAS_THREADS": "1", "NLGBIAS_DECODE_THREADS": "fixed"},
     "auto-started-loaded": {"NLGBIAS_DECODE_THREADS": "auto"},
     "auto-one": {"NLGBIAS_DECODE_THREADS": "auto", "NLGBIAS_UNDER_LOAD": "one"},
+    "auto-full-spin": {"GOMP_SPINCOUNT": "300000", "NLGBIAS_DECODE_THREADS": "auto"},
 }
 #: policies whose worker process starts while another worker generates (``auto`` then chooses
 #: its wait policy from a busy machine: PASSIVE), and keeps that choice when the load stops
@@ -139,21 +142,29 @@ def summary(res: dict, policies: list[str]) -> dict:
         lo = [r["tok_s"] for r in res[(pol, "loaded")]]
         out[pol] = {"quiet": statistics.median(q), "quiet_range": [min(q), max(q)],
                     "loaded": statistics.median(lo), "loaded_range": [min(lo), max(lo)],
-                    "loaded_over_quiet": statistics.median(lo) / statistics.median(q)}
+                    "loaded_over_quiet": statistics.median(lo) / statistics.median(q),
+                    # within a repetition the two conditions ran back to back: robust to the
+                    # machine's drift between repetitions
+                    "loaded_over_quiet_per_rep": statistics.median(b / a for a, b in zip(q, lo))}
     if "spin" in out:
+        sq = [r["tok_s"] for r in res[("spin", "quiet")]]
         for pol in policies:
+            q = [r["tok_s"] for r in res[(pol, "quiet")]]
             out[pol]["quiet_over_spin"] = out[pol]["quiet"] / out["spin"]["quiet"]
+            out[pol]["quiet_over_spin_per_rep"] = statistics.median(a / b for a, b in zip(q, sq))
     return out
 
 
 def table(summ: dict) -> list[str]:
-    lines = ["| policy | quiet tok/s (min-max) | loaded tok/s (min-max) | loaded / quiet | quiet / spin's quiet |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["| policy | quiet tok/s (min-max) | loaded tok/s (min-max) | loaded / quiet | quiet / spin's quiet "
+             "| loaded / quiet, per repetition (median) | quiet / spin's quiet, per repetition (median) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for pol, s in summ.items():
         ratio = f"{s['quiet_over_spin']:.2f}" if "quiet_over_spin" in s else ""
+        rep_ratio = f"{s['quiet_over_spin_per_rep']:.2f}" if "quiet_over_spin_per_rep" in s else ""
         lines.append(f"| {pol} | {s['quiet']:.1f} ({s['quiet_range'][0]:.1f}-{s['quiet_range'][1]:.1f}) "
                      f"| {s['loaded']:.1f} ({s['loaded_range'][0]:.1f}-{s['loaded_range'][1]:.1f}) "
-                     f"| {s['loaded_over_quiet']:.0%} | {ratio} |")
+                     f"| {s['loaded_over_quiet']:.0%} | {ratio} | {s['loaded_over_quiet_per_rep']:.0%} | {rep_ratio} |")
     return lines
 
 
