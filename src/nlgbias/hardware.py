@@ -222,22 +222,23 @@ DECODE_THREADS = ("auto", "fixed")
 UNDER_LOAD = ("throttle", "one")
 
 
+def _env_choice(name: str, choices: tuple[str, ...], environ=None) -> str:
+    """``$name`` (its first choice unless set), one of ``choices``, or one clear error."""
+    env = os.environ if environ is None else environ
+    mode = (env.get(name) or choices[0]).strip().lower()
+    if mode not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {mode!r}")
+    return mode
+
+
 def decode_threads_mode(environ=None) -> str:
     """``$NLGBIAS_DECODE_THREADS`` (``auto`` unless set; see :data:`DECODE_THREADS`)."""
-    env = os.environ if environ is None else environ
-    mode = (env.get("NLGBIAS_DECODE_THREADS") or "auto").strip().lower()
-    if mode not in DECODE_THREADS:
-        raise ValueError(f"NLGBIAS_DECODE_THREADS must be one of {DECODE_THREADS}, got {mode!r}")
-    return mode
+    return _env_choice("NLGBIAS_DECODE_THREADS", DECODE_THREADS, environ)
 
 
 def under_load_mode(environ=None) -> str:
     """``$NLGBIAS_UNDER_LOAD`` (``throttle`` unless set; see :data:`UNDER_LOAD`)."""
-    env = os.environ if environ is None else environ
-    mode = (env.get("NLGBIAS_UNDER_LOAD") or "throttle").strip().lower()
-    if mode not in UNDER_LOAD:
-        raise ValueError(f"NLGBIAS_UNDER_LOAD must be one of {UNDER_LOAD}, got {mode!r}")
-    return mode
+    return _env_choice("NLGBIAS_UNDER_LOAD", UNDER_LOAD, environ)
 
 
 def _omp_cpus() -> int:
