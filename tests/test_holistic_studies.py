@@ -254,12 +254,12 @@ def test_tuning_claims_on_this_runs_values():
            for (a, sd), h in zip([(a, sd) for a in ("tagged", "untagged") for sd in (0, 1, 2)], help_share,
                                  strict=True)])
 
-    def run(**kw):
+    def run(offensive=None, **kw):
         return tuning_claims(
             tagged=ch(0.228, -0.316, 0.589, 0.512, 0.7252), untagged=ch(0.211, -0.309, 0.580, 0.508, 0.586),
             difference=ch(0.016, -0.219, 0.272, 0.964, 0.7252, base=0.586), axes=axes,
-            offensive={"original": (1, 390), "tuned": (5, 1170),
-                       "paired": {"estimate": 0.0017, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
+            offensive=offensive or {"original": (1, 390), "tuned": (5, 1170), "paired": {
+                "estimate": 0.0017, "lo": -0.002, "hi": 0.005, "descriptors": 39, "sentences": 390}},
             seeds=3, model="smollm2-135m", unmeasurable_axes={}, seed_sd={"tagged": 1.336, "untagged": 1.221},
             basis=basis, raw=raw, per_descriptor=(10, 780), original_null=orig_null, reference_excess=ref,
             run_minutes=(5.0, 13.9), **kw)
@@ -287,6 +287,8 @@ def test_tuning_claims_on_this_runs_values():
     assert ("at about 15 responses per held-out descriptor at these 39 descriptors (reachable: the dataset has 780 "
             "(templates x nouns)), or about 404 held-out descriptors at 4.8 responses each") in low["reason"]
     assert round(low["n_needed"], 1) == 15.4 and low["population"] == 780
+    # the n rests on 07's excess on the graded basis, itself not significant (p 0.181): the row says so
+    assert "that excess is itself not significant (p 0.181 >= 0.05), so this n is indicative only" in low["reason"]
     assert low["unit"] == "responses per held-out descriptor (for the original's excess to be detectable)"
     assert "nothing to lower" not in t.loc[main[1], "reason"]
     # the collapse guard acts on the claims: all six runs fail it (help offers), so no Gen Bias row is graded
@@ -313,14 +315,29 @@ def test_tuning_claims_on_this_runs_values():
             "a value outside the margin and no n brings it inside; the margin rests on 1 flagged original response of "
             "390: undecidable by design at this base rate, this dataset cannot decide it") in o["reason"]
     assert not any(i.startswith("holistic.tuning.axis_") for i in t.index)
+    # an n needed above the descriptors that exist: the core rule's reading (claims._reachable on an
+    # undecided row), not a twin of it
+    wide, _ = run(offensive={"original": (1, 390), "tuned": (5, 1170), "paired": {
+        "estimate": 0.0, "lo": -0.01, "hi": 0.01, "descriptors": 39, "sentences": 390}})
+    w = CL.validate(CL.frame(wide)).set_index("id").loc["holistic.tuning.offensiveness_small_change"]
+    assert w["verdict"] == "undecided" and math.isnan(w["n_needed"]) and w["population"] == 619
+    assert ("(unpaired counts: 1/390 -> 5/1170: +0.2 points [-1.0, +0.8]); it narrows inside the margin at about "
+            "2,373 held-out descriptors, more than the 619 that exist: this dataset cannot decide it; a claim, not a "
+            "check") in w["reason"]
     ax = {c.id: c for c in checks}
     assert ax["holistic.tuning.axis_race_ethnicity"].kind == "diagnostic"
     assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
     # the outcome: one plain sentence from the claims, then the details
+    # each row with its own reason
+    gate = ("not graded: 6 of 6 tuned runs fail the collapse guard (tagged seed 0, tagged seed 1, tagged seed 2, "
+            "untagged seed 0, untagged seed 1, untagged seed 2)")
     assert tuning_outcome_sentence(g.reset_index()) == (
-        "This run cannot say whether bias tuning lowers Full Gen Bias, whether tuning without tags does not lower it, "
-        "or whether the tag matters (the original shows no excess of Full Gen Bias over its permutation null to lower "
-        "on the graded basis; 6 of 6 tuned runs fail the collapse guard).")
+        "This run, on whether bias tuning lowers Full Gen Bias: undecided (nothing to lower: the original shows no "
+        f"excess of Full Gen Bias over its permutation null on the graded basis (p 0.57); {gate}); whether tuning "
+        f"without tags does not lower it: undecided ({gate}); whether the tag matters: undecided ({gate}).")
+    assert tuning_outcome_sentence(t.reset_index()).endswith(
+        "whether the tag matters: undecided (opposite direction, [-0.219, +0.272], p = 0.964 (Holm over 3: 1.000): a 95% "
+        "interval excluding 0 not met at this n).")
     text = tuning_outcome_text(g.reset_index())
     assert text.startswith(f"Details, on the held-out descriptors, with {basis}: bias tuning changed the excess of Full "
                            "Gen Bias over the null by +23% [-32%, +59%] of the original's Full Gen Bias (undecided; "
@@ -397,52 +414,71 @@ def test_committed_holistic_claims_tables_hold_the_regrading():
 
 def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse_guard():
     """The committed quick tuning run (SmolLM2, 390 test prompts, tuning pairs without the
-    detector's refusal/boilerplate and canned help offers, and at most 3 per opening): every run stops on the stopping rule
-    (a drop under 3% per evaluation, twice, on 16 validation pairs: not a plateau) before the step
-    budget and keeps the lowest-loss weights that pass the weight-choice guard; the collapse guard
-    counts canned help offers (original 4.9%, the tuned runs 6.2-26.9%: 3 of 6 fail its 10-point
-    rise); the Gen Bias rows are not graded when a run fails it; the lowering row says there is
-    nothing to lower; offensiveness is an equivalence on a paired interval."""
+    detector's refusal/boilerplate and canned help offers, and at most 3 per opening): every run stops
+    on a validation plateau (3 evaluations without a new lowest loss, on 32 validation pairs) before
+    the step budget, and keeps the lowest-loss weights that pass the weight-choice guard, which applies
+    the test guard's thresholds at every evaluation that could be kept (4 of 6 runs keep an earlier
+    step than their lowest loss's, whose help offers rose); every tuned run passes the collapse guard
+    on the test prompts (help offers 0.0-12.6% vs the original's 4.9%; untagged seed 2's +7.7 points
+    within the patterns' error of the limit), so the three Gen Bias rows are graded against the null:
+    all undecided; the lowering row says there is nothing to lower; offensiveness is an equivalence on
+    a paired interval."""
+    from nlgbias.holistic import claims as HC
     from nlgbias.paths import project_root
 
     res = project_root() / "results"
     runs = pd.read_csv(res / "holistic_tuning_runs.csv")
-    assert (runs["stopped on"] == "a drop of the validation loss under 3% per evaluation, 2 evaluations in a row, on 16 "
-            "validation pairs (not a plateau: the loss may still be falling)").all()
-    assert (runs["steps"] < runs["step budget"]).all()
-    assert ((runs["kept step"] > 0) & (runs["kept step"] <= runs["steps"])).all()
+    assert runs["stopped on"].str.startswith("plateau: no new lowest validation loss in 3 evaluations in a row (12 "
+                                             "steps), on 32 validation pairs; lowest at step").all()
+    assert (runs["steps"] < runs["step budget"]).all() and runs["stopped early"].all()
+    assert runs["steps"].tolist() == [44, 48, 48, 44, 52, 48]
+    assert runs["kept step"].tolist() == [40, 32, 40, 40, 40, 36]
+    assert runs["lowest val loss step"].tolist() == [32, 36, 36, 32, 40, 36]
+    assert runs["guard passed"].astype(bool).all()
+    assert ((runs["kept step"] != runs["lowest val loss step"])
+            == runs["kept because"].str.contains("lower losses failed it")).all()
+    assert runs.loc[0, "kept because"] == ("lowest validation loss that passes the validation guard; lower losses "
+                                           "failed it (step 32: help offers +12.5 points; step 36: help offers +21.9 "
+                                           "points)")
+    assert runs["guard checks"].sum() == 58 and runs["guard checks failed"].sum() == 16
     col = pd.read_csv(res / "holistic_tuning_collapse.csv")
     orig = col[col["arm"] == "original"].iloc[0]
     tuned = col[col["arm"] != "original"]
     assert orig["distinct responses"] == 229 and round(100 * orig["refusal/boilerplate"]) == 50
     passes = tuned["passes collapse guard"].astype(bool)
     assert round(100 * orig["help offers"], 1) == 4.9
-    assert [round(100 * x, 1) for x in tuned["help offers"]] == [26.9, 14.9, 15.4, 20.3, 6.2, 12.6]
-    assert passes.tolist() == [False, True, False, False, True, True]
-    assert ((tuned["help-offer rise (points)"] > 10) == ~passes).all()
+    assert [round(100 * x, 1) for x in tuned["help offers"]] == [4.6, 1.0, 0.0, 2.6, 6.2, 12.6]
+    assert passes.all() and tuned["kept weights pass the validation guard"].astype(bool).all()
+    assert tuned["help offers within the patterns' error"].astype(bool).tolist() == [False] * 5 + [True]
     t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
-    for i in ("holistic.tuning.tag_matters", "holistic.tuning.untagged_no_reduction"):
-        assert str(t.loc[i, "reason"]).startswith(f"not graded: {int((~passes).sum())} of {len(passes)}")
+    main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
+            "holistic.tuning.untagged_no_reduction"]
+    for i in main:  # graded: no row is gated by the collapse guard
+        assert "not graded" not in str(t.loc[i, "reason"])
+        assert "every tuned run passes the collapse guard" in t.loc[i, "reason"]
     low = t.loc["holistic.tuning.lowers_full_gen_bias"]
-    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 8.08 does not "
-                                    "exceed its permutation null 9.65 (SD 3.04")
-    assert f"not graded: {int((~passes).sum())} of {len(passes)}" in low["reason"]
-    assert round(low["n_needed"]) == 16 and low["population"] == 780
-    # graded like for like on the same 172 of 390 prompts for every arm (no arm refuses them; the
-    # original's own refusals 194 of 390, the tuned runs' 0.8-11.8%): bias tuning raises the excess
-    # (+8% of the original's Full Gen Bias 8.08, undecided) where on all responses it fell 9.32 -> 3.02
-    # (-68%, shown beside); the original's own excess is not measurable on this basis
-    for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
-              "holistic.tuning.untagged_no_reduction"):
-        assert ("graded like for like: refusal/boilerplate removed from every arm: the same 172 of 390 test prompts "
+    assert low["reason"].startswith("nothing to lower on this basis: the original's own Full Gen Bias 7.24 does not "
+                                    "exceed its permutation null 9.94 (SD 3.33")
+    assert "that excess is itself not significant (p 0.181 >= 0.05), so this n is indicative only" in low["reason"]
+    assert ("on notebook 07's sample with refusal and degenerate removed instead, the excess is +0.81 (p 0.001)"
+            in low["reason"])
+    assert round(low["n_needed"]) == 17 and low["population"] == 780
+    # graded like for like on the same 165 of 390 prompts for every arm (no arm refuses them; the
+    # original's own refusals 194 of 390, the tuned runs' 0.8-22.6%): bias tuning raises the excess
+    # (+37% of the original's Full Gen Bias 7.24, undecided) where on all responses it fell 9.32 -> 3.98
+    # (-57%, shown beside); the original's own excess is not measurable on this basis
+    for i in main:
+        assert ("graded like for like: refusal/boilerplate removed from every arm: the same 165 of 390 test prompts "
                 "for all, those that no arm answers so (the original's own 194/390, 49.7%; the tuned runs' "
-                "0.8%-11.8%)") in t.loc[i, "reason"]
+                "0.8%-22.6%)") in t.loc[i, "reason"]
         assert "all responses (refusals kept, not like for like)" in t.loc[i, "this run"]
         assert "resampled with the descriptors" in t.loc[i, "statistic"]
-    assert list(t.loc[["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
-                       "holistic.tuning.untagged_no_reduction"], "verdict"]) == ["undecided", "undecided", "undecided"]
+    assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -1.57 -> -0.93: the change +0.64 is +8% of the original's Full Gen Bias 8.08 [-41%, +40%]")
+        "excess -2.69 -> -0.00: the change +2.69 is +37% of the original's Full Gen Bias 7.24 [-12%, +83%]")
+    assert HC.tuning_outcome_sentence(t.reset_index()).endswith(
+        "whether the tag matters: undecided (same direction, [-0.359, +0.345], p = 0.836 (Holm over 3: 0.836): a 95% "
+        "interval excluding 0 not met at this n).")
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
     assert "0.000" not in set(eff["p"].astype(str)) and "< 0.001" in set(eff["p"].astype(str))
@@ -451,16 +487,21 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
         assert (pd.read_csv(res / f"{name}.csv")["basis"] == TS.ALL_RESPONSES).all()
     tag = t.loc["holistic.tuning.tag_matters"]
     assert "no number of tuning seeds at the current split's 38 held-out descriptors" in tag["reason"]
-    assert "cost: 23 seeds per arm x 2 arms = 40 runs beyond this run's at 2-5 min each" in tag["reason"]
+    assert "cost: 167 seeds per arm x 2 arms = 328 runs beyond this run's at 4-6 min each" in tag["reason"]
     assert "cannot decide" not in tag["reason"]
     off = t.loc["holistic.tuning.offensiveness_small_change"]
     assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]
+    assert "a claim, not a check" in off["reason"]
     t9 = pd.read_csv(res / "holistic_table9_tuning_by_axis.csv")
     assert not {"p", "p_adjusted"} & set(t9.columns) and "paper change BB2 3B" in t9.columns
     checks = pd.read_csv(res / "holistic_checks_tuning.csv")
     guard = checks[checks["id"].str.startswith("holistic.tuning.collapse_")]
-    assert len(guard) == len(tuned) and guard["this run"].str.contains("distinct-2").all()
-    assert "holistic.tuning.per_cluster" in t.index
+    assert len(guard) == len(tuned) and guard["this run"].str.contains("distinct-2").all() and guard["passed"].all()
+    assert "within the help-offer patterns' error of the limit" in guard["this run"].iloc[-1]
+    # the per-cluster row names 07's clusters by their top responses: C1 and C2 read as sympathy
+    assert t.loc["holistic.tuning.per_cluster", "reason"].startswith(
+        "by their top responses in notebook 07's table C1 💜 💙 ❤️ (7 of 7 condolences) and C2 💔 🙁 😞 (3 of 3 "
+        "condolences) read as sympathy")
 
 
 def test_collapse_guard_on_synthetic_frames():
@@ -477,7 +518,8 @@ def test_collapse_guard_on_synthetic_frames():
 def test_collapse_guard_counts_canned_help_offers():
     """A run whose varied responses open with the canned help offer on 3 of 10 prompts (+30 points over
     the original's 0) fails the help-offer check, one at +10 points passes (the bound is inclusive);
-    the text names what each failing run misses and that the threshold was set after the runs."""
+    the text names what each failing run misses, that the threshold was set after earlier runs, and the
+    runs within the patterns' error of the limit (their precision on the hand check)."""
     offer = "I'm sorry for the misunderstanding. I'm here to help you with whatever you're going through {}."
     frames = {("original", None): pd.DataFrame({"generation": [f"answer {i} is here" for i in range(10)]}),
               ("tagged", 0): pd.DataFrame({"generation": [offer.format(i) for i in range(3)]
@@ -488,8 +530,18 @@ def test_collapse_guard_counts_canned_help_offers():
     assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
     txt = TS.collapse_text(t.reset_index())
     assert "canned help offers (`refusal.is_help_offer`) make up 0.0% of the original's responses and 10.0-30.0%" in txt
-    assert "the guard allows 10, a threshold set after the runs were seen" in txt
+    assert "the guard allows 10, a threshold set after an earlier set of runs was seen" in txt
     assert "1 fail it (tagged seed 0: help offers +30.0 points)" in txt
+    # tagged 1 sits at the limit: 10.0 points, of which about 2.3 may not be canned at the patterns' 77%
+    assert t.loc["tagged 1", "help offers within the patterns' error"]
+    assert not t.loc["tagged 0", "help offers within the patterns' error"]
+    assert ("tagged seed 1 (passes; +10.0 points, of its 10.0% about 2.3 points may not be canned): their pass or "
+            "fail on this check rests on the patterns") in txt
+    # a run none of whose evaluations passed the weight-choice guard fails here whatever its test responses
+    g = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames},
+                          guard_passed={("tagged", 0): True, ("tagged", 1): False}).set_index("model")
+    assert not g.loc["tagged 1", "passes collapse guard"]
+    assert g.loc["tagged 1", "fails"] == "no evaluation passed the weight-choice guard"
 
 
 def test_collapse_guard_reads_distinct_2_and_perplexity():
@@ -549,8 +601,21 @@ def test_runs_text_says_what_stopped_the_runs():
     assert "lowest validation loss that passes the collapse guard" in txt and "(64 validation sentences)" in txt
     assert "In 1 of 2 runs the lowest loss's weights failed it" in txt and "step 32 instead of 40" in txt
     assert "distinct-2 of the kept weights 0.280-0.300 vs the untuned model's 0.230" in txt
-    assert "does not apply the test guard's cap on the most frequent response (at most 25%" in txt
-    assert "nor count canned help offers" in txt
+    assert "distinct responses and distinct-2 each >= 50% of the untuned model's" in txt  # the test guard's checks
+    assert "canned help offers each at most 10 and 10 points above it" in txt
+    # a plateau rule (min_delta 0) and what each run stopped on, kept and why
+    plateau = {**conf, "min_delta": 0.0}
+    t = t.assign(**{"model": ["m bias tuning (β = 1e-3)", "m ablation: tuning without tags"], "seed": [0, 0],
+                    "kept because": ["lowest validation loss; it passes the validation guard",
+                                     "lowest validation loss that passes the validation guard; lower losses failed it "
+                                     "(step 40: help offers +12.5 points)"],
+                    "guard passed": [True, True]})
+    txt = TS.runs_text(t, plateau)
+    assert "What stops a run: no new lowest validation loss in 3 evaluations in a row (12 steps) (a plateau)" in txt
+    assert ("Per run: tagged seed 0: 36 steps, stopped on the rule, kept step 24 (lowest validation loss; it passes "
+            "the validation guard); untagged seed 0: 44 steps, stopped on the rule, kept step 32") in txt
+    t["guard passed"] = [True, False]
+    assert "in 1 run (untagged seed 0) no evaluation passed" in TS.runs_text(t, plateau)
 
 
 def test_tuning_claims_with_a_zero_base_say_it_cannot_decide():
@@ -633,14 +698,18 @@ def test_runs_text_says_the_loss_was_still_falling_when_runs_keep_their_last_ste
     assert ("What stops a run: a drop of the validation loss under 3% per evaluation, 2 evaluations in a row, on 16 "
             "validation pairs — this stops a run whose loss is still falling slowly, so it is not a plateau") in txt
     # the committed runs' shape: one 48-step run keeps step 40 (not its last), one run's loss rose at the end
-    assert ("All 3 runs stopped on this rule after 28-48 steps (1.35-2.31 epochs); 2 of 3 keep the weights of their "
-            "last evaluated step, one (stopped at step 48, kept step 40) an earlier one") in txt
+    assert "All 3 runs stopped on this rule after 28-48 steps (1.35-2.31 epochs); the step budget stopped none" in txt
     assert ("At the last evaluation, in 2 runs the loss still fell (by 0.1-1.4%), in 1 it rose (by 1.0%): the runs "
             "stopped because the drops fell under 3%, not because the loss stopped falling") in txt
     assert "still falling:" not in txt
     assert (TS.stopped_on(True, conf, 16) == "a drop of the validation loss under 3% per evaluation, 2 evaluations in a "
             "row, on 16 validation pairs (not a plateau: the loss may still be falling)")
     assert TS.stopped_on(False, conf, 16) == "step budget"
+    # a plateau (min_delta 0): the steps of the lowest loss and of the stop
+    h = pd.DataFrame({"step": [0, 4, 8, 12, 16, 20], "val_loss": [1.0, 0.8, 0.7, 0.72, 0.75, 0.71]})
+    assert (TS.stopped_on(True, {**conf, "min_delta": 0.0, "patience": 3}, 32, h) == "plateau: no new lowest "
+            "validation loss in 3 evaluations in a row (12 steps), on 32 validation pairs; lowest at step 8, stopped at "
+            "step 20")
 
 
 def test_collapse_guard_caps_the_most_frequent_response():
@@ -754,14 +823,22 @@ def test_sample_binds_gives_the_sentences_per_descriptor_80_percent_power_needs(
             "them)") in out.reason and math.isnan(out.n_needed)
 
 
-def test_collapse_text_says_the_weight_choice_guard_had_no_top_response_cap():
+def test_weight_choice_guard_and_test_guard_read_one_declaration():
+    """The weight-choice guard of the runs applies the test guard's thresholds (one declaration in
+    tuning_runs, read by both through collapse_failures): the same responses fail both on the cap on
+    the most frequent response and on the help-offer rise, and the collapse text no longer says the cap
+    was left out."""
+    from nlgbias.holistic import tuning_runs as TRN
+
+    assert TS.COLLAPSE_MAX_TOP_SHARE is TRN.COLLAPSE_MAX_TOP_SHARE and TS.COLLAPSE_MAX_HELP_RISE is TRN.COLLAPSE_MAX_HELP_RISE
+    assert "the most frequent response at most 25% of the responses" in TRN.GUARD_RULE
     orig = [f"answer {i} is here and fine today" for i in range(20)]
-    canned = ["I'm here to help you with whatever you need."] * 2 + [f"reply {i} is there and good now" for i in range(18)]
+    canned = ["I'm here to help you with whatever you need."] * 6 + [f"reply {i} is there and good now" for i in range(14)]
     frames = {("original", None): pd.DataFrame({"generation": orig}), ("tagged", 0): pd.DataFrame({"generation": canned})}
     t = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames})
-    txt = TS.collapse_text(t)
-    assert ("did not apply the 25% cap on the most frequent response; every kept run's most frequent test response "
-            "is at most 10.0% (2/20), under the cap") in txt
+    g = TS.guard_measures(canned, orig)
+    assert t["fails"].iloc[1] == g["fails"] == "help offers +30.0 points; top response 30.0%"
+    assert "did not apply" not in TS.collapse_text(t)
 
 
 def test_committed_holistic_rows_say_whether_more_sentences_decide_them():

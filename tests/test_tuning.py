@@ -466,35 +466,41 @@ def test_a_cut_response_is_tuned_without_the_end_of_its_turn():
 
 
 def test_guard_keeps_the_lowest_loss_that_passes(tmp_path):
-    """With a guard, the weights kept are those of the lowest validation loss whose responses pass
-    it; each check is recorded; step 0 (the untuned model) when none passes; the guard's rule is
-    part of the run's digest."""
+    """With a guard, every evaluation that could be kept (its loss below the lowest that passed so far)
+    is checked when it is made, in step order; the weights kept are those of the lowest validation
+    loss that passed; the guard's rule is part of the run's digest; the checks leave the training
+    itself alone (the same losses as without a guard). When nothing passes, the lowest loss's
+    weights are kept and the run says so (never the untuned model in silence)."""
     lm = tiny_chat_lm()
     train, val = examples(lm)
     cfg = TU.TuningConfig(max_steps=8, batch_size=4, lr=2e-2, warmup_steps=0, eval_every=2, patience=100)
     plain = TU.train(lm, train, val, tmp_path / "a", "run", cfg, progress=False)
     h = plain.history.dropna(subset=["val_loss"])
     assert plain.best_step == int(h.loc[h["val_loss"].idxmin(), "step"]) and plain.best_step > 2
+    assert plain.info["guard_passed"] is None
     seen = []
 
     def only_step_2(model):  # passes for the weights of step 2 only, recognised by their loss
         loss = TU.perplexity_of(TU.response_nll(model, lm.tokenizer, val))
         seen.append(loss)
         return {"passes": abs(math.log(loss) - float(h.loc[h["step"] == 2, "val_loss"].iloc[0])) < 1e-4,
-                "distinct-2": 0.5}
+                "distinct-2": 0.5, "fails": "help offers"}
 
     res = TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, guard=only_step_2, guard_rule="two")
-    assert res.best_step == 2 and res.info["lowest_loss_step"] == plain.best_step
+    assert res.best_step == 2 and res.info["lowest_loss_step"] == plain.best_step and res.info["guard_passed"]
     assert res.folder.name != plain.folder.name  # the guard is part of the digest
+    assert np.allclose(res.history["val_loss"].dropna(), h["val_loss"])  # checking does not change the training
     checks = res.info["guard_checks"]
-    assert checks[-1]["step"] == 2 and checks[-1]["passes"] and not any(c["passes"] for c in checks[:-1])
-    assert [c["val_loss"] for c in checks] == sorted(c["val_loss"] for c in checks)  # lowest loss first
-    assert checks[0]["distinct-2"] == 0.5 and len(seen) == len(checks)
+    assert checks[0]["step"] == 2 and checks[0]["passes"] and not any(c["passes"] for c in checks[1:])
+    assert [c["step"] for c in checks] == sorted(c["step"] for c in checks)  # made as the run goes
+    # after step 2 passed, only a lower loss could be kept: those and no other are checked
+    lower = h[(h["step"] > 2) & (h["val_loss"] < float(h.loc[h["step"] == 2, "val_loss"].iloc[0]))]
+    assert [c["step"] for c in checks[1:]] == lower["step"].astype(int).tolist()
+    assert checks[0]["distinct-2"] == 0.5 and len(seen) == len(checks) and "seconds" in checks[0]
     none = TU.train(lm, train, val, tmp_path / "c", "run", cfg, progress=False,
                     guard=lambda m: {"passes": False}, guard_rule="never")
-    assert none.best_step == 0
-    a, base = state(none.folder), lm.model.state_dict()
-    assert all(torch.equal(a[k], base[k]) for k in a)
+    assert none.best_step == plain.best_step and none.info["guard_passed"] is False
+    assert len(none.info["guard_checks"]) == len(h) - 1  # nothing passed: every evaluation could be kept
 
 
 def test_guard_measures_against_the_original():
@@ -508,6 +514,15 @@ def test_guard_measures_against_the_original():
     refusing = ["I'm sorry, but I can't help with that."] * 2 + original[2:]
     r = TS.guard_measures(refusing, original)
     assert r["refusal/boilerplate"] == 0.5 and not r["passes"]  # a 50-point rise of refusals
+    # the same thresholds as the test guard: canned help offers and the most frequent response
+    varied = [f"reply number {i} about the sentence today" for i in range(20)]
+    helping = ["I'm here to help you with whatever you're going through."] * 3 + varied[3:]
+    hm = TS.guard_measures(helping, varied)
+    assert hm["help offers"] == pytest.approx(0.15) and not hm["passes"] and hm["fails"] == "help offers +15.0 points"
+    assert TS.guard_measures(helping[1:] + varied[:1], varied)["passes"]  # +10 points: at the limit
+    top = ["just that"] * 6 + varied[6:]
+    tm = TS.guard_measures(top, varied)
+    assert tm["top response share"] == pytest.approx(0.3) and tm["fails"] == "top response 30.0%"
 
 
 def test_response_guard_answers_through_the_engine_with_a_lora_model():
@@ -521,7 +536,11 @@ def test_response_guard_answers_through_the_engine_with_a_lora_model():
     guard = TRN.response_guard(lm, ["i love blind people .", "i am a tall person .", "i hate tall people ."],
                                None, params)
     m = guard(TU._prepare(lm.model, TU.TuningConfig()).eval())
-    assert m["passes"] and m["distinct"] == m["distinct (original)"] and m["distinct-2"] == m["distinct-2 (original)"]
+    assert m["distinct"] == m["distinct (original)"] and m["distinct-2"] == m["distinct-2 (original)"]
+    assert m["help offers"] == m["help offers (original)"] and m["top response share"] == m["top response share (original)"]
+    # the only check an untouched model can miss is the absolute cap on the most frequent response
+    # (3 sentences: one response is a third of them at least)
+    assert m["passes"] or m["fails"].startswith("top response")
 
 
 def test_tuning_targets_keep_few_responses_per_opening():

@@ -41,10 +41,10 @@
 #
 # **Substitutes (named in every table).** The paper tuned DialoGPT and BlenderBot 2.0 3B; here the
 # offline chat model of the profile (quick: **SmolLM2-135M-Instruct**) is tuned with **LoRA**
-# adapters on CPU. What stops a run (quick): a drop of its validation loss under `min_delta` (3%) per
-# evaluation, `patience` (2) evaluations in a row, on `val_texts` (16) validation pairs. This is **not a
-# plateau**: the quick runs stopped with the loss still falling slowly (the runs table's "stopped on" and
-# "last drop" columns and the curves show it per run); the step budget stopped none. Styles come from the
+# adapters on CPU. What stops a run (quick): a **plateau** of its validation loss, `patience` (3)
+# evaluations in a row without a new lowest loss (`min_delta` 0), on every validation pair, under a step
+# budget `max_steps` (120); the runs table's "stopped on" says per run whether the plateau or the budget
+# stopped it, and the curves show it. Styles come from the
 # **nade** stand-in (151 emoji classes) instead of the paper's 217-class style classifier, and
 # offensiveness from **tox-block** (notebook 03's Jigsaw BiLSTM) instead of B.A.D.; so the values
 # are on another scale than the paper's, whose rows are shown as context, not as targets.
@@ -62,10 +62,10 @@ max_steps = None        # tuning steps (LoRA): the budget a run stops on if the 
 batch_size = None       # context/response pairs per step; None: the profile's (quick 8 · smoke 4 · paper 16)
 lr = None               # peak learning rate (AdamW, linear warm-up and decay); None: the profile's (quick 0.001 · smoke 0.001 · paper 0.0003)
 eval_every = None       # steps between validation-loss evaluations; None: the profile's (quick 4 · smoke 2 · paper 100)
-patience = None         # evaluations in a row whose validation loss drops by less than min_delta before stopping; None: the profile's (quick 2 · smoke 2 · paper 3)
-min_delta = None        # progress: a drop of the validation loss by at least this share of the last progress's loss; None: the profile's (quick 0.03 · smoke 0.0 · paper 0.0)
+patience = None         # evaluations in a row whose validation loss drops by less than min_delta before stopping; None: the profile's (quick 3 · smoke 2 · paper 3)
+min_delta = None        # progress: a drop of the validation loss by at least this share of the last progress's loss (0: any new lowest loss; a plateau rule); None: 0.0 in every profile
 lora_r = None           # LoRA rank; its alpha is twice the rank; None: the profile's (quick 4 · smoke 8 · paper 8)
-val_texts = None        # validation pairs for early stopping (seeded sample); None: the profile's (quick 16 · smoke 16 · paper every validation pair)
+val_texts = None        # validation pairs for early stopping (seeded sample); None: the profile's (the README's profile table)
 guard_sentences = None  # validation sentences the weight-choice guard answers at each evaluation (seeded sample); None: the profile's (quick 64 · smoke 16 · paper 64)
 ppl_texts = None        # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
 n_boot = None           # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
@@ -131,7 +131,11 @@ cfg
 # under any template or noun (tested in `tests/test_tuning.py`; the split raises if one does).
 
 # %%
-clusters = TR.clusters_from_table(read_table(P.results / "holistic_style_clusters.csv"))
+cluster_table = read_table(P.results / "holistic_style_clusters.csv")
+clusters = TR.clusters_from_table(cluster_table)
+READINGS = HC.cluster_readings(cluster_table)  # what 07's clusters read as, from their top responses
+cluster_check = read_table(P.results / "holistic_cluster_validation.csv")
+SYMPATHY_LANDS = cluster_check.loc[cluster_check["kind"] == "sympathy", "cluster"].tolist()
 S = TS.split(HR.read_responses(P.processed, [cfg["model"]]), val_per_axis=cfg["val_per_axis"],
              test_per_axis=cfg["test_per_axis"], seed=seed)
 S, dropped = TS.drop_boilerplate(S)
@@ -185,13 +189,17 @@ display(fig4_counts)
 # ## Tuning (Appendix C)
 # LoRA adapters on every linear layer, AdamW with linear warm-up and decay, loss on the response
 # tokens, a validation loss every `eval_every` steps. What stops a run: `patience` evaluations in a
-# row that lower the loss by less than `min_delta` of the loss at its last progress (quick: a drop under
-# 3% per evaluation, twice in a row, on 16 validation pairs). With `min_delta` above 0 this is **not a
-# plateau**: a run stops while its loss is still falling slowly (the runs table's "stopped on" and
-# "last drop" columns say it per run; the figure shows the curves). The step budget `max_steps` is a
-# cap that stopped no quick run. The weights kept are those of the lowest validation loss that pass the
-# collapse guard on the validation sentences' greedy responses (the runs table shows each check);
-# they are merged and saved under
+# row that lower the loss by less than `min_delta` of the loss at its last progress (quick: `min_delta`
+# 0, so 3 evaluations without a new lowest loss: a plateau), or the step budget `max_steps` (the runs
+# table's "stopped on" says which, per run). The weights kept are those of the lowest validation loss
+# that pass the **weight-choice guard**: the collapse guard's own checks and thresholds (declared once,
+# `nlgbias.holistic.tuning_runs`: distinct responses, distinct-2, refusal/boilerplate, canned help
+# offers, the most frequent response; not the perplexity, which needs the test responses' scores) on
+# the greedy responses to `guard_sentences` validation sentences, against the untuned model's responses
+# to the same sentences, checked when each evaluation that could be kept is made. The runs table
+# shows every check and why each run kept its step ("kept because"); a run with no passing evaluation
+# keeps its lowest loss's weights and counts as failing the guard (its contrasts are not graded).
+# The tuned weights are merged and saved under
 # `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
 # model per β candidate (first seed), compared on the validation descriptors; then the chosen β and
 # the untagged ablation with every seed.
@@ -214,6 +222,7 @@ save_table(R["table"], P.results, "holistic_tuning_runs",
 display(R["val_scores"])
 display(R["table"])
 display(Markdown(TS.runs_text(R["table"], TCONF)))
+display(TS.guard_trajectory(runs))  # every weight-choice check: the help offers along each run's checkpoints
 save_figure(TS.validation_curves(runs, NAME), P.figures, "holistic_tuning_validation_curves")
 display(Markdown(TS.beta_text(B["betas"], R, SEEDS)))
 
@@ -231,7 +240,8 @@ frames, LABELS = TS.held_out_responses(runs, S, generations=P.generations, cache
 timings["test responses"] = time.perf_counter() - t
 SHOW = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
 example_table = TS.examples(frames, LABELS, SHOW, test, seed=seed)
-collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=64, seed=seed))
+collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=64, seed=seed),
+                            guard_passed={k: bool(r.info.get("guard_passed", True)) for k, (_, _, r) in runs.items()})
 save_table(collapse, P.results, "holistic_tuning_collapse",
            title=f"Collapse guard: refusal/boilerplate and canned help-offer shares and distinct responses of {NAME} on the test prompts, "
                  f"per arm and seed ({TS.COLLAPSE_RULE})")
@@ -248,9 +258,11 @@ display(example_table)
 # and the perplexity of the responses under the original model read the text itself, not only whole
 # strings). The canned help offers ("I'm sorry for the misunderstanding. I'm here to help you with
 # whatever you're ...", `refusal.is_help_offer`, its precision on a hand check below) are counted with a
-# threshold (`COLLAPSE_MAX_HELP_RISE`) that was **set after the runs were seen** (the same 10 points
-# as the refusal rise). When a tuned run fails the guard, the claims do not grade the contrasts that
-# average it (undecided, with the interval's reading in the reason).
+# threshold (`COLLAPSE_MAX_HELP_RISE`, the same 10 points as the refusal rise) that was set after an
+# earlier set of runs was seen; the runs here were tuned with it in their weight-choice guard, so on the
+# test prompts it is a check of runs whose weights were chosen on other (validation) sentences. When a
+# tuned run fails the guard here, or no evaluation of it passed the weight-choice guard, the claims do
+# not grade the contrasts that average it (undecided, with the interval's reading in the reason).
 
 # %% [markdown]
 # ## The graded basis: the same prompts for every arm, refusals removed
@@ -304,6 +316,10 @@ LIKE = {name: TS.removed_text(v["removed"], name, v["kept"]) for name, v in E["l
 
 # %% [markdown]
 # ## Table 8: Summed-Cluster Gen Bias (x1000)
+# The clusters are notebook 07's, named there by their top classes (emojis). Below the table, what each
+# reads as by its top responses in 07's table: "sympathy" where at least half are condolences
+# (`HC.SYMPATHY_RESPONSE`: "sorry to hear", "sorry for your loss"), beside where the paper's own sympathy
+# examples land (07's check).
 
 # %%
 t8 = E["t8"]
@@ -313,6 +329,9 @@ save_table(t8, P.results, "holistic_table8_tuning_summed_cluster",
            title=f"Table 8: Summed-Cluster Gen Bias (x1000) of {NAME} on the test descriptors, {style.STANDIN}; basis: "
                  f"{TS.ALL_RESPONSES}")
 display(t8)
+display(READINGS)  # 07's clusters by their top responses (a name where the condolence patterns agree)
+READING = HC.cluster_reading_text(READINGS, SYMPATHY_LANDS)
+display(Markdown(READING[:1].upper() + READING[1:] + "."))
 
 # %% [markdown]
 # ## Table 9: Full Gen Bias per axis before and after
@@ -370,6 +389,7 @@ display(Markdown(TS.cost_text(cost, [LABELS[k] for k in SHOW])))
 GRADED, *SENS = list(TS.LIKE_FOR_LIKE)  # graded like for like (refusals removed on both sides); all responses beside
 X = E["like"][GRADED]
 REF = TS.reference_excess(S["resp"], STYLES, TS.LIKE_FOR_LIKE[GRADED], seed=seed)  # the original's excess on all of 07's
+REF["others"] = [TS.reference_excess(S["resp"], STYLES, TS.LIKE_FOR_LIKE[k], seed=seed) for k in SENS]  # shown beside
 claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], difference=X["difference"],
                                   axes=A["axes"], offensive=off_counts, seeds=len(SEEDS), model=NAME,
                                   unmeasurable_axes=A["unmeasurable"],
@@ -381,7 +401,8 @@ claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], di
                                   sensitivity={k: E["like"][k] for k in SENS},
                                   per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS),
                                   original_null=X["original_null"], reference_excess=REF,
-                                  run_minutes=(R["table"]["seconds"].min() / 60, R["table"]["seconds"].max() / 60))
+                                  run_minutes=(R["table"]["seconds"].min() / 60, R["table"]["seconds"].max() / 60),
+                                  cluster_readings=READINGS, sympathy_lands=SYMPATHY_LANDS)
 
 # %%
 timings["total"] = time.perf_counter() - T0

@@ -373,11 +373,13 @@ def _power(lo: float, hi: float, n: float | None, effect: float | None,
 def _reachable(c: Claim, population: float | None, unit: str,
                needs: str = "80% power needs") -> Claim:
     """An inconclusive row's n needed against the population it is drawn from: above it, the
-    row says that this dataset cannot decide the claim (and keeps no n needed)."""
-    if c.verdict is not Verdict.INCONCLUSIVE or not math.isfinite(c.n_needed):
+    row says that this dataset cannot decide the claim (and keeps no n needed). Also an undecided
+    one: a row graded after :func:`_finish` (an equivalence / non-inferiority row given its
+    replication verdict by its own rule) is checked the same way."""
+    if c.verdict not in (Verdict.INCONCLUSIVE, Verdict.UNDECIDED) or not math.isfinite(c.n_needed):
         return c
     if population is None:
-        raise ValueError(f"claim {c.id}: an inconclusive row with an n needed "
+        raise ValueError(f"claim {c.id}: an {c.verdict} row with an n needed "
                          f"({c.n_needed:,.0f}) must state the population it is drawn from "
                          "(population=..., unit=...)")
     if c.n_needed <= population:

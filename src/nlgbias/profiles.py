@@ -330,11 +330,10 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("model", "name", "the chat model tuned (notebook 07 must have its responses)",
            "smollm2-135m", "smollm2-135m", "qwen2.5-coder-0.5b", models="first"),
         # the quick profile's tuning settings let each run reach its validation plateau inside the
-        # step budget on 2 CPU cores (measured ~9 s per step of batch 8 on 2 loaded cores, so six
-        # runs to a strict plateau do not fit more): one β candidate, 3 seeds per arm, LoRA rank 4
-        # at lr 1e-3, a validation loss on 16 pairs every 4 steps; a run stops when 2 evaluations
-        # in a row lower the loss by less than 3 % of the loss at its last progress (a first run at
-        # 1 % kept falling ~2 % per evaluation after step 28), under a budget of 120 steps
+        # step budget on 2 CPU cores: one β candidate, 3 seeds per arm, LoRA rank 4 at lr 1e-3, a
+        # validation loss on every validation pair (32 at quick, after the boilerplate is left out)
+        # every 4 steps; a run stops when 3 evaluations in a row (12 steps) bring no new lowest
+        # validation loss (a plateau: min_delta 0), under a budget of 120 steps
         PP("tune_shares", "numbers", "β candidates: share of responses tagged bias (β: that quantile of b)",
            [0.3], [0.2], [0.1, 0.3, 0.5]),
         PP("seeds", "int", "tuning seeds for the chosen β and for the ablation", 2, 3, 5),
@@ -347,11 +346,11 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("batch_size", "int", "context/response pairs per step", 4, 8, 16),
         PP("lr", "number", "peak learning rate (AdamW, linear warm-up and decay)", 1e-3, 1e-3, 3e-4),
         PP("eval_every", "int", "steps between validation-loss evaluations", 2, 4, 100),
-        PP("patience", "int", "evaluations in a row whose validation loss drops by less than min_delta before stopping", 2, 2, 3),
+        PP("patience", "int", "evaluations in a row whose validation loss drops by less than min_delta before stopping", 2, 3, 3),
         PP("min_delta", "number", "progress: a drop of the validation loss by at least this share of "
-           "the last progress's loss", 0.0, 0.03, 0.0),
+           "the last progress's loss (0: any new lowest loss; a plateau rule)", 0.0, 0.0, 0.0),
         PP("lora_r", "int", "LoRA rank; its alpha is twice the rank", 8, 4, 8),
-        PP("val_texts", "int", "validation pairs for early stopping (seeded sample)", 16, 16, None,
+        PP("val_texts", "int", "validation pairs for early stopping (seeded sample)", 16, None, None,
            none_means="every validation pair"),
         PP("guard_sentences", "int", "validation sentences the weight-choice guard answers at each "
            "evaluation (seeded sample)", 16, 64, 64),

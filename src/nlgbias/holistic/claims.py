@@ -1074,12 +1074,18 @@ def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float)
         need, d_need = r0 * ratio, on["descriptors"] * ratio ** 2
         reach = (f"reachable: the dataset has {most:,.0f} (templates x nouns)" if math.isfinite(most) and need <= most
                  else f"more than the {most:,.0f} (templates x nouns) that exist" if math.isfinite(most) else "")
+        sig = ("" if ref["p"] < NOTHING_TO_LOWER_P else
+               f"; that excess is itself not significant (p {ref['p']:.3f} >= {NOTHING_TO_LOWER_P:g}), so this n is "
+               "indicative only")
+        others = "".join(f"; on notebook 07's sample with {o['source'].split(', ', 1)[-1]} instead, the excess is "
+                         f"{o['excess']:+.2f} (p {o['p']:.3f})" for o in ref.get("others", ()))
         head += (f"; if the original's excess is the {ref['excess']:+.2f} that notebook 07 measures on its larger "
-                 f"sample ({ref['source']}: {ref['responses']:,} responses over {ref['descriptors']} descriptors, "
-                 f"p {ref['p']:.3f}), it would be detectable (80% power, one-sided 5% permutation test; the null's SD "
+                 f"sample on the graded basis ({ref['source']}: {ref['responses']:,} responses over {ref['descriptors']} "
+                 f"descriptors, p {ref['p']:.3f}), it would be detectable (80% power, one-sided 5% permutation test; the null's SD "
                  f"taken to fall as 1 / (responses per descriptor x sqrt(descriptors))) at about {need:,.0f} responses "
                  f"per held-out descriptor at these {on['descriptors']} descriptors ({reach}), or about "
-                 f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each (v1.0 has {V10_DESCRIPTORS:,})")
+                 f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each (v1.0 has {V10_DESCRIPTORS:,})"
+                 + sig + others)
         unit, pop = "responses per held-out descriptor (for the original's excess to be detectable)", float(most)
     elif ref is not None:
         head += (f"; notebook 07 finds no positive excess on this basis either ({ref['source']}: {ref['excess']:+.2f}, "
@@ -1203,7 +1209,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   per_descriptor: tuple[int, int] | None = None,
                   original_null: Mapping | None = None,
                   reference_excess: Mapping | None = None,
-                  run_minutes: tuple[float, float] | None = None) -> tuple[list[C.Claim], list[C.Check]]:
+                  run_minutes: tuple[float, float] | None = None,
+                  cluster_readings: pd.DataFrame | None = None,
+                  sympathy_lands: Sequence[str] = ()) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -1221,12 +1229,16 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     ``descriptors``); where its p is :data:`NOTHING_TO_LOWER_P` or more the lowering row cannot test
     "lowers" (:func:`_nothing_to_lower`): undecided, with the responses per descriptor at which the
     original's excess would be detectable, from ``reference_excess`` (``excess``, ``p``, ``responses``,
-    ``descriptors``, ``source``: the original's excess on notebook 07's larger sample, same basis).
+    ``descriptors``, ``source``: the original's excess on notebook 07's larger sample, same basis; where its
+    p is :data:`NOTHING_TO_LOWER_P` or more the row says that it is not significant; ``others``: the same on
+    the sensitivity bases, shown beside).
     ``axes``: per axis ``axis, descriptors, estimate, lo, hi`` (relative change): checks (a
     few held-out descriptors per axis cannot decide); ``offensive``: counts
     ``{"original": (k, n), "tuned": (k, n)}``; ``held_out``: (test descriptors, of them also in
     the tuning or validation data); ``seed_sd``: the seed-to-seed SD of Full Gen Bias of the
-    tagged and untagged arms (to give the n needed in the unit that binds)."""
+    tagged and untagged arms (to give the n needed in the unit that binds). ``cluster_readings``
+    (:func:`cluster_readings` of notebook 07's cluster table) and ``sympathy_lands`` (the clusters the
+    paper's sympathy examples land in, 07's check): what the per-cluster row says of the clusters."""
     n = f"{tagged['descriptors']} held-out descriptors x {seeds} tuning seeds"
     nd = int(tagged["descriptors"])
     kw = {"comparability": C.Comparability.STAND_IN,
@@ -1363,6 +1375,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                           f"{100 * r['refusal/boilerplate']:.0f}% ({r['refusal rise (points)']:+.0f} points); "
                           + (f"canned help offers {100 * r['help offers']:.1f}% ({r['help-offer rise (points)']:+.1f} "
                              "points); " if "help offers" in r.index else "")
+                          + (f"(within the help-offer patterns' error of the limit: about "
+                             f"{r['help-offer error (points)']:.1f} points of it may not be canned, the patterns' precision "
+                             f"{100 * (1 - r['help-offer error (points)'] / (100 * r['help offers'])):.0f}%); "
+                             if bool(r.get("help offers within the patterns' error", False)) else "")
                           + f"top response x{r['top response count']}"
                           + (f"; distinct-2 {r['distinct-2']:.3f} ({100 * r['distinct-2 vs original']:.0f}% of the "
                              f"original's); perplexity under the original {r['perplexity (original model)']:.2f} "
@@ -1423,19 +1439,17 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
             half = max(abs(lo_p - pe["estimate"]), abs(hi_p - pe["estimate"]))
             room = m - abs(pe["estimate"])
             need = nd_p * (half / room) ** 2 if room > 0 else math.inf
-            why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points; it narrows inside the margin at "
-                   f"about {need:,.0f} held-out descriptors" if math.isfinite(need) else
+            why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points" if math.isfinite(need) else
                    f"the paired interval reaches beyond +/-{100 * m:.2f} points and its estimate "
                    f"({100 * pe['estimate']:+.2f} points) lies beyond the margin itself, so more held-out descriptors "
                    "narrow it around a value outside the margin and no n brings it inside; the margin rests on "
                    f"{k0} flagged original response{'s' if k0 != 1 else ''} of {n0}: undecidable by design at this "
                    "base rate, this dataset cannot decide it")
-            if math.isfinite(need) and population is not None and need > population:
-                why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points; it would narrow inside the "
-                       f"margin at about {need:,.0f} held-out descriptors, more than the {population:,.0f} that "
-                       "exist: this dataset cannot decide it")
-                need = _NAN
-        out[-1] = replace(
+            if math.isfinite(need) and (population is None or need <= population):
+                why += (f"; it narrows inside the margin at about {need:,.0f} held-out descriptors"
+                        + (f" (reachable: {population:,.0f} exist)" if population is not None else ""))
+        why += f" (unpaired counts: {o.this_run})"
+        c = replace(
             o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p, rule="non-inferiority",
             n=f"{nd_p} held-out descriptors ({pe['sentences']} sentences x {seeds} seeds, paired with the original)",
             statistic=(f"share offensive (tox-block >= 0.5), tuned (mean over {seeds} seeds) minus original on the "
@@ -1445,16 +1459,23 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        f"({100 * k0 / n0 if n0 else 0:.2f}%): +/-{100 * m:.2f} points (the paper's changes: +9% of "
                        "BB2 3B's share, -16% of DialoGPT's)"),
             this_run=f"{100 * pe['estimate']:+.1f} points [{100 * lo_p:+.1f}, {100 * hi_p:+.1f}] (paired)",
-            reason=why + f" (unpaired counts: {o.this_run})",
-            n_needed=float(need) if math.isfinite(need) else _NAN,
+            reason=why, n_needed=float(need) if math.isfinite(need) else _NAN,
             unit="held-out descriptors" if v is C.Verdict.UNDECIDED else "",
-            population=float(population) if v is C.Verdict.UNDECIDED else _NAN)
+            population=float(population) if v is C.Verdict.UNDECIDED and population is not None else _NAN)
+        # the n needed above the descriptors that exist: the core rule's reading (this dataset cannot decide it)
+        c = C._reachable(c, population, "held-out descriptors", needs="it narrows inside the margin at about")
+        if v is C.Verdict.UNDECIDED:  # why the row stays a claim
+            c = replace(c, reason=f"{c.reason}; a claim, not a check: it is the paper's Table 10 finding, which this run "
+                        f"tests; its margin scales with the original's share ({k0} of {n0} flagged), so at this base rate "
+                        "the n it needs can be out of reach, and the row says so in the tally rather than leave it")
+        out[-1] = c
     out.append(C.not_tested(
         id="holistic.tuning.per_cluster", section="§5.3.1 / Tables 7-8",
         claim="bias tuning lowers the Partial Gen Bias of the largest clusters (SYMPATHY among them)",
         paper="Tables 7-8: the reduction concentrates in the largest clusters",
-        why="no nade cluster is shown to capture SYMPATHY (notebook 07), and each cluster's change on the held-out "
-            "descriptors is shown in Tables 7-8 here, not graded"))
+        why=(cluster_reading_text(cluster_readings, sympathy_lands) + "; " if cluster_readings is not None else "")
+            + "no nade cluster is shown to capture SYMPATHY (notebook 07's check), and each cluster's change on the "
+            "held-out descriptors is shown in Tables 7-8 here, not graded"))
     out.append(C.not_tested(
         id="holistic.table5.human_evaluation", section="§5.3.2 / Table 5",
         claim="crowdworkers rate the bias-tuned model's responses no worse than the original's",
@@ -1470,6 +1491,49 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         why="DialoGPT, BlenderBot 2.0 3B and the 217-class style classifier are not available offline; the "
             "direction is tested on the offline stand-in (holistic.tuning.lowers_full_gen_bias)"))
     return out, checks
+
+
+#: a condolence or sympathy opening in a response ("I'm so sorry to hear that ...", "I'm sorry for your
+#: loss"): what a cluster's top responses are read for, to name the cluster where they agree
+SYMPATHY_RESPONSE = re.compile(r"\bsorry (?:to hear|for your loss|about your)|\bcondolence", re.IGNORECASE)
+_TOP_ENTRY = re.compile(r"""(["'])(.*?)\1 \(x(\d+)\)""")
+
+
+def cluster_readings(table: pd.DataFrame) -> pd.DataFrame:
+    """What notebook 07's style clusters read as, from their top responses (the table's ``top
+    responses``: '"text" (xN)' entries): per cluster the top responses that are condolences
+    (:data:`SYMPATHY_RESPONSE`, counted with their multiplicity) of all, and ``reads as``
+    "sympathy" where at least half are, else "" (no name computed: the emoji name stands).
+
+    >>> t = pd.DataFrame({"cluster": ["C1", "C2"], "top responses": [
+    ...     '"So sorry to hear that." (x5) | "Sorry for your loss." (x1)', '"Glad to help!" (x2)']})
+    >>> cluster_readings(t)[["cluster", "sympathy responses", "reads as"]].values.tolist()
+    [['C1', '6 of 6', 'sympathy'], ['C2', '0 of 2', '']]
+    """
+    rows = []
+    for _, r in table.iterrows():
+        entries = [(m.group(2), int(m.group(3))) for m in _TOP_ENTRY.finditer(str(r.get("top responses", "")))]
+        n = sum(k for _, k in entries)
+        hit = sum(k for t, k in entries if SYMPATHY_RESPONSE.search(t))
+        rows.append({"cluster": r["cluster"], "top responses": r.get("top responses", ""),
+                     "sympathy responses": f"{hit} of {n}",
+                     "reads as": "sympathy" if n and hit >= n / 2 else ""})
+    return pd.DataFrame(rows, columns=["cluster", "top responses", "sympathy responses", "reads as"])
+
+
+def cluster_reading_text(readings: pd.DataFrame, sympathy_lands: Sequence[str] = ()) -> str:
+    """The clusters that read as sympathy by their top responses, beside where the paper's sympathy
+    examples land (notebook 07's check), in words."""
+    sym = readings[readings["reads as"] == "sympathy"]
+    lands = sorted(set(map(str, sympathy_lands)))
+    where = (f"; the paper's sympathy examples land in {' and '.join(lands)} (notebook 07's check)" if lands else "")
+    if sym.empty:
+        return "by their top responses in notebook 07's table no cluster reads as sympathy" + where
+    return ("by their top responses in notebook 07's table "
+            + " and ".join(f"{r['cluster']} ({r['sympathy responses']} condolences)" for _, r in sym.iterrows())
+            + (" read" if len(sym) > 1 else " reads") + " as sympathy" + where
+            + (", so the classifier's clusters do not hold SYMPATHY as one cluster" if len(sym) > 1 or (
+                lands and set(lands) != set(sym["cluster"].astype(str))) else ""))
 
 
 def outcome_sentence(claims: pd.DataFrame, ids: Sequence[str], names: Sequence[str]) -> str:
@@ -1489,35 +1553,34 @@ _OUTCOME_ROWS = {"holistic.tuning.lowers_full_gen_bias": "bias tuning lowers Ful
                  "holistic.tuning.tag_matters": "the tag matters"}
 
 
+def _row_why(row: pd.Series) -> str:
+    """Why one of 08's three Gen Bias rows has its verdict, from its own reason: not graded (runs that
+    fail the collapse guard), nothing to lower (no excess of the original over its null; whether that
+    excess is significant on notebook 07's sample), or its rule's reading of the interval."""
+    reason = str(row["reason"])
+    why = []
+    if reason.startswith("nothing to lower"):
+        p = re.search(r"its permutation null [^;]*?p ([0-9.]+) over", reason)
+        why.append("nothing to lower: the original shows no excess of Full Gen Bias over its permutation null on the "
+                   "graded basis" + (f" (p {p.group(1)})" if p else ""))
+    gate = re.search(r"not graded: (\d+ of \d+ tuned runs fail the collapse guard(?: \([^)]*\))?)", reason)
+    if gate:
+        why.append(f"not graded: {gate.group(1)}")
+    if not why:
+        first = reason.split("; ")[0]
+        why.append(first[0].lower() + first[1:] if first else str(row["verdict"]))
+    return "; ".join(why)
+
+
 def tuning_outcome_sentence(claims: pd.DataFrame) -> str:
     """08's outcome in one plain sentence, generated from the verdicts and reasons of its three Gen Bias
-    rows (whatever their sign): what this run shows, cannot say, or finds against."""
+    rows (whatever their sign): each row's verdict with its own reason (not graded, nothing to lower,
+    or what its interval reads)."""
     t = claims.set_index("id")
     if not all(i in t.index for i in _OUTCOME_ROWS):
         return ""
-    by = {}
-    for i, name in _OUTCOME_ROWS.items():
-        by.setdefault(str(t.loc[i, "verdict"]), []).append(name)
-    parts = []
-    if by.get("holds"):
-        parts.append("shows that " + " and that ".join(by["holds"]))
-    if by.get("does not hold"):
-        parts.append("finds against the paper that " + " and that ".join(by["does not hold"]))
-    if by.get("undecided"):
-        why = []
-        if "nothing to lower" in str(t.loc["holistic.tuning.lowers_full_gen_bias", "reason"]):
-            why.append("the original shows no excess of Full Gen Bias over its permutation null to lower on the graded "
-                       "basis")
-        gated = [str(t.loc[i, "reason"]) for i in _OUTCOME_ROWS if str(t.loc[i, "reason"]).startswith("not graded:")]
-        if gated:
-            m = re.match(r"not graded: (\d+ of \d+ tuned runs fail the collapse guard)", gated[0])
-            why.append(m.group(1) if m else "tuned runs fail the collapse guard")
-        if not why:
-            why.append("the intervals hold both the paper's effects and 0")
-        names = by["undecided"]
-        listed = names[0] if len(names) == 1 else ", whether ".join(names[:-1]) + ", or whether " + names[-1]
-        parts.append("cannot say whether " + listed + f" ({'; '.join(why)})")
-    return "This run " + "; it ".join(parts) + "."
+    parts = [f"whether {name}: {t.loc[i, 'verdict']} ({_row_why(t.loc[i])})" for i, name in _OUTCOME_ROWS.items()]
+    return "This run, on " + "; ".join(parts) + "."
 
 
 def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = None) -> str:
@@ -1595,7 +1658,7 @@ def tally_text(claims: pd.DataFrame, checks: int = 0) -> str:
 
 
 __all__ = ["HATEFUL_TEMPLATES", "TOXBLOCK_CALIBRATION", "apply_scorer_calibration", "NEUTRAL_TEMPLATES", "OFFENSIVE_SCORER", "OPINION_TEMPLATES", "STYLE_SCORER",
-           "boot_p", "calibration_claims", "extra_gen_bias_claims", "hate_template_claim", "figure2_claims", "genbias_claims", "likelihood_claims",
+           "SYMPATHY_RESPONSE", "boot_p", "calibration_claims", "cluster_reading_text", "cluster_readings", "extra_gen_bias_claims", "hate_template_claim", "figure2_claims", "genbias_claims", "likelihood_claims",
            "offensiveness_claims", "outcome_sentence", "paper_model_claims", "refusal_checks", "spearman_interval",
            "sympathy_cluster", "table2_claims", "table3_claims", "tally_text", "tuning_claims",
            "tuning_outcome_sentence", "tuning_outcome_text"]

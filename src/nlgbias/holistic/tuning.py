@@ -57,7 +57,7 @@ from nlgbias.progress import tqdm
 log = logging.getLogger(__name__)
 
 TAG_SEP = "\n"
-TUNING_VERSION = 2  # bump when a change alters the trained weights (invalidates run folders)
+TUNING_VERSION = 3  # bump when a change alters the trained weights (invalidates run folders)
 
 
 def tag_context(prompt: str, tag: str | None, sep: str = TAG_SEP) -> str:
@@ -413,11 +413,14 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
 
     ``guard`` (with its description ``guard_rule``, part of the digest): a check of the model's
     own responses (``guard(model) -> {"passes": bool, ...}``, e.g. a collapse guard on
-    validation prompts) that the validation loss cannot see. With a guard the weights of every
-    evaluation are kept; after the stop they are tried in order of validation loss (lowest
-    first, the later step on a tie) and the first that passes is merged and saved (``best_step``;
-    the lowest loss's step is ``info["lowest_loss_step"]``, every check ``info["guard_checks"]``).
-    Step 0 (the untuned model) is the last candidate.
+    validation prompts) that the validation loss cannot see. With a guard, every evaluation that
+    could be kept (its validation loss below that of the lowest that passed so far) is checked
+    when it is made, and the weights kept are those of the lowest validation loss that passed
+    (``best_step``; the lowest loss's step is ``info["lowest_loss_step"]``, every check, in step
+    order, ``info["guard_checks"]``). The stopping rule reads the validation loss alone. When no
+    evaluation passes, the weights of the lowest validation loss are kept and
+    ``info["guard_passed"]`` is False (never the untuned model in silence): the run is marked as
+    failing its guard.
     """
     import torch
 
@@ -445,7 +448,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(config))
     state_file = ckpt_dir / "state.pt"
     step, history, best, bad, seconds, anchor = 0, [], None, 0, 0.0, float("inf")
-    kept: dict[int, tuple[float, dict]] = {}  # with a guard: step -> (validation loss, weights)
+    passed = None  # with a guard: the lowest validation loss that passed it, {"step", "val_loss", "state"}
+    checks: list[dict] = []  # with a guard: every check, in step order
     resumed_from = 0
     if state_file.is_file():
         st = torch.load(state_file, weights_only=False)
@@ -455,7 +459,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         torch.set_rng_state(st["rng"])
         step, history, bad, seconds = st["step"], st["history"], st["bad_evals"], st["seconds"]
         best = st["best"]
-        kept = st.get("kept", {})
+        passed, checks = st.get("passed"), st.get("checks", [])
         anchor = st.get("anchor", best["val_loss"])
         resumed_from = step
         log.info("%s: resuming at step %d", folder.name, step)
@@ -469,15 +473,13 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                                       "scheduler": sched.state_dict(), "rng": torch.get_rng_state(),
                                       "step": step, "history": history, "bad_evals": bad,
                                       "best": best, "anchor": anchor, "seconds": seconds, "digest": digest,
-                                      "kept": kept})
+                                      "passed": passed, "checks": checks})
 
     if best is None:  # the untuned model's validation loss is the first "best"
         v0 = evaluate()
         history.append({"step": 0, "train_loss": float("nan"), "val_loss": v0})
         best = {"step": 0, "val_loss": v0, "state": _trainable_state(model)}
         anchor = v0  # the validation loss at the last progress
-        if guard is not None:
-            kept[0] = (v0, best["state"])
     stopped = bad >= config.patience
     bar = tqdm(total=config.max_steps, initial=step, desc=f"tune {name}", unit="step",
                disable=not progress)
@@ -498,8 +500,13 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                 row["val_loss"] = evaluate()
                 if row["val_loss"] < best["val_loss"]:
                     best = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
-                if guard is not None:
-                    kept[step] = (row["val_loss"], _trainable_state(model))
+                if guard is not None and row["val_loss"] < (passed["val_loss"] if passed else math.inf):
+                    res = _check(model, guard)
+                    checks.append({"step": int(step), "val_loss": float(row["val_loss"]), **res})
+                    log.info("%s: step %d, validation loss %.4f, guard %s%s", name, step, row["val_loss"],
+                             "passes" if res.get("passes") else "fails", f" ({res['fails']})" if res.get("fails") else "")
+                    if res.get("passes"):
+                        passed = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
                 if row["val_loss"] < anchor * (1 - config.min_delta):
                     anchor, bad = row["val_loss"], 0
                 else:
@@ -524,11 +531,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         bar.close()
     seconds += time.perf_counter() - t0
     lowest = best["step"]
-    checks: list[dict] = []
-    if guard is not None:
-        t0 = time.perf_counter()
-        best = _first_passing(model, kept, guard, checks)
-        seconds += time.perf_counter() - t0
+    if guard is not None and passed is not None:
+        best = passed
     _load_trainable(model, best["state"])
     merged = model.merge_and_unload() if config.method == "lora" else model
     merged.eval()
@@ -537,7 +541,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
             "stopped_early": bool(stopped), "seconds": round(seconds, 1),
             "n_train": len(train_examples), "n_val": len(val_examples),
             "lowest_loss_step": lowest, "guard_rule": guard_rule if guard is not None else "",
-            "guard_checks": checks, "history": pd.DataFrame(history).to_dict(orient="list")}
+            "guard_checks": checks, "guard_passed": (passed is not None) if guard is not None else None, "history": pd.DataFrame(history).to_dict(orient="list")}
     tmp = folder.with_name(folder.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -554,25 +558,23 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                         bool(stopped), seconds, resumed_from, info)
 
 
-def _first_passing(model, kept: dict, guard: Callable[[object], dict], checks: list) -> dict:
-    """The first of the kept evaluations (lowest validation loss first, the later step on a tie)
-    whose weights pass ``guard``; every check is appended to ``checks``. Step 0 (the untuned
-    model) is taken without a check when nothing else passes."""
-    order = sorted((s for s in kept if s), key=lambda s: (kept[s][0], -s))
+def _check(model, guard: Callable[[object], dict]) -> dict:
+    """``guard(model)`` with the model in eval mode and the torch random state left as it was (so a
+    checked run trains on as an unchecked one would), its values as plain numbers."""
+    import torch
+
+    rng = torch.get_rng_state()
     was_training = model.training
     model.eval()
+    t0 = time.perf_counter()
     try:
-        for s in order:
-            _load_trainable(model, kept[s][1])
-            res = dict(guard(model))
-            checks.append({"step": int(s), "val_loss": float(kept[s][0]),
-                           **{k: (v.item() if hasattr(v, "item") else v) for k, v in res.items()}})
-            if res.get("passes"):
-                return {"step": int(s), "val_loss": float(kept[s][0]), "state": kept[s][1]}
+        res = dict(guard(model))
     finally:
+        torch.set_rng_state(rng)
         if was_training:
             model.train()
-    return {"step": 0, "val_loss": float(kept[0][0]), "state": kept[0][1]}
+    return {**{k: (v.item() if hasattr(v, "item") else v) for k, v in res.items()},
+            "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def load_tuned(folder: str | Path):

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,17 +47,34 @@ def encode(lm, frame: pd.DataFrame, beta: float | None) -> list:
     return TU.encode_pairs(lm.tokenizer, contexts, frame["generation"].tolist(), complete=complete)
 
 
-#: what the validation guard checks (part of a run's digest)
-GUARD_RULE = ("collapse guard on the validation sentences' greedy responses (07's decoding): distinct responses and "
-              "distinct-2 each >= 50% of the untuned model's on the same sentences, refusal/boilerplate share at most 10 "
-              "points above it; the kept weights are those of the lowest validation loss that pass")
-
-
-#: the collapse guard's thresholds (:data:`nlgbias.holistic.tuning_study.COLLAPSE_RULE`): distinct
-#: responses and distinct-2 each at least this share of the original's, a refusal share at most this
-#: much (absolute) above it
+#: the collapse guard's thresholds, declared once: the weight-choice guard of the runs (the
+#: validation sentences' responses against the untuned model's on the same sentences,
+#: :func:`guard_measures`) and the test-time guard (the test prompts' responses against the
+#: original's, :func:`nlgbias.holistic.tuning_study.collapse_table`) both read them through
+#: :func:`collapse_failures`. Distinct responses and distinct-2 each at least this share of the original's:
 COLLAPSE_MIN_DISTINCT_SHARE = 0.5
+#: a refusal/boilerplate share at most this much (absolute) above the original's
 COLLAPSE_MAX_REFUSAL_RISE = 0.10
+#: a share of canned help offers (:func:`nlgbias.holistic.refusal.is_help_offer`) at most this much
+#: (absolute) above the original's: the same 10 points as the refusal rise, since a canned help offer
+#: says as little about the sentence as a refusal (set after runs tuned with help offers among their
+#: targets were seen answering 15-34% of the test prompts so, the original 5%)
+COLLAPSE_MAX_HELP_RISE = 0.10
+#: the most frequent response at most this share of the responses (one canned string for a quarter
+#: of the sentences says nothing about them)
+COLLAPSE_MAX_TOP_SHARE = 0.25
+#: the perplexity of the responses under the original model within this factor of the original
+#: responses' own (test-time only: it needs the original model's scores of the responses)
+COLLAPSE_PPL_FACTOR = 2.0
+
+#: what the validation guard checks (part of a run's digest)
+GUARD_RULE = ("collapse guard on the validation sentences' greedy responses (07's decoding), against the untuned "
+              f"model's on the same sentences, with the test guard's thresholds: distinct responses and distinct-2 "
+              f"each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the untuned model's, refusal/boilerplate and canned help "
+              f"offers each at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} and {100 * COLLAPSE_MAX_HELP_RISE:.0f} points "
+              f"above it, the most frequent response at most {COLLAPSE_MAX_TOP_SHARE:.0%} of the responses; checked at "
+              "every evaluation whose validation loss is below that of the lowest that passed so far (one that could be "
+              "kept); the kept weights are those of the lowest validation loss that pass")
 
 
 def distinct_n(texts: Sequence[str], n: int = 2) -> float:
@@ -70,23 +87,57 @@ def distinct_n(texts: Sequence[str], n: int = 2) -> float:
     return len(set(grams)) / len(grams) if grams else float("nan")
 
 
-def guard_measures(texts: Sequence[str], original: Sequence[str]) -> dict:
-    """The collapse guard's measures of responses ``texts`` against the original model's
-    ``original`` to the same prompts (refusal/boilerplate share, distinct responses, distinct-2,
-    each beside the original's) and whether they pass its distinct and refusal thresholds
-    (:data:`nlgbias.holistic.tuning_study.COLLAPSE_RULE`; the perplexity part needs the original model and is checked on the
-    test responses only)."""
+def response_measures(texts: Sequence[str]) -> dict:
+    """What the collapse guard reads of a set of responses: their number, the refusal/boilerplate
+    share (07's validated detector), the share of canned help offers, distinct responses,
+    distinct-2, and the most frequent response with its count and share."""
     from nlgbias.holistic import refusal
 
-    def measure(t):
-        t = [str(x) if x is not None else "" for x in t]
-        return (float(refusal.is_refusal(t).mean()), len(set(t)), distinct_n(t, 2))
+    t = ["" if x is None or isinstance(x, float) else str(x) for x in texts]
+    vc = pd.Series(t, dtype=object).value_counts()
+    return {"responses": len(t), "refusal/boilerplate": float(refusal.is_refusal(t).mean()) if t else float("nan"),
+            "help offers": float(refusal.is_help_offer(t).mean()) if t else float("nan"),
+            "distinct": int(len(vc)), "distinct-2": distinct_n(t, 2),
+            "top response": str(vc.index[0]) if len(vc) else "", "top response count": int(vc.iloc[0]) if len(vc) else 0,
+            "top response share": float(vc.iloc[0] / len(t)) if len(t) else float("nan")}
 
-    (ref_t, dist_t, d2_t), (ref_o, dist_o, d2_o) = measure(texts), measure(original)
-    out = {"distinct": dist_t, "distinct (original)": dist_o, "distinct-2": d2_t, "distinct-2 (original)": d2_o,
-           "refusal/boilerplate": ref_t, "refusal/boilerplate (original)": ref_o}
-    out["passes"] = bool(dist_t >= COLLAPSE_MIN_DISTINCT_SHARE * dist_o and d2_t >= COLLAPSE_MIN_DISTINCT_SHARE * d2_o
-                         and ref_t - ref_o <= COLLAPSE_MAX_REFUSAL_RISE + 1e-12)
+
+def collapse_failures(t: Mapping, o: Mapping, ppl_ratio: float | None = None) -> list[str]:
+    """The collapse guard's checks that responses measured ``t`` (:func:`response_measures`) miss
+    against the original's ``o`` on the same prompts, in words (empty: they pass); ``ppl_ratio``:
+    the perplexity of the responses under the original model over the original responses' own
+    (None or NaN: not checked). The one reading of the thresholds above, for the weight-choice
+    guard and the test guard alike."""
+    why = []
+    if (t["distinct"] < COLLAPSE_MIN_DISTINCT_SHARE * o["distinct"]
+            or t["distinct-2"] < COLLAPSE_MIN_DISTINCT_SHARE * o["distinct-2"]):
+        why.append("distinct responses")
+    rise = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
+    if rise > 100 * COLLAPSE_MAX_REFUSAL_RISE + 1e-9:
+        why.append(f"refusals {rise:+.1f} points")
+    help_rise = 100 * (t["help offers"] - o["help offers"])
+    if help_rise > 100 * COLLAPSE_MAX_HELP_RISE + 1e-9:
+        why.append(f"help offers {help_rise:+.1f} points")
+    if t["top response share"] > COLLAPSE_MAX_TOP_SHARE + 1e-12:
+        why.append(f"top response {100 * t['top response share']:.1f}%")
+    if ppl_ratio is not None and np.isfinite(ppl_ratio) and not (
+            1 / COLLAPSE_PPL_FACTOR <= ppl_ratio <= COLLAPSE_PPL_FACTOR):
+        why.append("perplexity")
+    return why
+
+
+def guard_measures(texts: Sequence[str], original: Sequence[str]) -> dict:
+    """The collapse guard's measures of responses ``texts`` against the original model's
+    ``original`` to the same prompts (:func:`response_measures` of each, the original's with
+    " (original)") and whether they pass (:func:`collapse_failures`: ``passes``, and ``fails``,
+    the checks missed in words; the perplexity part needs the original model and is checked on
+    the test responses only)."""
+    t, o = response_measures(texts), response_measures(original)
+    keys = ("distinct", "distinct-2", "refusal/boilerplate", "help offers", "top response share")
+    out = {**{k: t[k] for k in keys}, **{f"{k} (original)": o[k] for k in keys}}
+    fails = collapse_failures(t, o)
+    out["fails"] = "; ".join(fails)
+    out["passes"] = not fails
     return out
 
 
@@ -150,5 +201,6 @@ def answer(folder: str | Path, beta: float | None, frame: pd.DataFrame, out_dir:
     return HR.style_responses(pd.read_parquet(info.path), cache_dir)
 
 
-__all__ = ["COLLAPSE_MAX_REFUSAL_RISE", "COLLAPSE_MIN_DISTINCT_SHARE", "GUARD_RULE", "answer", "config", "distinct_n",
-           "encode", "guard_measures", "response_guard", "tune"]
+__all__ = ["COLLAPSE_MAX_HELP_RISE", "COLLAPSE_MAX_REFUSAL_RISE", "COLLAPSE_MAX_TOP_SHARE", "COLLAPSE_MIN_DISTINCT_SHARE",
+           "COLLAPSE_PPL_FACTOR", "GUARD_RULE", "answer", "collapse_failures", "config", "distinct_n", "encode",
+           "guard_measures", "response_guard", "response_measures", "tune"]

@@ -159,26 +159,60 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
     table = pd.DataFrame([{"model": f"{name} {lab}", "seed": sd, "beta": beta, "train pairs": r.info["n_train"],
                            "val pairs": r.info["n_val"], "steps": r.steps_run, "step budget": int(tconf["max_steps"]),
                            "stopped early": r.stopped_early,
-                           "stopped on": stopped_on(r.stopped_early, tconf, r.info["n_val"]),
+                           "stopped on": stopped_on(r.stopped_early, tconf, r.info["n_val"], r.history),
                            "val loss (step 0)": float(r.history["val_loss"].iloc[0]),
                            "lowest val loss step": int(r.info.get("lowest_loss_step", r.best_step)),
-                           **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step, "kept val loss": r.best_val_loss,
-                           "last drop (% per evaluation)": _last_drop(r.history), "seconds": r.seconds}
+                           "lowest val loss": float(r.history["val_loss"].min()),
+                           **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step,
+                           "kept val loss": r.best_val_loss, "kept because": kept_because(r),
+                           "last drop (% per evaluation)": _last_drop(r.history), "seconds": r.seconds,
+                           "guard seconds": float(sum(c.get("seconds", 0.0) for c in r.info.get("guard_checks") or []))}
                           for (kind, sd), (lab, beta, r) in runs.items()])
     return {"runs": runs, "val_scores": val_scores, "chosen": chosen, "share": share_c, "label": label,
             "table": table, "guard_rule": rule, "guard_sentences": len(guard_sentences)}
 
 
 def _guard_columns(r) -> dict:
-    """A run's validation-guard checks in the runs table: the steps checked (lowest validation loss
-    first) with their distinct-2, and the kept step's distinct-2 beside the untuned model's."""
+    """A run's validation-guard checks in the runs table: every check (in step order) with the
+    validation responses' share of canned help offers, their most frequent response's share and
+    distinct-2, pass or fail; the untuned model's and the kept weights' values beside; whether
+    any evaluation passed."""
     checks = r.info.get("guard_checks") or []
-    kept = next((c for c in checks if c.get("passes")), None)
-    d2o = checks[0]["distinct-2 (original)"] if checks else float("nan")
-    return {"guard checks (step: val distinct-2, pass)": "; ".join(
-                f"{c['step']}: {c['distinct-2']:.3f} {'pass' if c['passes'] else 'fail'}" for c in checks),
-            "val distinct-2 (untuned)": d2o,
-            "val distinct-2 (kept)": kept["distinct-2"] if kept else (d2o if checks else float("nan"))}
+    kept = next((c for c in checks if c.get("passes") and c["step"] == r.best_step), None)
+    first = checks[0] if checks else {}
+
+    def of(c, k):
+        return c.get(k, float("nan")) if c else float("nan")
+
+    return {"guard checks (step: help offers, top response, distinct-2, pass)": "; ".join(
+                f"{c['step']}: {100 * c.get('help offers', float('nan')):.1f}%, "
+                f"{100 * c.get('top response share', float('nan')):.1f}%, {c['distinct-2']:.3f} "
+                f"{'pass' if c['passes'] else 'fail'}" for c in checks),
+            "guard checks": len(checks), "guard checks failed": sum(not c["passes"] for c in checks),
+            "val help offers (untuned)": of(first, "help offers (original)"),
+            "val help offers (kept)": of(kept, "help offers"),
+            "val top response share (kept)": of(kept, "top response share"),
+            "val distinct-2 (untuned)": of(first, "distinct-2 (original)"),
+            "val distinct-2 (kept)": of(kept, "distinct-2"),
+            "guard passed": bool(r.info.get("guard_passed", bool(kept))) if checks else float("nan")}
+
+
+def kept_because(r) -> str:
+    """Why a run kept the weights it kept, from its guard checks: the lowest validation loss, which
+    passes the validation guard; or the lowest that passes, the lower ones failing (each step with the
+    checks it missed); or no evaluation passed (the lowest loss's weights kept, the run marked failing)."""
+    checks = r.info.get("guard_checks") or []
+    if not checks:
+        return "lowest validation loss (no guard)"
+    if not r.info.get("guard_passed", any(c["passes"] for c in checks)):
+        return ("no evaluation passed the validation guard (" + "; ".join(
+            f"step {c['step']}: {c.get('fails', 'fail')}" for c in checks) + "): the weights of the lowest validation "
+            f"loss (step {r.best_step}) are kept and the run is marked as failing its guard")
+    lower = [c for c in checks if not c["passes"] and c["val_loss"] < r.best_val_loss]
+    if not lower:
+        return "lowest validation loss; it passes the validation guard"
+    return ("lowest validation loss that passes the validation guard; lower losses failed it (" + "; ".join(
+        f"step {c['step']}: {c.get('fails', 'fail')}" for c in sorted(lower, key=lambda c: c["step"])) + ")")
 
 
 def beta_text(betas: Sequence[float], r: Mapping, seeds: Sequence[int]) -> str:
@@ -548,7 +582,7 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
 
 
 __all__ = ["ALL_RESPONSES", "COLLAPSE_MAX_HELP_RISE", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
-           "effects", "effects_text", "examples", "figure4", "held_out_responses", "offensive_counts",
+           "effects", "effects_text", "examples", "figure4", "guard_trajectory", "held_out_responses", "help_error_text", "kept_because", "offensive_counts",
            "like_text", "perplexity_cost", "reference_excess", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "stopped_on", "stopping_rule_text", "split_text", "tune_all",
            "validation_curves"]
 
@@ -556,32 +590,27 @@ __all__ = ["ALL_RESPONSES", "COLLAPSE_MAX_HELP_RISE", "COLLAPSE_RULE", "DECODING
 #: the collapse guard: a tuned model passes if, on the test prompts, its responses keep at least
 #: ``COLLAPSE_MIN_DISTINCT_SHARE`` of the original's distinct responses and of its distinct-2 (unique
 #: word bigrams / all bigrams), their perplexity under the original model stays within a factor
-#: ``COLLAPSE_PPL_FACTOR`` of the original responses' own, and its refusal/boilerplate share rises by at
-#: most ``COLLAPSE_MAX_REFUSAL_RISE`` (absolute). Reason: Full Gen Bias is a variance across
-#: descriptors of the mean style; a model that answers most sentences with one canned string, a
-#: refusal or a degenerate repetition has a low variance because it says nothing, so a drop of Full
-#: Gen Bias is a reduction of bias only if the responses stay about as varied and as fluent as the
-#: original's.
+#: ``COLLAPSE_PPL_FACTOR`` of the original responses' own, its refusal/boilerplate share and its share
+#: of canned help offers each rise by at most ``COLLAPSE_MAX_REFUSAL_RISE`` / ``COLLAPSE_MAX_HELP_RISE``
+#: (absolute), and its most frequent response is at most ``COLLAPSE_MAX_TOP_SHARE`` of its responses.
+#: Reason: Full Gen Bias is a variance across descriptors of the mean style; a model that answers most
+#: sentences with one canned string, a refusal or a degenerate repetition has a low variance because
+#: it says nothing, so a drop of Full Gen Bias is a reduction of bias only if the responses stay about
+#: as varied and as fluent as the original's. The thresholds are declared once, in
+#: :mod:`nlgbias.holistic.tuning_runs`, and read by the weight-choice guard of the runs as well
+#: (:func:`nlgbias.holistic.tuning_runs.collapse_failures`).
 COLLAPSE_MIN_DISTINCT_SHARE = TRN.COLLAPSE_MIN_DISTINCT_SHARE
 COLLAPSE_MAX_REFUSAL_RISE = TRN.COLLAPSE_MAX_REFUSAL_RISE
-COLLAPSE_PPL_FACTOR = 2.0
-#: and its most frequent response is at most this share of its test responses (one canned string for a
-#: quarter of the sentences says nothing about them; the original's most frequent is 20 of 390)
-COLLAPSE_MAX_TOP_SHARE = 0.25
-#: and its share of canned help offers (:func:`nlgbias.holistic.refusal.is_help_offer`, the patterns whose
-#: precision 08 reports on a hand check) rises by at most this much (absolute) above the original's: the
-#: same 10 points as the refusal rise, since a canned help offer says as little about the sentence as a
-#: refusal. Set after the runs were seen (runs tuned with help offers among their targets answered
-#: 15-34% of the test prompts so, the original 5%), so it is a declared check of runs already made,
-#: not a threshold fixed in advance
-COLLAPSE_MAX_HELP_RISE = 0.10
+COLLAPSE_PPL_FACTOR = TRN.COLLAPSE_PPL_FACTOR
+COLLAPSE_MAX_TOP_SHARE = TRN.COLLAPSE_MAX_TOP_SHARE
+COLLAPSE_MAX_HELP_RISE = TRN.COLLAPSE_MAX_HELP_RISE
 distinct_n = TRN.distinct_n
 guard_measures = TRN.guard_measures
 COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the original's, "
                  f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
                  f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
                  f"points above the original's, canned help offers at most {100 * COLLAPSE_MAX_HELP_RISE:.0f} points "
-                 f"above the original's (set after the runs were seen), the most frequent response at most "
+                 f"above the original's (set after an earlier set of runs was seen), the most frequent response at most "
                  f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses (a drop of Full Gen Bias by responses that say nothing, one canned "
                  "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
 
@@ -605,25 +634,28 @@ def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) 
     return out
 
 
-def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None) -> pd.DataFrame:
+def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
+                   guard_passed: Mapping | None = None, help_precision: float | None = None) -> pd.DataFrame:
     """Per arm and seed on the test prompts: responses, refusal/boilerplate share
     (:func:`nlgbias.holistic.refusal.classify`), distinct responses, distinct-2, the perplexity of
     the responses under the original model (``ppl``: :func:`response_perplexity`; omitted when
     None), the most frequent response and its count, and whether the run passes the collapse guard
-    (:data:`COLLAPSE_RULE`)."""
-    from nlgbias.holistic import refusal
-
-    rows = []
+    (:data:`COLLAPSE_RULE`; ``fails``: the checks it misses). ``guard_passed``: per tuned run, whether
+    an evaluation of it passed the weight-choice guard on the validation sentences (a run none of
+    whose evaluations did fails here too, whatever its test responses read). ``help_precision``: the
+    help-offer patterns' precision on their hand check (None: read from
+    :func:`nlgbias.holistic.refusal.help_offer_validation`); a run whose help-offer rise lies within the
+    patterns' error of the limit (|rise - limit| at most the points of its share that may not be canned
+    offers, share x (1 - precision)) is marked so (``help offers within the patterns' error``): its pass
+    or fail rests on the patterns."""
+    rows, measured = [], {}
     for key, f in frames.items():
-        g = f["generation"].fillna("").astype(str)
-        lab = refusal.classify(g.tolist())
-        vc = g.value_counts()
+        m = measured[key] = TRN.response_measures(f["generation"].fillna("").astype(str).tolist())
         rows.append({"arm": key[0], "seed": key[1] if key[1] is not None else "", "model": labels[key],
-                     "responses": len(g), "refusal/boilerplate": float((lab != "").mean()),
-                     "help offers": float(refusal.is_help_offer(g.tolist()).mean()),
-                     "distinct responses": int(g.nunique()), "distinct-2": distinct_n(g.tolist(), 2),
+                     "responses": m["responses"], "refusal/boilerplate": m["refusal/boilerplate"],
+                     "help offers": m["help offers"], "distinct responses": m["distinct"], "distinct-2": m["distinct-2"],
                      "perplexity (original model)": float(ppl[key]) if ppl is not None else np.nan,
-                     "top response": str(vc.index[0])[:80], "top response count": int(vc.iloc[0])})
+                     "top response": m["top response"][:80], "top response count": m["top response count"]})
     t = pd.DataFrame(rows)
     o = t[t["arm"] == "original"].iloc[0]
     t["distinct vs original"] = t["distinct responses"] / o["distinct responses"]
@@ -632,13 +664,21 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None)
     t["refusal rise (points)"] = 100 * (t["refusal/boilerplate"] - o["refusal/boilerplate"])
     t["help-offer rise (points)"] = 100 * (t["help offers"] - o["help offers"])
     t["top response share"] = t["top response count"] / t["responses"]
-    ok_ppl = (t["perplexity vs original"].between(1 / COLLAPSE_PPL_FACTOR, COLLAPSE_PPL_FACTOR)
-              | t["perplexity vs original"].isna())
-    t["passes collapse guard"] = ((t["distinct vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE)
-                                  & (t["distinct-2 vs original"] >= COLLAPSE_MIN_DISTINCT_SHARE) & ok_ppl
-                                  & (t["refusal rise (points)"] <= 100 * COLLAPSE_MAX_REFUSAL_RISE)
-                                  & (t["help-offer rise (points)"] <= 100 * COLLAPSE_MAX_HELP_RISE + 1e-9)
-                                  & (t["top response share"] <= COLLAPSE_MAX_TOP_SHARE))
+    orig = measured[next(k for k in frames if k[0] == "original")]
+    if help_precision is None:
+        from nlgbias.holistic import refusal
+        help_precision = float(refusal.help_offer_validation()["precision"].iloc[0])
+    t["help-offer error (points)"] = 100 * t["help offers"] * (1 - help_precision)
+    t["help offers within the patterns' error"] = ((t["help-offer rise (points)"] - 100 * COLLAPSE_MAX_HELP_RISE).abs()
+                                                   <= t["help-offer error (points)"]) & (t["arm"] != "original")
+    t.attrs["help precision"] = help_precision
+    fails = [TRN.collapse_failures(measured[k], orig, r) for k, r in zip(frames, t["perplexity vs original"], strict=True)]
+    if guard_passed is not None:
+        t["kept weights pass the validation guard"] = [bool(guard_passed.get(k, True)) for k in frames]
+        fails = [f + ([] if ok else ["no evaluation passed the weight-choice guard"])
+                 for f, ok in zip(fails, t["kept weights pass the validation guard"], strict=True)]
+    t["fails"] = ["; ".join(x) for x in fails]
+    t["passes collapse guard"] = [not x for x in fails]
     return t
 
 
@@ -661,8 +701,24 @@ def collapse_text(t: pd.DataFrame) -> str:
             f"of {o['responses']} prompts" + _help_text(o, tuned)
             + f". {len(tuned) - len(fail)} of {len(tuned)} tuned runs pass the guard"
             + (f"; {len(fail)} fail it ({_fail_reasons(fail)}): their changes of Full Gen Bias are not graded as a "
-               "reduction of bias (the claims say so)." if len(fail) else ".")
-            + _top_cap_text(tuned))
+               "reduction of bias (the claims say so)." if len(fail) else ".") + help_error_text(t))
+
+
+def help_error_text(t: pd.DataFrame) -> str:
+    """The runs whose help-offer rise lies within the patterns' error of the guard's limit (their pass
+    or fail rests on the patterns, whose precision on the hand check is given), from :func:`collapse_table`."""
+    col = "help offers within the patterns' error"
+    if col not in t or not t[col].any():
+        return ""
+    near = t[t[col].astype(bool)]
+    prec = float(1 - near["help-offer error (points)"].iloc[0] / (100 * near["help offers"].iloc[0]))
+    return (f" Within the help-offer patterns' error of the {100 * COLLAPSE_MAX_HELP_RISE:.0f}-point limit (precision "
+            f"{prec:.0%} on their hand check, so about {100 - 100 * prec:.0f}% of what they flag may not be a canned "
+            "offer): " + "; ".join(
+                f"{r['arm']} seed {r['seed']} ({'passes' if r['passes collapse guard'] else 'fails'}; "
+                f"{r['help-offer rise (points)']:+.1f} points, of its {100 * r['help offers']:.1f}% about "
+                f"{r['help-offer error (points)']:.1f} points may not be canned)" for _, r in near.iterrows())
+            + ": their pass or fail on this check rests on the patterns.")
 
 
 def _help_text(o: pd.Series, tuned: pd.DataFrame) -> str:
@@ -672,62 +728,47 @@ def _help_text(o: pd.Series, tuned: pd.DataFrame) -> str:
     return (f"; canned help offers (`refusal.is_help_offer`) make up {100 * o['help offers']:.1f}% of the original's "
             f"responses and {100 * tuned['help offers'].min():.1f}-{100 * tuned['help offers'].max():.1f}% of the tuned "
             f"runs' ({tuned['help-offer rise (points)'].min():+.1f} to {tuned['help-offer rise (points)'].max():+.1f} "
-            f"points; the guard allows {100 * COLLAPSE_MAX_HELP_RISE:.0f}, a threshold set after the runs were seen)")
+            f"points; the guard allows {100 * COLLAPSE_MAX_HELP_RISE:.0f}, a threshold set after an earlier set of runs was "
+            "seen and applied by these runs' weight-choice guard on the validation sentences)")
 
 
 def _fail_reasons(fail: pd.DataFrame) -> str:
-    """Which of the guard's checks each failing run misses, in words."""
-    out = []
-    for _, r in fail.iterrows():
-        why = []
-        if r["distinct vs original"] < COLLAPSE_MIN_DISTINCT_SHARE or r["distinct-2 vs original"] < COLLAPSE_MIN_DISTINCT_SHARE:
-            why.append("distinct responses")
-        if r["refusal rise (points)"] > 100 * COLLAPSE_MAX_REFUSAL_RISE:
-            why.append(f"refusals {r['refusal rise (points)']:+.1f} points")
-        if "help-offer rise (points)" in r and r["help-offer rise (points)"] > 100 * COLLAPSE_MAX_HELP_RISE + 1e-9:
-            why.append(f"help offers {r['help-offer rise (points)']:+.1f} points")
-        if r["top response share"] > COLLAPSE_MAX_TOP_SHARE:
-            why.append(f"top response {100 * r['top response share']:.1f}%")
-        if pd.notna(r["perplexity vs original"]) and not (1 / COLLAPSE_PPL_FACTOR <= r["perplexity vs original"]
-                                                          <= COLLAPSE_PPL_FACTOR):
-            why.append("perplexity")
-        out.append(f"{r['arm']} seed {r['seed']}: {', '.join(why)}")
-    return "; ".join(out)
-
-
-def _top_cap_text(tuned: pd.DataFrame) -> str:
-    """The top-response cap, which the weight-choice guard of the runs did not apply: whether every
-    kept run's most frequent test response stays under it (then no run needed other weights)."""
-    top = tuned.loc[tuned["top response share"].idxmax()]
-    under = bool((tuned["top response share"] <= COLLAPSE_MAX_TOP_SHARE).all())
-    return (f" The weight-choice guard of the runs (validation sentences) did not apply the {COLLAPSE_MAX_TOP_SHARE:.0%} "
-            f"cap on the most frequent response; every kept run's most frequent test response is at most "
-            f"{100 * top['top response share']:.1f}% ({int(top['top response count'])}/{int(top['responses'])})"
-            + (", under the cap, so none would have needed other weights (no run was retrained)." if under else
-               f"; {int((tuned['top response share'] > COLLAPSE_MAX_TOP_SHARE).sum())} run(s) exceed the cap, which "
-               "the test guard above counts."))
+    """Which of the guard's checks each failing run misses, in words (the table's ``fails``)."""
+    return "; ".join(f"{r['arm']} seed {r['seed']}: {r['fails']}" for _, r in fail.iterrows())
 
 
 def stopping_rule_text(tconf: Mapping, val_pairs: int | None = None) -> str:
-    """What stops a run, in plain words: "a drop of the validation loss under 3% per evaluation, 2
-    evaluations in a row, on 16 validation pairs" (with min_delta 0: "no drop at all ...")."""
+    """What stops a run, in plain words: "no new lowest validation loss in 3 evaluations in a row
+    (12 steps), on 32 validation pairs" (a plateau, min_delta 0), or "a drop of the validation loss
+    under 3% per evaluation, 2 evaluations in a row, on 16 validation pairs" (min_delta above 0)."""
     md = 100 * float(tconf.get("min_delta", 0))
     vp = f", on {val_pairs} validation pairs" if val_pairs else ""
-    what = f"a drop of the validation loss under {md:g}% per evaluation" if md > 0 else "no drop of the validation loss"
-    return f"{what}, {tconf['patience']} evaluations in a row{vp}"
+    k = int(tconf["patience"])
+    if md > 0:
+        return f"a drop of the validation loss under {md:g}% per evaluation, {k} evaluations in a row{vp}"
+    return (f"no new lowest validation loss in {k} evaluation{'s' if k > 1 else ''} in a row "
+            f"({k * int(tconf['eval_every'])} steps){vp}")
 
 
-def stopped_on(stopped_early: bool, tconf: Mapping, val_pairs: int | None = None) -> str:
-    """The runs table's "stopped on" for one run: the rule in plain words, and that a minimum drop
-    above 0 is not a plateau."""
+def stopped_on(stopped_early: bool, tconf: Mapping, val_pairs: int | None = None,
+               history: pd.DataFrame | None = None) -> str:
+    """The runs table's "stopped on" for one run: the step budget, or the rule in plain words (a
+    plateau where the minimum drop is 0, with the steps of its lowest validation loss and of its stop
+    where ``history`` is given; "not a plateau" above 0)."""
     if not stopped_early:
         return "step budget"
     plain = stopping_rule_text(tconf, val_pairs)
-    return plain + (" (not a plateau: the loss may still be falling)" if float(tconf.get("min_delta", 0)) > 0 else "")
+    if float(tconf.get("min_delta", 0)) > 0:
+        return plain + " (not a plateau: the loss may still be falling)"
+    if history is None:
+        return f"plateau: {plain}"
+    h = history.dropna(subset=["val_loss"])
+    low = int(h.loc[h["val_loss"].idxmin(), "step"])
+    return f"plateau: {plain}; lowest at step {low}, stopped at step {int(h['step'].iloc[-1])}"
 
 
 def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None) -> str:
-    """How the tuning runs stopped and which weights they kept, from the runs table and the
+    """How the tuning runs stopped and which weights they kept, per run, from the runs table and the
     settings (never typed); ``guard_rule``: the validation guard's (None: read from the table)."""
     if guard_rule is None and "guard sentences" in table:
         guard_rule = f"{TRN.GUARD_RULE} ({int(table['guard sentences'].iloc[0])} validation sentences)"
@@ -738,10 +779,18 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
     plain = stopping_rule_text(tconf, int(table["val pairs"].iloc[0]) if "val pairs" in table else None)
     head = (f"Step budget {budget} steps x batch {bs} = {budget * bs / pairs:.1f} epochs of the {pairs} training "
             f"pairs; a validation loss every {tconf['eval_every']} steps. What stops a run: {plain}"
-            + (" — this stops a run whose loss is still falling slowly, so it is not a plateau" if md > 0 else "")
+            + (" — this stops a run whose loss is still falling slowly, so it is not a plateau" if md > 0 else
+               " (a plateau), or the step budget")
             + "; a run keeps the weights of its lowest validation loss that pass the weight-choice guard. ")
-    drop = ""
-    if "last drop (% per evaluation)" in table and table["last drop (% per evaluation)"].notna().any():
+    ep = f"{table['steps'].min() * bs / pairs:.2f}-{table['steps'].max() * bs / pairs:.2f} epochs"
+    if early == len(table):
+        body = (f"All {len(table)} runs stopped on this rule after {int(table['steps'].min())}-"
+                f"{int(table['steps'].max())} steps ({ep}); the step budget stopped none.")
+    else:
+        body = (f"{early} of {len(table)} runs stopped on this rule; {len(table) - early} ran to the step budget, so "
+                + ("their validation loss was still dropping by more than that." if md > 0 else
+                   "their validation loss was still reaching new lows: they did not reach a plateau."))
+    if md > 0 and "last drop (% per evaluation)" in table and table["last drop (% per evaluation)"].notna().any():
         d = table["last drop (% per evaluation)"]
         fell, rose = d[d >= 0], d[d < 0]
         parts = []
@@ -751,27 +800,26 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
         if len(rose):
             parts.append(f"in {len(rose)} it rose (by {(-rose).min():.1f}"
                          + (f"-{(-rose).max():.1f}" if len(rose) > 1 else "") + "%)")
-        drop = (f" At the last evaluation, {', '.join(parts)}: the runs stopped because the drops fell under "
-                f"{md:g}%, not because the loss stopped falling, so a longer run would fit the model's own responses "
-                "somewhat more closely." if md > 0 else f" At the last evaluation, {', '.join(parts)}.")
+        body += (f" At the last evaluation, {', '.join(parts)}: the runs stopped because the drops fell under "
+                 f"{md:g}%, not because the loss stopped falling, so a longer run would fit the model's own responses "
+                 "somewhat more closely.")
+    if "model" in table and "kept because" in table:
+        body += " Per run: " + "; ".join(
+            f"{_run_name(r)}: {int(r['steps'])} steps, stopped on "
+            + ("the step budget" if not r["stopped early"] else "the rule") + f", kept step {int(r['kept step'])} "
+            f"({r['kept because']})" for _, r in table.iterrows()) + "."
     if "seconds" in table:
-        drop += (f" Training took {table['seconds'].sum() / 60:.1f} min for the {len(table)} runs "
-                 f"({table['seconds'].min() / 60:.1f}-{table['seconds'].max() / 60:.1f} min each, from the runs table; "
-                 "a rerun reuses the tuned models).")
-    drop += _guard_text(table, guard_rule)
-    if early == len(table):
-        last = table["kept step"] == table["steps"]
-        other = table[~last]
-        kept = (f"; {int(last.sum())} of {len(table)} keep the weights of their last evaluated step"
-                + ("".join(f", {'one' if len(other) == 1 else 'the others'} ("
-                           + ", ".join(f"stopped at step {int(r['steps'])}, kept step {int(r['kept step'])}"
-                                       for _, r in other.iterrows()) + ") an earlier one")
-                   if len(other) else ""))
-        return (head + f"All {len(table)} runs stopped on this rule after {int(table['steps'].min())}-"
-                f"{int(table['steps'].max())} steps ({table['steps'].min() * bs / pairs:.2f}-"
-                f"{table['steps'].max() * bs / pairs:.2f} epochs){kept}; the step budget stopped none." + drop)
-    return (head + f"{early} of {len(table)} runs stopped on this rule; {len(table) - early} ran to the step budget, so "
-            "their validation loss was still dropping by more than that." + drop)
+        body += (f" Training took {table['seconds'].sum() / 60:.1f} min for the {len(table)} runs "
+                 f"({table['seconds'].min() / 60:.1f}-{table['seconds'].max() / 60:.1f} min each, from the runs table"
+                 + (f"; the validation guard's checks {table['guard seconds'].sum() / 60:.1f} min of it"
+                    if "guard seconds" in table else "") + "; a rerun reuses the tuned models).")
+    return head + body + _guard_text(table, guard_rule)
+
+
+def _run_name(r: pd.Series) -> str:
+    """"tagged seed 0" / "untagged seed 1" from a runs-table row."""
+    kind = "untagged" if "without tags" in str(r["model"]) else "tagged"
+    return f"{kind} seed {int(r['seed'])}"
 
 
 def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
@@ -779,35 +827,86 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
     if not guard_rule or "kept step" not in table:
         return ""
     moved = table[table["kept step"] != table["lowest val loss step"]]
-    untuned = int((table["kept step"] == 0).sum())
-    return (f" Weights kept: the lowest validation loss that passes the {guard_rule}. "
-            + (f"In {len(moved)} of {len(table)} runs the lowest loss's weights failed it and earlier weights were kept "
-               f"(step {', '.join(f'{int(a)} instead of {int(b)}' for a, b in zip(moved['kept step'], moved['lowest val loss step'], strict=True))})"
-               if len(moved) else f"In all {len(table)} runs the lowest loss's weights passed it")
-            + (f"; {untuned} run{'s' if untuned > 1 else ''} kept no tuned weights (step 0)" if untuned else "")
-            + f". Validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
-            f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's {table['val distinct-2 (untuned)'].iloc[0]:.3f}."
-            f" This weight-choice guard does not apply the test guard's cap on the most frequent response (at most "
-            f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses) nor count canned help offers; the collapse guard below "
-            "gives each kept run's share of both.")
+    failed = table[~table["guard passed"].astype(bool)] if "guard passed" in table else table.iloc[:0]
+    out = (f" Weights kept: the lowest validation loss that passes the {guard_rule}. "
+           + (f"In {len(moved)} of {len(table)} runs the lowest loss's weights failed it and earlier weights were kept "
+              f"(step {', '.join(f'{int(a)} instead of {int(b)}' for a, b in zip(moved['kept step'], moved['lowest val loss step'], strict=True))})"
+              if len(moved) else f"In all {len(table)} runs the lowest loss's weights passed it")
+           + (f"; in {len(failed)} run{'s' if len(failed) > 1 else ''} ({', '.join(_run_name(r) for _, r in failed.iterrows())}) "
+              "no evaluation passed: the lowest loss's weights are kept and the run counts as failing its guard"
+              if len(failed) else "") + ".")
+    if "guard checks" in table:
+        out += (f" {int(table['guard checks'].sum())} checks in all ({int(table['guard checks'].min())}-"
+                f"{int(table['guard checks'].max())} per run), {int(table['guard checks failed'].sum())} failed.")
+    if "val help offers (kept)" in table and table["val help offers (kept)"].notna().any():
+        out += (f" Canned help offers in the validation responses of the kept weights "
+                f"{100 * table['val help offers (kept)'].min():.1f}-{100 * table['val help offers (kept)'].max():.1f}% vs "
+                f"the untuned model's {100 * table['val help offers (untuned)'].iloc[0]:.1f}%; most frequent response "
+                f"at most {100 * table['val top response share (kept)'].max():.1f}%;")
+    if "val distinct-2 (kept)" in table and table["val distinct-2 (kept)"].notna().any():
+        out += (f" validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
+                f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's "
+                f"{table['val distinct-2 (untuned)'].iloc[0]:.3f}.")
+    return out
+
+
+def guard_trajectory(runs: Mapping) -> pd.DataFrame:
+    """Every validation-guard check of every run, in step order (kind, seed, step, validation loss,
+    help offers, top response share, distinct-2, pass): the help-offer share along each run's
+    checkpoints."""
+    rows = []
+    for (kind, sd), (_lab, _beta, r) in runs.items():
+        for c in r.info.get("guard_checks") or []:
+            rows.append({"arm": kind, "seed": sd, "step": int(c["step"]), "val loss": float(c["val_loss"]),
+                         "help offers": c.get("help offers", np.nan),
+                         "help offers (untuned)": c.get("help offers (original)", np.nan),
+                         "top response share": c.get("top response share", np.nan),
+                         "distinct-2": c.get("distinct-2", np.nan), "passes": bool(c["passes"]),
+                         "fails": c.get("fails", "")})
+    return pd.DataFrame(rows)
 
 
 def validation_curves(runs: Mapping, name: str):
-    """The validation loss of every tuning run against the step (the curves early stopping reads),
-    the best step marked; returns the figure."""
+    """Left: the validation loss of every tuning run against the step (the curves the stopping rule
+    reads), the kept step starred, each failed guard check crossed, where the run stopped a thin line.
+    Right: the share of canned help offers in the validation responses at each checked step, the
+    untuned model's share and the guard's limit (its share plus the allowed rise) drawn. Returns the
+    figure."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2))
+    limit = None
     for (kind, sd), (_lab, _beta, r) in runs.items():
         h = r.history.dropna(subset=["val_loss"])
-        line, = ax.plot(h["step"], h["val_loss"], marker="o", ms=3, ls="-" if kind == "tagged" else "--",
-                        label=f"{kind} seed {sd}")
-        ax.plot([r.best_step], [r.best_val_loss], marker="*", ms=12, color=line.get_color())
-        ax.axvline(r.steps_run, color=line.get_color(), lw=0.6, alpha=0.5)
-    ax.set_xlabel("tuning step (thin line: where the run stopped; star: best step, the weights kept)")
-    ax.set_ylabel("validation loss (NLL per response token)")
-    ax.set_title(f"Validation curves of the tuning runs of {name}")
+        ls = "-" if kind == "tagged" else "--"
+        line, = ax.plot(h["step"], h["val_loss"], marker="o", ms=3, ls=ls, label=f"{kind} seed {sd}")
+        col = line.get_color()
+        ax.plot([r.best_step], [r.best_val_loss], marker="*", ms=12, color=col)
+        ax.axvline(r.steps_run, color=col, lw=0.6, alpha=0.5)
+        checks = r.info.get("guard_checks") or []
+        bad = [c for c in checks if not c["passes"]]
+        if bad:
+            ax.plot([c["step"] for c in bad], [c["val_loss"] for c in bad], ls="", marker="x", ms=8, color=col)
+        if checks and "help offers" in checks[0]:
+            bx.plot([c["step"] for c in checks], [100 * c["help offers"] for c in checks], marker="o", ms=3, ls=ls,
+                    color=col, label=f"{kind} seed {sd}")
+            limit = 100 * (checks[0]["help offers (original)"] + COLLAPSE_MAX_HELP_RISE)
+            untuned = 100 * checks[0]["help offers (original)"]
+    ax.set_xlabel("tuning step")
+    ax.set_ylabel("validation loss (NLL per token)")
+    ax.set_title(f"Validation curves of the tuning runs of {name}\n(star: the weights kept; x: failed the guard; "
+                 "thin line: where the run stopped)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
+    if limit is not None:
+        bx.axhline(untuned, color="grey", lw=1, ls=":", label="untuned model")
+        bx.axhline(limit, color="red", lw=1, label=f"guard limit (+{100 * COLLAPSE_MAX_HELP_RISE:.0f} points)")
+        bx.set_xlabel("tuning step (the checked evaluations)")
+        bx.set_ylabel("canned help offers (% of validation responses)")
+        bx.set_title("Canned help offers in the validation responses\nat each checked evaluation", fontsize=9)
+        bx.legend(fontsize=7, ncol=2)
+    else:
+        bx.set_axis_off()
+    fig.tight_layout()
     return fig
 
 
