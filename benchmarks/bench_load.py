@@ -139,7 +139,7 @@ def summary(res: dict, policies: list[str]) -> dict:
     out = {}
     for pol in policies:
         q = [r["tok_s"] for r in res[(pol, "quiet")]]
-        lo = [r["tok_s"] for r in res[(pol, "loaded")]]
+        lo = [r["tok_s"] for r in res.get((pol, "loaded"), [])] or [float("nan")] * len(q)
         out[pol] = {"quiet": statistics.median(q), "quiet_range": [min(q), max(q)],
                     "loaded": statistics.median(lo), "loaded_range": [min(lo), max(lo)],
                     "loaded_over_quiet": statistics.median(lo) / statistics.median(q),
@@ -174,6 +174,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--policies", nargs="+", default=DEFAULT_POLICIES, choices=list(POLICIES))
     ap.add_argument("--out", help="also write OUT.md and OUT.json (e.g. benchmarks/results/load_smollm2)")
+    ap.add_argument("--quiet-only", action="store_true",
+                    help="only the quiet condition, the policies interleaved repetition by repetition (no "
+                         "loaded run between two quiet ones)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--loop", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -196,8 +199,11 @@ def main() -> None:
     res: dict[tuple[str, str], list[dict]] = {}
     try:
         for rep in range(a.reps):
-            for pol in a.policies:
-                for cond in ("quiet", "loaded"):
+            # each repetition starts one policy later: a policy measured right after a loaded run
+            # of spinning threads meets a machine that has just burnt both cores (slower on this
+            # VM), so no policy keeps that place
+            for pol in a.policies[rep % len(a.policies):] + a.policies[:rep % len(a.policies)]:
+                for cond in ("quiet",) if a.quiet_only else ("quiet", "loaded"):
                     load = start(pol, a.prompts, loop=True) if cond == "loaded" else None
                     try:
                         r = measure(workers[pol])
