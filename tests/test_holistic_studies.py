@@ -284,12 +284,29 @@ def test_tuning_claims_on_this_runs_values():
                                     "exceed its permutation null 9.69 (SD 2.79, 95% quantile 14.85, p 0.57 over "
                                     "1,000 permutations; 186 responses over 39 held-out descriptors, 4.8 per "
                                     "descriptor)")
+    assert ("the n of this precondition (not of the claim): if the original's excess is the +2.15" in low["reason"])
     assert ("at about 15 responses per held-out descriptor at these 39 descriptors (reachable: the dataset has 780 "
-            "(templates x nouns)), or about 404 held-out descriptors at 4.8 responses each") in low["reason"]
+            "(templates x nouns) per descriptor), or about 404 held-out descriptors at 4.8 responses each") in low["reason"]
     assert round(low["n_needed"], 1) == 15.4 and low["population"] == 780
     # the n rests on 07's excess on the graded basis, itself not significant (p 0.181): the row says so
     assert "that excess is itself not significant (p 0.181 >= 0.05), so this n is indicative only" in low["reason"]
-    assert low["unit"] == "responses per held-out descriptor (for the original's excess to be detectable)"
+    assert low["unit"] == ("responses per held-out descriptor (the precondition's n: for the original's excess to be "
+                           "detectable)")
+    # with the basis's prompts (186 of 390 kept) the n is in prompts per descriptor, the dataset's unit:
+    # 15.4 responses / (186 / 390) = 32 prompts; and the seeds' n is not given (the basis shrinks per run)
+    kp, _ = run(kept=(186, 390), collapse=collapse.assign(**{"passes collapse guard": True}))
+    kp = CL.validate(CL.frame(kp)).set_index("id")
+    assert round(kp.loc[main[0], "n_needed"], 1) == 32.2 and kp.loc[main[0], "population"] == 780
+    assert kp.loc[main[0], "unit"].startswith("prompts per held-out descriptor (the precondition's n")
+    assert "at about 32 prompts per held-out descriptor (about 15 responses left after the removal, which keeps 48% of " \
+        "the prompts)" in kp.loc[main[0], "reason"]
+    ktm = kp.loc[main[1]]
+    assert math.isnan(ktm["n_needed"]) and ktm["unit"] == "tuning seeds (the basis does not scale)"
+    assert ("but the graded basis is the test prompts that no arm refuses (186 of 390 with 6 tuned runs; tagged seed 0 "
+            "alone refuses 1.0%), and every added run removes the prompts it refuses, so a number of seeds computed on "
+            "this basis would not hold at that many runs: cannot say how many seeds (the basis does not scale)") in \
+        ktm["reason"]
+    assert "cost:" not in ktm["reason"]
     assert "nothing to lower" not in t.loc[main[1], "reason"]
     # the collapse guard acts on the claims: all six runs fail it (help offers), so no Gen Bias row is graded
     # as if they passed; without the guard's table the tag row keeps its n in seeds, with its cost
@@ -311,9 +328,13 @@ def test_tuning_claims_on_this_runs_values():
     assert t.loc[main[2], "rule"] == "non-inferiority"
     o = t.loc["holistic.tuning.offensiveness_small_change"]
     assert o["verdict"] == "undecided" and o["rule"] == "non-inferiority" and "+/-0.13 points" in o["reason"]
-    assert ("its estimate (+0.17 points) lies beyond the margin itself, so more held-out descriptors narrow it around "
-            "a value outside the margin and no n brings it inside; the margin rests on 1 flagged original response of "
-            "390: undecidable by design at this base rate, this dataset cannot decide it") in o["reason"]
+    # the estimate (+0.17 points) lies beyond the +/-0.13-point margin: the rule's "does not hold" needs the
+    # interval's near side (-0.20) to clear +0.13: 39 x (0.37 / 0.042)^2, about 3,000 held-out descriptors, more
+    # than the 619 that exist
+    assert ("its estimate (+0.17 points) lies beyond the margin, so if it stays there more held-out descriptors narrow "
+            "the interval until it clears the margin, the rule's 'does not hold'") in o["reason"]
+    assert "the rule decides it at about 3,0" in o["reason"] and "this dataset cannot decide it" in o["reason"]
+    assert "undecidable by design" not in o["reason"] and "a claim, not a check" not in o["reason"]
     assert not any(i.startswith("holistic.tuning.axis_") for i in t.index)
     # an n needed above the descriptors that exist: the core rule's reading (claims._reachable on an
     # undecided row), not a twin of it
@@ -321,29 +342,34 @@ def test_tuning_claims_on_this_runs_values():
         "estimate": 0.0, "lo": -0.01, "hi": 0.01, "descriptors": 39, "sentences": 390}})
     w = CL.validate(CL.frame(wide)).set_index("id").loc["holistic.tuning.offensiveness_small_change"]
     assert w["verdict"] == "undecided" and math.isnan(w["n_needed"]) and w["population"] == 619
-    assert ("(unpaired counts: 1/390 -> 5/1170: +0.2 points [-1.0, +0.8]); it narrows inside the margin at about "
-            "2,373 held-out descriptors, more than the 619 that exist: this dataset cannot decide it; a claim, not a "
-            "check") in w["reason"]
+    assert ("(unpaired counts: 1/390 -> 5/1170: +0.2 points [-1.0, +0.8]); the rule decides it at about "
+            "2,373 held-out descriptors, more than the 619 that exist: this dataset cannot decide it") in w["reason"]
     ax = {c.id: c for c in checks}
     assert ax["holistic.tuning.axis_race_ethnicity"].kind == "diagnostic"
     assert not ax["holistic.tuning.axis_race_ethnicity"].passed  # 3 descriptors cannot decide
-    # the outcome: one plain sentence from the claims, then the details
-    # each row with its own reason
-    gate = ("not graded: 6 of 6 tuned runs fail the collapse guard (tagged seed 0, tagged seed 1, tagged seed 2, "
-            "untagged seed 0, untagged seed 1, untagged seed 2)")
-    assert tuning_outcome_sentence(g.reset_index()) == (
-        "This run, on whether bias tuning lowers Full Gen Bias: undecided (nothing to lower: the original shows no "
-        f"excess of Full Gen Bias over its permutation null on the graded basis (p 0.57); {gate}); whether tuning "
-        f"without tags does not lower it: undecided ({gate}); whether the tag matters: undecided ({gate}).")
-    assert tuning_outcome_sentence(t.reset_index()).endswith(
-        "whether the tag matters: undecided (opposite direction, [-0.219, +0.272], p = 0.964 (Holm over 3: 1.000): a 95% "
-        "interval excluding 0 not met at this n).")
+    # the outcome: one plain sentence from the claims (each row's estimate and interval in %, its direction
+    # against the paper's, its verdict and why), then the details
+    gate = "not graded: 6 of 6 tuned runs fail the collapse guard"
+    sent = tuning_outcome_sentence(g.reset_index())
+    assert sent.startswith(
+        "On the held-out descriptors, bias tuning changed the excess of Full Gen Bias over the null by +23% (95% "
+        "interval -32% to +59%), a rise, opposite to the paper's fall (paper: -13% DialoGPT, -24% BB2 3B): undecided, "
+        "because the original shows no excess of Full Gen Bias over its permutation null to lower (p 0.57); " + gate)
+    assert ("tuning without tags by +21% (95% interval -31% to +58%), a rise, the same direction as the paper's rise "
+            f"(paper: self-chat tuning without labels: DialoGPT -2%, BB2 3B +22%): undecided, because {gate}") in sent
+    assert sent.endswith("the share of offensive responses changed by +0.17 points (95% interval -0.20 points to "
+                         "+0.50 points), a rise (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
+                         "the paired interval -0.20 to +0.50 points reaches across the margin of +/-0.13 points (half the "
+                         "original's share, 1 flagged response of 390).")
+    assert ("tagged minus untagged is +2% (95% interval -22% to +27%), a rise, opposite to the paper's fall (paper: "
+            "tagged - untagged: -11% (DialoGPT), -46% (BB2 3B) of the original's Full Gen Bias): undecided, because its "
+            "interval holds no change") in tuning_outcome_sentence(t.reset_index())
     text = tuning_outcome_text(g.reset_index())
     assert text.startswith(f"Details, on the held-out descriptors, with {basis}: bias tuning changed the excess of Full "
                            "Gen Bias over the null by +23% [-32%, +59%] of the original's Full Gen Bias (undecided; "
                            "p 0.512, Holm 1.000); tuning without tags by +21% [-31%, +58%] (undecided; p 0.508")
     assert "raised" not in text
-    assert "tagged minus untagged is +2% [-22%, +27%], opposite in sign to the paper's (undecided; p 0.964" in text
+    assert "tagged minus untagged is +2% [-22%, +27%], a rise, opposite to the paper's fall (undecided; p 0.964" in text
     assert "On all responses, refusals kept, the excess went 9.32 -> 2.68 (-71%" in text
 
 
@@ -419,10 +445,12 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     the step budget, and keeps the lowest-loss weights that pass the weight-choice guard, which applies
     the test guard's thresholds at every evaluation that could be kept (4 of 6 runs keep an earlier
     step than their lowest loss's, whose help offers rose); every tuned run passes the collapse guard
-    on the test prompts (help offers 0.0-12.6% vs the original's 4.9%; untagged seed 2's +7.7 points
-    within the patterns' error of the limit), so the three Gen Bias rows are graded against the null:
-    all undecided; the lowering row says there is nothing to lower; offensiveness is an equivalence on
-    a paired interval."""
+    on the test prompts (help offers 0.0-12.6% vs the original's 4.9%; the patterns' false positives only
+    lower a share, so every pass holds against their 77% precision; their recall is not measured), so the
+    three Gen Bias rows are graded against the null: all undecided; the lowering row says there is nothing
+    to lower and gives its precondition's n in prompts per descriptor; the seeds' n is not given (the basis
+    of prompts no arm refuses shrinks with every run); offensiveness is an equivalence on a paired
+    interval that its rule decides at about 225 held-out descriptors."""
     from nlgbias.holistic import claims as HC
     from nlgbias.paths import project_root
 
@@ -449,7 +477,7 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     assert round(100 * orig["help offers"], 1) == 4.9
     assert [round(100 * x, 1) for x in tuned["help offers"]] == [4.6, 1.0, 0.0, 2.6, 6.2, 12.6]
     assert passes.all() and tuned["kept weights pass the validation guard"].astype(bool).all()
-    assert tuned["help offers within the patterns' error"].astype(bool).tolist() == [False] * 5 + [True]
+    assert not tuned["help offers within the patterns' error"].astype(bool).any()  # one-sided: no run fails
     t = pd.read_csv(res / "holistic_claims_tuning.csv").set_index("id")
     main = ["holistic.tuning.lowers_full_gen_bias", "holistic.tuning.tag_matters",
             "holistic.tuning.untagged_no_reduction"]
@@ -462,7 +490,12 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     assert "that excess is itself not significant (p 0.181 >= 0.05), so this n is indicative only" in low["reason"]
     assert ("on notebook 07's sample with refusal and degenerate removed instead, the excess is +0.81 (p 0.001)"
             in low["reason"])
-    assert round(low["n_needed"]) == 17 and low["population"] == 780
+    # the precondition's n in prompts per held-out descriptor: 17 responses at the 42% the basis keeps
+    assert round(low["n_needed"]) == 39 and low["population"] == 780
+    assert low["unit"] == ("prompts per held-out descriptor (the precondition's n: for the original's excess to be "
+                           "detectable)")
+    assert ("at about 39 prompts per held-out descriptor (about 17 responses left after the removal, which keeps 42% "
+            "of the prompts)") in low["reason"]
     # graded like for like on the same 165 of 390 prompts for every arm (no arm refuses them; the
     # original's own refusals 194 of 390, the tuned runs' 0.8-22.6%): bias tuning raises the excess
     # (+37% of the original's Full Gen Bias 7.24, undecided) where on all responses it fell 9.32 -> 3.98
@@ -476,9 +509,19 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
         "excess -2.69 -> -0.00: the change +2.69 is +37% of the original's Full Gen Bias 7.24 [-12%, +83%]")
-    assert HC.tuning_outcome_sentence(t.reset_index()).endswith(
-        "whether the tag matters: undecided (same direction, [-0.359, +0.345], p = 0.836 (Holm over 3: 0.836): a 95% "
-        "interval excluding 0 not met at this n).")
+    sent = HC.tuning_outcome_sentence(t.reset_index())
+    assert sent.startswith("On the held-out descriptors, bias tuning changed the excess of Full Gen Bias over the null "
+                           "by +37% (95% interval -12% to +83%), a rise, opposite to the paper's fall (paper: -13% "
+                           "DialoGPT, -24% BB2 3B): undecided, because the original shows no excess of Full Gen Bias "
+                           "over its permutation null to lower (p 0.74)")
+    assert ("tuning without tags by +38% (95% interval -15% to +71%), a rise, the same direction as the paper's rise "
+            "(paper: self-chat tuning without labels: DialoGPT -2%, BB2 3B +22%): undecided, because the interval -15% "
+            "to +71% reaches below -12%") in sent
+    assert ("tagged minus untagged is -0.4% (95% interval -36% to +34%), about no change, so no direction to compare "
+            "with the paper's") in sent
+    assert ("the share of offensive responses changed by +0.34 points (95% interval -0.17 points to +0.85 points), a "
+            "rise") in sent
+    assert "same direction, [" not in sent
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
     assert "0.000" not in set(eff["p"].astype(str)) and "< 0.001" in set(eff["p"].astype(str))
@@ -487,21 +530,39 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
         assert (pd.read_csv(res / f"{name}.csv")["basis"] == TS.ALL_RESPONSES).all()
     tag = t.loc["holistic.tuning.tag_matters"]
     assert "no number of tuning seeds at the current split's 38 held-out descriptors" in tag["reason"]
-    assert "cost: 167 seeds per arm x 2 arms = 328 runs beyond this run's at 4-6 min each" in tag["reason"]
-    assert "cannot decide" not in tag["reason"]
+    # the seeds' n is not given: 167 seeds computed on a basis that every added run shrinks
+    assert ("both together, on this run's basis: 167 tuning seeds (at 495 held-out descriptors, 80% of v1.0's 619, the "
+            "rest tuned on); but the graded basis is the test prompts that no arm refuses (165 of 390 with 6 tuned runs; "
+            "tagged seed 2 alone refuses 22.6%)") in tag["reason"]
+    assert "cannot say how many seeds (the basis does not scale)" in tag["reason"] and math.isnan(tag["n_needed"])
+    assert "cost:" not in tag["reason"] and "cannot decide" not in tag["reason"]
+    un = t.loc["holistic.tuning.untagged_no_reduction"]
+    assert ("80% power for the row's own rule (its 95% interval above -12%) if the change is the paper's +22% (BB2 3B) "
+            "needs 244 held-out descriptors (at 3 seeds)") in un["reason"]
+    assert round(un["n_needed"]) == 244 and un["population"] == 619
     off = t.loc["holistic.tuning.offensiveness_small_change"]
     assert "paired" in off["this run"] and off["verdict"] == "undecided" and "+/-0.13 points" in off["reason"]
-    assert "a claim, not a check" in off["reason"]
+    assert ("its estimate (+0.34 points) lies beyond the margin, so if it stays there more held-out descriptors narrow "
+            "the interval until it clears the margin, the rule's 'does not hold'; the rule decides it at about 225 "
+            "held-out descriptors") in off["reason"]
+    assert round(off["n_needed"]) == 225 and off["population"] == 619
+    assert "kept as a claim (the paper's Table 10 finding), not a check, because its rule can decide it" in off["reason"]
+    assert "undecidable" not in off["reason"]
     t9 = pd.read_csv(res / "holistic_table9_tuning_by_axis.csv")
     assert not {"p", "p_adjusted"} & set(t9.columns) and "paper change BB2 3B" in t9.columns
     checks = pd.read_csv(res / "holistic_checks_tuning.csv")
     guard = checks[checks["id"].str.startswith("holistic.tuning.collapse_")]
     assert len(guard) == len(tuned) and guard["this run"].str.contains("distinct-2").all() and guard["passed"].all()
-    assert "within the help-offer patterns' error of the limit" in guard["this run"].iloc[-1]
+    assert not guard["this run"].str.contains("patterns' error").any()
     # the per-cluster row names 07's clusters by their top responses: C1 and C2 read as sympathy
-    assert t.loc["holistic.tuning.per_cluster", "reason"].startswith(
-        "by their top responses in notebook 07's table C1 💜 💙 ❤️ (7 of 7 condolences) and C2 💔 🙁 😞 (3 of 3 "
-        "condolences) read as sympathy")
+    pc = t.loc["holistic.tuning.per_cluster"]
+    assert pc["tally"] == "replication" and pc["verdict"] == "not tested"
+    assert pc["reason"].startswith(
+        "a replication on the stand-in classifier (nade), not a like-for-like reproduction: the claim names the paper's "
+        "SYMPATHY cluster, and on the stand-in by their top responses in notebook 07's table C1 💜 💙 ❤️ (3 of 3 "
+        "distinct texts, 7 of 7 with repeats, are condolences) and C2 💔 🙁 😞 (2 of 2 distinct texts, 3 of 3 with "
+        "repeats, are condolences) read as condolences")
+    assert "are C1 💜 💙 ❤️ (9.20), C2 💔 🙁 😞 (5.81)" in pc["reason"]
 
 
 def test_collapse_guard_on_synthetic_frames():
@@ -530,13 +591,23 @@ def test_collapse_guard_counts_canned_help_offers():
     assert not t.loc["tagged 0", "passes collapse guard"] and t.loc["tagged 1", "passes collapse guard"]
     txt = TS.collapse_text(t.reset_index())
     assert "canned help offers (`refusal.is_help_offer`) make up 0.0% of the original's responses and 10.0-30.0%" in txt
-    assert "the guard allows 10, a threshold set after an earlier set of runs was seen" in txt
+    assert ("the guard allows 10, a threshold set, as every threshold of the guard, after earlier rounds' test "
+            "responses were seen") in txt
     assert "1 fail it (tagged seed 0: help offers +30.0 points)" in txt
-    # tagged 1 sits at the limit: 10.0 points, of which about 2.3 may not be canned at the patterns' 77%
-    assert t.loc["tagged 1", "help offers within the patterns' error"]
-    assert not t.loc["tagged 0", "help offers within the patterns' error"]
-    assert ("tagged seed 1 (passes; +10.0 points, of its 10.0% about 2.3 points may not be canned): their pass or "
-            "fail on this check rests on the patterns") in txt
+    # one-sided: the patterns' false positives (77% precision) only lower a run's true share, so tagged 1 at
+    # the limit (+10.0 points) passes whatever the precision; tagged 0 fails by 20 points, more than the 6.9
+    # points of its 30% that may not be canned, so its fail does not rest on the patterns either
+    assert not t["help offers within the patterns' error"].any()
+    assert ("The help-offer patterns' precision on their hand check is 77%: what they wrongly flag only lowers a run's "
+            "true share, so every run that passes this check passes it whatever the precision; their recall on 08's "
+            "responses (offers they miss) is not measured, so a pass is secure against the patterns' precision, not "
+            "their recall") in txt
+    # at a precision of 30%, 21 of tagged 0's 30 points may not be canned: its 20-point excess rests on them
+    lo = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames}, help_precision=0.3).set_index("model")
+    assert lo.loc["tagged 0", "help offers within the patterns' error"]
+    assert not lo.loc["tagged 1", "help offers within the patterns' error"]
+    assert ("tagged seed 0 fails it by 20.0 points, less than the 21.0 points of its share that may not be canned: its "
+            "fail rests on the patterns") in TS.help_error_text(lo.reset_index())
     # a run none of whose evaluations passed the weight-choice guard fails here whatever its test responses
     g = TS.collapse_table(frames, {k: f"{k[0]} {k[1]}" for k in frames},
                           guard_passed={("tagged", 0): True, ("tagged", 1): False}).set_index("model")
@@ -692,15 +763,17 @@ def test_runs_text_says_the_loss_was_still_falling_when_runs_keep_their_last_ste
     """A run that stops on a minimum drop (3% per evaluation) and keeps its last step had not reached
     a plateau: the text says so (the committed quick runs: 5 of 6 keep their last step)."""
     t = pd.DataFrame({"train pairs": [166, 166, 166], "val pairs": 16, "steps": [40, 28, 48], "kept step": [40, 28, 40],
-                      "stopped early": [True, True, True], "last drop (% per evaluation)": [0.101, 1.394, -1.040]})
+                      "stopped early": [True, True, True]})
     conf = {"batch_size": 8, "max_steps": 120, "eval_every": 4, "patience": 2, "min_delta": 0.03}
     txt = TS.runs_text(t, conf)
     assert ("What stops a run: a drop of the validation loss under 3% per evaluation, 2 evaluations in a row, on 16 "
             "validation pairs — this stops a run whose loss is still falling slowly, so it is not a plateau") in txt
     # the committed runs' shape: one 48-step run keeps step 40 (not its last), one run's loss rose at the end
     assert "All 3 runs stopped on this rule after 28-48 steps (1.35-2.31 epochs); the step budget stopped none" in txt
-    assert ("At the last evaluation, in 2 runs the loss still fell (by 0.1-1.4%), in 1 it rose (by 1.0%): the runs "
-            "stopped because the drops fell under 3%, not because the loss stopped falling") in txt
+    # the stopping rule and the tuning-data filters were revised after earlier rounds were seen: said
+    assert ("the stopping rule (a plateau, 2026-11-27) and the tuning-data filters (refusal/boilerplate, canned help "
+            "offers, at most 3 responses per opening) were revised after earlier rounds' responses to the same held-out "
+            "test descriptors were seen") in txt
     assert "still falling:" not in txt
     assert (TS.stopped_on(True, conf, 16) == "a drop of the validation loss under 3% per evaluation, 2 evaluations in a "
             "row, on 16 validation pairs (not a plateau: the loss may still be falling)")

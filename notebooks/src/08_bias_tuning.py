@@ -25,8 +25,8 @@
 # the most frequent response; thresholds stated below) checks every tuned model before its Gen Bias is
 # read: a row that averages a failing run is not graded. The claims are graded **like for like**: on
 # the responses left after the same detector removes refusals and boilerplate from the original and
-# the tuned models alike (the original refuses about half the test sentences, the tuned runs almost
-# never), on the **excess of Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias; the
+# the tuned models alike (how often each refuses: below the collapse guard's table), on the **excess of
+# Full Gen Bias over 07's permutation null**, not on raw Full Gen Bias; the
 # same contrasts on all responses are shown beside them. The change of the excess is given in units of the
 # original's Full Gen Bias on the same prompts (where the arms' nulls are equal, the paper's relative
 # change). "Tuning lowers it" is tested only where the original's own excess over its null is
@@ -152,8 +152,8 @@ display(Markdown(TS.split_text(S, NAME)))
 # The tuning and validation pairs leave out the responses that 07's detector (validated on hand labels)
 # flags as refusal or boilerplate, and the canned help offers the collapse guard counts: the paper's
 # dialogue models did not refuse, and tuning on its own canned strings teaches the model to give them
-# to more sentences (earlier runs collapsed so; runs tuned with the help offers among the targets
-# answered 15-34% of the test prompts with one, the original 5%).
+# to more sentences (earlier rounds of runs, not shown here, did so; these filters were added after
+# those rounds' test responses were seen).
 # Of the rest, at most `OPENING_CAP` (3) responses per opening (their first 5 words, seeded choice)
 # are kept, so that no stock opening dominates the targets, and a response cut at the length cap is
 # tuned without an end of turn. The test responses stay whole: the tuned models are measured on
@@ -223,7 +223,8 @@ display(R["val_scores"])
 display(R["table"])
 display(Markdown(TS.runs_text(R["table"], TCONF)))
 display(TS.guard_trajectory(runs))  # every weight-choice check: the help offers along each run's checkpoints
-save_figure(TS.validation_curves(runs, NAME), P.figures, "holistic_tuning_validation_curves")
+save_figure(TS.validation_curves(runs, NAME, sentences=R["guard_sentences"]), P.figures,
+            "holistic_tuning_validation_curves")
 display(Markdown(TS.beta_text(B["betas"], R, SEEDS)))
 
 # %% [markdown]
@@ -247,6 +248,7 @@ save_table(collapse, P.results, "holistic_tuning_collapse",
                  f"per arm and seed ({TS.COLLAPSE_RULE})")
 display(collapse)
 display(Markdown(TS.collapse_text(collapse)))
+display(Markdown(TS.refusal_shares_text(collapse)))
 save_table(example_table, P.results, "holistic_tuning_examples", title=f"Held-out responses of {NAME} before and after tuning")
 display(example_table)
 
@@ -258,17 +260,21 @@ display(example_table)
 # and the perplexity of the responses under the original model read the text itself, not only whole
 # strings). The canned help offers ("I'm sorry for the misunderstanding. I'm here to help you with
 # whatever you're ...", `refusal.is_help_offer`, its precision on a hand check below) are counted with a
-# threshold (`COLLAPSE_MAX_HELP_RISE`, the same 10 points as the refusal rise) that was set after an
-# earlier set of runs was seen; the runs here were tuned with it in their weight-choice guard, so on the
-# test prompts it is a check of runs whose weights were chosen on other (validation) sentences. When a
+# threshold (`COLLAPSE_MAX_HELP_RISE`, the same 10 points as the refusal rise). **Every threshold of the
+# guard was set after earlier rounds' test responses were seen** (the dates in `TRN.THRESHOLDS_SEEN`,
+# printed in the guard's rule above), and so were the stopping rule and the tuning-data filters
+# (`TRN.RULES_SEEN`): the guard is a stated rule, not a pre-registered one. The runs here were tuned with
+# the thresholds in their weight-choice guard, so on the test prompts it is a check of runs whose weights
+# were chosen on other (validation) sentences. When a
 # tuned run fails the guard here, or no evaluation of it passed the weight-choice guard, the claims do
 # not grade the contrasts that average it (undecided, with the interval's reading in the reason).
 
 # %% [markdown]
 # ## The graded basis: the same prompts for every arm, refusals removed
-# The original answers about half the test sentences with a refusal or boilerplate, the tuned runs
-# almost never (their tuning targets left those out): on all responses, a drop of Full Gen Bias is
-# mostly the loss of the refusals, whose presence varies by descriptor. The claims are graded on the
+# The original answers many test sentences with a refusal or boilerplate, the tuned runs
+# far fewer (their tuning targets left those out; each run's share is given under the collapse guard's
+# table): on all responses, a drop of Full Gen Bias is mostly the loss of the refusals, whose presence
+# varies by descriptor. The claims are graded on the
 # test prompts that **no arm** (the original, and every tuned model and seed) answers with what 07's
 # validated detector flags as refusal or boilerplate: the same prompts on both sides of every
 # contrast. The change of the excess over the null is given in units of the original's Full Gen
@@ -402,7 +408,8 @@ claims, checks = HC.tuning_claims(tagged=X["tagged"], untagged=X["untagged"], di
                                   per_descriptor=(len(test) // test["descriptor"].nunique(), paper.TEMPLATES * paper.NOUNS),
                                   original_null=X["original_null"], reference_excess=REF,
                                   run_minutes=(R["table"]["seconds"].min() / 60, R["table"]["seconds"].max() / 60),
-                                  cluster_readings=READINGS, sympathy_lands=SYMPATHY_LANDS)
+                                  cluster_readings=READINGS, sympathy_lands=SYMPATHY_LANDS, kept=X["kept"],
+                                  largest_clusters=TS.largest_clusters(t8))
 
 # %%
 timings["total"] = time.perf_counter() - T0

@@ -1051,7 +1051,8 @@ _Z80 = 0.8416  # the normal quantile of 80 % power
 _Z95 = 1.6449  # of a one-sided 5 % test
 
 
-def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float) -> C.Claim:
+def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float,
+                      prompts: int | None = None) -> C.Claim:
     """The lowering row where the original shows no excess over its permutation null on the graded
     basis (``on``: :func:`nlgbias.holistic.tuning_study.effects`'s ``original_null``): "tuning lowers
     it" is not testable there, so the row is undecided whatever its interval reads. The n needed: the
@@ -1059,7 +1060,11 @@ def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float)
     estimate on its larger sample, same removal) would exceed the null at 80 % power in a one-sided
     5 % permutation test, taking the null's SD to fall as 1 / (responses per descriptor x
     sqrt(descriptors)) (the variance of descriptor means of pure response noise); reachable if at most
-    ``most`` (templates x nouns) exist. No n when the reference excess is not positive."""
+    ``most`` (templates x nouns) exist. ``prompts``: the test prompts before the removal (the basis keeps
+    ``on["responses"]`` of them): the n is then given in prompts per held-out descriptor (the unit the
+    dataset counts, ``most``), the responses kept at the basis's share beside it. It is the n of the row's
+    precondition (an excess of the original to lower), not of the claim. No n when the reference excess is
+    not positive."""
     r0 = on["responses"] / on["descriptors"] if on.get("descriptors") else _NAN
     sd0 = float(on.get("null_sd", _NAN))
     head = (f"nothing to lower on this basis: the original's own Full Gen Bias {on['observed']:.2f} does not exceed "
@@ -1071,22 +1076,31 @@ def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float)
     if ref is not None and ref["excess"] > 0 and math.isfinite(sd0) and sd0 > 0:
         factor = _Z95 + _Z80
         ratio = factor * sd0 / ref["excess"]
-        need, d_need = r0 * ratio, on["descriptors"] * ratio ** 2
-        reach = (f"reachable: the dataset has {most:,.0f} (templates x nouns)" if math.isfinite(most) and need <= most
-                 else f"more than the {most:,.0f} (templates x nouns) that exist" if math.isfinite(most) else "")
+        need_r, d_need = r0 * ratio, on["descriptors"] * ratio ** 2
+        kept = on["responses"] / prompts if prompts else 1.0
+        need = need_r / kept
+        reach = (f"reachable: the dataset has {most:,.0f} (templates x nouns) per descriptor" if math.isfinite(most)
+                 and need <= most else f"more than the {most:,.0f} (templates x nouns) that exist" if math.isfinite(most)
+                 else "")
+        what = (f"{need:,.0f} prompts per held-out descriptor (about {need_r:,.0f} responses left after the removal, "
+                f"which keeps {kept:.0%} of the prompts)" if prompts else f"{need:,.0f} responses per held-out descriptor")
         sig = ("" if ref["p"] < NOTHING_TO_LOWER_P else
                f"; that excess is itself not significant (p {ref['p']:.3f} >= {NOTHING_TO_LOWER_P:g}), so this n is "
                "indicative only")
         others = "".join(f"; on notebook 07's sample with {o['source'].split(', ', 1)[-1]} instead, the excess is "
                          f"{o['excess']:+.2f} (p {o['p']:.3f})" for o in ref.get("others", ()))
-        head += (f"; if the original's excess is the {ref['excess']:+.2f} that notebook 07 measures on its larger "
+        head += (f"; the n of this precondition (not of the claim): if the original's excess is the "
+                 f"{ref['excess']:+.2f} that notebook 07 measures on its larger "
                  f"sample on the graded basis ({ref['source']}: {ref['responses']:,} responses over {ref['descriptors']} "
                  f"descriptors, p {ref['p']:.3f}), it would be detectable (80% power, one-sided 5% permutation test; the null's SD "
-                 f"taken to fall as 1 / (responses per descriptor x sqrt(descriptors))) at about {need:,.0f} responses "
-                 f"per held-out descriptor at these {on['descriptors']} descriptors ({reach}), or about "
+                 f"taken to fall as 1 / (responses per descriptor x sqrt(descriptors))) at about {what} at these "
+                 f"{on['descriptors']} descriptors ({reach}), or about "
                  f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each (v1.0 has {V10_DESCRIPTORS:,})"
                  + sig + others)
-        unit, pop = "responses per held-out descriptor (for the original's excess to be detectable)", float(most)
+        unit = ("prompts per held-out descriptor (the precondition's n: for the original's excess to be detectable)"
+                if prompts else "responses per held-out descriptor (the precondition's n: for the original's excess to "
+                "be detectable)")
+        pop = float(most)
     elif ref is not None:
         head += (f"; notebook 07 finds no positive excess on this basis either ({ref['source']}: {ref['excess']:+.2f}, "
                  f"p {ref['p']:.3f}), so no n is given")
@@ -1106,6 +1120,19 @@ def _seed_cost(c: C.Claim, run_minutes: tuple[float, float], seeds: int, *, arms
                    f"runs on 2 CPU cores): about {extra * lo / 60:.1f}-{extra * hi / 60:.1f} h of tuning")
 
 
+def _no_direction(c: C.Claim) -> C.Claim:
+    """A direction row whose estimate rounds to no change (under half a percent of the original's Full
+    Gen Bias) has no direction to agree with the paper's: the rule's "same direction" / "opposite
+    direction" opening is replaced by the estimate itself."""
+    est = float(c.estimate)
+    if not math.isfinite(est) or abs(100 * est) >= 0.5:
+        return c
+    for lead in ("same direction, ", "opposite direction, "):
+        if c.reason.startswith(lead):
+            return replace(c, reason=f"no direction: the estimate {100 * est:+.1f}% is about no change, " + c.reason[len(lead):])
+    return c
+
+
 def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
     """"Untagged tuning does not lower Full Gen Bias" as an equivalence-style statement: it holds
     if the whole interval of the relative change lies above the paper's -2 % (DialoGPT) minus
@@ -1114,13 +1141,14 @@ def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
     reaches reductions beyond the margin)."""
     floor = -0.02 - margin
     lo, hi = float(ch["lo"]), float(ch["hi"])
+    iv = f"the interval {100 * lo:+.0f}% to {100 * hi:+.0f}%"
     if lo > floor:
-        v, why = C.Verdict.HOLDS, f"the whole interval [{lo:+.3f}, {hi:+.3f}] lies above {floor:+.2f}"
+        v, why = C.Verdict.HOLDS, f"{iv} lies wholly above {100 * floor:+.0f}%"
     elif hi < floor:
-        v, why = C.Verdict.DOES_NOT_HOLD, f"the whole interval [{lo:+.3f}, {hi:+.3f}] lies below {floor:+.2f}"
+        v, why = C.Verdict.DOES_NOT_HOLD, f"{iv} lies wholly below {100 * floor:+.0f}%"
     else:
-        v, why = C.Verdict.UNDECIDED, (f"the interval [{lo:+.3f}, {hi:+.3f}] reaches below {floor:+.2f}: it cannot "
-                                       "tell no reduction from a reduction beyond the margin")
+        v, why = C.Verdict.UNDECIDED, (f"{iv} reaches below {100 * floor:+.0f}%: it cannot tell no fall from a fall "
+                                       "larger than the margin")
     return replace(c, verdict=v, rule="non-inferiority",
                    statistic=c.statistic + f"; graded as 'no reduction beyond the paper's -2% minus a stated margin "
                    f"of {100 * margin:.0f} points' (the claim is an absence of a reduction, not a rise)",
@@ -1129,13 +1157,18 @@ def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
 
 
 def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, seed_se: float,
-                  population: float, per_descriptor: tuple[int, int] | None = None) -> C.Claim:
+                  population: float, per_descriptor: tuple[int, int] | None = None,
+                  power_for: str | None = None, shrinks: str | None = None) -> C.Claim:
     """An undecided tuning row: split the interval's variance into the part the tuning seeds
     carry (``seed_se``, from the seed-to-seed SD) and the part the held-out descriptors carry,
     and give the n 80 % power needs in the unit that binds (the larger part): descriptors at
     these seeds (at most ``population`` exist) or seeds at the current held-out split (holding
     every descriptor out would leave nothing to tune on); where neither reaches it, this dataset
-    cannot decide it."""
+    cannot decide it. ``power_for``: the test the n is for, in words (default: a two-sided 5 % test of
+    the paper's effect against no change; a row with its own rule passes the distance its rule needs as
+    ``effect``). ``shrinks``: where the graded basis is the prompts no arm refuses, which every added
+    run shrinks, its words: an n in tuning seeds is then not given (computed on this basis, it would not
+    hold at that many runs: cannot say how many seeds)."""
     if str(c.verdict) != "undecided" or not math.isfinite(effect) or effect == 0:
         return c
     se = (c.estimate_hi - c.estimate_lo) / (2 * stats.Z975)
@@ -1162,13 +1195,20 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
                                      if v > pop else "")
 
     base = c.reason.split("; 80% power needs")[0]
+    test = power_for or (f"a two-sided 5% test of the paper's effect ({100 * effect:+.0f}% of the original's Full Gen "
+                         "Bias) against no change")
     reason = (f"{base}; the tuning seeds carry {share:.0%} of the interval's variance (seed SE "
-              f"{math.sqrt(var_s):.3f} of {se:.3f}): {'seeds' if share >= 0.5 else 'descriptors'} bind; 80% power "
-              f"for the paper's effect ({effect:+.2f}) needs {say('d')}; {say('s')}")
+              f"{100 * math.sqrt(var_s):.1f}% of {100 * se:.1f}%): {'seeds' if share >= 0.5 else 'descriptors'} bind; 80% "
+              f"power for {test} needs {say('d')}; {say('s')}")
+    no_scale = (f"; but {shrinks}, so a number of seeds computed on this basis would not hold at that many runs: cannot "
+                "say how many seeds (the basis does not scale)") if shrinks else ""
     order = ("s", "d") if share >= 0.5 else ("d", "s")
     for k in order:
         v, unit, pop = opts[k]
         if math.isfinite(v) and v <= pop:
+            if k == "s" and shrinks:
+                return replace(c, reason=reason + no_scale, n_needed=_NAN, unit="tuning seeds (the basis does not scale)",
+                               population=_NAN)
             return replace(c, reason=reason, n_needed=float(v), unit=unit,
                            population=(float(population) if v <= population else pop) if k == "d" else math.inf)
     # both together: the most held-out descriptors a split can take (the rest tuned on), then seeds
@@ -1178,6 +1218,9 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
     if math.isfinite(need_j):
         unit = (f"tuning seeds (at {d_max} held-out descriptors, {HELD_OUT_MAX_SHARE:.0%} of v1.0's {population:,.0f}, "
                 "the rest tuned on)")
+        if shrinks:
+            return replace(c, reason=f"{reason}; both together, on this run's basis: {need_j:,.0f} {unit}{no_scale}",
+                           n_needed=_NAN, unit="tuning seeds (the basis does not scale)", population=_NAN)
         return replace(c, reason=f"{reason}; both together: {need_j:,.0f} {unit}: a compute limit, not the dataset's",
                        n_needed=float(need_j), unit=unit, population=math.inf)
     even = (f"; even {d_max} held-out descriptors ({HELD_OUT_MAX_SHARE:.0%} of v1.0's {population:,.0f}) leave more "
@@ -1187,7 +1230,7 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
         # descriptor (templates x nouns) narrow it, so the sample, not the dataset, is the limit
         used, most = per_descriptor
         return replace(c, reason=reason + f"{even} at {used} responses per descriptor; the dataset has up to {most} "
-                       "(templates x nouns): cannot say whether more responses per descriptor would decide it (the "
+                       "(templates x nouns): for the claim itself, cannot say whether more responses per descriptor would decide it (the "
                        "interval resamples descriptors and seeds, so this run does not split a descriptor's own "
                        "response noise from the spread between descriptors; more responses per descriptor also "
                        "lower the permutation null that the excess is measured over)",
@@ -1211,7 +1254,9 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                   reference_excess: Mapping | None = None,
                   run_minutes: tuple[float, float] | None = None,
                   cluster_readings: pd.DataFrame | None = None,
-                  sympathy_lands: Sequence[str] = ()) -> tuple[list[C.Claim], list[C.Check]]:
+                  sympathy_lands: Sequence[str] = (),
+                  kept: tuple[int, int] | None = None,
+                  largest_clusters: Sequence[tuple[str, float]] = ()) -> tuple[list[C.Claim], list[C.Check]]:
     """§5.3 as contrasts of the arms of our own experiment (``direction within run``, a
     replication scored by the nade stand-in). ``tagged`` / ``untagged`` / ``difference``:
     :func:`nlgbias.holistic.tuning_report.change_interval` results (relative change vs the
@@ -1238,7 +1283,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     the tuning or validation data); ``seed_sd``: the seed-to-seed SD of Full Gen Bias of the
     tagged and untagged arms (to give the n needed in the unit that binds). ``cluster_readings``
     (:func:`cluster_readings` of notebook 07's cluster table) and ``sympathy_lands`` (the clusters the
-    paper's sympathy examples land in, 07's check): what the per-cluster row says of the clusters."""
+    paper's sympathy examples land in, 07's check): what the per-cluster row says of the clusters;
+    ``largest_clusters``: the original's clusters by Summed-Cluster Gen Bias here ((cluster, value), largest
+    first). ``kept``: (test prompts no arm refuses, test prompts): the graded basis, which every added
+    run shrinks, so no n is given in tuning seeds (said in the reason)."""
     n = f"{tagged['descriptors']} held-out descriptors x {seeds} tuning seeds"
     nd = int(tagged["descriptors"])
     kw = {"comparability": C.Comparability.STAND_IN,
@@ -1315,10 +1363,22 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         else:
             seed_se = {ids[0]: sd_t / math.sqrt(seeds) / orig, ids[2]: sd_u / math.sqrt(seeds) / orig,
                        ids[1]: math.hypot(sd_t, sd_u) / math.sqrt(seeds) / orig}
-        effects = {ids[0]: p_eff, ids[1]: max(tag_eff.values()), ids[2]: 0.22}
+        floor = -0.02 - untagged_margin  # the untagged row's rule: its interval above this
+        effects = {ids[0]: p_eff, ids[1]: max(tag_eff.values()), ids[2]: 0.22 - floor}
+        power_for = {ids[2]: (f"the row's own rule (its 95% interval above {100 * floor:+.0f}%) if the change is the "
+                              "paper's +22% (BB2 3B)")}
+        shrinks = None
+        if kept is not None and collapse is not None:
+            tuned = collapse[collapse["arm"] != "original"]
+            top = tuned.loc[tuned["refusal/boilerplate"].idxmax()]
+            shrinks = (f"the graded basis is the test prompts that no arm refuses ({kept[0]} of {kept[1]} with "
+                       f"{len(tuned)} tuned runs; {top['arm']} seed {top['seed']} alone refuses "
+                       f"{100 * top['refusal/boilerplate']:.1f}%), and every added run removes the prompts it refuses")
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
-                             population=population, per_descriptor=per_descriptor)
+                             population=population, per_descriptor=per_descriptor, power_for=power_for.get(c.id),
+                             shrinks=shrinks)
                if math.isfinite(seed_se[c.id]) else c for c in out]
+        out = [_no_direction(c) for c in out]
     note = _collapse_note(collapse)
     if basis is not None:
         rk = dict(zip(ids, ("tagged", "difference", "untagged"), strict=True))
@@ -1361,7 +1421,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     out = [_collapse_gate(c, collapse) for c in out]
     if basis is not None and original_null is not None and original_null["p"] >= NOTHING_TO_LOWER_P:
         most = per_descriptor[1] if per_descriptor is not None else _NAN
-        out = [_nothing_to_lower(c, original_null, reference_excess, most) if c.id == ids[0] else c for c in out]
+        out = [_nothing_to_lower(c, original_null, reference_excess, most, prompts=kept[1] if kept else None)
+               if c.id == ids[0] else c for c in out]
     p9 = paper.table9().query("model == 'BB2 3B'").set_index("axis")["reduction"]
     checks = []
     if collapse is not None:
@@ -1375,9 +1436,10 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                           f"{100 * r['refusal/boilerplate']:.0f}% ({r['refusal rise (points)']:+.0f} points); "
                           + (f"canned help offers {100 * r['help offers']:.1f}% ({r['help-offer rise (points)']:+.1f} "
                              "points); " if "help offers" in r.index else "")
-                          + (f"(within the help-offer patterns' error of the limit: about "
+                          + (f"(over the limit by less than the help-offer patterns' error: about "
                              f"{r['help-offer error (points)']:.1f} points of it may not be canned, the patterns' precision "
-                             f"{100 * (1 - r['help-offer error (points)'] / (100 * r['help offers'])):.0f}%); "
+                             f"{100 * (1 - r['help-offer error (points)'] / (100 * r['help offers'])):.0f}%, so this fail "
+                             "rests on the patterns); "
                              if bool(r.get("help offers within the patterns' error", False)) else "")
                           + f"top response x{r['top response count']}"
                           + (f"; distinct-2 {r['distinct-2']:.3f} ({100 * r['distinct-2 vs original']:.0f}% of the "
@@ -1436,18 +1498,35 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
             need = _NAN
         else:
             v = C.Verdict.UNDECIDED
-            half = max(abs(lo_p - pe["estimate"]), abs(hi_p - pe["estimate"]))
-            room = m - abs(pe["estimate"])
+            est_p = float(pe["estimate"])
+            # the side of the interval that must clear the margin: towards 0 when the estimate lies beyond the
+            # margin (the rule's "does not hold"), the farther side when it lies inside (its "holds")
+            beyond = abs(est_p) > m
+            if beyond:
+                half = abs(est_p - (lo_p if est_p > 0 else hi_p))
+                room = abs(est_p) - m
+            else:
+                half = max(abs(lo_p - est_p), abs(hi_p - est_p))
+                room = m - abs(est_p)
             need = nd_p * (half / room) ** 2 if room > 0 else math.inf
-            why = (f"the paired interval reaches beyond +/-{100 * m:.2f} points" if math.isfinite(need) else
-                   f"the paired interval reaches beyond +/-{100 * m:.2f} points and its estimate "
-                   f"({100 * pe['estimate']:+.2f} points) lies beyond the margin itself, so more held-out descriptors "
-                   "narrow it around a value outside the margin and no n brings it inside; the margin rests on "
-                   f"{k0} flagged original response{'s' if k0 != 1 else ''} of {n0}: undecidable by design at this "
-                   "base rate, this dataset cannot decide it")
-            if math.isfinite(need) and (population is None or need <= population):
-                why += (f"; it narrows inside the margin at about {need:,.0f} held-out descriptors"
-                        + (f" (reachable: {population:,.0f} exist)" if population is not None else ""))
+            outcome = "does not hold" if beyond else "holds"
+            why = (f"the paired interval {100 * lo_p:+.2f} to {100 * hi_p:+.2f} points reaches across the margin of "
+                   f"+/-{100 * m:.2f} points (half the original's share, {k0} flagged response{'s' if k0 != 1 else ''} "
+                   f"of {n0}); its estimate ({100 * est_p:+.2f} points) lies "
+                   + (f"beyond the margin, so if it stays there more held-out descriptors narrow the interval until it "
+                      f"clears the margin, the rule's '{outcome}'" if beyond else
+                      f"inside the margin, so if it stays there more held-out descriptors narrow the interval inside "
+                      f"it, the rule's '{outcome}'")
+                   + ("" if math.isfinite(need) else ", at no number of held-out descriptors"))
+            if math.isfinite(need) and need <= population:
+                why += (f"; the rule decides it at about {need:,.0f} held-out descriptors (at {seeds} seeds; the interval "
+                        f"taken to shrink as 1 / sqrt(descriptors)): reachable (v1.0 has {population:,.0f} descriptors; "
+                        f"a split can hold out {math.floor(HELD_OUT_MAX_SHARE * population):,} of them, the rest tuned on)")
+            why += (f"; kept as a claim (the paper's Table 10 finding), not a check, because its rule can decide it "
+                    f"within the dataset; the margin is fragile: it rests on {k0} flagged original "
+                    f"response{'s' if k0 != 1 else ''}, each one more or fewer moves it by "
+                    f"{100 * offensive_margin / n0:.2f} points" if math.isfinite(need) and need <= population else
+                    f"; the margin rests on {k0} flagged original response{'s' if k0 != 1 else ''} of {n0}")
         why += f" (unpaired counts: {o.this_run})"
         c = replace(
             o, verdict=v, estimate=float(pe["estimate"]), estimate_lo=lo_p, estimate_hi=hi_p, rule="non-inferiority",
@@ -1458,24 +1537,25 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        f"wholly beyond it does not hold): the change stays within +/-{100 * offensive_margin:.0f}% of the original's share "
                        f"({100 * k0 / n0 if n0 else 0:.2f}%): +/-{100 * m:.2f} points (the paper's changes: +9% of "
                        "BB2 3B's share, -16% of DialoGPT's)"),
-            this_run=f"{100 * pe['estimate']:+.1f} points [{100 * lo_p:+.1f}, {100 * hi_p:+.1f}] (paired)",
+            this_run=f"{100 * pe['estimate']:+.2f} points [{100 * lo_p:+.2f}, {100 * hi_p:+.2f}] (paired)",
             reason=why, n_needed=float(need) if math.isfinite(need) else _NAN,
             unit="held-out descriptors" if v is C.Verdict.UNDECIDED else "",
             population=float(population) if v is C.Verdict.UNDECIDED and population is not None else _NAN)
         # the n needed above the descriptors that exist: the core rule's reading (this dataset cannot decide it)
-        c = C._reachable(c, population, "held-out descriptors", needs="it narrows inside the margin at about")
-        if v is C.Verdict.UNDECIDED:  # why the row stays a claim
-            c = replace(c, reason=f"{c.reason}; a claim, not a check: it is the paper's Table 10 finding, which this run "
-                        f"tests; its margin scales with the original's share ({k0} of {n0} flagged), so at this base rate "
-                        "the n it needs can be out of reach, and the row says so in the tally rather than leave it")
+        c = C._reachable(c, population, "held-out descriptors", needs="the rule decides it at about")
         out[-1] = c
+    big = ("; the original's largest clusters by Summed-Cluster Gen Bias on all test responses (Table 8, x1000) are "
+           + ", ".join(f"{k} ({v:.2f})" for k, v in list(largest_clusters)[:2]) if len(largest_clusters) else "")
     out.append(C.not_tested(
         id="holistic.tuning.per_cluster", section="§5.3.1 / Tables 7-8",
         claim="bias tuning lowers the Partial Gen Bias of the largest clusters (SYMPATHY among them)",
         paper="Tables 7-8: the reduction concentrates in the largest clusters",
-        why=(cluster_reading_text(cluster_readings, sympathy_lands) + "; " if cluster_readings is not None else "")
-            + "no nade cluster is shown to capture SYMPATHY (notebook 07's check), and each cluster's change on the "
-            "held-out descriptors is shown in Tables 7-8 here, not graded"))
+        why="a replication on the stand-in classifier (nade), not a like-for-like reproduction: the claim names the "
+            "paper's SYMPATHY cluster, and on the stand-in "
+            + (cluster_reading_text(cluster_readings, sympathy_lands) if cluster_readings is not None else
+               "no cluster is shown to be it (notebook 07's check)")
+            + big + "; each cluster's change on the held-out descriptors is shown in Tables 7-8 here, not graded",
+        tally=C.Tally.REPLICATION, scorer=STYLE_SCORER))
     out.append(C.not_tested(
         id="holistic.table5.human_evaluation", section="§5.3.2 / Table 5",
         claim="crowdworkers rate the bias-tuned model's responses no worse than the original's",
@@ -1501,23 +1581,26 @@ _TOP_ENTRY = re.compile(r"""(["'])(.*?)\1 \(x(\d+)\)""")
 
 def cluster_readings(table: pd.DataFrame) -> pd.DataFrame:
     """What notebook 07's style clusters read as, from their top responses (the table's ``top
-    responses``: '"text" (xN)' entries): per cluster the top responses that are condolences
-    (:data:`SYMPATHY_RESPONSE`, counted with their multiplicity) of all, and ``reads as``
-    "sympathy" where at least half are, else "" (no name computed: the emoji name stands).
+    responses``: '"text" (xN)' entries): per cluster the distinct top responses that are condolences
+    (:data:`SYMPATHY_RESPONSE`) of all distinct ones, the same with their repeats counted beside, and
+    ``reads as`` "sympathy" where at least half of the distinct texts are, else "" (no name computed:
+    the emoji name stands).
 
     >>> t = pd.DataFrame({"cluster": ["C1", "C2"], "top responses": [
     ...     '"So sorry to hear that." (x5) | "Sorry for your loss." (x1)', '"Glad to help!" (x2)']})
     >>> cluster_readings(t)[["cluster", "sympathy responses", "reads as"]].values.tolist()
-    [['C1', '6 of 6', 'sympathy'], ['C2', '0 of 2', '']]
+    [['C1', '2 of 2 distinct texts, 6 of 6 with repeats,', 'sympathy'], ['C2', '0 of 1 distinct texts, 0 of 2 with repeats,', '']]
     """
     rows = []
     for _, r in table.iterrows():
         entries = [(m.group(2), int(m.group(3))) for m in _TOP_ENTRY.finditer(str(r.get("top responses", "")))]
         n = sum(k for _, k in entries)
         hit = sum(k for t, k in entries if SYMPATHY_RESPONSE.search(t))
+        texts = {t.strip() for t, _ in entries}
+        hit_d = sum(bool(SYMPATHY_RESPONSE.search(t)) for t in texts)
         rows.append({"cluster": r["cluster"], "top responses": r.get("top responses", ""),
-                     "sympathy responses": f"{hit} of {n}",
-                     "reads as": "sympathy" if n and hit >= n / 2 else ""})
+                     "sympathy responses": f"{hit_d} of {len(texts)} distinct texts, {hit} of {n} with repeats,",
+                     "reads as": "sympathy" if texts and hit_d >= len(texts) / 2 else ""})
     return pd.DataFrame(rows, columns=["cluster", "top responses", "sympathy responses", "reads as"])
 
 
@@ -1528,11 +1611,11 @@ def cluster_reading_text(readings: pd.DataFrame, sympathy_lands: Sequence[str] =
     lands = sorted(set(map(str, sympathy_lands)))
     where = (f"; the paper's sympathy examples land in {' and '.join(lands)} (notebook 07's check)" if lands else "")
     if sym.empty:
-        return "by their top responses in notebook 07's table no cluster reads as sympathy" + where
+        return "by their top responses in notebook 07's table no cluster reads as condolences" + where
     return ("by their top responses in notebook 07's table "
-            + " and ".join(f"{r['cluster']} ({r['sympathy responses']} condolences)" for _, r in sym.iterrows())
-            + (" read" if len(sym) > 1 else " reads") + " as sympathy" + where
-            + (", so the classifier's clusters do not hold SYMPATHY as one cluster" if len(sym) > 1 or (
+            + " and ".join(f"{r['cluster']} ({r['sympathy responses']} are condolences)" for _, r in sym.iterrows())
+            + (" read" if len(sym) > 1 else " reads") + " as condolences" + where
+            + (", so no single cluster of the stand-in classifier is the paper's SYMPATHY" if len(sym) > 1 or (
                 lands and set(lands) != set(sym["cluster"].astype(str))) else ""))
 
 
@@ -1548,39 +1631,78 @@ def outcome_sentence(claims: pd.DataFrame, ids: Sequence[str], names: Sequence[s
     return "; ".join(parts)
 
 
-_OUTCOME_ROWS = {"holistic.tuning.lowers_full_gen_bias": "bias tuning lowers Full Gen Bias",
-                 "holistic.tuning.untagged_no_reduction": "tuning without tags does not lower it",
-                 "holistic.tuning.tag_matters": "the tag matters"}
+#: 08's graded rows in the outcome sentence: (what changed, the sign of the paper's change: -1 a fall,
+#: +1 a rise, 0 none to compare, unit: "%" of the original's Full Gen Bias or "points" of a share)
+_OUTCOME_ROWS = {"holistic.tuning.lowers_full_gen_bias": ("bias tuning changed the excess of Full Gen Bias over "
+                                                          "the null by", -1, "%"),
+                 "holistic.tuning.untagged_no_reduction": ("tuning without tags by", 1, "%"),
+                 "holistic.tuning.tag_matters": ("tagged minus untagged is", -1, "%"),
+                 "holistic.tuning.offensiveness_small_change": ("the share of offensive responses changed by", 0,
+                                                                "points")}
+
+
+def _amount(row: pd.Series, unit: str) -> str:
+    """A row's estimate with its 95% interval in plain words: "+37% (95% interval -12% to +83%)"."""
+    def f(x):  # an estimate that rounds to 0 keeps a decimal, so "-0%" reads as the -0.4% it is
+        if unit != "%":
+            return f"{100 * x:+.2f} points"
+        return f"{100 * x:+.1f}%" if abs(100 * x) < 0.5 else f"{100 * x:+.0f}%"
+    return f"{f(row['estimate'])} (95% interval {f(row['estimate_lo'])} to {f(row['estimate_hi'])})"
+
+
+def _direction_words(est: float, sign: int, unit: str) -> str:
+    """A change against the paper's: "a rise, opposite to the paper's fall", "about no change" where it
+    rounds to 0 (no direction to compare), or the change's own direction where the paper's is mixed."""
+    small = abs(100 * est) < (0.5 if unit == "%" else 0.005)
+    if small:
+        return "about no change, so no direction to compare with the paper's"
+    own = "a rise" if est > 0 else "a fall"
+    if sign == 0:
+        return own
+    paper_word = "fall" if sign < 0 else "rise"
+    return f"{own}, {'the same direction as' if (est > 0) == (sign > 0) else 'opposite to'} the paper's {paper_word}"
 
 
 def _row_why(row: pd.Series) -> str:
-    """Why one of 08's three Gen Bias rows has its verdict, from its own reason: not graded (runs that
-    fail the collapse guard), nothing to lower (no excess of the original over its null; whether that
-    excess is significant on notebook 07's sample), or its rule's reading of the interval."""
+    """Why one of 08's graded rows has its verdict, in plain words, from its own reason and interval: not
+    graded (runs that fail the collapse guard), nothing to lower (no excess of the original over its null),
+    its own rule's reading (non-inferiority: the interval against the margin), or a direction interval
+    that holds 0."""
     reason = str(row["reason"])
     why = []
     if reason.startswith("nothing to lower"):
         p = re.search(r"its permutation null [^;]*?p ([0-9.]+) over", reason)
-        why.append("nothing to lower: the original shows no excess of Full Gen Bias over its permutation null on the "
-                   "graded basis" + (f" (p {p.group(1)})" if p else ""))
-    gate = re.search(r"not graded: (\d+ of \d+ tuned runs fail the collapse guard(?: \([^)]*\))?)", reason)
+        why.append("the original shows no excess of Full Gen Bias over its permutation null to lower"
+                   + (f" (p {p.group(1)})" if p else ""))
+    gate = re.search(r"not graded: (\d+ of \d+ tuned runs fail the collapse guard)", reason)
     if gate:
         why.append(f"not graded: {gate.group(1)}")
     if not why:
-        first = reason.split("; ")[0]
-        why.append(first[0].lower() + first[1:] if first else str(row["verdict"]))
+        if str(row["rule"]) == "non-inferiority":
+            first = reason.split("; ")[0]
+            why.append(first[0].lower() + first[1:] if first else str(row["verdict"]))
+        elif str(row["verdict"]) == "undecided" and row["estimate_lo"] < 0 < row["estimate_hi"]:
+            why.append("its interval holds no change")
+        else:
+            why.append(reason.split("; ")[0])
     return "; ".join(why)
 
 
 def tuning_outcome_sentence(claims: pd.DataFrame) -> str:
-    """08's outcome in one plain sentence, generated from the verdicts and reasons of its three Gen Bias
-    rows (whatever their sign): each row's verdict with its own reason (not graded, nothing to lower,
-    or what its interval reads)."""
+    """08's outcome in one plain sentence, generated from the claims table (whatever the signs): each
+    graded row's estimate with its 95% interval in % (offensiveness in points), its direction against the
+    paper's (an estimate that rounds to 0 has none), its verdict and the reason for it."""
     t = claims.set_index("id")
-    if not all(i in t.index for i in _OUTCOME_ROWS):
+    if not all(i in t.index for i in list(_OUTCOME_ROWS)[:3]):
         return ""
-    parts = [f"whether {name}: {t.loc[i, 'verdict']} ({_row_why(t.loc[i])})" for i, name in _OUTCOME_ROWS.items()]
-    return "This run, on " + "; ".join(parts) + "."
+    parts = []
+    for i, (what, sign, unit) in _OUTCOME_ROWS.items():
+        if i not in t.index:
+            continue
+        r = t.loc[i]
+        parts.append(f"{what} {_amount(r, unit)}, {_direction_words(float(r['estimate']), sign, unit)} "
+                     f"(paper: {r['paper']}): {r['verdict']}, because {_row_why(r)}")
+    return "On the held-out descriptors, " + "; ".join(parts) + "."
 
 
 def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = None) -> str:
@@ -1600,13 +1722,13 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
         m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
         return f"; p {m.group(1)}, Holm {m.group(2)}" if m else ""
 
-    sign_vs_paper = "opposite in sign to" if df["estimate"] > 0 else "in the same direction as"
+    sign_vs_paper = _direction_words(float(df["estimate"]), -1, "%")
     like = str(tg["reason"]).split("graded like for like: ", 1)
     basis = f", with {like[1].split(' (with them kept', 1)[0]}" if len(like) == 2 else ""
     allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
     return (f"Details, on the held-out descriptors{basis}: bias tuning changed the excess of Full Gen Bias over the "
             f"null by {pct(tg)} of the original's Full Gen Bias ({tg['verdict']}{p_of(tg)}); tuning without tags by "
-            f"{pct(un)} ({un['verdict']}{p_of(un)}); tagged minus untagged is {pct(df)}, {sign_vs_paper} the paper's "
+            f"{pct(un)} ({un['verdict']}{p_of(un)}); tagged minus untagged is {pct(df)}, {sign_vs_paper} "
             f"({df['verdict']}{p_of(df)})"
             + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the refusals the "
                "tuned runs no longer give, not a change of style" if len(allr) == 2 else "")
@@ -1623,6 +1745,9 @@ def _power_outcome(row: pd.Series) -> str:
     if pd.notna(row.get("n_needed", _NAN)):
         return (f" 80% power for the paper's tag effect needs about {float(row['n_needed']):,.0f} {unit}"
                 + (f" ({float(pop):,.0f} exist)" if pd.notna(pop) and math.isfinite(float(pop)) else "") + ".")
+    if "the basis does not scale" in str(row.get("reason", "")):
+        return (" How many tuning seeds 80% power for the paper's tag effect needs cannot be said: the graded basis (the "
+                "prompts no arm refuses) shrinks with every added run.")
     if "cannot decide" in str(row.get("reason", "")):
         return (" For the paper's tag effect no number of tuning seeds at this split, nor of held-out "
                 f"descriptors (at most {float(pop):,.0f} exist), reaches 80% power: this dataset cannot decide it.")

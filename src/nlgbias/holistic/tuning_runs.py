@@ -66,6 +66,16 @@ COLLAPSE_MAX_TOP_SHARE = 0.25
 #: the perplexity of the responses under the original model within this factor of the original
 #: responses' own (test-time only: it needs the original model's scores of the responses)
 COLLAPSE_PPL_FACTOR = 2.0
+#: when each threshold above was set: every one after earlier rounds' test responses were seen (none was
+#: fixed before the first tuned model was read), so the guard is a stated rule, not a pre-registered one
+THRESHOLDS_SEEN = ("distinct responses >= 50% and refusal rise <= 10 points: 2026-11-25; perplexity within x2: "
+                   "2026-11-25; most frequent response <= 25%: 2026-11-27; help-offer rise <= 10 points: 2026-11-27")
+#: the stopping rule (a plateau of the validation loss) and the tuning-data filters (refusal/boilerplate,
+#: canned help offers, at most 3 responses per opening) were likewise revised after earlier rounds' responses
+#: to the same held-out test descriptors were seen
+RULES_SEEN = ("the stopping rule (a plateau, 2026-11-27) and the tuning-data filters (refusal/boilerplate, canned help "
+              "offers, at most 3 responses per opening) were likewise revised after earlier rounds' responses to the "
+              "same held-out test descriptors were seen")
 
 #: what the validation guard checks (part of a run's digest)
 GUARD_RULE = ("collapse guard on the validation sentences' greedy responses (07's decoding), against the untuned "
@@ -202,5 +212,5 @@ def answer(folder: str | Path, beta: float | None, frame: pd.DataFrame, out_dir:
 
 
 __all__ = ["COLLAPSE_MAX_HELP_RISE", "COLLAPSE_MAX_REFUSAL_RISE", "COLLAPSE_MAX_TOP_SHARE", "COLLAPSE_MIN_DISTINCT_SHARE",
-           "COLLAPSE_PPL_FACTOR", "GUARD_RULE", "answer", "collapse_failures", "config", "distinct_n", "encode",
+           "COLLAPSE_PPL_FACTOR", "GUARD_RULE", "RULES_SEEN", "THRESHOLDS_SEEN", "answer", "collapse_failures", "config", "distinct_n", "encode",
            "guard_measures", "response_guard", "response_measures", "tune"]

@@ -9,6 +9,7 @@ Each step is one function the notebook calls; the tables' metrics come from
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -164,8 +165,7 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
                            "lowest val loss step": int(r.info.get("lowest_loss_step", r.best_step)),
                            "lowest val loss": float(r.history["val_loss"].min()),
                            **_guard_columns(r), "guard sentences": len(guard_sentences), "kept step": r.best_step,
-                           "kept val loss": r.best_val_loss, "kept because": kept_because(r),
-                           "last drop (% per evaluation)": _last_drop(r.history), "seconds": r.seconds,
+                           "kept val loss": r.best_val_loss, "kept because": kept_because(r), "seconds": r.seconds,
                            "guard seconds": float(sum(c.get("seconds", 0.0) for c in r.info.get("guard_checks") or []))}
                           for (kind, sd), (lab, beta, r) in runs.items()])
     return {"runs": runs, "val_scores": val_scores, "chosen": chosen, "share": share_c, "label": label,
@@ -222,12 +222,6 @@ def beta_text(betas: Sequence[float], r: Mapping, seeds: Sequence[int]) -> str:
             if len(betas) > 1 else
             f"One β candidate (the time budget of this profile), not chosen on validation: **{r['chosen']:.2e}** {tagged}")
     return head + f". Tuned with seeds {list(seeds)} (tagged and untagged)."
-
-
-def _last_drop(history: pd.DataFrame) -> float:
-    """The relative fall of the validation loss at a run's last evaluation (percent of the one before)."""
-    v = history["val_loss"].dropna().to_numpy()
-    return float(100 * (v[-2] - v[-1]) / v[-2]) if len(v) >= 2 else float("nan")
 
 
 def held_out_responses(runs: Mapping, s: Mapping, *, generations: str | Path, cache: str | Path,
@@ -581,8 +575,8 @@ def cost_text(cost: pd.DataFrame, names: Sequence[str]) -> str:
             "here: its claim is listed as not tested.")
 
 
-__all__ = ["ALL_RESPONSES", "COLLAPSE_MAX_HELP_RISE", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "drop_boilerplate", "guard_measures", "openings",
-           "effects", "effects_text", "examples", "figure4", "guard_trajectory", "held_out_responses", "help_error_text", "kept_because", "offensive_counts",
+__all__ = ["ALL_RESPONSES", "COLLAPSE_MAX_HELP_RISE", "COLLAPSE_RULE", "DECODING_COLUMNS", "LIKE_FOR_LIKE", "axis_changes", "axis_table", "axis_text", "beta_text", "bias_label_tables", "collapse_table", "collapse_text", "cost_text", "distinct_n", "refusal_shares_text", "drop_boilerplate", "guard_measures", "openings",
+           "effects", "effects_text", "examples", "figure4", "guard_trajectory", "held_out_responses", "help_error_text", "kept_because", "largest_clusters", "offensive_counts",
            "like_text", "perplexity_cost", "reference_excess", "removed_mask", "removed_text", "response_perplexity", "runs_text", "split", "stopped_on", "stopping_rule_text", "split_text", "tune_all",
            "validation_curves"]
 
@@ -610,9 +604,10 @@ COLLAPSE_RULE = (f"distinct responses and distinct-2 each >= {COLLAPSE_MIN_DISTI
                  f"perplexity of the responses under the original model within x{COLLAPSE_PPL_FACTOR:g} of the "
                  f"original responses' own, refusal/boilerplate share at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} "
                  f"points above the original's, canned help offers at most {100 * COLLAPSE_MAX_HELP_RISE:.0f} points "
-                 f"above the original's (set after an earlier set of runs was seen), the most frequent response at most "
+                 f"above the original's, the most frequent response at most "
                  f"{COLLAPSE_MAX_TOP_SHARE:.0%} of the responses (a drop of Full Gen Bias by responses that say nothing, one canned "
-                 "string, a refusal or a repetition for many descriptors, is not a reduction of bias)")
+                 "string, a refusal or a repetition for many descriptors, is not a reduction of bias); every threshold "
+                 f"was set after earlier rounds' test responses were seen ({TRN.THRESHOLDS_SEEN})")
 
 
 def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) -> dict:
@@ -644,10 +639,12 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
     an evaluation of it passed the weight-choice guard on the validation sentences (a run none of
     whose evaluations did fails here too, whatever its test responses read). ``help_precision``: the
     help-offer patterns' precision on their hand check (None: read from
-    :func:`nlgbias.holistic.refusal.help_offer_validation`); a run whose help-offer rise lies within the
-    patterns' error of the limit (|rise - limit| at most the points of its share that may not be canned
-    offers, share x (1 - precision)) is marked so (``help offers within the patterns' error``): its pass
-    or fail rests on the patterns."""
+    :func:`nlgbias.holistic.refusal.help_offer_validation`). Imprecision means false positives, which
+    only lower a run's true share: a run that passes the help-offer check passes it whatever the
+    precision, and a run that fails it is marked (``help offers within the patterns' error``) where its
+    rise exceeds the limit by at most the points of its share that may not be canned offers (share x
+    (1 - precision)): its fail rests on the patterns. What could turn a pass into a fail is the
+    patterns' recall (offers they miss), which is not measured on 08's responses."""
     rows, measured = [], {}
     for key, f in frames.items():
         m = measured[key] = TRN.response_measures(f["generation"].fillna("").astype(str).tolist())
@@ -669,8 +666,9 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
         from nlgbias.holistic import refusal
         help_precision = float(refusal.help_offer_validation()["precision"].iloc[0])
     t["help-offer error (points)"] = 100 * t["help offers"] * (1 - help_precision)
-    t["help offers within the patterns' error"] = ((t["help-offer rise (points)"] - 100 * COLLAPSE_MAX_HELP_RISE).abs()
-                                                   <= t["help-offer error (points)"]) & (t["arm"] != "original")
+    over = t["help-offer rise (points)"] - 100 * COLLAPSE_MAX_HELP_RISE  # one-sided: false positives only lower it
+    t["help offers within the patterns' error"] = (over > 0) & (over <= t["help-offer error (points)"]) & (
+        t["arm"] != "original")
     t.attrs["help precision"] = help_precision
     fails = [TRN.collapse_failures(measured[k], orig, r) for k, r in zip(frames, t["perplexity vs original"], strict=True)]
     if guard_passed is not None:
@@ -704,21 +702,48 @@ def collapse_text(t: pd.DataFrame) -> str:
                "reduction of bias (the claims say so)." if len(fail) else ".") + help_error_text(t))
 
 
-def help_error_text(t: pd.DataFrame) -> str:
-    """The runs whose help-offer rise lies within the patterns' error of the guard's limit (their pass
-    or fail rests on the patterns, whose precision on the hand check is given), from :func:`collapse_table`."""
+def largest_clusters(t8: pd.DataFrame) -> list[tuple[str, float]]:
+    """The original's clusters by Summed-Cluster Gen Bias in Table 8 (:func:`effects`'s ``t8``, one column
+    per cluster named "C<k> ..."), largest first: [(cluster, value), ...]."""
+    row = t8[t8["model"].astype(str).str.endswith(" original")].iloc[0]
+    cols = [c for c in t8.columns if str(c).startswith("C") and str(c)[1:2].isdigit()]
+    return sorted(((str(c), float(row[c])) for c in cols), key=lambda x: -x[1])
+
+
+def refusal_shares_text(t: pd.DataFrame) -> str:
+    """How often each arm answers the test prompts with refusal/boilerplate (07's detector), from
+    :func:`collapse_table`: the original's share beside every tuned run's."""
+    o = t[t["arm"] == "original"].iloc[0]
+    tuned = t[t["arm"] != "original"].sort_values("refusal/boilerplate", ascending=False)
+    return (f"On the {o['responses']} test prompts, the original answers {100 * o['refusal/boilerplate']:.1f}% with "
+            f"refusal or boilerplate (07's detector); the tuned runs {100 * tuned['refusal/boilerplate'].min():.1f}-"
+            f"{100 * tuned['refusal/boilerplate'].max():.1f}% ("
+            + ", ".join(f"{r['arm']} seed {r['seed']} {100 * r['refusal/boilerplate']:.1f}%" for _, r in tuned.iterrows())
+            + "). Every prompt a run refuses leaves the graded basis (the prompts no arm refuses), so the basis "
+            "shrinks with every run added.")
+
+
+def help_error_text(t: pd.DataFrame, precision: float | None = None) -> str:
+    """The help-offer check's error, one-sided, from :func:`collapse_table`: the patterns' false positives
+    (precision below 1) only lower a run's true share, so every pass holds against them; the runs that fail
+    by less than that error are named (their fail rests on the patterns); the patterns' recall on 08's
+    responses is not measured, so a pass could still hide offers they miss."""
     col = "help offers within the patterns' error"
-    if col not in t or not t[col].any():
-        return ""
-    near = t[t[col].astype(bool)]
-    prec = float(1 - near["help-offer error (points)"].iloc[0] / (100 * near["help offers"].iloc[0]))
-    return (f" Within the help-offer patterns' error of the {100 * COLLAPSE_MAX_HELP_RISE:.0f}-point limit (precision "
-            f"{prec:.0%} on their hand check, so about {100 - 100 * prec:.0f}% of what they flag may not be a canned "
-            "offer): " + "; ".join(
-                f"{r['arm']} seed {r['seed']} ({'passes' if r['passes collapse guard'] else 'fails'}; "
-                f"{r['help-offer rise (points)']:+.1f} points, of its {100 * r['help offers']:.1f}% about "
-                f"{r['help-offer error (points)']:.1f} points may not be canned)" for _, r in near.iterrows())
-            + ": their pass or fail on this check rests on the patterns.")
+    prec = t.attrs.get("help precision", precision)
+    tuned = t[t["arm"] != "original"]
+    head = (f" The help-offer patterns' precision on their hand check is {prec:.0%}: what they wrongly flag only "
+            "lowers a run's true share, so every run that passes this check passes it whatever the precision"
+            if prec is not None and math.isfinite(float(prec)) else "")
+    near = t[t[col].astype(bool)] if col in t else t.iloc[:0]
+    fails = ("; " + "; ".join(f"{r['arm']} seed {r['seed']} fails it by {r['help-offer rise (points)'] - 100 * COLLAPSE_MAX_HELP_RISE:.1f} "
+                             f"points, less than the {r['help-offer error (points)']:.1f} points of its share that may not be "
+                             "canned: its fail rests on the patterns" for _, r in near.iterrows())) if len(near) else ""
+    top = tuned.loc[tuned["help-offer rise (points)"].idxmax()] if len(tuned) else None
+    rec = (f"; their recall on 08's responses (offers they miss) is not measured, so a pass is secure against the "
+           f"patterns' precision, not their recall (the largest rise, {top['arm']} seed {top['seed']}'s "
+           f"{top['help-offer rise (points)']:+.1f} points, is {100 * COLLAPSE_MAX_HELP_RISE - top['help-offer rise (points)']:.1f} "
+           "points under the limit)" if top is not None else "")
+    return (head + fails + rec + ".") if head else ""
 
 
 def _help_text(o: pd.Series, tuned: pd.DataFrame) -> str:
@@ -728,8 +753,9 @@ def _help_text(o: pd.Series, tuned: pd.DataFrame) -> str:
     return (f"; canned help offers (`refusal.is_help_offer`) make up {100 * o['help offers']:.1f}% of the original's "
             f"responses and {100 * tuned['help offers'].min():.1f}-{100 * tuned['help offers'].max():.1f}% of the tuned "
             f"runs' ({tuned['help-offer rise (points)'].min():+.1f} to {tuned['help-offer rise (points)'].max():+.1f} "
-            f"points; the guard allows {100 * COLLAPSE_MAX_HELP_RISE:.0f}, a threshold set after an earlier set of runs was "
-            "seen and applied by these runs' weight-choice guard on the validation sentences)")
+            f"points; the guard allows {100 * COLLAPSE_MAX_HELP_RISE:.0f}, a threshold set, as every threshold of the guard, "
+            "after earlier rounds' test responses were seen, and applied by these runs' weight-choice guard on the "
+            "validation sentences)")
 
 
 def _fail_reasons(fail: pd.DataFrame) -> str:
@@ -781,7 +807,8 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
             f"pairs; a validation loss every {tconf['eval_every']} steps. What stops a run: {plain}"
             + (" — this stops a run whose loss is still falling slowly, so it is not a plateau" if md > 0 else
                " (a plateau), or the step budget")
-            + "; a run keeps the weights of its lowest validation loss that pass the weight-choice guard. ")
+            + "; a run keeps the weights of its lowest validation loss that pass the weight-choice guard ("
+            + TRN.RULES_SEEN.replace("were likewise revised", "were revised") + "). ")
     ep = f"{table['steps'].min() * bs / pairs:.2f}-{table['steps'].max() * bs / pairs:.2f} epochs"
     if early == len(table):
         body = (f"All {len(table)} runs stopped on this rule after {int(table['steps'].min())}-"
@@ -790,19 +817,6 @@ def runs_text(table: pd.DataFrame, tconf: Mapping, guard_rule: str | None = None
         body = (f"{early} of {len(table)} runs stopped on this rule; {len(table) - early} ran to the step budget, so "
                 + ("their validation loss was still dropping by more than that." if md > 0 else
                    "their validation loss was still reaching new lows: they did not reach a plateau."))
-    if md > 0 and "last drop (% per evaluation)" in table and table["last drop (% per evaluation)"].notna().any():
-        d = table["last drop (% per evaluation)"]
-        fell, rose = d[d >= 0], d[d < 0]
-        parts = []
-        if len(fell):
-            parts.append(f"in {len(fell)} runs the loss still fell (by {fell.min():.1f}-{fell.max():.1f}%)"
-                         if len(fell) > 1 else f"in 1 run the loss still fell (by {fell.iloc[0]:.1f}%)")
-        if len(rose):
-            parts.append(f"in {len(rose)} it rose (by {(-rose).min():.1f}"
-                         + (f"-{(-rose).max():.1f}" if len(rose) > 1 else "") + "%)")
-        body += (f" At the last evaluation, {', '.join(parts)}: the runs stopped because the drops fell under "
-                 f"{md:g}%, not because the loss stopped falling, so a longer run would fit the model's own responses "
-                 "somewhat more closely.")
     if "model" in table and "kept because" in table:
         body += " Per run: " + "; ".join(
             f"{_run_name(r)}: {int(r['steps'])} steps, stopped on "
@@ -828,9 +842,13 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
         return ""
     moved = table[table["kept step"] != table["lowest val loss step"]]
     failed = table[~table["guard passed"].astype(bool)] if "guard passed" in table else table.iloc[:0]
+    later = int((moved["kept step"] > moved["lowest val loss step"]).sum())
+    earlier = len(moved) - later
+    when = ", ".join(x for x in (f"a later step in {later} run{'s' if later != 1 else ''}" if later else "",
+                                 f"an earlier one in {earlier}" if earlier else "") if x)
     out = (f" Weights kept: the lowest validation loss that passes the {guard_rule}. "
-           + (f"In {len(moved)} of {len(table)} runs the lowest loss's weights failed it and earlier weights were kept "
-              f"(step {', '.join(f'{int(a)} instead of {int(b)}' for a, b in zip(moved['kept step'], moved['lowest val loss step'], strict=True))})"
+           + (f"In {len(moved)} of {len(table)} runs the lowest loss's weights failed it and other weights were kept "
+              f"({when}: step {', '.join(f'{int(a)} instead of {int(b)}' for a, b in zip(moved['kept step'], moved['lowest val loss step'], strict=True))})"
               if len(moved) else f"In all {len(table)} runs the lowest loss's weights passed it")
            + (f"; in {len(failed)} run{'s' if len(failed) > 1 else ''} ({', '.join(_run_name(r) for _, r in failed.iterrows())}) "
               "no evaluation passed: the lowest loss's weights are kept and the run counts as failing its guard"
@@ -843,6 +861,17 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
                 f"{100 * table['val help offers (kept)'].min():.1f}-{100 * table['val help offers (kept)'].max():.1f}% vs "
                 f"the untuned model's {100 * table['val help offers (untuned)'].iloc[0]:.1f}%; most frequent response "
                 f"at most {100 * table['val top response share (kept)'].max():.1f}%;")
+        if "guard sentences" in table:
+            n = int(table["guard sentences"].iloc[0])
+            limit = float(table["val help offers (untuned)"].iloc[0]) + COLLAPSE_MAX_HELP_RISE
+            gap = (limit - table["val help offers (kept)"]) * n  # responses under the limit
+            near = table[gap <= 2]
+            out += (f" each share is of {n} responses (1 response = {100 / n:.1f} points), so against the limit of "
+                    f"{100 * limit:.1f}% the kept weights of {len(near)} run{'s' if len(near) != 1 else ''} lie within "
+                    "2 responses of it (" + "; ".join(f"{_run_name(r)} {100 * r['val help offers (kept)']:.1f}%, "
+                                                        f"{g:.1f} under" for (_, r), g in zip(near.iterrows(), gap[near.index],
+                                                                                              strict=True))
+                    + "): their pass rests on a response or two;" if len(near) else "")
     if "val distinct-2 (kept)" in table and table["val distinct-2 (kept)"].notna().any():
         out += (f" validation distinct-2 of the kept weights {table['val distinct-2 (kept)'].min():.3f}-"
                 f"{table['val distinct-2 (kept)'].max():.3f} vs the untuned model's "
@@ -866,15 +895,16 @@ def guard_trajectory(runs: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def validation_curves(runs: Mapping, name: str):
+def validation_curves(runs: Mapping, name: str, sentences: int | None = None):
     """Left: the validation loss of every tuning run against the step (the curves the stopping rule
     reads), the kept step starred, each failed guard check crossed, where the run stopped a thin line.
     Right: the share of canned help offers in the validation responses at each checked step, the
-    untuned model's share and the guard's limit (its share plus the allowed rise) drawn. Returns the
+    untuned model's share and the guard's limit (its share plus the allowed rise) drawn; ``sentences``:
+    the validation sentences each point is a share of (one response = 100 / sentences points). Returns the
     figure."""
     import matplotlib.pyplot as plt
 
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 4.8))
     limit = None
     for (kind, sd), (_lab, _beta, r) in runs.items():
         h = r.history.dropna(subset=["val_loss"])
@@ -894,19 +924,22 @@ def validation_curves(runs: Mapping, name: str):
             untuned = 100 * checks[0]["help offers (original)"]
     ax.set_xlabel("tuning step")
     ax.set_ylabel("validation loss (NLL per token)")
-    ax.set_title(f"Validation curves of the tuning runs of {name}\n(star: the weights kept; x: failed the guard; "
+    ax.set_title(f"Validation curves of the tuning runs of {name}\n(star: weights kept; x: failed the guard;\n"
                  "thin line: where the run stopped)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     if limit is not None:
         bx.axhline(untuned, color="grey", lw=1, ls=":", label="untuned model")
         bx.axhline(limit, color="red", lw=1, label=f"guard limit (+{100 * COLLAPSE_MAX_HELP_RISE:.0f} points)")
         bx.set_xlabel("tuning step (the checked evaluations)")
+        per = (f"each point a share of {sentences} responses; 1 response = {100 / sentences:.1f} points"
+               if sentences else "")
         bx.set_ylabel("canned help offers (% of validation responses)")
-        bx.set_title("Canned help offers in the validation responses\nat each checked evaluation", fontsize=9)
+        bx.set_title("Canned help offers in the validation responses\nat each checked evaluation"
+                     + (f"\n({per})" if per else ""), fontsize=9)
         bx.legend(fontsize=7, ncol=2)
     else:
         bx.set_axis_off()
-    fig.tight_layout()
+    fig.tight_layout(w_pad=3.0)
     return fig
 
 
