@@ -519,8 +519,12 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
             "to +71% reaches below -12%") in sent
     assert ("tagged minus untagged is -0.4% (95% interval -36% to +34%), about no change, so no direction to compare "
             "with the paper's") in sent
-    assert ("the share of offensive responses changed by +0.34 points (95% interval -0.17 points to +0.85 points), a "
-            "rise") in sent
+    assert sent.endswith("the share of offensive responses changed by +0.34 points (95% interval -0.17 points to "
+                         "+0.85 points), a rise (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
+                         "the paired interval -0.17 to +0.85 points reaches across the margin of +/-0.13 points (half the "
+                         "original's share, 1 flagged response of 390); its rule would decide it at about 225 held-out "
+                         "descriptors (v1.0 has 619).")
+    assert "tagged minus untagged is -0.4% [-36%, +34%], about no change" in HC.tuning_outcome_text(t.reset_index())
     assert "same direction, [" not in sent
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")

@@ -1681,6 +1681,9 @@ def _row_why(row: pd.Series) -> str:
         if str(row["rule"]) == "non-inferiority":
             first = reason.split("; ")[0]
             why.append(first[0].lower() + first[1:] if first else str(row["verdict"]))
+            n = re.search(r"the rule decides it at about ([0-9,]+ held-out descriptors)", reason)
+            if n and "this dataset cannot decide it" not in reason:
+                why.append(f"its rule would decide it at about {n.group(1)} (v1.0 has {V10_DESCRIPTORS:,})")
         elif str(row["verdict"]) == "undecided" and row["estimate_lo"] < 0 < row["estimate_hi"]:
             why.append("its interval holds no change")
         else:
@@ -1716,7 +1719,8 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
     tg, un, df = (t.loc[i] for i in need)
 
     def pct(r):
-        return f"{100 * r['estimate']:+.0f}% [{100 * r['estimate_lo']:+.0f}%, {100 * r['estimate_hi']:+.0f}%]"
+        est = f"{100 * r['estimate']:+.1f}%" if abs(100 * r["estimate"]) < 0.5 else f"{100 * r['estimate']:+.0f}%"
+        return f"{est} [{100 * r['estimate_lo']:+.0f}%, {100 * r['estimate_hi']:+.0f}%]"
 
     def p_of(r):
         m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
