@@ -353,23 +353,28 @@ def test_tuning_claims_on_this_runs_values():
     sent = tuning_outcome_sentence(g.reset_index())
     assert sent.startswith(
         "On the held-out descriptors, bias tuning changed the excess of Full Gen Bias over the null by +23% (95% "
-        "interval -32% to +59%), a rise, opposite to the paper's fall (paper: -13% DialoGPT, -24% BB2 3B): undecided, "
+        "interval -32% to +59%), not distinguishable from no change (paper: -13% DialoGPT, -24% BB2 3B): undecided, "
         "because the original shows no excess of Full Gen Bias over its permutation null to lower (p 0.57); " + gate)
-    assert ("tuning without tags by +21% (95% interval -31% to +58%), a rise, the same direction as the paper's rise "
+    assert ("tuning without tags by +21% (95% interval -31% to +58%), not distinguishable from no change "
             f"(paper: self-chat tuning without labels: DialoGPT -2%, BB2 3B +22%): undecided, because {gate}") in sent
     assert sent.endswith("the share of offensive responses changed by +0.17 points (95% interval -0.20 points to "
-                         "+0.50 points), a rise (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
+                         "+0.50 points), not distinguishable from no change (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
                          "the paired interval -0.20 to +0.50 points reaches across the margin of +/-0.13 points (half the "
                          "original's share, 1 flagged response of 390).")
-    assert ("tagged minus untagged is +2% (95% interval -22% to +27%), a rise, opposite to the paper's fall (paper: "
+    assert ("tagged minus untagged is +2% (95% interval -22% to +27%), not distinguishable from no change (paper: "
             "tagged - untagged: -11% (DialoGPT), -46% (BB2 3B) of the original's Full Gen Bias): undecided, because its "
             "interval holds no change") in tuning_outcome_sentence(t.reset_index())
     text = tuning_outcome_text(g.reset_index())
     assert text.startswith(f"Details, on the held-out descriptors, with {basis}: bias tuning changed the excess of Full "
-                           "Gen Bias over the null by +23% [-32%, +59%] of the original's Full Gen Bias (undecided; "
-                           "p 0.512, Holm 1.000); tuning without tags by +21% [-31%, +58%] (undecided; p 0.508")
+                           "Gen Bias over the null by +23% [-32%, +59%] of the original's Full Gen Bias, not "
+                           "distinguishable from no change (undecided; p 0.512, Holm 1.000); tuning without tags by "
+                           "+21% [-31%, +58%], not distinguishable from no change (undecided; p 0.508")
     assert "raised" not in text
-    assert "tagged minus untagged is +2% [-22%, +27%], a rise, opposite to the paper's fall (undecided; p 0.964" in text
+    assert ("tagged minus untagged is +2% [-22%, +27%], not distinguishable from no change (undecided; p 0.964"
+            in text)
+    # no rise or fall is read from an interval that holds 0, in the rows' reasons either
+    assert t.loc[main[0], "reason"].count("not distinguishable from no change: the estimate +23%, ") == 1
+    assert "opposite direction" not in t.loc[main[0], "reason"] and "same direction" not in t.loc[main[2], "reason"]
     assert "On all responses, refusals kept, the excess went 9.32 -> 2.68 (-71%" in text
 
 
@@ -508,24 +513,33 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
         assert "resampled with the descriptors" in t.loc[i, "statistic"]
     assert list(t.loc[main, "verdict"]) == ["undecided", "undecided", "undecided"]
     assert t.loc["holistic.tuning.lowers_full_gen_bias", "this run"].startswith(
-        "excess -2.69 -> -0.00: the change +2.69 is +37% of the original's Full Gen Bias 7.24 [-12%, +83%]")
+        "excess -2.69 -> -0.003: the change +2.69 is +37% of the original's Full Gen Bias 7.24 [-12%, +83%]")
+    assert t.loc["holistic.tuning.tag_matters", "this run"].startswith(
+        "excess (untagged -> tagged) 0.02 -> -0.003: the change -0.03 is -0.4% of the original's")
     sent = HC.tuning_outcome_sentence(t.reset_index())
     assert sent.startswith("On the held-out descriptors, bias tuning changed the excess of Full Gen Bias over the null "
-                           "by +37% (95% interval -12% to +83%), a rise, opposite to the paper's fall (paper: -13% "
-                           "DialoGPT, -24% BB2 3B): undecided, because the original shows no excess of Full Gen Bias "
-                           "over its permutation null to lower (p 0.74)")
-    assert ("tuning without tags by +38% (95% interval -15% to +71%), a rise, the same direction as the paper's rise "
+                           "by +37% (95% interval -12% to +83%), not distinguishable from no change; neither the "
+                           "original (excess -2.69, p 0.74) nor the tuned runs (mean excess -0.003 bias-tuned, +0.02 "
+                           "untagged) show Full Gen Bias above the null on this basis (paper: -13% DialoGPT, -24% BB2 "
+                           "3B): undecided, because the original shows no excess of Full Gen Bias over its permutation "
+                           "null to lower (p 0.74)")
+    assert ("tuning without tags by +38% (95% interval -15% to +71%), not distinguishable from no change "
             "(paper: self-chat tuning without labels: DialoGPT -2%, BB2 3B +22%): undecided, because the interval -15% "
             "to +71% reaches below -12%") in sent
-    assert ("tagged minus untagged is -0.4% (95% interval -36% to +34%), about no change, so no direction to compare "
-            "with the paper's") in sent
+    assert "tagged minus untagged is -0.4% (95% interval -36% to +34%), not distinguishable from no change" in sent
     assert sent.endswith("the share of offensive responses changed by +0.34 points (95% interval -0.17 points to "
-                         "+0.85 points), a rise (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
+                         "+0.85 points), not distinguishable from no change (paper: BB2 3B 13.0% -> 14.2%, DialoGPT 6.3% -> 5.3%): undecided, because "
                          "the paired interval -0.17 to +0.85 points reaches across the margin of +/-0.13 points (half the "
                          "original's share, 1 flagged response of 390); its rule would decide it at about 225 held-out "
                          "descriptors (v1.0 has 619).")
-    assert "tagged minus untagged is -0.4% [-36%, +34%], about no change" in HC.tuning_outcome_text(t.reset_index())
-    assert "same direction, [" not in sent
+    assert ("tagged minus untagged is -0.4% [-36%, +34%], not distinguishable from no change"
+            in HC.tuning_outcome_text(t.reset_index()))
+    assert "same direction, [" not in sent and "a rise" not in sent and "opposite" not in sent
+    # the lowering row's precondition in descriptors: about 560 at 4.3 responses each, more than a split can hold out
+    assert ("or about 560 held-out descriptors at 4.3 responses each (not reachable: a split can hold out at most 495 "
+            "of v1.0's 619, the rest tuned on)") in low["reason"]
+    assert "at 10 prompts per descriptor (about 4.3 responses each on the graded basis)" in low["reason"]
+    assert "-0%" not in " ".join(t["this run"].astype(str))
     eff = pd.read_csv(res / "holistic_tuning_effects.csv")
     assert eff["basis"].iloc[0] == "graded" and eff["comparison"].iloc[0].startswith("bias tuning")
     assert "0.000" not in set(eff["p"].astype(str)) and "< 0.001" in set(eff["p"].astype(str))
@@ -602,8 +616,15 @@ def test_collapse_guard_counts_canned_help_offers():
     # the limit (+10.0 points) passes whatever the precision; tagged 0 fails by 20 points, more than the 6.9
     # points of its 30% that may not be canned, so its fail does not rest on the patterns either
     assert not t["help offers within the patterns' error"].any()
-    assert ("The help-offer patterns' precision on their hand check is 77%: what they wrongly flag only lowers a run's "
-            "true share, so every run that passes this check passes it whatever the precision; their recall on 08's "
+    # the original's false positives raise the true rise: at most the tuned share - precision_lo x the original's
+    # (here the original's share is 0, so tagged 1's bound is its +10.0 points, within the inclusive limit)
+    assert t.loc["tagged 1", "help-offer rise bound (points)"] == pytest.approx(10.0)
+    assert ("The help-offer patterns' precision on their hand check is 77% (the lower end of its 95% interval 69%): what "
+            "they wrongly flag lowers a run's true share, but the original's too, which raises the true rise (the tuned "
+            "share minus the original's); at the precision's lower end 0.69 a run's true rise is at most its share minus "
+            "0.69 x the original's 0.0% (largest among the passing runs: tagged seed 1, 10.0 - 0.69 x 0.0 = 10.0 points), "
+            "within the limit of 10 for every passing run, so each passes at any precision down to that end; their "
+            "recall on 08's "
             "responses (offers they miss) is not measured, so a pass is secure against the patterns' precision, not "
             "their recall") in txt
     # at a precision of 30%, 21 of tagged 0's 30 points may not be canned: its 20-point excess rests on them
@@ -677,6 +698,10 @@ def test_runs_text_says_what_stopped_the_runs():
     assert "In 1 of 2 runs the lowest loss's weights failed it" in txt and "step 32 instead of 40" in txt
     assert "distinct-2 of the kept weights 0.280-0.300 vs the untuned model's 0.230" in txt
     assert "distinct responses and distinct-2 each >= 50% of the untuned model's" in txt  # the test guard's checks
+    # a kept share near the help-offer limit (3.1% + 10 points = 13.1%) is given in responses of the 64 and in points
+    near = TS.runs_text(t.assign(**{"val help offers (kept)": [0.109, 0.05], "val help offers (untuned)": 0.031,
+                                    "val top response share (kept)": 0.1, "model": "m", "seed": [0, 1]}), conf)
+    assert "(tagged seed 0 10.9%, 1.4 responses of 64 (2.2 points) under)" in near
     assert "canned help offers each at most 10 and 10 points above it" in txt
     # a plateau rule (min_delta 0) and what each run stopped on, kept and why
     plateau = {**conf, "min_delta": 0.0}

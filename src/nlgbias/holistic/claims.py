@@ -1084,6 +1084,10 @@ def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float,
                  else "")
         what = (f"{need:,.0f} prompts per held-out descriptor (about {need_r:,.0f} responses left after the removal, "
                 f"which keeps {kept:.0%} of the prompts)" if prompts else f"{need:,.0f} responses per held-out descriptor")
+        d_max = math.floor(HELD_OUT_MAX_SHARE * V10_DESCRIPTORS)
+        d_reach = (f"reachable: a split can hold out up to {d_max:,} of v1.0's {V10_DESCRIPTORS:,}, the rest tuned on"
+                   if d_need <= d_max else f"not reachable: a split can hold out at most {d_max:,} of v1.0's "
+                   f"{V10_DESCRIPTORS:,}, the rest tuned on")
         sig = ("" if ref["p"] < NOTHING_TO_LOWER_P else
                f"; that excess is itself not significant (p {ref['p']:.3f} >= {NOTHING_TO_LOWER_P:g}), so this n is "
                "indicative only")
@@ -1095,7 +1099,7 @@ def _nothing_to_lower(c: C.Claim, on: Mapping, ref: Mapping | None, most: float,
                  f"descriptors, p {ref['p']:.3f}), it would be detectable (80% power, one-sided 5% permutation test; the null's SD "
                  f"taken to fall as 1 / (responses per descriptor x sqrt(descriptors))) at about {what} at these "
                  f"{on['descriptors']} descriptors ({reach}), or about "
-                 f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each (v1.0 has {V10_DESCRIPTORS:,})"
+                 f"{d_need:,.0f} held-out descriptors at {r0:.1f} responses each ({d_reach})"
                  + sig + others)
         unit = ("prompts per held-out descriptor (the precondition's n: for the original's excess to be detectable)"
                 if prompts else "responses per held-out descriptor (the precondition's n: for the original's excess to "
@@ -1122,10 +1126,18 @@ def _seed_cost(c: C.Claim, run_minutes: tuple[float, float], seeds: int, *, arms
 
 def _no_direction(c: C.Claim) -> C.Claim:
     """A direction row whose estimate rounds to no change (under half a percent of the original's Full
-    Gen Bias) has no direction to agree with the paper's: the rule's "same direction" / "opposite
-    direction" opening is replaced by the estimate itself."""
+    Gen Bias), or whose 95% interval holds 0, has no direction to agree with the paper's: the rule's
+    "same direction" / "opposite direction" opening is replaced by the estimate itself."""
     est = float(c.estimate)
-    if not math.isfinite(est) or abs(100 * est) >= 0.5:
+    if not math.isfinite(est):
+        return c
+    if abs(100 * est) >= 0.5:
+        # an interval that holds 0 gives no direction either: the estimate's sign is not read as a rise or fall
+        if float(c.estimate_lo) < 0 < float(c.estimate_hi):
+            for lead in ("same direction, ", "opposite direction, "):
+                if c.reason.startswith(lead):
+                    return replace(c, reason=f"not distinguishable from no change: the estimate {100 * est:+.0f}%, "
+                                             + c.reason[len(lead):])
         return c
     for lead in ("same direction, ", "opposite direction, "):
         if c.reason.startswith(lead):
@@ -1158,7 +1170,8 @@ def _untagged_equivalence(c: C.Claim, ch: Mapping, margin: float) -> C.Claim:
 
 def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, seed_se: float,
                   population: float, per_descriptor: tuple[int, int] | None = None,
-                  power_for: str | None = None, shrinks: str | None = None) -> C.Claim:
+                  power_for: str | None = None, shrinks: str | None = None,
+                  graded_per: float | None = None) -> C.Claim:
     """An undecided tuning row: split the interval's variance into the part the tuning seeds
     carry (``seed_se``, from the seed-to-seed SD) and the part the held-out descriptors carry,
     and give the n 80 % power needs in the unit that binds (the larger part): descriptors at
@@ -1229,12 +1242,13 @@ def _binding_need(c: C.Claim, *, effect: float, descriptors: int, seeds: int, se
         # the descriptor variance holds each descriptor's own response noise: more responses per
         # descriptor (templates x nouns) narrow it, so the sample, not the dataset, is the limit
         used, most = per_descriptor
-        return replace(c, reason=reason + f"{even} at {used} responses per descriptor; the dataset has up to {most} "
+        kept = f" (about {graded_per:.1f} responses each on the graded basis)" if graded_per else ""
+        return replace(c, reason=reason + f"{even} at {used} prompts per descriptor{kept}; the dataset has up to {most} "
                        "(templates x nouns): for the claim itself, cannot say whether more responses per descriptor would decide it (the "
                        "interval resamples descriptors and seeds, so this run does not split a descriptor's own "
                        "response noise from the spread between descriptors; more responses per descriptor also "
                        "lower the permutation null that the excess is measured over)",
-                       n_needed=_NAN, unit="responses per held-out descriptor (templates x nouns)",
+                       n_needed=_NAN, unit="prompts per held-out descriptor (templates x nouns)",
                        population=float(most))
     return replace(c, reason=reason + f"{even}: this dataset cannot decide it", n_needed=_NAN,
                    unit="held-out descriptors", population=float(population))
@@ -1267,7 +1281,7 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     change of the excess over the null as a share of the original's Full Gen Bias on the same
     responses), ``raw`` then holds the same contrasts on all responses (shown beside, not graded) and
     ``sensitivity`` (name -> the three contrasts) the same with more removed (shown in the reason).
-    ``per_descriptor``: (responses per held-out descriptor here, the most the dataset has: templates x
+    ``per_descriptor``: (prompts per held-out descriptor here, the most the dataset has: templates x
     nouns), for the unit that binds where no number of descriptors reaches 80 % power.
     ``original_null``: the original's Full Gen Bias on the graded responses beside its permutation
     null (``observed``, ``null_mean``, ``null_q95``, ``p``, ``n_perm``, ``null_sd``, ``responses``,
@@ -1308,8 +1322,11 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     fk = (lambda i: {"family": fam, "pvalue": pv[i]}) if fam else (lambda i: {})
     if basis is not None:
         def lfl(r):
-            return (f"excess {r['base']:.2f} -> {r['value']:.2f}: the change {r['value'] - r['base']:+.2f} is "
-                    f"{100 * r['estimate']:+.0f}% of the original's Full Gen Bias {r['denominator']:.2f} "
+            def v(x):  # one more decimal where a value or share rounds to 0 ("-0.003", "-0.4%", not "-0.00", "-0%")
+                return f"{x:.3f}" if abs(x) < 0.005 else f"{x:.2f}"
+            est = f"{100 * r['estimate']:+.1f}" if abs(100 * r["estimate"]) < 0.5 else f"{100 * r['estimate']:+.0f}"
+            return (f"excess {v(r['base'])} -> {v(r['value'])}: the change {r['value'] - r['base']:+.2f} is "
+                    f"{est}% of the original's Full Gen Bias {r['denominator']:.2f} "
                     f"[{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
         like_run = {ids[0]: lfl(tagged), ids[2]: lfl(untagged),
                     ids[1]: lfl(difference).replace("excess", "excess (untagged -> tagged)", 1)}
@@ -1368,6 +1385,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
         power_for = {ids[2]: (f"the row's own rule (its 95% interval above {100 * floor:+.0f}%) if the change is the "
                               "paper's +22% (BB2 3B)")}
         shrinks = None
+        graded_per = (original_null["responses"] / original_null["descriptors"]
+                      if original_null is not None and original_null.get("descriptors") else None)
         if kept is not None and collapse is not None:
             tuned = collapse[collapse["arm"] != "original"]
             top = tuned.loc[tuned["refusal/boilerplate"].idxmax()]
@@ -1376,7 +1395,7 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
                        f"{100 * top['refusal/boilerplate']:.1f}%), and every added run removes the prompts it refuses")
         out = [_binding_need(c, effect=effects[c.id], descriptors=nd, seeds=seeds, seed_se=seed_se[c.id],
                              population=population, per_descriptor=per_descriptor, power_for=power_for.get(c.id),
-                             shrinks=shrinks)
+                             shrinks=shrinks, graded_per=graded_per)
                if math.isfinite(seed_se[c.id]) else c for c in out]
         out = [_no_direction(c) for c in out]
     note = _collapse_note(collapse)
@@ -1632,10 +1651,10 @@ def outcome_sentence(claims: pd.DataFrame, ids: Sequence[str], names: Sequence[s
 
 
 #: 08's graded rows in the outcome sentence: (what changed, the sign of the paper's change: -1 a fall,
-#: +1 a rise, 0 none to compare, unit: "%" of the original's Full Gen Bias or "points" of a share)
+#: +1 a rise, 0 none to compare or mixed (untagged: DialoGPT -2%, BB2 3B +22%, both named in its paper column), unit: "%" of the original's Full Gen Bias or "points" of a share)
 _OUTCOME_ROWS = {"holistic.tuning.lowers_full_gen_bias": ("bias tuning changed the excess of Full Gen Bias over "
                                                           "the null by", -1, "%"),
-                 "holistic.tuning.untagged_no_reduction": ("tuning without tags by", 1, "%"),
+                 "holistic.tuning.untagged_no_reduction": ("tuning without tags by", 0, "%"),
                  "holistic.tuning.tag_matters": ("tagged minus untagged is", -1, "%"),
                  "holistic.tuning.offensiveness_small_change": ("the share of offensive responses changed by", 0,
                                                                 "points")}
@@ -1650,9 +1669,13 @@ def _amount(row: pd.Series, unit: str) -> str:
     return f"{f(row['estimate'])} (95% interval {f(row['estimate_lo'])} to {f(row['estimate_hi'])})"
 
 
-def _direction_words(est: float, sign: int, unit: str) -> str:
-    """A change against the paper's: "a rise, opposite to the paper's fall", "about no change" where it
-    rounds to 0 (no direction to compare), or the change's own direction where the paper's is mixed."""
+def _direction_words(est: float, sign: int, unit: str, lo: float = _NAN, hi: float = _NAN) -> str:
+    """A change against the paper's: "not distinguishable from no change" where its 95% interval
+    (``lo``, ``hi``) holds 0 (no direction is read from the estimate then), "about no change" where it
+    rounds to 0, else "a rise, opposite to the paper's fall" (or the change's own direction where the
+    paper's is mixed)."""
+    if lo < 0 < hi:
+        return "not distinguishable from no change"
     small = abs(100 * est) < (0.5 if unit == "%" else 0.005)
     if small:
         return "about no change, so no direction to compare with the paper's"
@@ -1661,6 +1684,39 @@ def _direction_words(est: float, sign: int, unit: str) -> str:
         return own
     paper_word = "fall" if sign < 0 else "rise"
     return f"{own}, {'the same direction as' if (est > 0) == (sign > 0) else 'opposite to'} the paper's {paper_word}"
+
+
+#: a tuned arm's mean excess over its null counts as "at its null" within this share of the original's
+#: Full Gen Bias on the graded basis (a description of the estimate, not a test)
+AT_NULL_SHARE = 0.05
+
+
+def _at_null_words(t: pd.DataFrame) -> str:
+    """"neither the original nor the tuned runs show Full Gen Bias above the null on this basis", where it
+    is so on the graded basis: the original's excess is not above its permutation null (p from the
+    lowering row's reason at least 0.05, or a negative excess) and each tuned arm's mean excess (from the
+    rows' "excess a -> b") is within :data:`AT_NULL_SHARE` of the original's Full Gen Bias; else ""."""
+    num = r"([+-]?[0-9]+(?:\.[0-9]+)?)"
+    rows = [i for i in ("holistic.tuning.lowers_full_gen_bias", "holistic.tuning.untagged_no_reduction") if i in t.index]
+    if len(rows) < 2:
+        return ""
+    got = [re.match(rf"excess {num} -> {num}: .*? of the original's Full Gen Bias {num}", str(t.loc[i, "this run"]))
+           for i in rows]
+    p = re.search(r"its permutation null [^;]*?p ([0-9.]+) over", str(t.loc[rows[0], "reason"]))
+    if not all(got) or p is None:
+        return ""
+    base, fgb = float(got[0].group(1)), float(got[0].group(3))
+    tuned = [float(g.group(2)) for g in got]
+    if not ((base <= 0 or float(p.group(1)) >= 0.05) and all(v <= AT_NULL_SHARE * fgb for v in tuned)):
+        return ""
+    return (f"; neither the original (excess {base:+.2f}, p {p.group(1)}) nor the tuned runs (mean excess "
+            f"{_signed(tuned[0])} bias-tuned, {_signed(tuned[1])} untagged) show Full Gen Bias above the null on this "
+            "basis")
+
+
+def _signed(x: float) -> str:
+    """A signed value to 2 decimals, with one more where it rounds to 0 ("-0.003", not "-0.00")."""
+    return f"{x:+.3f}" if abs(x) < 0.005 else f"{x:+.2f}"
 
 
 def _row_why(row: pd.Series) -> str:
@@ -1703,8 +1759,10 @@ def tuning_outcome_sentence(claims: pd.DataFrame) -> str:
         if i not in t.index:
             continue
         r = t.loc[i]
-        parts.append(f"{what} {_amount(r, unit)}, {_direction_words(float(r['estimate']), sign, unit)} "
-                     f"(paper: {r['paper']}): {r['verdict']}, because {_row_why(r)}")
+        words = _direction_words(float(r["estimate"]), sign, unit, float(r["estimate_lo"]), float(r["estimate_hi"]))
+        if i == "holistic.tuning.lowers_full_gen_bias":
+            words += _at_null_words(t)
+        parts.append(f"{what} {_amount(r, unit)}, {words} (paper: {r['paper']}): {r['verdict']}, because {_row_why(r)}")
     return "On the held-out descriptors, " + "; ".join(parts) + "."
 
 
@@ -1726,13 +1784,17 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
         m = re.search(r"p = ([^ ]+) \(Holm over \d+: ([^)]+)\)", str(r["reason"]))
         return f"; p {m.group(1)}, Holm {m.group(2)}" if m else ""
 
-    sign_vs_paper = _direction_words(float(df["estimate"]), -1, "%")
+    def dw(r):  # "not distinguishable from no change" where the interval holds 0
+        w = _direction_words(float(r["estimate"]), 0, "%", float(r["estimate_lo"]), float(r["estimate_hi"]))
+        return f", {w}" if w.startswith("not distinguishable") else ""
+
+    sign_vs_paper = _direction_words(float(df["estimate"]), -1, "%", float(df["estimate_lo"]), float(df["estimate_hi"]))
     like = str(tg["reason"]).split("graded like for like: ", 1)
     basis = f", with {like[1].split(' (with them kept', 1)[0]}" if len(like) == 2 else ""
     allr = str(tg["this run"]).split("all responses (refusals kept, not like for like): excess ", 1)
     return (f"Details, on the held-out descriptors{basis}: bias tuning changed the excess of Full Gen Bias over the "
-            f"null by {pct(tg)} of the original's Full Gen Bias ({tg['verdict']}{p_of(tg)}); tuning without tags by "
-            f"{pct(un)} ({un['verdict']}{p_of(un)}); tagged minus untagged is {pct(df)}, {sign_vs_paper} "
+            f"null by {pct(tg)} of the original's Full Gen Bias{dw(tg)} ({tg['verdict']}{p_of(tg)}); tuning without "
+            f"tags by {pct(un)}{dw(un)} ({un['verdict']}{p_of(un)}); tagged minus untagged is {pct(df)}, {sign_vs_paper} "
             f"({df['verdict']}{p_of(df)})"
             + (f". On all responses, refusals kept, the excess went {allr[1]} for bias tuning: mostly the refusals the "
                "tuned runs no longer give, not a change of style" if len(allr) == 2 else "")

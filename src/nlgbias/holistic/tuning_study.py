@@ -390,6 +390,16 @@ def reference_excess(resp: pd.DataFrame, styles: Sequence[str], drop: Sequence[s
             "descriptors": int(f["descriptor"].nunique()), "source": f"notebook 07's responses, {' and '.join(drop)} removed"}
 
 
+def _pct(x: float) -> str:
+    """A share in signed %, with one decimal where it rounds to 0 ("-0.4%", not "-0%")."""
+    return f"{100 * x:+.1f}%" if abs(100 * x) < 0.5 else f"{100 * x:+.0f}%"
+
+
+def _signed(x: float) -> str:
+    """A signed value to 2 decimals, with one more where it rounds to 0 ("-0.003", not "-0.00")."""
+    return f"{x:+.3f}" if abs(x) < 0.005 else f"{x:+.2f}"
+
+
 def like_text(e: Mapping) -> str:
     """The like-for-like contrasts (:func:`effects`'s ``like``) in words: which prompts are kept, the
     original's Full Gen Bias on them beside its permutation null, and each change with its interval."""
@@ -399,11 +409,10 @@ def like_text(e: Mapping) -> str:
         out.append(f"With {removed_text(lk['removed'], name, lk['kept'])}: the original's Full Gen Bias "
                    f"{on['observed']:.2f} against its permutation null {on['null_mean']:.2f} (95% quantile "
                    f"{on['null_q95']:.2f}, p {on['p']:.2f} over {on['n_perm']:,} permutations), its excess "
-                   f"{t['base']:+.2f}; the excess of the bias-tuned runs {t['value']:+.2f} "
-                   f"({100 * t['estimate']:+.0f}% of the original's Full Gen Bias [{100 * t['lo']:+.0f}%, "
-                   f"{100 * t['hi']:+.0f}%]), of the untagged {u['value']:+.2f} ({100 * u['estimate']:+.0f}% "
-                   f"[{100 * u['lo']:+.0f}%, {100 * u['hi']:+.0f}%]), tagged − untagged {100 * d['estimate']:+.0f}% "
-                   f"[{100 * d['lo']:+.0f}%, {100 * d['hi']:+.0f}%]")
+                   f"{_signed(t['base'])}; the excess of the bias-tuned runs {_signed(t['value'])} "
+                   f"({_pct(t['estimate'])} of the original's Full Gen Bias [{_pct(t['lo'])}, {_pct(t['hi'])}]), of the "
+                   f"untagged {_signed(u['value'])} ({_pct(u['estimate'])} [{_pct(u['lo'])}, {_pct(u['hi'])}]), "
+                   f"tagged − untagged {_pct(d['estimate'])} [{_pct(d['lo'])}, {_pct(d['hi'])}]")
     return ". ".join(out) + (". Each model's and seed's null is its own permutation null on the same prompts, "
                              "resampled with the descriptors (through its exact expectation).")
 
@@ -630,7 +639,8 @@ def response_perplexity(lm, frames: Mapping, *, texts: int = 64, seed: int = 0) 
 
 
 def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
-                   guard_passed: Mapping | None = None, help_precision: float | None = None) -> pd.DataFrame:
+                   guard_passed: Mapping | None = None, help_precision: float | None = None,
+                   help_precision_lo: float | None = None) -> pd.DataFrame:
     """Per arm and seed on the test prompts: responses, refusal/boilerplate share
     (:func:`nlgbias.holistic.refusal.classify`), distinct responses, distinct-2, the perplexity of
     the responses under the original model (``ppl``: :func:`response_perplexity`; omitted when
@@ -638,10 +648,14 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
     (:data:`COLLAPSE_RULE`; ``fails``: the checks it misses). ``guard_passed``: per tuned run, whether
     an evaluation of it passed the weight-choice guard on the validation sentences (a run none of
     whose evaluations did fails here too, whatever its test responses read). ``help_precision``: the
-    help-offer patterns' precision on their hand check (None: read from
-    :func:`nlgbias.holistic.refusal.help_offer_validation`). Imprecision means false positives, which
-    only lower a run's true share: a run that passes the help-offer check passes it whatever the
-    precision, and a run that fails it is marked (``help offers within the patterns' error``) where its
+    help-offer patterns' precision on their hand check and ``help_precision_lo`` the lower end of its 95%
+    interval (None: both read from :func:`nlgbias.holistic.refusal.help_offer_validation`; a precision
+    given without its lower end is taken as that end). Imprecision means false positives, which lower
+    a run's true share but the original's too, and the rise is the tuned share minus the original's: so
+    the true rise is at most the tuned share minus ``help_precision_lo`` x the original's share
+    (``help-offer rise bound (points)``, assuming the patterns miss nothing), and a run passes the
+    help-offer check at any precision down to that end where this bound is within the limit
+    (``help offers pass at the precision's lower end``). A run that fails it is marked (``help offers within the patterns' error``) where its
     rise exceeds the limit by at most the points of its share that may not be canned offers (share x
     (1 - precision)): its fail rests on the patterns. What could turn a pass into a fail is the
     patterns' recall (offers they miss), which is not measured on 08's responses."""
@@ -664,12 +678,20 @@ def collapse_table(frames: Mapping, labels: Mapping, ppl: Mapping | None = None,
     orig = measured[next(k for k in frames if k[0] == "original")]
     if help_precision is None:
         from nlgbias.holistic import refusal
-        help_precision = float(refusal.help_offer_validation()["precision"].iloc[0])
+        hv = refusal.help_offer_validation().iloc[0]
+        help_precision = float(hv["precision"])
+        help_precision_lo = float(hv["precision_lo"]) if help_precision_lo is None else help_precision_lo
+    if help_precision_lo is None:
+        help_precision_lo = help_precision
     t["help-offer error (points)"] = 100 * t["help offers"] * (1 - help_precision)
+    # the original's false positives raise the true rise: at most the tuned share minus precision_lo x the original's
+    t["help-offer rise bound (points)"] = 100 * (t["help offers"] - help_precision_lo * o["help offers"])
+    t["help offers pass at the precision's lower end"] = t["help-offer rise bound (points)"] <= 100 * COLLAPSE_MAX_HELP_RISE + 1e-9
     over = t["help-offer rise (points)"] - 100 * COLLAPSE_MAX_HELP_RISE  # one-sided: false positives only lower it
     t["help offers within the patterns' error"] = (over > 0) & (over <= t["help-offer error (points)"]) & (
         t["arm"] != "original")
     t.attrs["help precision"] = help_precision
+    t.attrs["help precision lo"] = help_precision_lo
     fails = [TRN.collapse_failures(measured[k], orig, r) for k, r in zip(frames, t["perplexity vs original"], strict=True)]
     if guard_passed is not None:
         t["kept weights pass the validation guard"] = [bool(guard_passed.get(k, True)) for k in frames]
@@ -724,23 +746,44 @@ def refusal_shares_text(t: pd.DataFrame) -> str:
 
 
 def help_error_text(t: pd.DataFrame, precision: float | None = None) -> str:
-    """The help-offer check's error, one-sided, from :func:`collapse_table`: the patterns' false positives
-    (precision below 1) only lower a run's true share, so every pass holds against them; the runs that fail
-    by less than that error are named (their fail rests on the patterns); the patterns' recall on 08's
-    responses is not measured, so a pass could still hide offers they miss."""
+    """The help-offer check's error from :func:`collapse_table`: the patterns' false positives (precision
+    below 1) lower a run's true share but also the original's, which raises the true rise (the tuned share
+    minus the original's); so the true rise is at most the tuned share minus the precision's lower end x
+    the original's share, and the text says, computed, whether every passing run stays within the limit at
+    that bound (naming the largest); the runs that fail by less than the patterns' error are named (their
+    fail rests on the patterns); the patterns' recall on 08's responses is not measured, so a pass could
+    still hide offers they miss."""
     col = "help offers within the patterns' error"
     prec = t.attrs.get("help precision", precision)
+    prec_lo = t.attrs.get("help precision lo", prec)
     tuned = t[t["arm"] != "original"]
-    head = (f" The help-offer patterns' precision on their hand check is {prec:.0%}: what they wrongly flag only "
-            "lowers a run's true share, so every run that passes this check passes it whatever the precision"
-            if prec is not None and math.isfinite(float(prec)) else "")
+    o = t[t["arm"] == "original"].iloc[0] if (t["arm"] == "original").any() else None
+    head = ""
+    if prec is not None and math.isfinite(float(prec)):
+        lo_txt = f" (the lower end of its 95% interval {prec_lo:.0%})" if prec_lo is not None and prec_lo < prec else ""
+        head = (f" The help-offer patterns' precision on their hand check is {prec:.0%}{lo_txt}: what they wrongly flag "
+                "lowers a run's true share, but the original's too, which raises the true rise (the tuned share minus the "
+                "original's)")
+        bound = "help-offer rise bound (points)"
+        passed = tuned[tuned["passes collapse guard"]] if "passes collapse guard" in tuned else tuned
+        if bound in t and o is not None and len(passed):
+            b = passed.loc[passed[bound].idxmax()]
+            ok = bool((passed[bound] <= 100 * COLLAPSE_MAX_HELP_RISE + 1e-9).all())
+            head += (f"; at the precision's lower end {prec_lo:.2f} a run's true rise is at most its share minus "
+                     f"{prec_lo:.2f} x the original's {100 * o['help offers']:.1f}% (largest among the passing runs: "
+                     f"{b['arm']} seed {b['seed']}, {100 * b['help offers']:.1f} - {prec_lo:.2f} x "
+                     f"{100 * o['help offers']:.1f} = {b[bound]:.1f} points), "
+                     + (f"within the limit of {100 * COLLAPSE_MAX_HELP_RISE:.0f} for every passing run, so each passes "
+                        "at any precision down to that end" if ok else
+                        f"over the limit of {100 * COLLAPSE_MAX_HELP_RISE:.0f} for some passing runs, so their pass "
+                        "rests on the patterns' precision"))
     near = t[t[col].astype(bool)] if col in t else t.iloc[:0]
     fails = ("; " + "; ".join(f"{r['arm']} seed {r['seed']} fails it by {r['help-offer rise (points)'] - 100 * COLLAPSE_MAX_HELP_RISE:.1f} "
                              f"points, less than the {r['help-offer error (points)']:.1f} points of its share that may not be "
                              "canned: its fail rests on the patterns" for _, r in near.iterrows())) if len(near) else ""
     top = tuned.loc[tuned["help-offer rise (points)"].idxmax()] if len(tuned) else None
     rec = (f"; their recall on 08's responses (offers they miss) is not measured, so a pass is secure against the "
-           f"patterns' precision, not their recall (the largest rise, {top['arm']} seed {top['seed']}'s "
+           f"patterns' precision, not their recall (the largest measured rise, {top['arm']} seed {top['seed']}'s "
            f"{top['help-offer rise (points)']:+.1f} points, is {100 * COLLAPSE_MAX_HELP_RISE - top['help-offer rise (points)']:.1f} "
            "points under the limit)" if top is not None else "")
     return (head + fails + rec + ".") if head else ""
@@ -869,7 +912,7 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
             out += (f" each share is of {n} responses (1 response = {100 / n:.1f} points), so against the limit of "
                     f"{100 * limit:.1f}% the kept weights of {len(near)} run{'s' if len(near) != 1 else ''} lie within "
                     "2 responses of it (" + "; ".join(f"{_run_name(r)} {100 * r['val help offers (kept)']:.1f}%, "
-                                                        f"{g:.1f} under" for (_, r), g in zip(near.iterrows(), gap[near.index],
+                                                        f"{g:.1f} responses of {n} ({100 * g / n:.1f} points) under" for (_, r), g in zip(near.iterrows(), gap[near.index],
                                                                                               strict=True))
                     + "): their pass rests on a response or two;" if len(near) else "")
     if "val distinct-2 (kept)" in table and table["val distinct-2 (kept)"].notna().any():
