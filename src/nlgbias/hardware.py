@@ -241,6 +241,21 @@ def under_load_mode(environ=None) -> str:
     return _env_choice("NLGBIAS_UNDER_LOAD", UNDER_LOAD, environ)
 
 
+def _under_load(loaded: bool, busy: float | None, threads: int, cores: int | None) -> bool:
+    """Whether a run of ``threads`` threads counts as loaded after a reading of ``busy`` cores kept
+    busy by other processes (``None``: no reading, ``loaded`` stays): from fewer than ``threads -
+    BUSY_CORES`` cores free, back from more than ``threads - BUSY_CORES / 2`` (the hysteresis of
+    :class:`LoadGovernor` and :class:`DecodeThreads`)."""
+    if busy is None:
+        return loaded
+    free = _free_cores(busy, cores)
+    if not loaded and free <= threads - BUSY_CORES:
+        return True
+    if loaded and free > threads - BUSY_CORES / 2:
+        return False
+    return loaded
+
+
 def _omp_cpus() -> int:
     """The CPUs libgomp counts as available (the process's affinity mask when torch loaded)."""
     try:
@@ -339,13 +354,7 @@ class LoadGovernor:
         """One reading: engage or release the throttle; returns whether the machine is loaded.
         Where the throttle cannot act (no OpenMP runtime to reach), the governor says so once
         (WARNING) and stops reacting."""
-        busy = self.monitor.busy_others()
-        if busy is not None:
-            free = _free_cores(busy, self.cores)
-            if not self.loaded and free <= self.threads - BUSY_CORES:
-                self.loaded = True
-            elif self.loaded and free > self.threads - BUSY_CORES / 2:
-                self.loaded = False
+        self.loaded = _under_load(self.loaded, self.monitor.busy_others(), self.threads, self.cores)
         try:
             (self.throttle.engage if self.loaded else self.throttle.release)()
         except RuntimeError as e:
@@ -435,13 +444,8 @@ class DecodeThreads:
         """The thread count for the next decode step."""
         if not self.drops:
             return self.pinned
-        busy = self.monitor.busy_others()
-        if busy is not None:
-            free = _free_cores(busy, self.cores)
-            if self.current == self.pinned and free <= self.pinned - BUSY_CORES:
-                self.current = 1
-            elif self.current == 1 and free > self.pinned - BUSY_CORES / 2:
-                self.current = self.pinned
+        loaded = _under_load(self.current == 1, self.monitor.busy_others(), self.pinned, self.cores)
+        self.current = 1 if loaded else self.pinned
         return self.current
 
     def prefill(self) -> int:
