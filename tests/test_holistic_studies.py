@@ -448,7 +448,7 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     detector's refusal/boilerplate and canned help offers, and at most 3 per opening): every run stops
     on a validation plateau (3 evaluations without a new lowest loss, on 32 validation pairs) before
     the step budget, and keeps the lowest-loss weights that pass the weight-choice guard, which applies
-    the test guard's thresholds at every evaluation that could be kept (4 of 6 runs keep an earlier
+    the test guard's thresholds, checked after training from the lowest validation loss up (4 of 6 runs keep another
     step than their lowest loss's, whose help offers rose); every tuned run passes the collapse guard
     on the test prompts (help offers 0.0-12.6% vs the original's 4.9%; the patterns' false positives only
     lower a share, so every pass holds against their 77% precision; their recall is not measured), so the
@@ -473,7 +473,8 @@ def test_committed_tuning_runs_stop_on_the_rule_and_the_claims_read_the_collapse
     assert runs.loc[0, "kept because"] == ("lowest validation loss that passes the validation guard; lower losses "
                                            "failed it (step 32: help offers +12.5 points; step 36: help offers +21.9 "
                                            "points)")
-    assert runs["guard checks"].sum() == 58 and runs["guard checks failed"].sum() == 16
+    # checked after training, lowest loss first until one passes: every evaluation at or below the kept loss
+    assert runs["guard checks"].tolist() == [3, 2, 2, 3, 1, 1] and runs["guard checks failed"].sum() == 6
     col = pd.read_csv(res / "holistic_tuning_collapse.csv")
     orig = col[col["arm"] == "original"].iloc[0]
     tuned = col[col["arm"] != "original"]

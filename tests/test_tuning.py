@@ -465,12 +465,49 @@ def test_a_cut_response_is_tuned_without_the_end_of_its_turn():
         TU.encode_pairs(tok, ["i", "a"], ["great", "great"], complete=[True])
 
 
+def _online_choice(losses, passes):
+    """The weight choice made as a run goes: each evaluation whose loss is below the lowest that
+    passed so far is checked when it is made; the lowest that passed is kept."""
+    kept, checked = None, []
+    for i, v in enumerate(losses):
+        if v < (losses[kept] if kept is not None else math.inf):
+            checked.append(i)
+            if passes(i):
+                kept = i
+    return kept, checked
+
+
+def test_checks_after_training_keep_what_checks_as_the_run_goes_keep():
+    """The lazy weight choice (ascending loss, ties: the earlier evaluation, until one passes) keeps the
+    evaluation the online rule keeps and the brute-force "lowest loss that passes, the earliest of
+    equal ones", on random loss sequences with ties and random guards; it checks every evaluation at or
+    below the kept loss and no other, never more than the online rule."""
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        n = int(rng.integers(1, 14))
+        losses = [float(x) for x in rng.integers(0, 6 if rng.random() < 0.5 else 1000, n)]  # many ties or few
+        ok = rng.random(n) < rng.choice([0.0, 0.2, 0.5, 0.9])
+        kept, checked = TU.lowest_passing(losses, lambda i, ok=ok: bool(ok[i]))
+        online, online_checked = _online_choice(losses, lambda i, ok=ok: bool(ok[i]))
+        passing = [i for i in range(n) if ok[i]]
+        brute = min(passing, key=lambda i: (losses[i], i)) if passing else None
+        assert kept == online == brute, (losses, ok.tolist())
+        assert set(checked) <= set(online_checked) and len(checked) == len(set(checked))
+        if kept is None:
+            assert sorted(checked) == list(range(n))
+        else:
+            assert checked[-1] == kept and not any(ok[i] for i in checked[:-1])
+            assert set(checked) == {i for i in range(n) if (losses[i], i) <= (losses[kept], kept)}
+        assert [losses[i] for i in checked] == sorted(losses[i] for i in checked)
+    assert TU.lowest_passing([], lambda i: True) == (None, [])
+
+
 def test_guard_keeps_the_lowest_loss_that_passes(tmp_path):
-    """With a guard, every evaluation that could be kept (its loss below the lowest that passed so far)
-    is checked when it is made, in step order; the weights kept are those of the lowest validation
-    loss that passed; the guard's rule is part of the run's digest; the checks leave the training
-    itself alone (the same losses as without a guard). When nothing passes, the lowest loss's
-    weights are kept and the run says so (never the untuned model in silence)."""
+    """With a guard, the evaluations are checked after training, lowest validation loss first, until
+    one passes; the weights kept are those of the lowest validation loss that passes; the guard's rule
+    and its schedule are part of the run's digest; the checks leave the training itself alone (the same
+    losses as without a guard). When nothing passes, the lowest loss's weights are kept and the run
+    says so (never the untuned model in silence)."""
     lm = tiny_chat_lm()
     train, val = examples(lm)
     cfg = TU.TuningConfig(max_steps=8, batch_size=4, lr=2e-2, warmup_steps=0, eval_every=2, patience=100)
@@ -491,16 +528,81 @@ def test_guard_keeps_the_lowest_loss_that_passes(tmp_path):
     assert res.folder.name != plain.folder.name  # the guard is part of the digest
     assert np.allclose(res.history["val_loss"].dropna(), h["val_loss"])  # checking does not change the training
     checks = res.info["guard_checks"]
-    assert checks[0]["step"] == 2 and checks[0]["passes"] and not any(c["passes"] for c in checks[1:])
-    assert [c["step"] for c in checks] == sorted(c["step"] for c in checks)  # made as the run goes
-    # after step 2 passed, only a lower loss could be kept: those and no other are checked
-    lower = h[(h["step"] > 2) & (h["val_loss"] < float(h.loc[h["step"] == 2, "val_loss"].iloc[0]))]
-    assert [c["step"] for c in checks[1:]] == lower["step"].astype(int).tolist()
+    assert checks[-1]["step"] == 2 and checks[-1]["passes"] and not any(c["passes"] for c in checks[:-1])
+    # the evaluations at or below step 2's loss, lowest first (after training), and no other
+    ev = h[h["step"] > 0]
+    lower = ev[ev["val_loss"] <= float(h.loc[h["step"] == 2, "val_loss"].iloc[0])].sort_values(["val_loss", "step"])
+    assert [c["step"] for c in checks] == lower["step"].astype(int).tolist() and len(checks) > 1
+    assert [c["val_loss"] for c in checks] == lower["val_loss"].tolist()
     assert checks[0]["distinct-2"] == 0.5 and len(seen) == len(checks) and "seconds" in checks[0]
+    # each check saw the weights of its own evaluation (the guard measured that evaluation's loss)
+    assert np.allclose(np.log(seen), [c["val_loss"] for c in checks], atol=1e-5)
+    # the kept weights are step 2's: their validation loss is step 2's
+    from transformers import AutoModelForCausalLM
+
+    kept = AutoModelForCausalLM.from_pretrained(res.folder).eval()
+    assert math.log(TU.perplexity_of(TU.response_nll(kept, lm.tokenizer, val))) == pytest.approx(
+        float(h.loc[h["step"] == 2, "val_loss"].iloc[0]), abs=1e-4)
+    assert TU.run_digest("m", cfg, train, val, "two") != TU.run_digest("m", cfg, train, val, "two",
+                                                                        schedule=TU.GUARD_SCHEDULE)
     none = TU.train(lm, train, val, tmp_path / "c", "run", cfg, progress=False,
                     guard=lambda m: {"passes": False}, guard_rule="never")
     assert none.best_step == plain.best_step and none.info["guard_passed"] is False
-    assert len(none.info["guard_checks"]) == len(h) - 1  # nothing passed: every evaluation could be kept
+    assert len(none.info["guard_checks"]) == len(h) - 1  # nothing passed: every evaluation is checked
+    assert [c["val_loss"] for c in none.info["guard_checks"]] == sorted(h["val_loss"].iloc[1:])
+
+
+def test_guarded_run_resumes_to_the_same_choice(tmp_path):
+    """A guarded run interrupted while training, or while checking its evaluations after training,
+    resumes to the uninterrupted run's weights, kept step and checks (the evaluations' weights and the
+    checks made are in the checkpoint; a check made before the interruption is not made again)."""
+    lm = tiny_chat_lm()
+    train, val = examples(lm)
+    cfg = TU.TuningConfig(max_steps=8, batch_size=4, lr=2e-2, warmup_steps=0, eval_every=2, save_every=2,
+                          patience=100)
+    plain = TU.train(lm, train, val, tmp_path / "p", "run", cfg, progress=False)
+    h = plain.history.dropna(subset=["val_loss"])
+    ev = h[h["step"] > 0].sort_values(["val_loss", "step"])
+    target = int(ev["step"].iloc[2])  # the third lowest loss passes: three checks
+
+    def make_guard(calls, stop_at=None):
+        def guard(model):
+            calls.append(1)
+            if stop_at is not None and len(calls) == stop_at:
+                raise Stop
+            loss = math.log(TU.perplexity_of(TU.response_nll(model, lm.tokenizer, val)))
+            step = int(h.loc[(h["val_loss"] - loss).abs().idxmin(), "step"])
+            return {"passes": step == target, "distinct-2": float(step)}
+        return guard
+
+    whole = TU.train(lm, train, val, tmp_path / "a", "run", cfg, progress=False, guard=make_guard([]), guard_rule="g")
+    assert whole.best_step == target and len(whole.info["guard_checks"]) == 3
+
+    def stop_at_5(step, loss):
+        if step == 5:
+            raise Stop
+
+    calls: list = []
+    with pytest.raises(Stop):  # interrupted in training
+        TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, on_step=stop_at_5,
+                 guard=make_guard(calls), guard_rule="g")
+    assert not calls  # no check while training
+    with pytest.raises(Stop):  # then interrupted at its second check
+        TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, guard=make_guard(calls, stop_at=2),
+                 guard_rule="g")
+    st = torch.load(next((tmp_path / "b").glob("*.ckpt")) / "state.pt", weights_only=False)
+    assert len(st["checks"]) == 1 and st["step"] == 8 and sorted(st["states"]) == h["step"].iloc[1:].tolist()
+    again: list = []
+    resumed = TU.train(lm, train, val, tmp_path / "b", "run", cfg, progress=False, guard=make_guard(again),
+                       guard_rule="g")
+    assert len(again) == 2  # the first check is not made again
+    assert resumed.folder.name == whole.folder.name and resumed.best_step == whole.best_step
+    strip = [{k: v for k, v in c.items() if k != "seconds"} for c in whole.info["guard_checks"]]
+    assert [{k: v for k, v in c.items() if k != "seconds"} for c in resumed.info["guard_checks"]] == strip
+    pd.testing.assert_frame_equal(whole.history, resumed.history)
+    a, b = state(whole.folder), state(resumed.folder)
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
 
 
 def test_guard_measures_against_the_original():

@@ -196,8 +196,11 @@ display(fig4_counts)
 # `nlgbias.holistic.tuning_runs`: distinct responses, distinct-2, refusal/boilerplate, canned help
 # offers, the most frequent response; not the perplexity, which needs the test responses' scores) on
 # the greedy responses to `guard_sentences` validation sentences, against the untuned model's responses
-# to the same sentences, checked when each evaluation that could be kept is made. The runs table
-# shows every check and why each run kept its step ("kept because"); a run with no passing evaluation
+# to the same sentences. The checks are made after training, lowest validation loss first, until an
+# evaluation passes (every evaluation's LoRA weights are kept until then): so every evaluation at or
+# below the kept loss is checked and no other, and the weights kept are those a check of each evaluation
+# that could be kept, as it is made, would keep. The runs table
+# shows these checks and why each run kept its step ("kept because"); a run with no passing evaluation
 # keeps its lowest loss's weights and counts as failing the guard (its contrasts are not graded).
 # The tuned weights are merged and saved under
 # `data/<profile>/models/` (a rerun with the same data and settings reuses them). One
@@ -222,7 +225,7 @@ save_table(R["table"], P.results, "holistic_tuning_runs",
 display(R["val_scores"])
 display(R["table"])
 display(Markdown(TS.runs_text(R["table"], TCONF)))
-display(TS.guard_trajectory(runs))  # every weight-choice check: the help offers along each run's checkpoints
+display(TS.guard_trajectory(runs))  # the weight-choice checks (every evaluation at or below the kept loss), in step order
 save_figure(TS.validation_curves(runs, NAME, sentences=R["guard_sentences"]), P.figures,
             "holistic_tuning_validation_curves")
 display(Markdown(TS.beta_text(B["betas"], R, SEEDS)))

@@ -58,6 +58,8 @@ log = logging.getLogger(__name__)
 
 TAG_SEP = "\n"
 TUNING_VERSION = 3  # bump when a change alters the trained weights (invalidates run folders)
+#: when a guarded run checks its evaluations (part of its digest): after training, lowest validation loss first
+GUARD_SCHEDULE = "guard checks: after training, ascending validation loss (ties: earlier step), until one passes"
 
 
 def tag_context(prompt: str, tag: str | None, sep: str = TAG_SEP) -> str:
@@ -308,13 +310,17 @@ class TuningResult:
         return float(math.exp(self.best_val_loss))
 
 
-def run_digest(base: str, config: TuningConfig, train: Sequence, val: Sequence, guard: str = "") -> str:
-    """A digest of everything that determines the tuned weights (model, settings, data and the
-    guard that picks the weights kept, by its description ``guard``)."""
+def run_digest(base: str, config: TuningConfig, train: Sequence, val: Sequence, guard: str = "",
+               schedule: str = "") -> str:
+    """A digest of everything that determines the tuned weights and their record (model, settings,
+    data, the guard that picks the weights kept, by its description ``guard``, and when its checks
+    are made, ``schedule``: a run folder holds the checks made, so another schedule is another run)."""
     h = hashlib.sha256()
     meta = {"base": base, "config": asdict(config), "version": TUNING_VERSION}
     if guard:
         meta["guard"] = guard
+    if schedule:
+        meta["guard schedule"] = schedule
     h.update(json.dumps(meta, sort_keys=True).encode())
     for part in (train, val):
         for ids, labels in part:
@@ -413,14 +419,18 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
 
     ``guard`` (with its description ``guard_rule``, part of the digest): a check of the model's
     own responses (``guard(model) -> {"passes": bool, ...}``, e.g. a collapse guard on
-    validation prompts) that the validation loss cannot see. With a guard, every evaluation that
-    could be kept (its validation loss below that of the lowest that passed so far) is checked
-    when it is made, and the weights kept are those of the lowest validation loss that passed
-    (``best_step``; the lowest loss's step is ``info["lowest_loss_step"]``, every check, in step
-    order, ``info["guard_checks"]``). The stopping rule reads the validation loss alone. When no
-    evaluation passes, the weights of the lowest validation loss are kept and
-    ``info["guard_passed"]`` is False (never the untuned model in silence): the run is marked as
-    failing its guard.
+    validation prompts) that the validation loss cannot see. With a guard, the trainable weights of
+    every evaluation are kept while training (:data:`GUARD_SCHEDULE`); once the stopping rule (which
+    reads the validation loss alone) ends the run, the evaluations are checked in ascending order of
+    validation loss (ties: the earlier step first) until one passes, and the weights kept are that
+    one's: the lowest validation loss that passes (``best_step``; the lowest loss's step is
+    ``info["lowest_loss_step"]``; the checks made, in the order made, so every evaluation at or below
+    the kept loss, ``info["guard_checks"]``). Step 0 (the untuned model) is not a candidate. This
+    keeps the weights a check of each evaluation that could be kept, as it is made, keeps
+    (:func:`lowest_passing`), with fewer checks. When no evaluation passes, the weights of the
+    lowest validation loss are kept and ``info["guard_passed"]`` is False (never the untuned model
+    in silence): the run is marked as failing its guard. An interruption during the checks resumes
+    them (the checks made and the evaluations' weights are in the checkpoint).
     """
     import torch
 
@@ -429,7 +439,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         raise ValueError(f"need training and validation examples, got {len(train_examples)} and "
                          f"{len(val_examples)}")
     base_name = lm.spec.name
-    digest = run_digest(base_name, config, train_examples, val_examples, guard_rule if guard else "")
+    digest = run_digest(base_name, config, train_examples, val_examples, guard_rule if guard else "",
+                        schedule=GUARD_SCHEDULE if guard else "")
     models_dir = Path(models_dir)
     folder = models_dir / f"{name}__{digest}"
     ckpt_dir = models_dir / f"{name}__{digest}.ckpt"
@@ -449,7 +460,9 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
     state_file = ckpt_dir / "state.pt"
     step, history, best, bad, seconds, anchor = 0, [], None, 0, 0.0, float("inf")
     passed = None  # with a guard: the lowest validation loss that passed it, {"step", "val_loss", "state"}
-    checks: list[dict] = []  # with a guard: every check, in step order
+    checks: list[dict] = []  # with a guard: the checks made, in the order made (ascending validation loss)
+    states: dict[int, dict] = {}  # with a guard: the trainable weights of every evaluation (step > 0)
+    trained = None  # the trainable weights when training ended (the checks load other weights)
     resumed_from = 0
     if state_file.is_file():
         st = torch.load(state_file, weights_only=False)
@@ -459,7 +472,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         torch.set_rng_state(st["rng"])
         step, history, bad, seconds = st["step"], st["history"], st["bad_evals"], st["seconds"]
         best = st["best"]
-        passed, checks = st.get("passed"), st.get("checks", [])
+        checks, states, trained = st.get("checks", []), st.get("states", {}), st.get("trained")
         anchor = st.get("anchor", best["val_loss"])
         resumed_from = step
         log.info("%s: resuming at step %d", folder.name, step)
@@ -469,11 +482,12 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         return float(scores["nll"].sum() / scores["n_tokens"].sum())
 
     def checkpoint() -> None:
-        _save_checkpoint(state_file, {"trainable": _trainable_state(model), "optimizer": opt.state_dict(),
+        _save_checkpoint(state_file, {"trainable": trained if trained is not None else _trainable_state(model),
+                                      "optimizer": opt.state_dict(),
                                       "scheduler": sched.state_dict(), "rng": torch.get_rng_state(),
                                       "step": step, "history": history, "bad_evals": bad,
                                       "best": best, "anchor": anchor, "seconds": seconds, "digest": digest,
-                                      "passed": passed, "checks": checks})
+                                      "checks": checks, "states": states, "trained": trained})
 
     if best is None:  # the untuned model's validation loss is the first "best"
         v0 = evaluate()
@@ -500,13 +514,8 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                 row["val_loss"] = evaluate()
                 if row["val_loss"] < best["val_loss"]:
                     best = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
-                if guard is not None and row["val_loss"] < (passed["val_loss"] if passed else math.inf):
-                    res = _check(model, guard)
-                    checks.append({"step": int(step), "val_loss": float(row["val_loss"]), **res})
-                    log.info("%s: step %d, validation loss %.4f, guard %s%s", name, step, row["val_loss"],
-                             "passes" if res.get("passes") else "fails", f" ({res['fails']})" if res.get("fails") else "")
-                    if res.get("passes"):
-                        passed = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
+                if guard is not None:
+                    states[int(step)] = _trainable_state(model)
                 if row["val_loss"] < anchor * (1 - config.min_delta):
                     anchor, bad = row["val_loss"], 0
                 else:
@@ -521,6 +530,31 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                 checkpoint()
             if on_step is not None:
                 on_step(step, row["train_loss"])
+        if guard is not None:  # the weight choice, after training
+            if trained is None:
+                trained = _trainable_state(model)
+            evals = [(int(r["step"]), float(r["val_loss"])) for r in history
+                     if r["step"] > 0 and not math.isnan(r["val_loss"])]  # in step order
+            made = {int(c["step"]): c for c in checks}  # a resumed run's checks are not made again
+
+            def passes(i: int) -> bool:
+                nonlocal seconds, t0
+                s, val_loss = evals[i]
+                if s not in made:
+                    _load_trainable(model, states[s])
+                    res = _check(model, guard)
+                    made[s] = {"step": s, "val_loss": val_loss, **res}
+                    checks.append(made[s])
+                    log.info("%s: step %d, validation loss %.4f, guard %s%s", name, s, val_loss,
+                             "passes" if res.get("passes") else "fails", f" ({res['fails']})" if res.get("fails") else "")
+                    seconds += time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    checkpoint()
+                return bool(made[s].get("passes"))
+
+            kept, _ = lowest_passing([v for _, v in evals], passes)
+            if kept is not None:
+                passed = {"step": evals[kept][0], "val_loss": evals[kept][1], "state": states[evals[kept][0]]}
     except BaseException:
         seconds += time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -558,6 +592,25 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
                         bool(stopped), seconds, resumed_from, info)
 
 
+def lowest_passing(losses: Sequence[float], passes: Callable[[int], bool]) -> tuple[int | None, list[int]]:
+    """The weight choice of a guarded run over evaluations ``0..n-1`` with validation losses ``losses``
+    (``passes(i)``: whether evaluation ``i`` passes the guard): the evaluations checked in ascending
+    loss (ties: the earlier first) until one passes. Returns (the first that passes or None, the
+    evaluations checked, in the order checked). The same choice as checking, in evaluation order,
+    each evaluation whose loss is below the lowest that passed so far (a passing evaluation below the
+    kept one would have been checked and kept), with no more checks.
+
+    >>> lowest_passing([0.9, 0.5, 0.7, 0.6], lambda i: i in (0, 3))
+    (3, [1, 3])
+    """
+    checked = []
+    for i in sorted(range(len(losses)), key=lambda i: (losses[i], i)):
+        checked.append(i)
+        if passes(i):
+            return i, checked
+    return None, checked
+
+
 def _check(model, guard: Callable[[object], dict]) -> dict:
     """``guard(model)`` with the model in eval mode and the torch random state left as it was (so a
     checked run trains on as an unchecked one would), its values as plain numbers."""
@@ -587,5 +640,6 @@ def load_tuned(folder: str | Path):
     return AutoModelForCausalLM.from_pretrained(folder).eval()
 
 
-__all__ = ["TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "load_tuned", "perplexity_of",
+__all__ = ["GUARD_SCHEDULE", "TAG_SEP", "TuningConfig", "TuningResult", "encode_example", "encode_pairs", "load_tuned",
+           "lowest_passing", "perplexity_of",
            "response_nll", "run_digest", "split_descriptors", "split_pairs", "tag_context", "train"]

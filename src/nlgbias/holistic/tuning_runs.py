@@ -82,9 +82,9 @@ GUARD_RULE = ("collapse guard on the validation sentences' greedy responses (07'
               f"model's on the same sentences, with the test guard's thresholds: distinct responses and distinct-2 "
               f"each >= {COLLAPSE_MIN_DISTINCT_SHARE:.0%} of the untuned model's, refusal/boilerplate and canned help "
               f"offers each at most {100 * COLLAPSE_MAX_REFUSAL_RISE:.0f} and {100 * COLLAPSE_MAX_HELP_RISE:.0f} points "
-              f"above it, the most frequent response at most {COLLAPSE_MAX_TOP_SHARE:.0%} of the responses; checked at "
-              "every evaluation whose validation loss is below that of the lowest that passed so far (one that could be "
-              "kept); the kept weights are those of the lowest validation loss that pass")
+              f"above it, the most frequent response at most {COLLAPSE_MAX_TOP_SHARE:.0%} of the responses; checked after "
+              "training, lowest validation loss first, until an evaluation passes (so every evaluation at or below the "
+              "kept loss is checked, and no other); the kept weights are those of the lowest validation loss that pass")
 
 
 def distinct_n(texts: Sequence[str], n: int = 2) -> float:
@@ -157,7 +157,8 @@ def response_guard(lm, sentences: Sequence[str], beta: float | None, params, *, 
     model in training: ``guard(model)`` answers ``sentences`` ("no_bias" appended when ``beta`` is
     not None, as the tuned model is prompted) through the generation engine with ``params``
     (notebook 07's decoding) and compares the responses with the untuned model's to the plain
-    sentences, generated the same way once. Returns ``guard``."""
+    sentences, generated the same way once, at the first check (a run reused from its folder checks
+    nothing, so it needs none). Returns ``guard``."""
     import dataclasses
 
     from nlgbias.engine.causal import CausalGenerator
@@ -170,12 +171,12 @@ def response_guard(lm, sentences: Sequence[str], beta: float | None, params, *, 
         return [c.generation for c in gen.generate(prompts, seed)]
 
     key = (id(lm), tuple(sentences), seed)
-    if key not in _ORIGINAL:
-        _ORIGINAL[key] = respond(lm.model, list(sentences))
-    original = _ORIGINAL[key]
 
     def guard(model) -> dict:
-        return guard_measures(respond(model, tagged), original)
+        texts = respond(model, tagged)
+        if key not in _ORIGINAL:
+            _ORIGINAL[key] = respond(lm.model, list(sentences))
+        return guard_measures(texts, _ORIGINAL[key])
 
     return guard
 

@@ -172,11 +172,17 @@ def tune_all(lm, s: Mapping, betas: Sequence[float], shares: Sequence[float], se
             "table": table, "guard_rule": rule, "guard_sentences": len(guard_sentences)}
 
 
+#: the runs table's column of the checks (what its entries are and in which order)
+GUARD_CHECKS_COLUMN = ("guard checks, lowest validation loss first until one passes (step: help offers, top response, "
+                       "distinct-2, pass)")
+
+
 def _guard_columns(r) -> dict:
-    """A run's validation-guard checks in the runs table: every check (in step order) with the
-    validation responses' share of canned help offers, their most frequent response's share and
-    distinct-2, pass or fail; the untuned model's and the kept weights' values beside; whether
-    any evaluation passed."""
+    """A run's validation-guard checks in the runs table: the checks the weight choice made, in the
+    order made (after training, lowest validation loss first, until one passes: every evaluation at or
+    below the kept loss), each with the validation responses' share of canned help offers, their most
+    frequent response's share and distinct-2, pass or fail; the untuned model's and the kept weights'
+    values beside; whether any evaluation passed."""
     checks = r.info.get("guard_checks") or []
     kept = next((c for c in checks if c.get("passes") and c["step"] == r.best_step), None)
     first = checks[0] if checks else {}
@@ -184,7 +190,7 @@ def _guard_columns(r) -> dict:
     def of(c, k):
         return c.get(k, float("nan")) if c else float("nan")
 
-    return {"guard checks (step: help offers, top response, distinct-2, pass)": "; ".join(
+    return {GUARD_CHECKS_COLUMN: "; ".join(
                 f"{c['step']}: {100 * c.get('help offers', float('nan')):.1f}%, "
                 f"{100 * c.get('top response share', float('nan')):.1f}%, {c['distinct-2']:.3f} "
                 f"{'pass' if c['passes'] else 'fail'}" for c in checks),
@@ -898,7 +904,8 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
               if len(failed) else "") + ".")
     if "guard checks" in table:
         out += (f" {int(table['guard checks'].sum())} checks in all ({int(table['guard checks'].min())}-"
-                f"{int(table['guard checks'].max())} per run), {int(table['guard checks failed'].sum())} failed.")
+                f"{int(table['guard checks'].max())} per run: every evaluation at or below the kept loss, checked after "
+                f"training, lowest loss first), {int(table['guard checks failed'].sum())} failed.")
     if "val help offers (kept)" in table and table["val help offers (kept)"].notna().any():
         out += (f" Canned help offers in the validation responses of the kept weights "
                 f"{100 * table['val help offers (kept)'].min():.1f}-{100 * table['val help offers (kept)'].max():.1f}% vs "
@@ -923,13 +930,15 @@ def _guard_text(table: pd.DataFrame, guard_rule: str) -> str:
 
 
 def guard_trajectory(runs: Mapping) -> pd.DataFrame:
-    """Every validation-guard check of every run, in step order (kind, seed, step, validation loss,
-    help offers, top response share, distinct-2, pass): the help-offer share along each run's
-    checkpoints."""
+    """Every validation-guard check of every run, in step order (kind, seed, step, the check's place in
+    the order made, validation loss, help offers, top response share, distinct-2, pass): the checks the
+    weight choice needed, made after training in ascending validation loss until one passed (every
+    evaluation at or below the kept loss), not every evaluation."""
     rows = []
     for (kind, sd), (_lab, _beta, r) in runs.items():
-        for c in r.info.get("guard_checks") or []:
-            rows.append({"arm": kind, "seed": sd, "step": int(c["step"]), "val loss": float(c["val_loss"]),
+        checks = r.info.get("guard_checks") or []
+        for order, c in sorted(enumerate(checks, 1), key=lambda oc: oc[1]["step"]):
+            rows.append({"arm": kind, "seed": sd, "step": int(c["step"]), "check": order, "val loss": float(c["val_loss"]),
                          "help offers": c.get("help offers", np.nan),
                          "help offers (untuned)": c.get("help offers (original)", np.nan),
                          "top response share": c.get("top response share", np.nan),
@@ -941,7 +950,8 @@ def guard_trajectory(runs: Mapping) -> pd.DataFrame:
 def validation_curves(runs: Mapping, name: str, sentences: int | None = None):
     """Left: the validation loss of every tuning run against the step (the curves the stopping rule
     reads), the kept step starred, each failed guard check crossed, where the run stopped a thin line.
-    Right: the share of canned help offers in the validation responses at each checked step, the
+    Right: the share of canned help offers in the validation responses at each checked step (the checks
+    the weight choice made: every evaluation at or below the kept loss), the
     untuned model's share and the guard's limit (its share plus the allowed rise) drawn; ``sentences``:
     the validation sentences each point is a share of (one response = 100 / sentences points). Returns the
     figure."""
@@ -956,7 +966,7 @@ def validation_curves(runs: Mapping, name: str, sentences: int | None = None):
         col = line.get_color()
         ax.plot([r.best_step], [r.best_val_loss], marker="*", ms=12, color=col)
         ax.axvline(r.steps_run, color=col, lw=0.6, alpha=0.5)
-        checks = r.info.get("guard_checks") or []
+        checks = sorted(r.info.get("guard_checks") or [], key=lambda c: c["step"])
         bad = [c for c in checks if not c["passes"]]
         if bad:
             ax.plot([c["step"] for c in bad], [c["val_loss"] for c in bad], ls="", marker="x", ms=8, color=col)
@@ -967,7 +977,7 @@ def validation_curves(runs: Mapping, name: str, sentences: int | None = None):
             untuned = 100 * checks[0]["help offers (original)"]
     ax.set_xlabel("tuning step")
     ax.set_ylabel("validation loss (NLL per token)")
-    ax.set_title(f"Validation curves of the tuning runs of {name}\n(star: weights kept; x: failed the guard;\n"
+    ax.set_title(f"Validation curves of the tuning runs of {name}\n(star: weights kept; x: checked, failed the guard;\n"
                  "thin line: where the run stopped)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     if limit is not None:
@@ -977,7 +987,9 @@ def validation_curves(runs: Mapping, name: str, sentences: int | None = None):
         per = (f"each point a share of {sentences} responses; 1 response = {100 / sentences:.1f} points"
                if sentences else "")
         bx.set_ylabel("canned help offers (% of validation responses)")
-        bx.set_title("Canned help offers in the validation responses\nat each checked evaluation"
+        bx.set_title("Canned help offers in the validation responses at each checked evaluation\n"
+                     "(checked after training, lowest validation loss first until one passed:\n"
+                     "every evaluation at or below the kept loss)"
                      + (f"\n({per})" if per else ""), fontsize=9)
         bx.legend(fontsize=7, ncol=2)
     else:
