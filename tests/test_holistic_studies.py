@@ -964,10 +964,10 @@ def test_committed_holistic_rows_say_whether_more_sentences_decide_them():
     assert "cannot say whether more responses per descriptor would decide it" in both.loc[
         "holistic.tuning.lowers_full_gen_bias", "reason"]
     # the Nonce rows at 16 sentences per Nonce descriptor (07 tops them up): SmolLM2's estimate shrank
-    # (+0.52) and it now needs 82, Gemma's spread between descriptors binds
+    # (+0.52) and it now needs 133, Gemma's spread between descriptors binds
     for i in ("holistic.fig2.nonce_highest_smollm2135m", "holistic.fig2.nonce_highest_gemma3270m"):
         assert "each of 8 descriptors rests on 16 of up to 797 sentences per Nonce descriptor" in both.loc[i, "reason"]
-    assert both.loc["holistic.fig2.nonce_highest_smollm2135m", "n_needed"] == 82
+    assert both.loc["holistic.fig2.nonce_highest_smollm2135m", "n_needed"] == 133
     assert "no number of sentences per Nonce descriptor" in both.loc["holistic.fig2.nonce_highest_gemma3270m", "reason"]
     need = pd.to_numeric(both["n_needed"], errors="coerce")
     assert (need.isna() | (need <= pd.to_numeric(both["population"], errors="coerce"))).all()
