@@ -1322,11 +1322,8 @@ def tuning_claims(*, tagged: Mapping, untagged: Mapping, difference: Mapping,
     fk = (lambda i: {"family": fam, "pvalue": pv[i]}) if fam else (lambda i: {})
     if basis is not None:
         def lfl(r):
-            def v(x):  # one more decimal where a value or share rounds to 0 ("-0.003", "-0.4%", not "-0.00", "-0%")
-                return f"{x:.3f}" if abs(x) < 0.005 else f"{x:.2f}"
-            est = f"{100 * r['estimate']:+.1f}" if abs(100 * r["estimate"]) < 0.5 else f"{100 * r['estimate']:+.0f}"
-            return (f"excess {v(r['base'])} -> {v(r['value'])}: the change {r['value'] - r['base']:+.2f} is "
-                    f"{est}% of the original's Full Gen Bias {r['denominator']:.2f} "
+            return (f"excess {_fine(r['base'], 2)} -> {_fine(r['value'], 2)}: the change {r['value'] - r['base']:+.2f} is "
+                    f"{_fine(100 * r['estimate'], 0, '+')}% of the original's Full Gen Bias {r['denominator']:.2f} "
                     f"[{100 * r['lo']:+.0f}%, {100 * r['hi']:+.0f}%]")
         like_run = {ids[0]: lfl(tagged), ids[2]: lfl(untagged),
                     ids[1]: lfl(difference).replace("excess", "excess (untagged -> tagged)", 1)}
@@ -1710,13 +1707,16 @@ def _at_null_words(t: pd.DataFrame) -> str:
     if not ((base <= 0 or float(p.group(1)) >= 0.05) and all(v <= AT_NULL_SHARE * fgb for v in tuned)):
         return ""
     return (f"; neither the original (excess {base:+.2f}, p {p.group(1)}) nor the tuned runs (mean excess "
-            f"{_signed(tuned[0])} bias-tuned, {_signed(tuned[1])} untagged) show Full Gen Bias above the null on this "
+            f"{_fine(tuned[0], 2, '+')} bias-tuned, {_fine(tuned[1], 2, '+')} untagged) show Full Gen Bias above the null on this "
             "basis")
 
 
-def _signed(x: float) -> str:
-    """A signed value to 2 decimals, with one more where it rounds to 0 ("-0.003", not "-0.00")."""
-    return f"{x:+.3f}" if abs(x) < 0.005 else f"{x:+.2f}"
+def _fine(x: float, digits: int, sign: str = "") -> str:
+    """``x`` to ``digits`` decimals, with one more where it rounds to 0 ("-0.003", "-0.4%", not "-0.00",
+    "-0%"); ``sign="+"`` writes the sign of a positive value too."""
+    if abs(x) < 0.5 * 10 ** -digits:
+        digits += 1
+    return f"{x:{sign}.{digits}f}"
 
 
 def _row_why(row: pd.Series) -> str:
@@ -1777,7 +1777,7 @@ def tuning_outcome_text(claims: pd.DataFrame, collapse: pd.DataFrame | None = No
     tg, un, df = (t.loc[i] for i in need)
 
     def pct(r):
-        est = f"{100 * r['estimate']:+.1f}%" if abs(100 * r["estimate"]) < 0.5 else f"{100 * r['estimate']:+.0f}%"
+        est = f"{_fine(100 * r['estimate'], 0, '+')}%"
         return f"{est} [{100 * r['estimate_lo']:+.0f}%, {100 * r['estimate_hi']:+.0f}%]"
 
     def p_of(r):
