@@ -88,5 +88,59 @@ def test_bad_inputs_name_the_problem(tmp_path):
         score_texts(_frame(), "text", _count([]), tmp_path, chunk_size=0)
 
 
+def _mates(calls):
+    """A score that depends on the chunk it is scored in (like a language model's padded bf16
+    batch): the text's length plus 100 x the longest text of its chunk."""
+    def fn(chunk):
+        calls.append(list(chunk["text"]))
+        n = chunk["text"].str.len()
+        return pd.DataFrame({"score": (n + 100 * n.max()).to_numpy()})
+    return fn
+
+
+def test_batch_dependent_scores_never_mix_chunks_of_other_frames(tmp_path):
+    a = pd.DataFrame({"text": ["aa", "bbbbbb", "c", "dddd"]})
+    b = pd.DataFrame({"text": ["c", "dddd", "ee"]})  # overlaps a, chunked differently
+    warm, cold = tmp_path / "warm", tmp_path / "cold"
+    score_texts(a, "text", _mates([]), warm, chunk_size=2, progress=False, batch_dependent=True)
+    calls = []
+    got = score_texts(b, "text", _mates(calls), warm, chunk_size=2, progress=False, batch_dependent=True)
+    want = score_texts(b, "text", _mates([]), cold, chunk_size=2, progress=False, batch_dependent=True)
+    # b's chunks are [c, dddd] (a's second chunk: reused) and [ee] (scored)
+    assert calls == [["ee"]]
+    assert got["score"].tolist() == want["score"].tolist() == [401, 404, 202]
+    # by key (the default) b's "ee" alone is scored, and "c" keeps a's chunk-mates' number
+    byrow = score_texts(pd.DataFrame({"text": ["c", "ee"]}), "text", _mates([]), warm,
+                        chunk_size=2, progress=False)
+    assert byrow["score"].tolist() == [401, 202]
+    fresh = score_texts(pd.DataFrame({"text": ["c", "ee"]}), "text", _mates([]), tmp_path / "f",
+                        chunk_size=2, progress=False, batch_dependent=True)
+    assert fresh["score"].tolist() == [201, 202]
+
+
+def test_batch_dependent_resume_equals_uninterrupted(tmp_path):
+    frame = pd.DataFrame({"text": ["a", "bbb", "cc", "dddd", "e"]})
+    once = score_texts(frame, "text", _mates([]), tmp_path / "once", chunk_size=2, progress=False,
+                       batch_dependent=True)
+    calls = []
+
+    def dies(chunk):
+        if calls:
+            raise KeyboardInterrupt
+        return _mates(calls)(chunk)
+    with pytest.raises(KeyboardInterrupt):
+        score_texts(frame, "text", dies, tmp_path / "r", chunk_size=2, progress=False, batch_dependent=True)
+    calls2 = []
+    again = score_texts(frame, "text", _mates(calls2), tmp_path / "r", chunk_size=2, progress=False,
+                        batch_dependent=True)
+    assert calls2 == [["cc", "dddd"], ["e"]]
+    assert again["score"].tolist() == once["score"].tolist() == [301, 303, 402, 404, 101]
+    assert again.attrs["scoring"]["cached"] == 2
+    warm = score_texts(frame, "text", _mates([]), tmp_path / "r", chunk_size=2, progress=False,
+                       batch_dependent=True)
+    assert warm.attrs["scoring"]["scored now"] == 0
+    assert warm["score"].tolist() == once["score"].tolist()
+
+
 def test_doctests():
     assert doctest.testmod(scoring).failed == 0

@@ -387,11 +387,15 @@ def test_score_sentences_resumes(causal_lm, gold, tmp_path):
         def score(self, s):
             raise AssertionError("cached sentences must not be rescored")
 
-    again = score_sentences(Boom(), sents.iloc[:9], tmp_path / "c")
+    again = score_sentences(Boom(), sents.iloc[:9], tmp_path / "c", chunk=4)
     pd.testing.assert_frame_equal(first, again)
-    full = score_sentences(sc, sents, tmp_path / "c", chunk=50)  # continues with the rest
+    # the whole table continues from the two chunks it shares with the first 9 sentences; the
+    # third ([8] alone then, [8:12] now) is scored again with its new batch-mates
+    full = score_sentences(sc, sents, tmp_path / "c", chunk=4)
     assert list(full["id"]) == list(sents["id"])
-    assert len(list((tmp_path / "c").glob("shard-*.parquet"))) == 4
+    assert len(list((tmp_path / "c").glob("shard-*.parquet"))) == 3 + 4
+    cold = score_sentences(sc, sents, tmp_path / "cold", chunk=4)
+    pd.testing.assert_frame_equal(full, cold)
     # model_scores: everything cached -> no model is loaded
     scores, df = model_scores("tiny", gold, tmp_path, "dev", scorer=sc)
     assert len(scores) == 21

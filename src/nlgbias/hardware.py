@@ -483,6 +483,49 @@ def resolve_dtype(dtype: str | None, device: str = "cpu") -> str:
 
 
 
+def cpu_info(cpuinfo: str = "/proc/cpuinfo") -> tuple[str | None, set[str]]:
+    """The CPU's model name and flags as ``/proc/cpuinfo`` states them (``(None, set())`` where
+    it cannot be read)."""
+    from pathlib import Path
+
+    model, flags = None, set()
+    try:
+        for line in Path(cpuinfo).read_text().splitlines():
+            if line.startswith("model name") and model is None:
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    return model, flags
+
+
+def bf16_unit(flags: set[str] | None = None) -> str:
+    """Which unit computes this CPU's bfloat16 matrix products: ``"amx"`` (AMX tiles),
+    ``"avx512bf16"`` (AVX512-BF16 dot products) or ``"none"`` (emulated). Their sums round
+    differently, so a bfloat16 score is a score of its unit.
+
+    >>> bf16_unit({"avx512_bf16", "amx_bf16", "amx_tile"}), bf16_unit({"avx512_bf16"}), bf16_unit(set())
+    ('amx', 'avx512bf16', 'none')
+    """
+    flags = cpu_info()[1] if flags is None else flags
+    if {"amx_bf16", "amx_tile"} <= flags:
+        return "amx"
+    return "avx512bf16" if "avx512_bf16" in flags else "none"
+
+
+def kernel_tag(dtype: str | None, flags: set[str] | None = None) -> str:
+    """``dtype`` as a cache of model scores is keyed: bfloat16 with the unit that computes it
+    (:func:`bf16_unit`: the same model and texts score differently on AMX and on AVX512-BF16),
+    any other dtype as it is.
+
+    >>> kernel_tag("bfloat16", {"amx_bf16", "amx_tile"}), kernel_tag("float32", {"amx_bf16"})
+    ('bfloat16-amx', 'float32')
+    """
+    return f"bfloat16-{bf16_unit(flags)}" if dtype == "bfloat16" else str(dtype)
+
+
 def matmul_peak(dtype: str = "float32", n: int = 2048, threads: int | None = None,
                 repeats: int = 5) -> float:
     """This machine's measured matmul throughput in GFLOP/s: the best of ``repeats`` timed

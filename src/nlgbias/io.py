@@ -135,19 +135,21 @@ class ShardCache:
     def shards(self) -> list[Path]:
         return sorted(self.folder.glob("shard-*.parquet"))
 
-    def load(self) -> pd.DataFrame:
-        shards = self.shards()
-        if not shards:
-            return pd.DataFrame()
+    def parts(self) -> list[pd.DataFrame]:
+        """Each shard's rows, in the order they were written (one frame per ``append``)."""
         parts = []
-        for p in shards:
+        for p in self.shards():
             try:
                 parts.append(pd.read_parquet(p))
             except Exception as exc:
                 raise CorruptCacheError(
                     f"cache shard {p} is corrupted ({type(exc).__name__}: {exc}). Delete that file "
                     "and rerun: only its rows are recomputed") from exc
-        return pd.concat(parts, ignore_index=True)
+        return parts
+
+    def load(self) -> pd.DataFrame:
+        parts = self.parts()
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def done_keys(self) -> set:
         df = self.load()

@@ -36,16 +36,10 @@ CPU_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_t
 
 def machine() -> dict:
     """The CPU model, its relevant flags, the core count and library versions."""
-    model, flags, model_line = platform.processor() or "unknown", set(), None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and not flags and model_line is None:
-                model_line = model = line.split(":", 1)[1].strip()
-            elif line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    except OSError:
-        pass
+    from nlgbias.hardware import cpu_info
+
+    model, flags = cpu_info()
+    model = model or platform.processor() or "unknown"
     import os
 
     out = {"cpu": model, "cpu flags": " ".join(f for f in CPU_FLAGS if f in flags) or "none",

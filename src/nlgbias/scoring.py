@@ -57,10 +57,15 @@ def row_keys(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Series:
                       for t in parts], index=frame.index, dtype=object)
 
 
+def _chunk_id(keys: pd.Series) -> str:
+    """The identity of a chunk: sha1 over its keys in order (one shard holds one chunk)."""
+    return hashlib.sha1("\x1f".join(map(str, keys.tolist())).encode("utf-8")).hexdigest()[:20]
+
+
 def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
                 fn: Callable[[pd.DataFrame], pd.DataFrame], cache_dir: str | Path, *,
                 chunk_size: int = 4000, desc: str = "score", progress: bool | None = None,
-                ) -> pd.DataFrame:
+                batch_dependent: bool = False) -> pd.DataFrame:
     """Score every row of ``frame`` with ``fn``, through a resumable cache.
 
     Args:
@@ -75,6 +80,11 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
             a resumed run writes the same numbers as an uninterrupted one).
         desc: progress-bar label. progress: ``False`` hides the bar, ``None`` shows it only
             for two or more chunks.
+        batch_dependent: ``fn``'s number for a row depends on the rows scored with it (a
+            language model's batches: padding and shared prefixes move bfloat16 sums). Then a
+            row is reused only from a cached chunk of exactly this frame's chunk (the same keys
+            in the same order, e.g. this frame's own earlier run), never from another frame's
+            chunk, so a warm run writes what a cold one does. Off: rows are reused by key.
 
     Returns:
         ``frame`` with the key column (if hashed) and the score columns joined, same index
@@ -90,20 +100,27 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
     else:
         key_col, keys = KEY, row_keys(frame, list(key))
     cache = ShardCache(cache_dir, key=key_col)
-    done = cache.done_keys()
     work = frame.assign(**{key_col: keys})
     # fixed chunks: the distinct keys in frame order cut every chunk_size keys, wherever an
     # earlier run stopped (each chunk is cached as one shard, so a killed run left whole chunks).
-    # A chunk's rows, and so its numbers when fn batches them (bf16 models), depend on the frame
-    # only: a resumed run scores what an uninterrupted one would. Keys cached by another frame's
-    # run are reused; only the rest of their chunk is scored.
+    # A chunk's rows, and so its numbers when fn batches them, depend on the frame only: a
+    # resumed run scores what an uninterrupted one would.
     distinct = work.drop_duplicates(key_col)
-    pending = ~distinct[key_col].isin(done).to_numpy()
-    chunks = [distinct.iloc[s:s + chunk_size][pending[s:s + chunk_size]]
-              for s in range(0, len(distinct), chunk_size) if pending[s:s + chunk_size].any()]
+    cuts = [distinct.iloc[s:s + chunk_size] for s in range(0, len(distinct), chunk_size)]
+    if batch_dependent:
+        # a shard is one chunk as fn scored it: reused only where it is one of this frame's chunks
+        ids = [_chunk_id(c[key_col]) for c in cuts]
+        have = {_chunk_id(p[key_col]) for p in cache.parts()}
+        chunks = [c for c, i in zip(cuts, ids) if i not in have]
+        done = {k for c, i in zip(cuts, ids) if i in have for k in c[key_col]}
+    else:
+        # keys cached by another frame's run are reused; only the rest of their chunk is scored
+        done = cache.done_keys()
+        chunks = [c[~c[key_col].isin(done).to_numpy()] for c in cuts]
+        chunks = [c for c in chunks if len(c)]
     stats = {"rows": len(frame), "distinct": int(keys.nunique()),
-             "cached": int(keys[keys.isin(done)].nunique()), "scored now": int(pending.sum()),
-             "seconds": 0.0}
+             "cached": int(keys[keys.isin(done)].nunique()),
+             "scored now": int(sum(len(c) for c in chunks)), "seconds": 0.0}
     if chunks:
         log.info("%s: scoring %d new of %d rows (%d cached) into %s", desc, stats["scored now"],
                  len(frame), stats["cached"], Path(cache_dir).name)
@@ -118,7 +135,12 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
         if key_col in scores.columns:
             raise ValueError(f"{desc}: fn returned the key column {key_col!r}")
         cache.append(scores.reset_index(drop=True).assign(**{key_col: chunk[key_col].to_numpy()}))
-    cached = cache.load()
+    if batch_dependent:
+        wanted = set(ids)
+        mine = [p for p in cache.parts() if _chunk_id(p[key_col]) in wanted]
+        cached = pd.concat(mine, ignore_index=True) if mine else pd.DataFrame()
+    else:
+        cached = cache.load()
     if not len(cached):
         out = work.copy()
     else:

@@ -115,11 +115,15 @@ def score_perplexity(sentences: pd.DataFrame, model, cache_dir: str | Path, *,
     """Perplexity of each sentence (column ``text``) under the causal LM ``model`` (a spec
     string or :class:`~nlgbias.lm.LMSpec`, reached through :mod:`nlgbias.lm`: in process,
     shared-prefix batches after the start token, ``dtype`` "auto" = bf16 where it pays, where
-    the spec sets none), cached per (model, version, dtype) and resumable. ``lm``: an already
-    built :class:`~nlgbias.lm.LM`."""
+    the spec sets none), cached per (model, version, dtype and bf16 unit) and resumable. ``lm``: an already
+    built :class:`~nlgbias.lm.LM`.
+
+    A sentence's score depends on its batch-mates (bf16 sums over shared-prefix batches) and on
+    the CPU's bf16 unit: the cache folder names the unit (:func:`nlgbias.hardware.kernel_tag`)
+    and a sentence is reused only from a cached chunk of exactly this frame's chunk."""
     import numpy as np
 
-    from nlgbias.hardware import resolve_dtype
+    from nlgbias.hardware import kernel_tag, resolve_dtype
     from nlgbias.lm import get_lm, parse_model_spec
 
     spec = parse_model_spec(model).with_defaults(dtype=dtype or "float32", batch_size=batch_size)
@@ -134,10 +138,10 @@ def score_perplexity(sentences: pd.DataFrame, model, cache_dir: str | Path, *,
 
     from nlgbias.scoring import score_texts
 
-    folder = Path(cache_dir) / "perplexity" / f"{spec.slug}{spec.scoring_tag}__{version}__{dt}"
+    folder = Path(cache_dir) / "perplexity" / f"{spec.slug}{spec.scoring_tag}__{version}__{kernel_tag(dt)}"
     cols = [c for c in SENTENCE_COLUMNS if c in sentences.columns]
     out = score_texts(sentences[[*cols, "text"]], "text", fn, folder, chunk_size=chunk_size,
-                      desc=f"perplexity {spec.display}", progress=progress)
+                      desc=f"perplexity {spec.display}", progress=progress, batch_dependent=True)
     out["perplexity"] = np.exp(-out["logprob"] / out["n_tokens"])
     out["model"], out["version"], out["dtype"] = spec.display, version, dt
     return out

@@ -186,21 +186,26 @@ def model_scores(name, cats: pd.DataFrame, interim: str | Path, split: str = "de
     dtype None: float32) for ``cats`` (§7), cached resumably under
     ``interim/stereoset/<split>/<model slug>[-<dtype>]/``. Returns (id → score, the
     per-sentence frame). The model is loaded only when some sentence is not cached yet."""
-    from nlgbias.io import ShardCache
+    from nlgbias.hardware import kernel_tag
     from nlgbias.lm import parse_model_spec
 
     spec = parse_model_spec(name).with_defaults(device=device, dtype=dtype or "float32")
     sents = sentence_table(cats)
     dt = spec.opts.get("dtype")
-    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "") + spec.scoring_tag
+    tag = spec.slug + (f"-{kernel_tag(dt)}" if dt and dt != "float32" else "") + spec.scoring_tag
     cache = Path(interim) / "stereoset" / split / tag
-    done = ShardCache(cache, key="id").done_keys()
-    if scorer is None and not set(sents["id"]) <= done:
-        scorer = load_scorer(spec, batch_size=batch_size)
-    df = score_sentences(scorer or _NoModel(), sents, cache, desc=f"StereoSet {spec.display}")
+    df = score_sentences(scorer or _LazyScorer(spec, batch_size), sents, cache,
+                         desc=f"StereoSet {spec.display}")
     return dict(zip(df["id"], df["score"].astype(float))), df
 
 
-class _NoModel:
-    def score(self, sents):  # pragma: no cover - never called when all is cached
-        raise RuntimeError("no model loaded")
+class _LazyScorer:
+    """:func:`load_scorer` on the first chunk that is not cached (a warm run loads no model)."""
+
+    def __init__(self, spec, batch_size: int):
+        self.spec, self.batch_size, self.scorer = spec, batch_size, None
+
+    def score(self, sents):
+        if self.scorer is None:
+            self.scorer = load_scorer(self.spec, batch_size=self.batch_size)
+        return self.scorer.score(sents)

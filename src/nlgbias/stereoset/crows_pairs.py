@@ -25,7 +25,6 @@ as neither); 50 is unbiased. Also per bias type, and the % among non-tied "stere
 from __future__ import annotations
 
 import difflib
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,8 +33,6 @@ import pandas as pd
 
 from nlgbias.likelihood import pseudo_log_likelihood
 from nlgbias.stats import proportion_interval
-
-log = logging.getLogger(__name__)
 
 
 def shared_positions(ids1: Sequence[int], ids2: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -125,7 +122,7 @@ def pair_scores(lm, pairs: pd.DataFrame, interim: str | Path, *, dtype: str | No
     log-probability (:meth:`~nlgbias.lm.LM.token_logprobs`): a backend without them (a server
     without prompt log-probabilities) raises
     :class:`~nlgbias.lm.UnsupportedCapabilityError` naming the capability."""
-    from nlgbias.io import ShardCache
+    from nlgbias.hardware import kernel_tag
     from nlgbias.lm import LM, get_lm, kind_of, parse_model_spec
     from nlgbias.scoring import score_texts
 
@@ -135,7 +132,7 @@ def pair_scores(lm, pairs: pd.DataFrame, interim: str | Path, *, dtype: str | No
     kind = lm.kind if isinstance(lm, LM) and lm.kind else kind_of(spec)
     if kind not in ("causal", "masked"):
         raise ValueError(f"model {spec.display!r} has no likelihood scorer (kind {kind!r})")
-    tag = spec.slug + (f"-{dt}" if dt and dt != "float32" else "") + spec.scoring_tag
+    tag = spec.slug + (f"-{kernel_tag(dt)}" if dt and dt != "float32" else "") + spec.scoring_tag
     cache = Path(interim) / "crows_pairs" / f"{tag}-tokens"
     holder = {"lm": lm if isinstance(lm, LM) else None}
 
@@ -146,11 +143,8 @@ def pair_scores(lm, pairs: pd.DataFrame, interim: str | Path, *, dtype: str | No
         lps = holder["lm"].token_logprobs(texts)
         return masked_token_pair_scores(lps) if kind == "masked" else token_pair_scores(lps)
 
-    done = ShardCache(cache, key="pair_id").done_keys()
-    if len(done):
-        log.info("CrowS-Pairs %s: %d of %d pairs cached", spec.display,
-                 len(done & set(pairs["pair_id"])), len(pairs))
-    out = score_texts(pairs, "pair_id", fn, cache, chunk_size=256, desc=f"CrowS-Pairs {spec.display}")
+    out = score_texts(pairs, "pair_id", fn, cache, chunk_size=256, desc=f"CrowS-Pairs {spec.display}",
+                      batch_dependent=True)
     out["scoring"] = ("PLL of the shared tokens (masked LM, paper §3)" if kind == "masked"
                       else "total token log-probability of the sentence (causal LM)")
     out["scoring_shared"] = ("" if kind == "masked" else

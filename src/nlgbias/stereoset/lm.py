@@ -308,12 +308,14 @@ def score_sentences(scorer: CATScorer, sents: pd.DataFrame, cache_dir: str | Pat
                     chunk: int = 384, desc: str = "StereoSet", progress: bool | None = None,
                     ) -> pd.DataFrame:
     """Score every sentence of ``sents`` (a ``sentence_table``) through the resumable cache of
-    :func:`nlgbias.scoring.score_texts` (keyed by sentence id; finished chunks are skipped on a
-    rerun). Returns ``sents`` with ``mean_logprob, n_tokens, score`` joined, same order."""
+    :func:`nlgbias.scoring.score_texts` (keyed by sentence id; a chunk cached for exactly these
+    sentences is skipped on a rerun, since a score depends on its batch-mates). Returns
+    ``sents`` with ``mean_logprob, n_tokens, score`` joined, same order."""
     from nlgbias.scoring import score_texts
 
     def fn(chunk_df: pd.DataFrame) -> pd.DataFrame:
         return scorer.score(chunk_df).drop(columns="id")
 
-    out = score_texts(sents, "id", fn, cache_dir, chunk_size=chunk, desc=desc, progress=progress)
+    out = score_texts(sents, "id", fn, cache_dir, chunk_size=chunk, desc=desc, progress=progress,
+                      batch_dependent=True)
     return out.reset_index(drop=True)
