@@ -512,10 +512,12 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
             row = {"step": step, "train_loss": float(loss.detach()), "val_loss": float("nan")}
             if step % config.eval_every == 0 or step == config.max_steps:
                 row["val_loss"] = evaluate()
-                if row["val_loss"] < best["val_loss"]:
-                    best = {"step": step, "val_loss": row["val_loss"], "state": _trainable_state(model)}
+                lower = row["val_loss"] < best["val_loss"]
+                now = _trainable_state(model) if lower or guard is not None else None  # one copy for both
+                if lower:
+                    best = {"step": step, "val_loss": row["val_loss"], "state": now}
                 if guard is not None:
-                    states[int(step)] = _trainable_state(model)
+                    states[int(step)] = now
                 if row["val_loss"] < anchor * (1 - config.min_delta):
                     anchor, bad = row["val_loss"], 0
                 else:
