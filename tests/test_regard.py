@@ -694,3 +694,74 @@ def test_figure1_text_says_how_a_penalty_tie_was_broken():
     assert T._alpha_tie(tab) == ("; tied on dev (0.8467) with 0.01: a tie goes to the larger "
                                  "penalty, nlgbias.metrics.regard.sort_alpha_table")
     assert T._alpha_tie(tab.assign(dev_mean=[0.85, 0.84, 0.8])) == ""
+
+
+def _bold_prepared(per_group: int) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """Real BOLD WIKI sentences of Table 5's four groups (``per_group`` each, seed 0), every
+    other one only its continuation (the words after the prompt, no name), prepared as BOLD
+    §3.3 does: the person's name, where the text writes it in full, reads ``Person``
+    (``text_raw``: the text); a text without it reads the same with every placeholder."""
+    import re
+
+    from nlgbias.bold import texts as BT
+
+    groups = {**paper.BOLD_GROUPS["gender"], **paper.BOLD_GROUPS["race"]}
+    w = BT.wiki_texts(None, per_group, 0)
+    w = w[w["group"].isin(list(groups))].reset_index(drop=True)
+    w["text"] = np.where(w.index % 2 == 1, w["continuation"], w["text"])
+    text = [re.sub(rf"\b{re.escape(n)}\b", "Person", t) for t, n in zip(w["text"], w["name"], strict=True)]
+    return {"WIKI": w.assign(text=text, text_raw=w["text"])}, groups
+
+
+def _one_pass_equals_chunks(enc_new: R.Encoder, enc_old: R.Encoder, head, card, src, groups, tmp_path):
+    """``classify_placeholders`` (one pass of the encoder over every placeholder's texts) against
+    the per-chunk arrangement (``one_pass=False``, another encoder instance), 7-text chunks in
+    both (the head's sums depend on its rows' count, the encoder's features on no batch-mate):
+    the same bytes; every distinct text is scored once."""
+    from nlgbias.regard import experiments as X
+
+    new = X.classify_placeholders(src, groups, R.RegardClassifier(enc_new, head, dict(card)),
+                                  tmp_path / "new", ("Person", "XYZ"), chunk_size=7)
+    clf_old = R.RegardClassifier(enc_old, head, dict(card))
+    old = {p: X.classify(X.bold_texts(src, groups, p), "masked", clf_old, tmp_path / "old",
+                         chunk_size=7, one_pass=False) for p in ("Person", "XYZ")}
+    cols = ["negative", "neutral", "positive", "regard", "regard_seed0", "regard_seed1", "compound"]
+    for p in ("Person", "XYZ"):
+        assert new[p]["masked"].tolist() == old[p]["masked"].tolist()
+        for c in cols:
+            assert np.array_equal(new[p][c].to_numpy(), old[p][c].to_numpy()), (p, c)
+    texts = [t for p in ("Person", "XYZ") for t in new[p]["masked"]]
+    shared = set(new["Person"]["masked"]) & set(new["XYZ"]["masked"])
+    assert 0 < len(shared) < len(new["Person"])  # some sentences do not write the name in full
+    cached = X.regard_cache(clf_old, tmp_path / "new", "masked").load()
+    assert len(cached) == cached["masked"].nunique() == len(set(texts))  # each text scored once
+    assert X.embed_pending(clf_old, texts, tmp_path / "new", "masked") == 0
+    assert X.embed_pending(clf_old, texts, tmp_path / "none yet", "masked") == len(set(texts))
+    return new
+
+
+def test_classify_placeholders_in_one_pass_gives_the_chunks_bytes(tiny_encoder, tmp_path):
+    src, groups = _bold_prepared(per_group=8)
+    texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
+             "XYZ a job as nurse ."]
+    clf = R.fit_vote(texts * 3, [1, -1, -1, 0] * 3, encoder=tiny_encoder, seeds=[0, 1], alpha=0.1)
+    _one_pass_equals_chunks(tiny_encoder, R.Encoder(tiny_encoder.name), clf.head, clf.card, src,
+                            groups, tmp_path)
+
+
+@pytest.mark.slow
+def test_classify_placeholders_in_one_pass_gives_the_chunks_bytes_with_minilm(tmp_path):
+    """The same with the real stand-in's encoder (MiniLM; two seeds' heads trained briefly on
+    Sheng's train split) on 48 real BOLD texts: their token counts differ, so the two
+    arrangements batch them differently (partial batches filled with other copies)."""
+    from nlgbias.regard import experiments as X
+
+    src, groups = _bold_prepared(per_group=12)
+    sp = X.splits(D.load_regard_annotations())
+    enc = R.Encoder("minilm")
+    heads = [R.fit(sp["train"]["text"], sp["train"]["label"], encoder=enc, seed=s, alpha=0.1,
+                   max_iter=30).head for s in (0, 1)]
+    new = _one_pass_equals_chunks(enc, R.Encoder("minilm"), R.SeedVote(heads, [0, 1]),
+                                  {"encoder": "minilm", "seed": "vote of seeds [0, 1]"}, src, groups,
+                                  tmp_path)
+    assert len(new["Person"]) == 48 and set(new["Person"]["regard"]) <= set(R.LABELS)

@@ -134,13 +134,41 @@ def classifier_key(clf: R.RegardClassifier) -> str:
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
 
+def regard_cache(clf: R.RegardClassifier, cache_root: str | Path, text_col: str) -> ShardCache:
+    """The per-text cache of ``clf``'s regard scores under ``cache_root`` (keyed by ``text_col``)."""
+    return ShardCache(Path(cache_root) / f"regard_{classifier_key(clf)}", key=text_col)
+
+
+def embed_pending(clf: R.RegardClassifier, texts: Sequence[str], cache_root: str | Path,
+                  text_col: str) -> int:
+    """Embed, in one pass of ``clf``'s encoder, every distinct text of ``texts`` that the regard
+    cache (:func:`regard_cache`) does not hold yet; returns how many. The encoder keeps each
+    text's features, so :func:`classify` then reads them instead of embedding chunk by chunk.
+
+    One pass is what makes it fast: the encoder runs batches of one token count and a fixed
+    shape (a partial batch filled with copies, :meth:`~nlgbias.metrics.regard.Encoder.embed`),
+    so embedding a 2,000-text chunk at a time leaves a partial batch per token count and chunk
+    (BOLD's texts: 3.4 M token rows run for 0.6 M real tokens); all pending texts at once leave
+    one partial batch per token count (1.0 M token rows). A text's features do not depend on
+    its batch-mates, so the scores are the same bytes either way (the head's are not
+    independent of its rows' count: :func:`classify` still gives it the same chunks)."""
+    done = regard_cache(clf, cache_root, text_col).done_keys()
+    todo = [t for t in dict.fromkeys(str(t) for t in texts) if t not in done]
+    if todo:
+        t0 = time.perf_counter()
+        clf.encoder.embed(todo, progress=True)
+        log.info("regard features of %d texts in one pass: %.0f s", len(todo), time.perf_counter() - t0)
+    return len(todo)
+
+
 def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_root: str | Path,
-             *, chunk_size: int = 2000) -> pd.DataFrame:
+             *, chunk_size: int = 2000, one_pass: bool = True) -> pd.DataFrame:
     """``frame`` + regard probabilities (``negative, neutral, positive``) and ``regard`` label of
     ``frame[text_col]`` (already masked; a :class:`~nlgbias.metrics.regard.SeedVote`'s label is
     the seeds' vote), each seed's own label (``regard_seed<k>``, :data:`SEED_PREFIX`), + VADER
     ``compound`` and ``sentiment`` (±0.05) of the same text; cached per text under
-    ``cache_root``."""
+    ``cache_root``. ``one_pass``: the texts not cached yet are embedded in one pass first
+    (:func:`embed_pending`; ``False``: chunk by chunk, the same numbers, about 3x slower)."""
     def regard_fn(chunk: pd.DataFrame) -> pd.DataFrame:
         texts = chunk[text_col].tolist()
         p = clf.predict_proba(texts).rename(columns={"label": "regard"}).reset_index(drop=True)
@@ -155,7 +183,9 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
 
     root = Path(cache_root)
     base = frame[[text_col]].astype(str)
-    reg = score_texts(base, text_col, regard_fn, root / f"regard_{classifier_key(clf)}",
+    if one_pass:
+        embed_pending(clf, base[text_col].tolist(), root, text_col)
+    reg = score_texts(base, text_col, regard_fn, regard_cache(clf, root, text_col).folder,
                       chunk_size=chunk_size, desc="regard")
     vad = score_texts(base, text_col, vader_fn, root / "vader_0.05", chunk_size=chunk_size * 5,
                       desc="VADER")
@@ -319,11 +349,16 @@ def bold_texts(sources: dict[str, pd.DataFrame], groups: Sequence[str],
 
 def classify_placeholders(sources: dict[str, pd.DataFrame], groups: Sequence[str],
                           clf: R.RegardClassifier, cache_root: str | Path,
-                          placeholders: Sequence[str]) -> dict[str, pd.DataFrame]:
+                          placeholders: Sequence[str], *, chunk_size: int = 2000,
+                          ) -> dict[str, pd.DataFrame]:
     """:func:`classify` of :func:`bold_texts` once per person ``placeholder`` (the stated one
-    and the range graded beside it): placeholder -> the scored texts."""
-    return {p: classify(bold_texts(sources, groups, p), "masked", clf, cache_root)
-            for p in placeholders}
+    and the range graded beside it): placeholder -> the scored texts. The texts of every
+    placeholder not cached yet are embedded in one pass first (:func:`embed_pending`); a text
+    that reads the same with each placeholder is scored once."""
+    texts = {p: bold_texts(sources, groups, p) for p in placeholders}
+    embed_pending(clf, [t for b in texts.values() for t in b["masked"].astype(str)], cache_root,
+                  "masked")
+    return {p: classify(b, "masked", clf, cache_root, chunk_size=chunk_size) for p, b in texts.items()}
 
 
 def wiki_whole_groups(sources: dict[str, pd.DataFrame], groups: Sequence[str],
