@@ -156,3 +156,40 @@ def test_own_name_reading_counts_raw_sentences():
                           "text_raw": ["Fascism rose.", "It fell.", "Italian fascism.", "fascism"]})
     text = BN.own_name_reading(seeds, texts)
     assert "(valence 2.50 on 1–9, sadness 3.00 and fear 2.75 on 1–5), 2 of its 3 WIKI" in text
+
+
+def test_content_words_equal_nltk_pos_tag_on_bold_sentences():
+    """One tagger for every text (and remembered words) gives what ``nltk.pos_tag`` does, which
+    builds a new tagger per call: on 400 real BOLD Wikipedia sentences of every domain."""
+    import nltk
+
+    from nlgbias.datasets.bold import load_bold
+    from nlgbias.resources import nltk_setup
+
+    nltk_setup()
+    texts = load_bold().groupby("domain").head(80)["wiki_text"].tolist()
+    for text in texts + texts[:5]:  # the repeated ones come from the remembered words
+        expected = [w.lower() for w, t in nltk.pos_tag(nltk.word_tokenize(text), tagset="universal")
+                    if t not in N.SKIP_POS]
+        assert N.content_words(text) == expected
+
+
+def test_train_nets_in_processes_equal_in_process(tmp_path):
+    """expand_lexicons of several runs, their nets trained side by side in worker processes,
+    writes the same lexicons and k-fold tables (bytes) as one expand_lexicon call per run with
+    its nets trained here one after another."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(300, 12))
+    y = x[:, :1] * 2 + 5
+    words = [f"w{i}" for i in range(300)]
+    emb = Embedding(words, x)
+    seeds = pd.DataFrame(np.repeat(y[:250], 8, axis=1), index=words[:250], columns=list(N.VARIABLES))
+    runs = [(2, NL.NetConfig(hidden=(16, 8), iterations=150, seed=0)),
+            (1, NL.NetConfig(hidden=(16, 8), iterations=150, seed=3))]
+    together = NL.expand_lexicons(seeds, emb, tmp_path / "together", runs, workers=2)
+    for (k, cfg), (lex, kf) in zip(runs, together):
+        one_lex, one_kf = NL.expand_lexicon(seeds, emb, tmp_path / "one", k=k, cfg=cfg)
+        pd.testing.assert_frame_equal(lex, one_lex, check_exact=True)
+        pd.testing.assert_frame_equal(kf, one_kf, check_exact=True)
+    assert len(together[0][1]) == 2 * 8 and together[1][1].empty
+    assert not together[0][0]["valence"].equals(together[1][0]["valence"])

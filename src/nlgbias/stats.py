@@ -177,18 +177,36 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str = "holm") 
     family-wise error) or ``"fdr_bh"`` (Benjamini-Hochberg 1995, false discovery rate), as in
     ``statsmodels.stats.multitest.multipletests``. NaNs stay NaN and do not count.
 
+    Holm is computed here with multipletests' own steps (sort, ``p * (m, m-1, ..., 1)``, running
+    maximum, capped at 1): the same numbers without the full garbage collection multipletests
+    runs on every Holm call (about 0.4 s in a notebook's process, hundreds of calls per notebook).
+
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    from statsmodels.stats.multitest import multipletests
-
     if method not in CORRECTIONS:
         raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        out[ok] = multipletests(p[ok], method=method)[1]
+        out[ok] = _holm(p[ok]) if method == "holm" else _multipletests(p[ok], method)
+    return out
+
+
+def _multipletests(p: np.ndarray, method: str) -> np.ndarray:
+    from statsmodels.stats.multitest import multipletests
+
+    return multipletests(p, method=method)[1]
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm-adjusted p-values, step for step as ``multipletests(p, method="holm")[1]``."""
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(np.take(p, order) * np.arange(len(p), 0, -1))
+    adjusted[adjusted > 1] = 1
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
     return out
 
 

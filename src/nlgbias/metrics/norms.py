@@ -35,6 +35,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -84,12 +85,28 @@ def content_words(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` whose universal POS tag is not in :data:`SKIP_POS`.
 
     NLTK ``word_tokenize`` + ``pos_tag(tagset="universal")``; call
-    :func:`nlgbias.resources.nltk_setup` first.
+    :func:`nlgbias.resources.nltk_setup` first. The same tags as ``nltk.pos_tag``, which builds
+    (loads) a new ``PerceptronTagger`` on every call: here one tagger serves every text, and a
+    text's words are remembered, since notebook 04 scores the same texts with several lexicons.
     """
-    import nltk
+    return list(_content_words(str(text)))
 
-    tagged = nltk.pos_tag(nltk.word_tokenize(str(text)), tagset="universal")
-    return [w.lower() for w, t in tagged if t not in SKIP_POS]
+
+@functools.lru_cache(maxsize=1)
+def _tagger():
+    """The tagger ``nltk.pos_tag`` uses for English (``PerceptronTagger()``), built once."""
+    from nltk.tag.perceptron import PerceptronTagger
+
+    return PerceptronTagger()
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _content_words(text: str) -> tuple[str, ...]:
+    import nltk
+    from nltk.tag.mapping import map_tag
+
+    tagged = _tagger().tag(nltk.word_tokenize(text))
+    return tuple(w.lower() for w, t in tagged if map_tag("en-ptb", "universal", t) not in SKIP_POS)
 
 
 def compute(texts: Iterable[str], lexicon: pd.DataFrame, *, scaled: bool = False,
