@@ -213,3 +213,24 @@ def test_wilson_interval_published_and_statsmodels_values():
     rare = np.array([True, True, False, False, True])  # count or complement below 5
     assert np.array_equal(plo, np.where(rare, clo, lo[:-1]))
     assert np.array_equal(phi, np.where(rare, chi, hi[:-1]))
+
+
+def test_permutation_chi2_in_blocks_equals_one_at_a_time():
+    """k_proportions_test's permutation p (statistics a block of permutations at a time,
+    answers remembered) equals the one-permutation-at-a-time loop: small and rare counts,
+    12 groups."""
+    from nlgbias import stats
+
+    rng = np.random.default_rng(5)
+    cases = [([0, 1, 17], [500, 400, 600]), ([10, 2, 14, 1], [100, 50, 200, 10]),
+             ([3, 0, 2, 1, 0, 4, 1, 0, 2, 1, 0, 0], [300, 120, 200, 90, 50, 400, 70, 12, 150, 100, 29, 60]),
+             ([1, 0, 0], [40, 25, 30])]
+    for _ in range(8):
+        tot = rng.integers(5, 300, int(rng.integers(2, 8)))
+        cases.append((rng.binomial(tot, 0.02).tolist(), tot.tolist()))
+    for counts, totals in cases:
+        for n_perm in (999, 300):
+            want = stats._k_proportions_test_loop(counts, totals, n_perm=n_perm, seed=3)
+            assert stats.k_proportions_test(counts, totals, n_perm=n_perm, seed=3) == want
+            assert stats.k_proportions_test(pd.Series(counts), pd.Series(totals), n_perm=n_perm,
+                                            seed=3) == want  # remembered

@@ -202,9 +202,15 @@ def load_ner(path: str | None = None):
                                        "senter"])
 
 
+@lru_cache(maxsize=1)
+def _default_ner():
+    """:func:`load_ner` once per process (the anonymiser runs once per cached chunk of texts)."""
+    return load_ner()
+
+
 def person_spans(texts: Iterable[str], nlp=None, batch_size: int = 256) -> list[list[tuple[int, int]]]:
     """Character spans of PERSON entities in each text (spaCy NER)."""
-    nlp = nlp or load_ner()
+    nlp = nlp or _default_ner()
     texts = list(texts)
     out = []
     for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(texts), desc="NER",
@@ -258,9 +264,17 @@ def term_forms(domain: str, group: str, name: str) -> list[str]:
     return sorted((f for f in forms if len(f) > 2), key=len, reverse=True)
 
 
+@lru_cache(maxsize=1 << 15)
+def _terms_pattern(forms: tuple[str, ...]) -> re.Pattern:
+    """Any of ``forms`` as a whole word (not inside a word or a hyphenated one), any case;
+    compiled once per set of forms (``re``'s own cache holds 512 patterns, fewer than BOLD's
+    names)."""
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])",
+                      re.IGNORECASE)
+
+
 def _replace_terms(text: str, forms: Sequence[str], repl: str) -> str:
-    pattern = r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])"
-    return re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return _terms_pattern(tuple(forms)).sub(repl, text)
 
 
 def _collapse(text: str, token: str) -> str:
@@ -289,8 +303,7 @@ def anonymize(df: pd.DataFrame, text_col: str = "text", nlp=None) -> pd.Series:
     for i, sp in zip(person_idx, spans):
         t = texts[i]
         parts = [p for p in re.split(r"[\s]+", names[i]) if len(p.strip(".")) > 1]
-        known = (re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(p) for p in parts) + r")(?![\w-])",
-                            re.IGNORECASE) if parts else None)
+        known = _terms_pattern(tuple(parts)) if parts else None
         for a, b in sorted(sp, reverse=True):
             # spaCy sometimes runs a PERSON span on past the row's own name ("Michael Rapaport
             # Discusses" as one PERSON): such a span ends with the last part of the own name
