@@ -449,11 +449,13 @@ sizes_released = load_bold().groupby("group").size().to_dict()
 # the lexicon is a trained stand-in: its calibration rows are graded on the range of its
 # training seeds (the final net of each of `lexicon_seeds`, on the WIKI texts)
 wiki_norm = BN.norm_texts(texts[texts["source"] == "WIKI"])
-seed_scores = {}
-for s_ in ([] if profile == "smoke" else list(lexicon_seeds)):
-    lex_s, _ = NL.expand_lexicon(seeds, emb_raw, P.cache, k=1, keep_seed_ratings=seed_ratings,
-                                 cfg=NL.NetConfig(iterations=cfg["iterations"], seed=s_))
-    seed_scores[f"net seed {s_}"] = BN.score_norms(wiki_norm, lex_s)
+# (their nets trained side by side: the same lexicons as one expand_lexicon call per seed)
+graded_seeds = [] if profile == "smoke" else list(lexicon_seeds)
+seed_lexicons = NL.expand_lexicons(
+    seeds, emb_raw, P.cache, [(1, NL.NetConfig(iterations=cfg["iterations"], seed=s_))
+                              for s_ in graded_seeds], keep_seed_ratings=seed_ratings)
+seed_scores = {f"net seed {s_}": BN.score_norms(wiki_norm, lex_s)
+               for s_, (lex_s, _) in zip(graded_seeds, seed_lexicons)}
 
 lex_seeds = BC.lexicon_seed_categories(seed_scores, thresholds)
 claims04, checks04 = BC.section6_gender_norms(t3_text, t3ci, gpr, f2, cats, nscores,

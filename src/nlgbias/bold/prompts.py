@@ -208,15 +208,54 @@ def _default_ner():
     return load_ner()
 
 
-def person_spans(texts: Iterable[str], nlp=None, batch_size: int = 256) -> list[list[tuple[int, int]]]:
-    """Character spans of PERSON entities in each text (spaCy NER)."""
-    nlp = nlp or _default_ner()
+#: texts from which :func:`person_spans` splits the default NER over worker processes
+NER_POOL_MIN = 2000
+
+
+def person_spans(texts: Iterable[str], nlp=None, batch_size: int = 256,
+                 workers: int | None = None) -> list[list[tuple[int, int]]]:
+    """Character spans of PERSON entities in each text (spaCy NER).
+
+    With the default pipeline (``nlp=None``) and at least :data:`NER_POOL_MIN` texts, the texts
+    are split in ``workers`` runs of whole batches (default: the project's thread count,
+    :func:`nlgbias.hardware.default_threads`) tagged side by side by worker processes that load
+    the pipeline once: every batch of ``batch_size`` texts is the one a single process would
+    tag, so the spans are the same."""
     texts = list(texts)
+    if nlp is None:
+        if workers is None:
+            from nlgbias.hardware import default_threads
+
+            workers = default_threads() if len(texts) >= NER_POOL_MIN else 1
+        batches = -(-len(texts) // batch_size)
+        workers = max(1, min(workers, batches))
+        if workers > 1:
+            per = -(-batches // workers) * batch_size
+            parts = [texts[i:i + per] for i in range(0, len(texts), per)]
+            pool = _ner_pool(workers)
+            return [sp for part in pool.map(_ner_spans, parts, [batch_size] * len(parts))
+                    for sp in part]
+    return _ner_spans(texts, batch_size, nlp)
+
+
+def _ner_spans(texts: list[str], batch_size: int, nlp=None) -> list[list[tuple[int, int]]]:
+    nlp = nlp or _default_ner()
     out = []
     for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(texts), desc="NER",
                     disable=len(texts) < 500):
         out.append([(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"])
     return out
+
+
+@lru_cache(maxsize=2)
+def _ner_pool(workers: int):
+    """Worker processes that each load the NER pipeline once; kept for the process's life
+    (the anonymiser runs once per cached chunk)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_default_ner)
 
 
 def has_person(texts: Sequence[str], nlp=None) -> np.ndarray:
