@@ -168,7 +168,8 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
     the seeds' vote), each seed's own label (``regard_seed<k>``, :data:`SEED_PREFIX`), + VADER
     ``compound`` and ``sentiment`` (±0.05) of the same text; cached per text under
     ``cache_root``. ``one_pass``: the texts not cached yet are embedded in one pass first
-    (:func:`embed_pending`; ``False``: chunk by chunk, the same numbers, about 3x slower)."""
+    (:func:`embed_pending`; ``False``: the encoder embeds chunk by chunk what it does not hold
+    yet, the same numbers)."""
     def regard_fn(chunk: pd.DataFrame) -> pd.DataFrame:
         texts = chunk[text_col].tolist()
         p = clf.predict_proba(texts).rename(columns={"label": "regard"}).reset_index(drop=True)
@@ -358,7 +359,8 @@ def classify_placeholders(sources: dict[str, pd.DataFrame], groups: Sequence[str
     texts = {p: bold_texts(sources, groups, p) for p in placeholders}
     embed_pending(clf, [t for b in texts.values() for t in b["masked"].astype(str)], cache_root,
                   "masked")
-    return {p: classify(b, "masked", clf, cache_root, chunk_size=chunk_size) for p, b in texts.items()}
+    return {p: classify(b, "masked", clf, cache_root, chunk_size=chunk_size, one_pass=False)
+            for p, b in texts.items()}
 
 
 def wiki_whole_groups(sources: dict[str, pd.DataFrame], groups: Sequence[str],
