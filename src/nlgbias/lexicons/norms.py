@@ -101,6 +101,11 @@ def _fit(x: np.ndarray, y: np.ndarray, cfg: NetConfig, desc: str):
     return {k: v.numpy() for k, v in net.state_dict().items()}, mu, sd
 
 
+#: Adam's update of all weights at once (torch's ``foreach`` form): the same arithmetic per
+#: element as the one-tensor-at-a-time loop (the same weights, tested) with less overhead per step
+ADAM_FOREACH = True
+
+
 def _train(torch, x: np.ndarray, y: np.ndarray, cfg: NetConfig, desc: str):
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
@@ -108,7 +113,7 @@ def _train(torch, x: np.ndarray, y: np.ndarray, cfg: NetConfig, desc: str):
     xt = torch.as_tensor(np.asarray(x, dtype=np.float64))
     yt = torch.as_tensor(np.asarray((y - mu) / sd, dtype=np.float64))
     net = _make_net(x.shape[1], y.shape[1], cfg).to(torch.float64)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, foreach=ADAM_FOREACH)
     net.train()
     for _ in tqdm(range(cfg.iterations), desc=desc, mininterval=5, leave=False):
         idx = torch.as_tensor(rng.integers(0, len(x), cfg.batch_size))
