@@ -754,15 +754,16 @@ def test_classify_placeholders_in_one_pass_gives_the_chunks_bytes(tiny_encoder, 
 def test_classify_placeholders_in_one_pass_gives_the_chunks_bytes_with_minilm(tmp_path):
     """The same with the real stand-in's encoder (MiniLM; two seeds' heads trained briefly on
     Sheng's train split) on 24 real BOLD texts: their token counts differ, so the two
-    arrangements batch them differently (partial batches filled with other copies)."""
+    arrangements batch them differently (partial batches filled with other copies;
+    8-row batches instead of 64, so the few texts' filled batches stay short)."""
     from nlgbias.regard import experiments as X
 
     src, groups = _bold_prepared(per_group=6)
     sp = X.splits(D.load_regard_annotations())
-    enc = R.Encoder("minilm")
+    enc = R.Encoder("minilm", batch_size=8)
     heads = [R.fit(sp["train"]["text"], sp["train"]["label"], encoder=enc, seed=s, alpha=0.1,
                    max_iter=30).head for s in (0, 1)]
-    new = _one_pass_equals_chunks(enc, R.Encoder("minilm"), R.SeedVote(heads, [0, 1]),
+    new = _one_pass_equals_chunks(enc, R.Encoder("minilm", batch_size=8), R.SeedVote(heads, [0, 1]),
                                   {"encoder": "minilm", "seed": "vote of seeds [0, 1]"}, src, groups,
                                   tmp_path, chunk=16)
     assert len(new["Person"]) == 24 and set(new["Person"]["regard"]) <= set(R.LABELS)
