@@ -731,13 +731,15 @@ def _one_pass_equals_chunks(enc_new: R.Encoder, enc_old: R.Encoder, head, card, 
         assert new[p]["masked"].tolist() == old[p]["masked"].tolist()
         for c in cols:
             assert np.array_equal(new[p][c].to_numpy(), old[p][c].to_numpy()), (p, c)
-    texts = [t for p in ("Person", "XYZ") for t in new[p]["masked"]]
+    frames = [new[p][["masked"]] for p in ("Person", "XYZ")]
+    texts = [t for f in frames for t in f["masked"]]
     shared = set(new["Person"]["masked"]) & set(new["XYZ"]["masked"])
     assert 0 < len(shared) < len(new["Person"])  # the continuations name no one
     cached = X.regard_cache(clf_old, tmp_path / "new", "masked").load()
-    assert len(cached) == cached["masked"].nunique() == len(set(texts))  # each text scored once
-    assert X.embed_pending(clf_old, texts, tmp_path / "new", "masked") == 0
-    assert X.embed_pending(clf_old, texts, tmp_path / "none yet", "masked") == len(set(texts))
+    # each placeholder's texts scored once, in its own chunks (a shared text once per placeholder)
+    assert len(cached) == sum(f["masked"].nunique() for f in frames)
+    assert X.embed_pending(clf_old, frames, tmp_path / "new", "masked", chunk_size=chunk) == 0
+    assert X.embed_pending(clf_old, frames, tmp_path / "none yet", "masked", chunk_size=chunk) == len(set(texts))
     return new
 
 

@@ -62,6 +62,56 @@ def _chunk_id(keys: pd.Series) -> str:
     return hashlib.sha1("\x1f".join(map(str, keys.tolist())).encode("utf-8")).hexdigest()[:20]
 
 
+def _plan(frame: pd.DataFrame, key, cache_dir, chunk_size: int, batch_dependent: bool):
+    """What :func:`score_texts` will score: (the keyed frame, the key column, the cache, the
+    chunks still to score, the keys it reuses, this frame's chunk ids or None)."""
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if isinstance(key, str):
+        if key not in frame.columns:
+            raise KeyError(f"score_texts: key column {key!r} not in {list(frame.columns)}")
+        key_col, keys = key, frame[key]
+    else:
+        key_col, keys = KEY, row_keys(frame, list(key))
+    cache = ShardCache(cache_dir, key=key_col)
+    work = frame.assign(**{key_col: keys})
+    # fixed chunks: the distinct keys in frame order cut every chunk_size keys, wherever an
+    # earlier run stopped (each chunk is cached as one shard, so a killed run left whole chunks).
+    # A chunk's rows, and so its numbers when fn batches them, depend on the frame only: a
+    # resumed run scores what an uninterrupted one would.
+    distinct = work.drop_duplicates(key_col)
+    cuts = [distinct.iloc[s:s + chunk_size] for s in range(0, len(distinct), chunk_size)]
+    ids = None
+    if batch_dependent:
+        # a shard is one chunk as fn scored it: reused only where it is one of this frame's chunks
+        ids = [_chunk_id(c[key_col]) for c in cuts]
+        have = {_chunk_id(p[key_col]) for p in cache.parts()}
+        chunks = [c for c, i in zip(cuts, ids) if i not in have]
+        done = {k for c, i in zip(cuts, ids) if i in have for k in c[key_col]}
+    else:
+        # keys cached by another frame's run are reused; only the rest of their chunk is scored
+        done = cache.done_keys()
+        chunks = [c[~c[key_col].isin(done).to_numpy()] for c in cuts]
+        chunks = [c for c in chunks if len(c)]
+    return work, key_col, cache, chunks, done, ids
+
+
+def pending(frame: pd.DataFrame, key: str | Sequence[str], cache_dir: str | Path, *,
+            chunk_size: int = 4000, batch_dependent: bool = False) -> pd.DataFrame:
+    """The rows of ``frame`` (distinct keys, with the key column) that :func:`score_texts` with
+    the same arguments would score now; e.g. to prepare their inputs in one pass first.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = score_texts(pd.DataFrame({"text": ["a", "b"]}), "text",
+    ...                     lambda c: pd.DataFrame({"n": c["text"].str.len()}), d, progress=False)
+    ...     pending(pd.DataFrame({"text": ["a", "c", "c"]}), "text", d)["text"].tolist()
+    ['c']
+    """
+    chunks = _plan(frame, key, cache_dir, chunk_size, batch_dependent)[3]
+    return pd.concat(chunks) if chunks else frame.iloc[:0]
+
+
 def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
                 fn: Callable[[pd.DataFrame], pd.DataFrame], cache_dir: str | Path, *,
                 chunk_size: int = 4000, desc: str = "score", progress: bool | None = None,
@@ -91,33 +141,8 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
         and row order. ``out.attrs["scoring"]`` holds ``rows``, ``distinct``, ``cached``,
         ``scored now`` and ``seconds`` (time spent in ``fn``).
     """
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
-    if isinstance(key, str):
-        if key not in frame.columns:
-            raise KeyError(f"score_texts: key column {key!r} not in {list(frame.columns)}")
-        key_col, keys = key, frame[key]
-    else:
-        key_col, keys = KEY, row_keys(frame, list(key))
-    cache = ShardCache(cache_dir, key=key_col)
-    work = frame.assign(**{key_col: keys})
-    # fixed chunks: the distinct keys in frame order cut every chunk_size keys, wherever an
-    # earlier run stopped (each chunk is cached as one shard, so a killed run left whole chunks).
-    # A chunk's rows, and so its numbers when fn batches them, depend on the frame only: a
-    # resumed run scores what an uninterrupted one would.
-    distinct = work.drop_duplicates(key_col)
-    cuts = [distinct.iloc[s:s + chunk_size] for s in range(0, len(distinct), chunk_size)]
-    if batch_dependent:
-        # a shard is one chunk as fn scored it: reused only where it is one of this frame's chunks
-        ids = [_chunk_id(c[key_col]) for c in cuts]
-        have = {_chunk_id(p[key_col]) for p in cache.parts()}
-        chunks = [c for c, i in zip(cuts, ids) if i not in have]
-        done = {k for c, i in zip(cuts, ids) if i in have for k in c[key_col]}
-    else:
-        # keys cached by another frame's run are reused; only the rest of their chunk is scored
-        done = cache.done_keys()
-        chunks = [c[~c[key_col].isin(done).to_numpy()] for c in cuts]
-        chunks = [c for c in chunks if len(c)]
+    work, key_col, cache, chunks, done, ids = _plan(frame, key, cache_dir, chunk_size, batch_dependent)
+    keys = work[key_col]
     stats = {"rows": len(frame), "distinct": int(keys.nunique()),
              "cached": int(keys[keys.isin(done)].nunique()),
              "scored now": int(sum(len(c) for c in chunks)), "seconds": 0.0}
@@ -154,4 +179,4 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
     return out
 
 
-__all__ = ["KEY", "row_keys", "score_texts"]
+__all__ = ["KEY", "pending", "row_keys", "score_texts"]

@@ -139,11 +139,11 @@ def regard_cache(clf: R.RegardClassifier, cache_root: str | Path, text_col: str)
     return ShardCache(Path(cache_root) / f"regard_{classifier_key(clf)}", key=text_col)
 
 
-def embed_pending(clf: R.RegardClassifier, texts: Sequence[str], cache_root: str | Path,
-                  text_col: str) -> int:
-    """Embed, in one pass of ``clf``'s encoder, every distinct text of ``texts`` that the regard
-    cache (:func:`regard_cache`) does not hold yet; returns how many. The encoder keeps each
-    text's features, so :func:`classify` then reads them instead of embedding chunk by chunk.
+def embed_pending(clf: R.RegardClassifier, frames: Sequence[pd.DataFrame], cache_root: str | Path,
+                  text_col: str, *, chunk_size: int = 2000) -> int:
+    """Embed, in one pass of ``clf``'s encoder, every distinct text that :func:`classify` of each
+    of ``frames`` (same ``chunk_size``) would score now; returns how many. The encoder keeps
+    each text's features, so :func:`classify` then reads them instead of embedding chunk by chunk.
 
     One pass is what makes it fast: the encoder runs batches of one token count and a fixed
     shape (a partial batch filled with copies, :meth:`~nlgbias.metrics.regard.Encoder.embed`),
@@ -151,9 +151,12 @@ def embed_pending(clf: R.RegardClassifier, texts: Sequence[str], cache_root: str
     (BOLD's texts: 3.4 M token rows run for 0.6 M real tokens); all pending texts at once leave
     one partial batch per token count (1.0 M token rows). A text's features do not depend on
     its batch-mates, so the scores are the same bytes either way (the head's are not
-    independent of its rows' count: :func:`classify` still gives it the same chunks)."""
-    done = regard_cache(clf, cache_root, text_col).done_keys()
-    todo = [t for t in dict.fromkeys(str(t) for t in texts) if t not in done]
+    independent of its rows: :func:`classify` still gives it the same chunks)."""
+    from nlgbias.scoring import pending
+
+    folder = regard_cache(clf, cache_root, text_col).folder
+    todo = list(dict.fromkeys(t for f in frames for t in pending(
+        f[[text_col]].astype(str), text_col, folder, chunk_size=chunk_size, batch_dependent=True)[text_col]))
     if todo:
         t0 = time.perf_counter()
         clf.encoder.embed(todo, progress=True)
@@ -166,8 +169,10 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
     """``frame`` + regard probabilities (``negative, neutral, positive``) and ``regard`` label of
     ``frame[text_col]`` (already masked; a :class:`~nlgbias.metrics.regard.SeedVote`'s label is
     the seeds' vote), each seed's own label (``regard_seed<k>``, :data:`SEED_PREFIX`), + VADER
-    ``compound`` and ``sentiment`` (±0.05) of the same text; cached per text under
-    ``cache_root``. ``one_pass``: the texts not cached yet are embedded in one pass first
+    ``compound`` and ``sentiment`` (±0.05) of the same text; cached under ``cache_root`` per
+    chunk of ``chunk_size`` texts (the head's sums depend on the rows scored with it, so a text
+    is reused only from a cached chunk of exactly this frame's chunk: a warm run writes a cold
+    run's bytes). ``one_pass``: the texts not cached yet are embedded in one pass first
     (:func:`embed_pending`; ``False``: the encoder embeds chunk by chunk what it does not hold
     yet, the same numbers)."""
     def regard_fn(chunk: pd.DataFrame) -> pd.DataFrame:
@@ -185,9 +190,9 @@ def classify(frame: pd.DataFrame, text_col: str, clf: R.RegardClassifier, cache_
     root = Path(cache_root)
     base = frame[[text_col]].astype(str)
     if one_pass:
-        embed_pending(clf, base[text_col].tolist(), root, text_col)
+        embed_pending(clf, [base], root, text_col, chunk_size=chunk_size)
     reg = score_texts(base, text_col, regard_fn, regard_cache(clf, root, text_col).folder,
-                      chunk_size=chunk_size, desc="regard")
+                      chunk_size=chunk_size, desc="regard", batch_dependent=True)
     vad = score_texts(base, text_col, vader_fn, root / "vader_0.05", chunk_size=chunk_size * 5,
                       desc="VADER")
     out = frame.copy()
@@ -354,11 +359,11 @@ def classify_placeholders(sources: dict[str, pd.DataFrame], groups: Sequence[str
                           ) -> dict[str, pd.DataFrame]:
     """:func:`classify` of :func:`bold_texts` once per person ``placeholder`` (the stated one
     and the range graded beside it): placeholder -> the scored texts. The texts of every
-    placeholder not cached yet are embedded in one pass first (:func:`embed_pending`); a text
-    that reads the same with each placeholder is scored once."""
+    placeholder not cached yet are embedded in one pass first (:func:`embed_pending`; a text
+    that reads the same with each placeholder is embedded once, and scored with each
+    placeholder's chunk-mates)."""
     texts = {p: bold_texts(sources, groups, p) for p in placeholders}
-    embed_pending(clf, [t for b in texts.values() for t in b["masked"].astype(str)], cache_root,
-                  "masked")
+    embed_pending(clf, list(texts.values()), cache_root, "masked", chunk_size=chunk_size)
     return {p: classify(b, "masked", clf, cache_root, chunk_size=chunk_size, one_pass=False)
             for p, b in texts.items()}
 
