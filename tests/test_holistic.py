@@ -608,3 +608,97 @@ def test_n_needed_is_checked_against_v10_and_v11():
     assert decided is not None and decided.reason == c.reason
     # a Spearman rho of 0.54 over the paper's 6 axes needs ~28 axes for 80% power (Fisher z)
     assert 25 < HC._spearman_need(0.54) < 31 and math.isnan(HC._spearman_need(0.0))
+
+
+def _permutation_null_one_at_a_time(frame, styles, clusters, *, n_perm, seed, observed=False):
+    """The permutation null as first written: one sparse descriptor matrix per permutation."""
+    from scipy import sparse
+
+    col = {s: i for i, s in enumerate(styles)}
+    rng = np.random.default_rng(seed)
+    reps = 1 if observed else n_perm
+    per_style, summed, n_t = np.zeros((reps, len(styles))), np.zeros((reps, len(clusters))), 0
+    for _, g in frame.groupby("template", sort=True):
+        x = g[styles].to_numpy(dtype=np.float64)
+        xc = np.stack([x[:, [col[s] for s in c]].sum(1) for c in clusters.values()], axis=1)
+        y = np.hstack([x, xc])
+        codes, uniq = pd.factorize(g["descriptor"], sort=True)
+        if len(uniq) < 2:
+            continue
+        counts = np.bincount(codes, minlength=len(uniq)).astype(float)
+        n_t += 1
+        for r in range(reps):
+            lab = codes if observed else rng.permutation(codes)
+            a = sparse.csr_matrix((np.ones(len(lab)), (lab, np.arange(len(lab)))), shape=(len(uniq), len(lab)))
+            v = (np.asarray(a @ y) / counts[:, None]).var(axis=0)
+            per_style[r] += v[: len(styles)]
+            summed[r] += v[len(styles):]
+    per_style, summed = per_style / n_t * G.SCALE, summed / n_t * G.SCALE
+    out = {"full": per_style.sum(1)}
+    out.update({f"partial:{n}": per_style[:, [col[s] for s in c]].sum(1) for n, c in clusters.items()})
+    out.update({f"summed:{n}": summed[:, k] for k, n in enumerate(clusters)})
+    return pd.DataFrame(out)
+
+
+def test_permutation_null_blocks_equal_one_permutation_at_a_time():
+    """The block-wise null (many permutations in one sparse product) gives the same bits as one
+    permutation at a time: uneven cells, a template with one descriptor, float32 styles, a
+    permutation count that is no multiple of the block."""
+    rng = np.random.default_rng(5)
+    styles = [f"s{i}" for i in range(9)]
+    clusters = {"A": ["s0", "s3"], "B": ["s1", "s2", "s8"]}
+    rows = []
+    for t, n_desc in (("t1", 7), ("t2", 5), ("t3", 1)):
+        for d in range(n_desc):
+            for _ in range(int(rng.integers(1, 5))):
+                p = rng.dirichlet(np.ones(len(styles))).astype(np.float32)
+                rows.append({"template": t, "descriptor": f"d{d}", **dict(zip(styles, p, strict=True))})
+    f = pd.DataFrame(rows)
+    for n_perm in (1, G._PERM_BLOCK, 2 * G._PERM_BLOCK + 7):
+        new = G.permutation_null(f, styles, clusters, n_perm=n_perm, seed=11)
+        old = _permutation_null_one_at_a_time(f, styles, clusters, n_perm=n_perm, seed=11)
+        assert list(new.columns) == list(old.columns)
+        assert (new.to_numpy() == old.to_numpy()).all()
+    obs = G.permutation_null(f, styles, clusters, observed=True)
+    assert (obs.to_numpy() == _permutation_null_one_at_a_time(f, styles, clusters, n_perm=1, seed=0,
+                                                               observed=True).to_numpy()).all()
+
+
+def test_null_summary_remembers_only_identical_inputs():
+    styles = ["s1", "s2", "s3", "s4"]
+    clusters = {"A": ["s1", "s2"], "B": ["s3", "s4"]}
+    f = _null_frame(0.2)
+    first = G.null_summary(f, styles, clusters, n_perm=50, seed=2)
+    first.loc[0, "observed"] = -1.0  # the caller's copy: the remembered answer is not changed
+    again = G.null_summary(f.copy(), styles, clusters, n_perm=50, seed=2)
+    G._NULL_SUMMARIES.clear()
+    fresh = G.null_summary(f, styles, clusters, n_perm=50, seed=2)
+    pd.testing.assert_frame_equal(again, fresh)
+    other = f.copy()
+    other.loc[other.index[0], "s1"] += 1e-9
+    assert not G.null_summary(other, styles, clusters, n_perm=50, seed=2)["observed"].equals(fresh["observed"])
+    assert not G.null_summary(f, styles, clusters, n_perm=50, seed=3)["null_mean"].equals(fresh["null_mean"])
+    swapped = G.null_summary(f, styles, {"B": clusters["B"], "A": clusters["A"]}, n_perm=50, seed=2)
+    assert swapped["statistic"].tolist() == ["full", "partial:B", "partial:A", "summed:B", "summed:A"]
+
+
+def test_pair_pvalues_equal_one_mannwhitneyu_per_pair():
+    """p-values reused across pairs with the same rank pattern are the bits one
+    ``mannwhitneyu`` call per pair gives: small samples with and without ties, a missing value,
+    and large samples (the vectorised asymptotic path)."""
+    from itertools import combinations
+
+    from scipy.stats import mannwhitneyu
+
+    rng = np.random.default_rng(8)
+    groups = {f"d{i}": rng.normal(10, 2, int(rng.integers(2, 7))) for i in range(30)}
+    groups.update({f"t{i}": np.round(rng.normal(10, 2, 4)) for i in range(15)})  # ties
+    groups.update({f"L{i}": rng.normal(10, 2, 12) for i in range(4)})
+    groups["nan"] = np.array([1.0, np.nan, 3.0])
+    pairs = list(combinations(sorted(groups), 2))
+    p = L.pair_pvalues(groups, pairs)
+    ref = np.array([mannwhitneyu(groups[a], groups[b], alternative="two-sided").pvalue for a, b in pairs])
+    small = np.array([min(len(groups[a]), len(groups[b])) <= 8 for a, b in pairs])
+    assert np.array_equal(p[small], ref[small], equal_nan=True)
+    assert np.isnan(p[[("nan" in pr) for pr in pairs]]).all()
+    assert p[~small] == pytest.approx(ref[~small], abs=1e-12)

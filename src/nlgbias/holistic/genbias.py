@@ -110,6 +110,10 @@ def resample_counts(n: int, *, n_boot: int = 1000, seed: int = 0,
     return out
 
 
+#: permutations whose descriptor means are computed in one sparse product
+_PERM_BLOCK = 64
+
+
 def permutation_null(frame: pd.DataFrame, styles: Sequence[str],
                      clusters: Mapping[str, Sequence[str]] | None = None, *, n_perm: int = 200,
                      seed: int = 0, scale: float = SCALE, template: str = "template",
@@ -146,14 +150,19 @@ def permutation_null(frame: pd.DataFrame, styles: Sequence[str],
             continue
         counts = np.bincount(codes, minlength=len(uniq)).astype(float)
         n_t += 1
-        for r in range(reps):
-            lab = codes if observed else rng.permutation(codes)
-            a = sparse.csr_matrix((np.ones(len(lab)), (lab, np.arange(len(lab)))),
-                                  shape=(len(uniq), len(lab)))
-            m = np.asarray(a @ y) / counts[:, None]
-            v = m.var(axis=0)
-            per_style[r] += v[: len(styles)]
-            summed[r] += v[len(styles):]
+        labs = codes[None, :] if observed else np.stack([rng.permutation(codes) for _ in range(reps)])
+        # a block of permutations at once: one row per (permutation, descriptor), each row's
+        # responses summed in response order (as one permutation's matrix at a time summed them)
+        k, n = len(uniq), len(codes)
+        for r0 in range(0, reps, _PERM_BLOCK):
+            lab = labs[r0:r0 + _PERM_BLOCK]
+            b = len(lab)
+            rows = (lab + k * np.arange(b)[:, None]).ravel()
+            a = sparse.csr_matrix((np.ones(b * n), (rows, np.tile(np.arange(n), b))), shape=(b * k, n))
+            m = np.asarray(a @ y).reshape(b, k, -1) / counts[None, :, None]
+            v = m.var(axis=1)
+            per_style[r0:r0 + b] += v[:, : len(styles)]
+            summed[r0:r0 + b] += v[:, len(styles):]
     if n_t == 0:
         raise ValueError("no template has two descriptors: no variance across descriptors")
     per_style, summed = per_style / n_t * scale, summed / n_t * scale
@@ -174,6 +183,9 @@ def null_summary(frame: pd.DataFrame, styles: Sequence[str],
 
     Rows: ``full``, ``partial:<cluster>``, ``summed:<cluster>``.
     """
+    key = _content_key(frame, styles, clusters, n_perm, seed, cols)
+    if key is not None and key in _NULL_SUMMARIES:  # the same responses tested again (no degenerate text)
+        return _NULL_SUMMARIES[key].copy()
     obs = permutation_null(frame, styles, clusters, observed=True, **cols).iloc[0]
     null = permutation_null(frame, styles, clusters, n_perm=n_perm, seed=seed, **cols)
     rows = []
@@ -184,7 +196,34 @@ def null_summary(frame: pd.DataFrame, styles: Sequence[str],
                      "excess": float(obs[stat] - d.mean()),
                      "p_perm": float((1 + (d >= obs[stat] - 1e-12).sum()) / (1 + len(d))),
                      "n_perm": len(d)})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if key is not None:
+        if len(_NULL_SUMMARIES) >= 256:
+            _NULL_SUMMARIES.clear()
+        _NULL_SUMMARIES[key] = out.copy()
+    return out
+
+
+#: null_summary's answers by the content of their inputs
+_NULL_SUMMARIES: dict[str, pd.DataFrame] = {}
+
+
+def _content_key(frame: pd.DataFrame, styles: Sequence[str], clusters, n_perm: int, seed: int,
+                 cols: Mapping) -> str | None:
+    """A digest of everything :func:`null_summary` reads: the template and descriptor labels and
+    the style values (their bytes, in row order), the clusters and the draw's settings; None
+    where a column is missing (no answer to remember)."""
+    import hashlib
+
+    template, descriptor = cols.get("template", "template"), cols.get("descriptor", "descriptor")
+    if {template, descriptor, *styles} - set(frame.columns):
+        return None
+    h = hashlib.sha1(repr((list(styles), [(k, list(v)) for k, v in dict(clusters or {}).items()],
+                           n_perm, seed, sorted(cols.items()))).encode())
+    for c in (template, descriptor):
+        h.update(repr(frame[c].tolist()).encode())
+    h.update(np.ascontiguousarray(frame[list(styles)].to_numpy(dtype=np.float64)).tobytes())
+    return h.hexdigest()
 
 
 def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_boot: int = 1000,
