@@ -664,20 +664,24 @@ def test_permutation_null_blocks_equal_one_permutation_at_a_time():
                                                                observed=True).to_numpy()).all()
 
 
-def test_null_summary_remembers_only_identical_inputs():
+def test_permutation_null_remembers_only_identical_inputs():
     styles = ["s1", "s2", "s3", "s4"]
     clusters = {"A": ["s1", "s2"], "B": ["s3", "s4"]}
     f = _null_frame(0.2)
     first = G.null_summary(f, styles, clusters, n_perm=50, seed=2)
-    first.loc[0, "observed"] = -1.0  # the caller's copy: the remembered answer is not changed
+    null = G.permutation_null(f, styles, clusters, n_perm=50, seed=2)
+    null.iloc[0, 0] = -1.0  # the caller's copy: the remembered answer is not changed
     again = G.null_summary(f.copy(), styles, clusters, n_perm=50, seed=2)
-    G._NULL_SUMMARIES.clear()
+    G._NULLS.clear()
     fresh = G.null_summary(f, styles, clusters, n_perm=50, seed=2)
+    pd.testing.assert_frame_equal(first, fresh)
     pd.testing.assert_frame_equal(again, fresh)
     other = f.copy()
     other.loc[other.index[0], "s1"] += 1e-9
     assert not G.null_summary(other, styles, clusters, n_perm=50, seed=2)["observed"].equals(fresh["observed"])
     assert not G.null_summary(f, styles, clusters, n_perm=50, seed=3)["null_mean"].equals(fresh["null_mean"])
+    relabelled = f.assign(descriptor=f["descriptor"].sample(frac=1, random_state=0).to_numpy())
+    assert not G.null_summary(relabelled, styles, clusters, n_perm=50, seed=2)["observed"].equals(fresh["observed"])
     swapped = G.null_summary(f, styles, {"B": clusters["B"], "A": clusters["A"]}, n_perm=50, seed=2)
     assert swapped["statistic"].tolist() == ["full", "partial:B", "partial:A", "summed:B", "summed:A"]
 

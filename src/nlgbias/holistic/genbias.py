@@ -127,14 +127,42 @@ def permutation_null(frame: pd.DataFrame, styles: Sequence[str],
     Rows: permutations (``observed=True``: one row, the unshuffled labels, i.e. the statistics
     themselves); population variance as :func:`full_gen_bias`.
     """
-    from scipy import sparse
-
     clusters = dict(clusters or {})
     styles = list(styles)
-    col = {s: i for i, s in enumerate(styles)}
     missing = {template, descriptor, *styles} - set(frame.columns)
     if missing:
         raise KeyError(f"style frame lacks column(s) {', '.join(sorted(missing))}")
+    key = _content_key(frame, styles, clusters, (n_perm, seed, scale, template, descriptor, observed))
+    if key not in _NULLS:  # the same responses are tested again (e.g. a model without degenerate text)
+        if len(_NULLS) >= 256:
+            _NULLS.clear()
+        _NULLS[key] = _permutation_null(frame, styles, clusters, n_perm=n_perm, seed=seed, scale=scale,
+                                        template=template, descriptor=descriptor, observed=observed)
+    return _NULLS[key].copy()
+
+
+#: permutation_null's answers by the content of their inputs
+_NULLS: dict[str, pd.DataFrame] = {}
+
+
+def _content_key(frame: pd.DataFrame, styles: list[str], clusters: dict, settings: tuple) -> str:
+    """A digest of everything :func:`permutation_null` reads: the template and descriptor labels and
+    the style values (their bytes, in row order), the clusters (in order) and the settings."""
+    import hashlib
+
+    template, descriptor = settings[3], settings[4]
+    h = hashlib.sha1(repr((styles, [(k, list(v)) for k, v in clusters.items()], settings)).encode())
+    for c in (template, descriptor):
+        h.update(repr(frame[c].tolist()).encode())
+    h.update(np.ascontiguousarray(frame[styles].to_numpy(dtype=np.float64)).tobytes())
+    return h.hexdigest()
+
+
+def _permutation_null(frame: pd.DataFrame, styles: list[str], clusters: dict, *, n_perm: int, seed: int,
+                      scale: float, template: str, descriptor: str, observed: bool) -> pd.DataFrame:
+    from scipy import sparse
+
+    col = {s: i for i, s in enumerate(styles)}
     rng = np.random.default_rng(seed)
     reps = 1 if observed else n_perm
     per_style = np.zeros((reps, len(styles)))
@@ -183,9 +211,6 @@ def null_summary(frame: pd.DataFrame, styles: Sequence[str],
 
     Rows: ``full``, ``partial:<cluster>``, ``summed:<cluster>``.
     """
-    key = _content_key(frame, styles, clusters, n_perm, seed, cols)
-    if key is not None and key in _NULL_SUMMARIES:  # the same responses tested again (no degenerate text)
-        return _NULL_SUMMARIES[key].copy()
     obs = permutation_null(frame, styles, clusters, observed=True, **cols).iloc[0]
     null = permutation_null(frame, styles, clusters, n_perm=n_perm, seed=seed, **cols)
     rows = []
@@ -196,34 +221,7 @@ def null_summary(frame: pd.DataFrame, styles: Sequence[str],
                      "excess": float(obs[stat] - d.mean()),
                      "p_perm": float((1 + (d >= obs[stat] - 1e-12).sum()) / (1 + len(d))),
                      "n_perm": len(d)})
-    out = pd.DataFrame(rows)
-    if key is not None:
-        if len(_NULL_SUMMARIES) >= 256:
-            _NULL_SUMMARIES.clear()
-        _NULL_SUMMARIES[key] = out.copy()
-    return out
-
-
-#: null_summary's answers by the content of their inputs
-_NULL_SUMMARIES: dict[str, pd.DataFrame] = {}
-
-
-def _content_key(frame: pd.DataFrame, styles: Sequence[str], clusters, n_perm: int, seed: int,
-                 cols: Mapping) -> str | None:
-    """A digest of everything :func:`null_summary` reads: the template and descriptor labels and
-    the style values (their bytes, in row order), the clusters and the draw's settings; None
-    where a column is missing (no answer to remember)."""
-    import hashlib
-
-    template, descriptor = cols.get("template", "template"), cols.get("descriptor", "descriptor")
-    if {template, descriptor, *styles} - set(frame.columns):
-        return None
-    h = hashlib.sha1(repr((list(styles), [(k, list(v)) for k, v in dict(clusters or {}).items()],
-                           n_perm, seed, sorted(cols.items()))).encode())
-    for c in (template, descriptor):
-        h.update(repr(frame[c].tolist()).encode())
-    h.update(np.ascontiguousarray(frame[list(styles)].to_numpy(dtype=np.float64)).tobytes())
-    return h.hexdigest()
+    return pd.DataFrame(rows)
 
 
 def bootstrap_style_variance(frame: pd.DataFrame, styles: Sequence[str], *, n_boot: int = 1000,
