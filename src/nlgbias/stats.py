@@ -414,7 +414,7 @@ PERM_BLOCK = 256
 def _permutation_chi2(counts: tuple[int, ...], totals: tuple[int, ...], n_perm: int,
                       seed: int) -> float:
     """The permutation p-value of :func:`k_proportions_test`. The permutations are drawn one by
-    one as in :func:`_k_proportions_test_loop` (the same random stream), their statistics
+    one as a one-permutation-at-a-time loop would (the same random stream), their statistics
     computed a block at a time; and the same call gives the same answer, so answers are
     remembered (a notebook grades its claims under several choices, most tests unchanged)."""
     counts_a, totals_a = np.asarray(counts, dtype=int), np.asarray(totals, dtype=int)
@@ -440,35 +440,6 @@ def _permutation_chi2(counts: tuple[int, ...], totals: tuple[int, ...], n_perm: 
         block = np.stack([rng.permutation(outcomes) for _ in range(min(PERM_BLOCK, n_perm - done))])
         hits += int((stat(np.add.reduceat(block, starts, axis=1)) >= obs - 1e-12).sum())
     return (hits + 1) / (n_perm + 1)
-
-
-def _k_proportions_test_loop(counts, totals, *, n_perm: int = 10000,
-                             seed: int = 0) -> tuple[float, str]:
-    """The permutation test one permutation at a time (a bincount each): the reference the
-    block form above is tested against."""
-    res = chi2_proportions(counts, totals)
-    if (res.expected.to_numpy() >= 5).all():
-        return res.pvalue, "chi-square"
-    counts = np.asarray(counts, dtype=int)
-    totals = np.asarray(totals, dtype=int)
-    keep = totals > 0
-    counts, totals = counts[keep], totals[keep]
-    outcomes = np.concatenate([np.r_[np.ones(c), np.zeros(t - c)] for c, t in zip(counts, totals)])
-    labels = np.repeat(np.arange(len(totals)), totals)
-    rng = np.random.default_rng(seed)
-    p_all = outcomes.mean()
-    exp1 = totals * p_all
-    exp0 = totals * (1 - p_all)
-
-    def stat(o: np.ndarray) -> float:
-        c1 = np.bincount(labels, weights=o, minlength=len(totals))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = (c1 - exp1) ** 2 / exp1 + ((totals - c1) - exp0) ** 2 / exp0
-        return float(np.nansum(s))
-
-    obs = stat(outcomes)
-    hits = sum(stat(rng.permutation(outcomes)) >= obs - 1e-12 for _ in range(n_perm))
-    return (hits + 1) / (n_perm + 1), "permutation chi-square"
 
 
 def mcnemar(b: int, c: int, exact: bool | None = None) -> tuple[float, str]:
