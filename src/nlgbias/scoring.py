@@ -108,8 +108,8 @@ def pending(frame: pd.DataFrame, key: str | Sequence[str], cache_dir: str | Path
     ...     pending(pd.DataFrame({"text": ["a", "c", "c"]}), "text", d)["text"].tolist()
     ['c']
     """
-    chunks = _plan(frame, key, cache_dir, chunk_size, batch_dependent)[3]
-    return pd.concat(chunks) if chunks else frame.iloc[:0]
+    work, _, _, chunks, _, _ = _plan(frame, key, cache_dir, chunk_size, batch_dependent)
+    return pd.concat(chunks) if chunks else work.iloc[:0]
 
 
 def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
