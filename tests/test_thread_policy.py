@@ -147,7 +147,12 @@ def idle():  # a 2-thread region, then the CPU time its idle thread burns in 0.3
 th = H.SpinThrottle(2)
 out = {"plain": idle()}
 th.engage(); out["engaged"] = idle(); out["size"] = th.team_size()
-th.release(); out["released"] = idle()
+th.release()
+# the parked team's threads leave libgomp's count as they exit, after the parked thread ends:
+# until then an idle thread still sleeps; it spins again within a few regions
+out["released"] = [idle() for _ in range(1)]
+while out["released"][-1] <= 0.1 and len(out["released"]) < 8:
+    out["released"].append(idle())
 print(json.dumps(out))
 """
 
@@ -162,7 +167,7 @@ def test_the_spin_throttle_stops_idle_threads_spinning_and_lets_them_spin_again(
     out = json.loads(res.stdout.strip().splitlines()[-1])
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: libgomp throttles a 2-thread team by itself")
-    assert out["plain"] > 0.1 and out["released"] > 0.1, out  # spinning: up to 0.3 s of CPU
+    assert out["plain"] > 0.1 and out["released"][-1] > 0.1, out  # spinning: up to 0.3 s of CPU
     assert out["engaged"] < 0.05, out
     assert out["size"] == max(2, len(os.sched_getaffinity(0)))
 
@@ -295,8 +300,8 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     log-likelihood alike under both wait policies."""
     spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled")
     passive = _job(model, "bfloat16", {"OMP_WAIT_POLICY": "PASSIVE"})
-    assert (spin["one"]["sha"] == spin["switching"]["sha"] == spin["throttled"]["sha"] == spin["fixed"]["sha"]
-            == passive["fixed"]["sha"])
+    shas = {f"spin-{k}": v["sha"] for k, v in spin.items() if k != "loglik"} | {"passive-fixed": passive["fixed"]["sha"]}
+    assert len(set(shas.values())) == 1, shas  # every run's rows, named
     assert spin["throttled"]["throttled"] > 0 and set(spin["throttled"]["steps"]) == {"2"}
     assert set(spin["one"]["steps"]) == {"1"} and set(spin["switching"]["steps"]) == {"1", "2"}
     assert spin["loglik"] == passive["loglik"]
