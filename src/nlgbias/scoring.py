@@ -53,13 +53,18 @@ def row_keys(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Series:
     if missing:
         raise KeyError(f"row_keys: no column(s) {missing}; have {list(frame.columns)}")
     parts = zip(*(frame[c].tolist() for c in columns)) if len(columns) else iter(())
-    return pd.Series([hashlib.sha1("\x1f".join(map(str, t)).encode("utf-8")).hexdigest()[:20]
-                      for t in parts], index=frame.index, dtype=object)
+    return pd.Series([_digest(t) for t in parts], index=frame.index, dtype=object)
+
+
+def _digest(values) -> str:
+    """The first 20 hex digits of sha1 over ``values`` joined by 0x1f: a row's key (over its
+    columns) and a chunk's identity (over its keys in order)."""
+    return hashlib.sha1("\x1f".join(map(str, values)).encode("utf-8")).hexdigest()[:20]
 
 
 def _chunk_id(keys: pd.Series) -> str:
-    """The identity of a chunk: sha1 over its keys in order (one shard holds one chunk)."""
-    return hashlib.sha1("\x1f".join(map(str, keys.tolist())).encode("utf-8")).hexdigest()[:20]
+    """The identity of a chunk: :func:`_digest` over its keys in order (one shard holds one chunk)."""
+    return _digest(keys.tolist())
 
 
 def _plan(frame: pd.DataFrame, key, cache_dir, chunk_size: int, batch_dependent: bool):
