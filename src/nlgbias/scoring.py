@@ -69,7 +69,8 @@ def _chunk_id(keys: pd.Series) -> str:
 
 def _plan(frame: pd.DataFrame, key, cache_dir, chunk_size: int, batch_dependent: bool):
     """What :func:`score_texts` will score: (the keyed frame, the key column, the cache, the
-    chunks still to score, the keys it reuses, this frame's chunk ids or None)."""
+    chunks still to score, the keys it reuses, and in the batch-dependent mode the cached shards
+    of this frame's chunks, in shard order (None otherwise))."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if isinstance(key, str):
@@ -86,11 +87,14 @@ def _plan(frame: pd.DataFrame, key, cache_dir, chunk_size: int, batch_dependent:
     # resumed run scores what an uninterrupted one would.
     distinct = work.drop_duplicates(key_col)
     cuts = [distinct.iloc[s:s + chunk_size] for s in range(0, len(distinct), chunk_size)]
-    ids = None
+    mine = None
     if batch_dependent:
         # a shard is one chunk as fn scored it: reused only where it is one of this frame's chunks
         ids = [_chunk_id(c[key_col]) for c in cuts]
-        have = {_chunk_id(p[key_col]) for p in cache.parts()}
+        parts = cache.parts()
+        part_ids = [_chunk_id(p[key_col]) for p in parts]
+        have, wanted = set(part_ids), set(ids)
+        mine = [p for p, i in zip(parts, part_ids) if i in wanted]
         chunks = [c for c, i in zip(cuts, ids) if i not in have]
         done = {k for c, i in zip(cuts, ids) if i in have for k in c[key_col]}
     else:
@@ -98,7 +102,7 @@ def _plan(frame: pd.DataFrame, key, cache_dir, chunk_size: int, batch_dependent:
         done = cache.done_keys()
         chunks = [c[~c[key_col].isin(done).to_numpy()] for c in cuts]
         chunks = [c for c in chunks if len(c)]
-    return work, key_col, cache, chunks, done, ids
+    return work, key_col, cache, chunks, done, mine
 
 
 def pending(frame: pd.DataFrame, key: str | Sequence[str], cache_dir: str | Path, *,
@@ -146,7 +150,7 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
         and row order. ``out.attrs["scoring"]`` holds ``rows``, ``distinct``, ``cached``,
         ``scored now`` and ``seconds`` (time spent in ``fn``).
     """
-    work, key_col, cache, chunks, done, ids = _plan(frame, key, cache_dir, chunk_size, batch_dependent)
+    work, key_col, cache, chunks, done, mine = _plan(frame, key, cache_dir, chunk_size, batch_dependent)
     keys = work[key_col]
     stats = {"rows": len(frame), "distinct": int(keys.nunique()),
              "cached": int(keys[keys.isin(done)].nunique()),
@@ -164,10 +168,10 @@ def score_texts(frame: pd.DataFrame, key: str | Sequence[str],
                              f"{type(scores).__name__} of {len(scores) if hasattr(scores, '__len__') else '?'}")
         if key_col in scores.columns:
             raise ValueError(f"{desc}: fn returned the key column {key_col!r}")
-        cache.append(scores.reset_index(drop=True).assign(**{key_col: chunk[key_col].to_numpy()}))
+        path = cache.append(scores.reset_index(drop=True).assign(**{key_col: chunk[key_col].to_numpy()}))
+        if batch_dependent:  # read back as a warm run reads it; the plan read the older shards
+            mine.append(pd.read_parquet(path))
     if batch_dependent:
-        wanted = set(ids)
-        mine = [p for p in cache.parts() if _chunk_id(p[key_col]) in wanted]
         cached = pd.concat(mine, ignore_index=True) if mine else pd.DataFrame()
     else:
         cached = cache.load()
