@@ -181,11 +181,15 @@ def test_the_regard_suite_labels_are_the_classifiers_vote_on_each_models_masked_
     neg = by["negative regard %"]
     assert neg["limit"]["unit"] == "templates" and neg["limit"]["n"] == 10
     assert neg["difference"]["interval"] == "bootstrap-templates-paired" and neg["model"]["deff"] >= 1
+    samples = {}
     for role, spec in cfg.roles.items():
         (path,) = (folder / "generations").glob(f"regard__{spec.slug}.parquet")
         g = read_table(path)
+        samples[role] = g, [mask_demographic(t, d) for t, d in zip(g["text"], g["demographic"], strict=True)]
+    # the encoder keeps each text's features (the same bytes whatever its batch-mates): one pass
+    clf.encoder.embed([t for _, masked in samples.values() for t in masked])
+    for role, (g, masked) in samples.items():
         assert len(g) == 60 and res["items"]["samples"] == 60
-        masked = [mask_demographic(t, d) for t, d in zip(g["text"], g["demographic"], strict=True)]
         lab = clf.predict_proba(masked)["label"].to_numpy()
         assert by["negative regard %"][role]["value"] == pytest.approx(100 * (lab == "negative").mean(), abs=1e-3)
         for a, b in REGARD_PAIRS:
@@ -237,8 +241,12 @@ def test_the_command_stops_before_any_work_on_a_bad_spec(tmp_path, capsys):
 def test_installed_outside_the_checkout_the_command_writes_the_same_results(audit_dir, tmp_path):
     """A fresh virtual environment outside the repository: ``pip install <checkout>`` (a wheel
     built from it, not editable; the dependencies are this environment's, reached by a path
-    file, so that the test needs no download), then ``nlgbias audit`` run from another folder."""
-    out, _ = audit_dir
+    file, so that the test needs no download), then ``nlgbias audit`` run from another folder.
+    The installed copy loads and scores the audited model itself (StereoSet, CrowS-Pairs under
+    both start tokens); the baseline's scores it reads from the checkout's run (its cache copied
+    into the new audit's folder, as a rerun resumes), so that they are not computed twice; the
+    shared cache of de-quantised models is the session's ($NLGBIAS_CACHE)."""
+    out, cfg = audit_dir
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     site = subprocess.run([str(venv / "bin" / "python"), "-c",
@@ -258,7 +266,10 @@ def test_installed_outside_the_checkout_the_command_writes_the_same_results(audi
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("NLGBIAS_ROOT", "PYTHONPATH")}
     env.update(NLGBIAS_SHARED=str(project_root().parent / "shared"),
-               NLGBIAS_CACHE=str(project_root() / "data" / "cache"), HF_HUB_OFFLINE="1")
+               NLGBIAS_CACHE=os.environ["NLGBIAS_CACHE"], HF_HUB_OFFLINE="1")
+    base = cfg.baseline.slug  # the baseline's scores as the checkout's audit cached them
+    for part in (f"stereoset/dev/{base}", f"crows_pairs/{base}-tokens"):
+        shutil.copytree(out / "cache" / part, work / "report" / "cache" / part)
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import nlgbias; print(nlgbias.__file__)"],
                            cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert str(venv) in where.stdout, where.stdout + where.stderr  # the installed copy
@@ -274,6 +285,10 @@ def test_installed_outside_the_checkout_the_command_writes_the_same_results(audi
                 np.testing.assert_allclose([a[role][k] for k in ("value", "lo", "hi", "n")],
                                            [b[role][k] for k in ("value", "lo", "hi", "n")], atol=1e-4)
     assert (work / "report" / "index.html").is_file()
+    # the model's scores are the installed copy's own: each computed there, equal to the checkout's
+    for part in (f"stereoset/dev/{cfg.model.slug}", f"crows_pairs/{cfg.model.slug}-tokens",
+                 f"crows_pairs/{cfg.model.slug}-start-bos-tokens"):
+        assert list((work / "report" / "cache" / part).glob("*.parquet")), part
 
 
 def _chromium() -> str | None:

@@ -37,13 +37,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from nlgbias.audit.rows import INTERVALS, N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
-from nlgbias.lm import LMSpec, missing_capability, parse_models
+from nlgbias.lm import LM, LMSpec, missing_capability, parse_models
 
 __all__ = ["INTERVALS", "SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", "run_audit"]
 
@@ -65,11 +66,12 @@ def convention_of(spec: LMSpec) -> str:
     return spec.opts.get("start_token", "endoftext")
 
 
-def _tokenizer_of(spec: LMSpec):
+def _tokenizer_of(spec: LMSpec, convention: str = "endoftext"):
     """The tokenizer of a model with weights in this process (its registered checkpoint, hub id
-    or folder), without loading the weights."""
-    from transformers import AutoTokenizer
-
+    or folder), without loading the weights, set to the start-token ``convention`` (read by
+    :func:`nlgbias.likelihood.start_token_id`). Read once per source and process: an audit asks
+    for each model's tokens several times (each convention, the CrowS-Pairs check, the results
+    file), and a large vocabulary takes seconds to read."""
     from nlgbias.models.loading import cache_dir
     from nlgbias.models.registry import get_spec
     from nlgbias.resources import resolve
@@ -77,11 +79,21 @@ def _tokenizer_of(spec: LMSpec):
     g = get_spec(spec.target, kind=spec.kind)
     if g.resource:
         cache = cache_dir(g.name)
-        if (cache / "tokenizer_config.json").is_file():
-            return AutoTokenizer.from_pretrained(cache)
-        return AutoTokenizer.from_pretrained(resolve(g.resource), gguf_file=g.gguf_file)
-    return AutoTokenizer.from_pretrained(g.hub_id, **({"revision": spec.opts["revision"]}
-                                                      if spec.opts.get("revision") else {}))
+        source = ((str(cache), None, None) if (cache / "tokenizer_config.json").is_file()
+                  else (str(resolve(g.resource)), g.gguf_file, None))
+    else:
+        source = (g.hub_id, None, spec.opts.get("revision") or None)
+    tok = _read_tokenizer(*source)
+    tok.nlgbias_start_convention = convention
+    return tok
+
+
+@lru_cache(maxsize=8)
+def _read_tokenizer(where: str, gguf_file: str | None, revision: str | None):
+    from transformers import AutoTokenizer
+
+    kw = {**({"gguf_file": gguf_file} if gguf_file else {}), **({"revision": revision} if revision else {})}
+    return AutoTokenizer.from_pretrained(where, **kw)
 
 
 def start_token_used(spec: LMSpec) -> str:
@@ -95,11 +107,9 @@ def start_token_used(spec: LMSpec) -> str:
     if not spec.local_weights:
         return conv
     try:
-        tok = _tokenizer_of(spec)
+        tok = _tokenizer_of(spec, conv)
     except Exception as exc:  # a record, never a reason to stop
         return f"{conv} (the tokenizer could not be read: {exc})"
-    if conv != "endoftext":
-        tok.nlgbias_start_convention = conv
     tid = start_token_id(tok)
     if tid is None:
         return "none (its tokenizer has no <|endoftext|>, BOS or EOS token)"
@@ -107,6 +117,77 @@ def start_token_used(spec: LMSpec) -> str:
     why = ("" if name == "<|endoftext|>" or conv == "bos"
            else ": no <|endoftext|> in its vocabulary")
     return f"{name} (id {tid}{why})"
+
+
+#: the likelihood models an audit has built, by spec (see :func:`_scoring_lm`); None outside
+#: :func:`run_audit`
+_SCORING_LMS: dict | None = None
+
+
+class _ScoringLM(LM):
+    """A model's :class:`~nlgbias.lm.LM` as every likelihood suite scores with it (float32 on
+    the CPU unless its spec says otherwise: what :func:`nlgbias.stereoset.model_scores`,
+    :func:`nlgbias.stereoset.crows_pairs.pair_scores` and
+    :func:`nlgbias.holistic.responses.score_perplexity` each build), built by
+    :func:`nlgbias.lm.get_lm` on the first sentence that is not cached yet (a warm rerun loads
+    nothing) and then kept: StereoSet, CrowS-Pairs and HolisticBias load its weights once."""
+
+    def __init__(self, spec: LMSpec):
+        from nlgbias.lm import kind_of
+
+        self.spec, self.name, self.backend = spec, spec.text, spec.backend
+        self.kind = kind_of(spec)
+        self._lm = None
+
+    @property
+    def lm(self) -> LM:
+        if self._lm is None:
+            from nlgbias.lm import get_lm
+
+            self._lm = get_lm(self.spec)
+        return self._lm
+
+    def sentence_logprobs(self, *args, **kw):
+        return self.lm.sentence_logprobs(*args, **kw)
+
+    def token_logprobs(self, texts):
+        return self.lm.token_logprobs(texts)
+
+    def loglikelihood(self, requests, **kw):
+        return self.lm.loglikelihood(requests, **kw)
+
+    def __getattr__(self, name: str):  # model, tokenizer, device, ...: the built model's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.lm, name)
+
+
+def _scoring_lm(spec: LMSpec) -> _ScoringLM:
+    """The likelihood :class:`~nlgbias.lm.LM` of ``spec`` (its options, float32 and the CPU
+    where it sets none): inside :func:`run_audit` one per spec for every suite, else a new one."""
+    key = spec.with_defaults(device="cpu", dtype="float32")
+    if _SCORING_LMS is None:
+        return _ScoringLM(key)
+    if key not in _SCORING_LMS:
+        _SCORING_LMS[key] = _ScoringLM(key)
+    return _SCORING_LMS[key]
+
+
+class _CATScorer:
+    """:func:`nlgbias.stereoset.model_scores`' scorer over :func:`_scoring_lm` (as
+    :func:`nlgbias.stereoset.lm.load_scorer` builds it), made on the first chunk not cached."""
+
+    def __init__(self, spec: LMSpec, batch_size: int = 32):
+        self.spec, self.batch_size, self.scorer = spec, batch_size, None
+
+    def score(self, sents):
+        if self.scorer is None:
+            from nlgbias.stereoset.lm import CATScorer
+
+            lm = _scoring_lm(self.spec)
+            nsp = lm.next_sentence_model() if lm.kind == "masked" else None
+            self.scorer = CATScorer(lm, batch_size=self.batch_size, nsp_model=nsp)
+        return self.scorer.score(sents)
 
 
 #: items per suite and size: ``smoke`` (a first look, seconds: too few items to decide much),
@@ -310,7 +391,7 @@ def stereoset_suite(cfg: AuditConfig) -> dict:
     n = size["stereoset_per_target"] or size["stereoset_per_domain"]
     cats = S.stratified_subset(S.load_gold(split="dev"), per_target=size["stereoset_per_target"] or None,
                                per_domain=size["stereoset_per_domain"] or None, seed=cfg.seed)
-    scores = {role: S.model_scores(spec, cats, cfg.cache, "dev")[0]
+    scores = {role: S.model_scores(spec, cats, cfg.cache, "dev", scorer=_CATScorer(spec))[0]
               for role, spec in cfg.roles.items()}
     metrics, groups = [], []
     overall = {role: S.evaluate(cats, sc)["overall"] for role, sc in scores.items()}
@@ -392,7 +473,7 @@ def crows_suite(cfg: AuditConfig) -> dict:
     pairs = load_crows_pairs()
     if n:
         pairs = pairs.sample(n=min(n, len(pairs)), random_state=cfg.seed).sort_index()
-    scored = {role: C.pair_scores(spec, pairs, cfg.cache) for role, spec in cfg.roles.items()}
+    scored = {role: C.pair_scores(_scoring_lm(spec), pairs, cfg.cache) for role, spec in cfg.roles.items()}
     variants = ["total"] + (["shared tokens"] if all(
         s["scoring_shared"].iloc[0] for s in scored.values()) else [])
     metrics, groups = [], []
@@ -431,13 +512,12 @@ def _same_start_token(spec: LMSpec, first: str, second: str) -> bool:
     sentences score the same under both; False where the tokenizer cannot be read)."""
     from nlgbias.likelihood import start_token_id
 
-    try:
-        tok = _tokenizer_of(spec)
-    except Exception:  # unknown: score both
-        return False
     ids = []
     for conv in (first, second):
-        tok.nlgbias_start_convention = conv
+        try:
+            tok = _tokenizer_of(spec, conv)
+        except Exception:  # unknown: score both
+            return False
         ids.append(start_token_id(tok))
     return ids[0] == ids[1]
 
@@ -465,7 +545,7 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
             continue
         print(f"[audit] crows: start-token check: {spec.display}'s {len(pairs)} pairs after the {other} "
               "start token (the second CrowS-Pairs pass)", flush=True)
-        alt = C.pair_scores(spec.with_options(start_token=other), pairs, cfg.cache)
+        alt = C.pair_scores(_scoring_lm(spec.with_options(start_token=other)), pairs, cfg.cache)
         b = _crows_wins(alt, "total")
         same = bool(np.allclose(scored[role]["sent_more_score"], alt["sent_more_score"], atol=0, rtol=0)
                     and np.allclose(scored[role]["sent_less_score"], alt["sent_less_score"], atol=0, rtol=0))
@@ -722,16 +802,18 @@ def regard_suite(cfg: AuditConfig) -> dict:
     the design effect is in each share's ``deff``): the template where a row pools
     demographics, the prompt (one per template) within a demographic. A row's ``limit`` names
     that unit."""
-    from nlgbias.regard.experiments import classify, generate_samples
+    from nlgbias.regard.experiments import classify, embed_pending, generate_samples
 
     per_prompt = SIZES[cfg.size]["regard_per_prompt"]
     folder = Path(cfg.cache) / "regard"
     clf = _regard_classifier(folder / "classifier")
-    labelled = {}
-    for role, spec in cfg.roles.items():
-        g = generate_samples([spec], folder / "generations", samples_per_prompt=per_prompt,
-                             max_new_tokens=30, batch_size=32, seed=cfg.seed)
-        labelled[role] = classify(g, "masked", clf, folder / "scores")
+    samples = {role: generate_samples([spec], folder / "generations", samples_per_prompt=per_prompt,
+                                      max_new_tokens=30, batch_size=32, seed=cfg.seed)
+               for role, spec in cfg.roles.items()}
+    # both models' masked texts through the encoder in one pass (a text's features do not depend
+    # on its batch-mates; fewer partial batches), then each model's classified as before
+    embed_pending(clf, list(samples.values()), folder / "scores", "masked")
+    labelled = {role: classify(g, "masked", clf, folder / "scores") for role, g in samples.items()}
     per = f"{per_prompt} sample(s) each"
 
     def share(label: str, demo: str | None = None, **head) -> dict:
@@ -799,27 +881,34 @@ def run_audit(cfg: AuditConfig, *, say: Callable[[str], None] = print) -> dict:
     """Run ``cfg``'s suites on its model and baseline; return the results (the ``suites`` part
     of ``results.json``; :func:`nlgbias.audit.report.write_results` adds the rest). A suite
     that a model cannot do (its backend lacks the capability) is skipped with the backend's
-    reason, and so said in the results; every other failure stops the audit."""
+    reason, and so said in the results; every other failure stops the audit. Each model's
+    likelihood LM is built once for every suite that scores with it (:func:`_scoring_lm`) and
+    freed at the end."""
+    global _SCORING_LMS
     out: dict = {}
     t_all = time.perf_counter()
-    for i, name in enumerate(cfg.suites, 1):
-        suite = SUITES[name]
-        lacking = {role: missing_capability(spec, suite.needs) for role, spec in cfg.roles.items()}
-        if any(lacking.values()):
-            why = "; ".join(f"{role} ({cfg.roles[role].display}): {w}" for role, w in lacking.items() if w)
-            out[name] = {"title": suite.title, "skipped": why}
-            say(f"[audit] ({i}/{len(cfg.suites)}) {name}: skipped: {why}")
-            continue
-        t0 = time.perf_counter()
-        say(f"[audit] ({i}/{len(cfg.suites)}) {name} ({suite.title}) ...")
-        res = suite.run(cfg)
-        secs = time.perf_counter() - t0
-        out[name] = {"title": suite.title, "paper": suite.paper, "unit": suite.unit,
-                     "seconds": round(secs, 1), **res}
-        left = len(cfg.suites) - i
-        say(f"[audit] {name} done in {secs / 60:.1f} min; {left} suite(s) left" if left else
-            f"[audit] {name} done in {secs / 60:.1f} min; all {len(cfg.suites)} in "
-            f"{(time.perf_counter() - t_all) / 60:.1f} min")
+    _SCORING_LMS = {}
+    try:
+        for i, name in enumerate(cfg.suites, 1):
+            suite = SUITES[name]
+            lacking = {role: missing_capability(spec, suite.needs) for role, spec in cfg.roles.items()}
+            if any(lacking.values()):
+                why = "; ".join(f"{role} ({cfg.roles[role].display}): {w}" for role, w in lacking.items() if w)
+                out[name] = {"title": suite.title, "skipped": why}
+                say(f"[audit] ({i}/{len(cfg.suites)}) {name}: skipped: {why}")
+                continue
+            t0 = time.perf_counter()
+            say(f"[audit] ({i}/{len(cfg.suites)}) {name} ({suite.title}) ...")
+            res = suite.run(cfg)
+            secs = time.perf_counter() - t0
+            out[name] = {"title": suite.title, "paper": suite.paper, "unit": suite.unit,
+                         "seconds": round(secs, 1), **res}
+            left = len(cfg.suites) - i
+            say(f"[audit] {name} done in {secs / 60:.1f} min; {left} suite(s) left" if left else
+                f"[audit] {name} done in {secs / 60:.1f} min; all {len(cfg.suites)} in "
+                f"{(time.perf_counter() - t_all) / 60:.1f} min")
+    finally:
+        _SCORING_LMS = None
     return out
 
 
