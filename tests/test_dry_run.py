@@ -53,8 +53,21 @@ def test_each_paper_model_gets_a_tiny_model_of_its_architecture(dry, name, arch,
         assert text == "<|user|>Hi!<|end|><|assistant|>" and spec.resource is None
 
 
+def test_the_regard_encoder_is_a_tiny_bert_in_a_dry_run(dry):
+    from nlgbias.metrics.regard import DEFAULT_ENCODER, Encoder
+
+    enc = Encoder(DEFAULT_ENCODER)  # notebook 06's offline MiniLM: a tiny random BERT, by its folder
+    assert enc.name.endswith("dry-run/bert") and enc.name == Encoder.dry_run_stand_in(DEFAULT_ENCODER)
+    assert enc.model.config.model_type == "bert" and sum(p.numel() for p in enc.model.parameters()) < 200_000
+    assert enc.embed(["The nurse was kind."]).shape == (1, 32)
+    assert Encoder.dry_run_stand_in("some/encoder") == "some/encoder"
+
+
 def test_outside_a_dry_run_the_models_are_themselves():
     assert get_spec("smollm2-135m").resource and get_spec("gpt2").hub_id == "openai-community/gpt2"
+    from nlgbias.metrics.regard import DEFAULT_ENCODER, Encoder
+
+    assert Encoder.dry_run_stand_in(DEFAULT_ENCODER) == DEFAULT_ENCODER
 
 
 def test_an_architecture_without_a_stand_in_is_named(tmp_path):

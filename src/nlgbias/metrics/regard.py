@@ -82,11 +82,28 @@ class Encoder:
         from nlgbias.hardware import set_torch_threads
 
         set_torch_threads()
+        name = self.dry_run_stand_in(name)
         self.name, self.max_length, self.batch_size = name, max_length, batch_size
         folder = self.folder(name)
         self.tokenizer = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModel.from_pretrained(folder).eval()
         self._cache: dict[str, np.ndarray] = {}
+
+    @staticmethod
+    def dry_run_stand_in(name: str) -> str:
+        """``name``, or in the ``paper`` profile's dry run (:func:`nlgbias.profiles.dry_run`)
+        the folder of a tiny random BERT (MiniLM's architecture, :mod:`nlgbias.models.tiny`) in
+        place of the offline ``minilm`` package, as every offline model is replaced there: the
+        folder is its name, so no feature cache or saved classifier of the real encoder is
+        reused or overwritten."""
+        from nlgbias.profiles import dry_run
+
+        if name != DEFAULT_ENCODER or not dry_run():
+            return name
+        from nlgbias.models.tiny import tiny_folder
+        from nlgbias.paths import cache_root
+
+        return tiny_folder("bert", cache_root())
 
     @staticmethod
     def folder(name: str) -> str:
