@@ -301,12 +301,12 @@ def _signed(x: float) -> str:
 def perplexities(cfg, spec, sample: pd.DataFrame) -> pd.DataFrame:
     """Each sentence's perplexity under ``spec`` (float32 unless the spec sets a dtype), cached
     under the audit's cache (``holistic/perplexity/...``) and resumable; scored by the model the
-    other likelihood suites of the audit loaded (:func:`nlgbias.audit.suites._scoring_lm`)."""
-    from nlgbias.audit.suites import _scoring_lm
+    other likelihood suites of the audit loaded (:func:`nlgbias.audit.lms.scoring_lm`)."""
+    from nlgbias.audit.lms import scoring_lm
     from nlgbias.holistic.responses import score_perplexity
 
     return score_perplexity(sample, spec, Path(cfg.cache) / "holistic", version=VERSION,
-                            batch_size=32, dtype=None, lm=_scoring_lm(spec))
+                            batch_size=32, dtype=None, lm=scoring_lm(cfg, spec))
 
 
 def sample_facts(sample: pd.DataFrame, nouns: int | None) -> list[str]:

@@ -43,8 +43,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nlgbias.audit.lms import scoring_lm as _scoring_lm
 from nlgbias.audit.rows import INTERVALS, N_BOOT, _limit, _paired_share_diff, _pct, _value, readable
-from nlgbias.lm import LM, LMSpec, missing_capability, parse_models
+from nlgbias.lm import LMSpec, missing_capability, parse_models
 
 __all__ = ["INTERVALS", "SIZES", "START_TOKEN_CONVENTION", "SUITES", "AuditConfig", "Suite", "run_audit"]
 
@@ -119,72 +120,18 @@ def start_token_used(spec: LMSpec) -> str:
     return f"{name} (id {tid}{why})"
 
 
-#: the likelihood models an audit has built, by spec (see :func:`_scoring_lm`); None outside
-#: :func:`run_audit`
-_SCORING_LMS: dict | None = None
-
-
-class _ScoringLM(LM):
-    """A model's :class:`~nlgbias.lm.LM` as every likelihood suite scores with it (float32 on
-    the CPU unless its spec says otherwise: what :func:`nlgbias.stereoset.model_scores`,
-    :func:`nlgbias.stereoset.crows_pairs.pair_scores` and
-    :func:`nlgbias.holistic.responses.score_perplexity` each build), built by
-    :func:`nlgbias.lm.get_lm` on the first sentence that is not cached yet (a warm rerun loads
-    nothing) and then kept: StereoSet, CrowS-Pairs and HolisticBias load its weights once."""
-
-    def __init__(self, spec: LMSpec):
-        from nlgbias.lm import kind_of
-
-        self.spec, self.name, self.backend = spec, spec.text, spec.backend
-        self.kind = kind_of(spec)
-        self._lm = None
-
-    @property
-    def lm(self) -> LM:
-        if self._lm is None:
-            from nlgbias.lm import get_lm
-
-            self._lm = get_lm(self.spec)
-        return self._lm
-
-    def sentence_logprobs(self, *args, **kw):
-        return self.lm.sentence_logprobs(*args, **kw)
-
-    def token_logprobs(self, texts):
-        return self.lm.token_logprobs(texts)
-
-    def loglikelihood(self, requests, **kw):
-        return self.lm.loglikelihood(requests, **kw)
-
-    def __getattr__(self, name: str):  # model, tokenizer, device, ...: the built model's
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.lm, name)
-
-
-def _scoring_lm(spec: LMSpec) -> _ScoringLM:
-    """The likelihood :class:`~nlgbias.lm.LM` of ``spec`` (its options, float32 and the CPU
-    where it sets none): inside :func:`run_audit` one per spec for every suite, else a new one."""
-    key = spec.with_defaults(device="cpu", dtype="float32")
-    if _SCORING_LMS is None:
-        return _ScoringLM(key)
-    if key not in _SCORING_LMS:
-        _SCORING_LMS[key] = _ScoringLM(key)
-    return _SCORING_LMS[key]
-
-
 class _CATScorer:
     """:func:`nlgbias.stereoset.model_scores`' scorer over :func:`_scoring_lm` (as
     :func:`nlgbias.stereoset.lm.load_scorer` builds it), made on the first chunk not cached."""
 
-    def __init__(self, spec: LMSpec, batch_size: int = 32):
-        self.spec, self.batch_size, self.scorer = spec, batch_size, None
+    def __init__(self, cfg: AuditConfig, spec: LMSpec, batch_size: int = 32):
+        self.cfg, self.spec, self.batch_size, self.scorer = cfg, spec, batch_size, None
 
     def score(self, sents):
         if self.scorer is None:
             from nlgbias.stereoset.lm import CATScorer
 
-            lm = _scoring_lm(self.spec)
+            lm = _scoring_lm(self.cfg, self.spec)
             nsp = lm.next_sentence_model() if lm.kind == "masked" else None
             self.scorer = CATScorer(lm, batch_size=self.batch_size, nsp_model=nsp)
         return self.scorer.score(sents)
@@ -221,6 +168,9 @@ class AuditConfig:
     seed: int = 0
     out: Path = Path("audit")
     cache: Path | None = None
+    #: the likelihood models this audit has built, by spec (:func:`_scoring_lm`): the run's
+    #: own, emptied when :func:`run_audit` ends
+    lms: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self):
         unknown = [s for s in self.suites if s not in SUITES]
@@ -391,7 +341,7 @@ def stereoset_suite(cfg: AuditConfig) -> dict:
     n = size["stereoset_per_target"] or size["stereoset_per_domain"]
     cats = S.stratified_subset(S.load_gold(split="dev"), per_target=size["stereoset_per_target"] or None,
                                per_domain=size["stereoset_per_domain"] or None, seed=cfg.seed)
-    scores = {role: S.model_scores(spec, cats, cfg.cache, "dev", scorer=_CATScorer(spec))[0]
+    scores = {role: S.model_scores(spec, cats, cfg.cache, "dev", scorer=_CATScorer(cfg, spec))[0]
               for role, spec in cfg.roles.items()}
     metrics, groups = [], []
     overall = {role: S.evaluate(cats, sc)["overall"] for role, sc in scores.items()}
@@ -473,7 +423,7 @@ def crows_suite(cfg: AuditConfig) -> dict:
     pairs = load_crows_pairs()
     if n:
         pairs = pairs.sample(n=min(n, len(pairs)), random_state=cfg.seed).sort_index()
-    scored = {role: C.pair_scores(_scoring_lm(spec), pairs, cfg.cache) for role, spec in cfg.roles.items()}
+    scored = {role: C.pair_scores(_scoring_lm(cfg, spec), pairs, cfg.cache) for role, spec in cfg.roles.items()}
     variants = ["total"] + (["shared tokens"] if all(
         s["scoring_shared"].iloc[0] for s in scored.values()) else [])
     metrics, groups = [], []
@@ -545,7 +495,7 @@ def _start_token_sensitivity(cfg: AuditConfig, pairs: pd.DataFrame, scored: dict
             continue
         print(f"[audit] crows: start-token check: {spec.display}'s {len(pairs)} pairs after the {other} "
               "start token (the second CrowS-Pairs pass)", flush=True)
-        alt = C.pair_scores(_scoring_lm(spec.with_options(start_token=other)), pairs, cfg.cache)
+        alt = C.pair_scores(_scoring_lm(cfg, spec.with_options(start_token=other)), pairs, cfg.cache)
         b = _crows_wins(alt, "total")
         same = bool(np.allclose(scored[role]["sent_more_score"], alt["sent_more_score"], atol=0, rtol=0)
                     and np.allclose(scored[role]["sent_less_score"], alt["sent_less_score"], atol=0, rtol=0))
@@ -884,10 +834,8 @@ def run_audit(cfg: AuditConfig, *, say: Callable[[str], None] = print) -> dict:
     reason, and so said in the results; every other failure stops the audit. Each model's
     likelihood LM is built once for every suite that scores with it (:func:`_scoring_lm`) and
     freed at the end."""
-    global _SCORING_LMS
     out: dict = {}
     t_all = time.perf_counter()
-    _SCORING_LMS = {}
     try:
         for i, name in enumerate(cfg.suites, 1):
             suite = SUITES[name]
@@ -908,7 +856,7 @@ def run_audit(cfg: AuditConfig, *, say: Callable[[str], None] = print) -> dict:
                 f"[audit] {name} done in {secs / 60:.1f} min; all {len(cfg.suites)} in "
                 f"{(time.perf_counter() - t_all) / 60:.1f} min")
     finally:
-        _SCORING_LMS = None
+        cfg.lms.clear()  # the audit's models, freed
     return out
 
 

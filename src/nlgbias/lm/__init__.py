@@ -16,6 +16,7 @@ from nlgbias.lm.interface import (
     apply_until,
     as_requests,
 )
+from nlgbias.lm.lazy import LazyLM
 from nlgbias.lm.spec import (
     BACKENDS,
     Backend,
@@ -33,7 +34,7 @@ from nlgbias.lm.spec import (
 )
 
 __all__ = ["BACKENDS", "LM", "Backend", "BackendUnavailableError", "Generation", "GenerationRequest",
-           "LMSpec", "LoglikelihoodResult", "ModelSpecError", "Option", "RollingResult",
+           "LMSpec", "LazyLM", "LoglikelihoodResult", "ModelSpecError", "Option", "RollingResult",
            "TokenLogprobs", "check_spec", "parse_models", "UnsupportedCapabilityError", "apply_until", "as_requests",
            "decoding_of", "get_lm", "kind_of", "missing_capability", "model_source", "parse_model_args", "parse_model_spec", "register_backend"]
 
