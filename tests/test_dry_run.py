@@ -24,8 +24,11 @@ def test_a_dry_run_keeps_the_paper_models_and_takes_the_smoke_sizes(dry, monkeyp
     assert profiles.defaults("07", "paper")["models"][:2] == ["facebook/blenderbot-400M-distill",
                                                               "facebook/blenderbot-3B"]
     assert profiles.defaults("02", "quick") == profiles.DEFAULTS["02"]["quick"]  # other profiles as they are
+    assert profiles.dry_run_values("04", "paper") == {"lexicon_seeds": [1]}  # one seed beside the graded one
+    assert profiles.dry_run_values("04", "quick") == {} and profiles.dry_run_values("05", "paper") == {}
     monkeypatch.setenv(profiles.DRY_RUN_ENV, "0")
     assert profiles.defaults("02", "paper")["sample_per_group"] is None
+    assert profiles.dry_run_values("04", "paper") == {}
 
 
 @pytest.mark.parametrize("name, arch, kind, cls", [

@@ -405,6 +405,23 @@ def defaults(key: str, profile: str) -> dict:
     return table
 
 
+#: the dry run's values of parameters declared with one default for every profile, where that
+#: default is a size the dry run does not need to check the paper's path: notebook 04 trains
+#: one net beside the graded one for the lexicon-seed range (the paper's path, at one seed),
+#: not four. The runner gives them to the notebooks that declare them (a given value wins).
+DRY_RUN_SIZES = {"lexicon_seeds": [1]}
+
+
+def dry_run_values(key: str, profile: str) -> dict:
+    """The values of :data:`DRY_RUN_SIZES` that the study ``key`` declares, in the ``paper``
+    profile's dry run (:func:`dry_run`); empty otherwise (every other run keeps its defaults)."""
+    if profile != "paper" or not dry_run():
+        return {}
+    s = study(key)
+    return {k: check_value(s, k, list(v) if isinstance(v, list) else v)
+            for k, v in DRY_RUN_SIZES.items() if k in s.names}
+
+
 def resolve_params(key: str, profile: str, **given) -> dict:
     """Fill the ``None`` values of ``given`` from the profile-dependent defaults of the study
     ``key`` (its name or notebook number) in ``profile``; a given value is checked by its
@@ -479,8 +496,8 @@ def main() -> int:
     return 0
 
 
-__all__ = ["DEFAULTS", "DRY_RUN_ENV", "KINDS", "MODEL_PARAMETERS", "PROFILES", "STUDIES", "Param", "Study",
-           "check_value", "defaults", "dry_run", "literal", "resolve_params", "show", "study"]
+__all__ = ["DEFAULTS", "DRY_RUN_ENV", "DRY_RUN_SIZES", "KINDS", "MODEL_PARAMETERS", "PROFILES", "STUDIES", "Param", "Study",
+           "check_value", "defaults", "dry_run", "dry_run_values", "literal", "resolve_params", "show", "study"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

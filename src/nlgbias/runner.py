@@ -337,7 +337,9 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         hint = f", last run {est / 60:.1f} min" if est else ""
         print(f"[run_all] ({i}/{len(selected)}) {nb.name} (profile {profile}{hint}) ...", flush=True)
         try:
-            executed = execute(nb, profile, out_dir, for_notebook(nb, parameters), progress=True)
+            given = for_notebook(nb, parameters)
+            given = {**profiles.dry_run_values(nb.stem, profile), **given}  # a dry run's own sizes
+            executed = execute(nb, profile, out_dir, given, progress=True)
         except pm.PapermillExecutionError as exc:
             if exc.ename == "NotebookSkipped":
                 print(f"[run_all] SKIPPED {nb.name}: {exc.evalue}", flush=True)
