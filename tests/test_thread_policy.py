@@ -255,6 +255,12 @@ model, dtype, prompts, runs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
 lm = load_model(model, dtype=getattr(torch, dtype))
 params = DecodingParams(max_new_tokens=20, top_k=40, top_p=0.95, first_sentence=True)
 out = {}
+# a first generation in the process, not compared: the first one has been seen to differ in a
+# few of its rows now and then (bf16 on an AMX CPU, whatever the policy): a process-start effect
+# apart from the thread policy, whose runs below all come after it
+warm = CausalGenerator(lm, params, batch_size=32, num_threads=2)
+warm.threads = DecodeThreads(2, adaptive=False, under_load="one")
+out["first"] = {"sha": hashlib.sha1("\\x00".join(c.text for c in warm.generate(prompts, seeds=7)).encode()).hexdigest()}
 for name, load, under in (("fixed", None, "one"), ("one", (1e3,), "one"),
                           ("switching", (1e3, 0.0, 0.0, 1e3, 0.1), "one"),
                           ("throttled", (1e3, 0.0, 0.0, 1e3, 0.1), "throttle")):
@@ -300,7 +306,8 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     log-likelihood alike under both wait policies."""
     spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled")
     passive = _job(model, "bfloat16", {"OMP_WAIT_POLICY": "PASSIVE"})
-    shas = {f"spin-{k}": v["sha"] for k, v in spin.items() if k != "loglik"} | {"passive-fixed": passive["fixed"]["sha"]}
+    shas = {f"spin-{k}": v["sha"] for k, v in spin.items() if k not in ("loglik", "first")}
+    shas["passive-fixed"] = passive["fixed"]["sha"]
     assert len(set(shas.values())) == 1, shas  # every run's rows, named
     assert spin["throttled"]["throttled"] > 0 and set(spin["throttled"]["steps"]) == {"2"}
     assert set(spin["one"]["steps"]) == {"1"} and set(spin["switching"]["steps"]) == {"1", "2"}
