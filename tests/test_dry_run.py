@@ -24,11 +24,18 @@ def test_a_dry_run_keeps_the_paper_models_and_takes_the_smoke_sizes(dry, monkeyp
     assert profiles.defaults("07", "paper")["models"][:2] == ["facebook/blenderbot-400M-distill",
                                                               "facebook/blenderbot-3B"]
     assert profiles.defaults("02", "quick") == profiles.DEFAULTS["02"]["quick"]  # other profiles as they are
-    assert profiles.dry_run_values("04", "paper") == {"lexicon_seeds": [1]}  # one seed beside the graded one
-    assert profiles.dry_run_values("04", "quick") == {} and profiles.dry_run_values("05", "paper") == {}
+    # sizes declared with one default for every profile: the dry run's own, where the study declares them
+    assert profiles.defaults("04", "paper")["lexicon_seeds"] == [1]  # one seed beside the graded one
+    assert profiles.resolve_params("04", "paper", kfold=None)["lexicon_seeds"] == [1]
+    got7 = profiles.defaults("07", "paper")
+    assert (got7["n_perm"], got7["n_boot"]) == (100, 100)
+    assert profiles.defaults("08", "paper")["n_boot"] == profiles.DEFAULTS["08"]["smoke"]["n_boot"] == 200
+    assert "lexicon_seeds" not in profiles.defaults("04", "quick") and "n_perm" not in profiles.defaults("05", "paper")
+    assert profiles.defaults("04", "quick") == profiles.DEFAULTS["04"]["quick"]
     monkeypatch.setenv(profiles.DRY_RUN_ENV, "0")
     assert profiles.defaults("02", "paper")["sample_per_group"] is None
-    assert profiles.dry_run_values("04", "paper") == {}
+    assert profiles.defaults("04", "paper") == profiles.DEFAULTS["04"]["paper"]
+    assert profiles.defaults("07", "paper") == profiles.DEFAULTS["07"]["paper"]
 
 
 @pytest.mark.parametrize("name, arch, kind, cls", [
@@ -94,6 +101,7 @@ def test_the_paper_dry_run_executes_every_notebook(tmp_path):
     profile's models (each a tiny random model of its architecture: GPT-2, CTRL with its control
     codes, BERT's Gibbs sampling and NSP head, RoBERTa, BlenderBot's dialogue format) at the
     smoke sizes, offline, and writes the paper profile's outputs apart."""
+    import json
     import os
     import subprocess
     import sys
@@ -110,6 +118,10 @@ def test_the_paper_dry_run_executes_every_notebook(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     executed = sorted(p.name[:2] for p in (tmp_path / "notebooks" / "executed" / "paper").glob("*.ipynb"))
     assert executed == ["01", "02", "03", "04", "05", "06", "07", "08"]
+    ran = {p.name[:2]: json.loads(p.read_text())["metadata"]["papermill"]["parameters"]
+           for p in (tmp_path / "notebooks" / "executed" / "paper").glob("*.ipynb")}
+    assert ran["04"]["lexicon_seeds"] == [1] and (ran["07"]["n_perm"], ran["07"]["n_boot"]) == (100, 100)
+    assert "n_boot" not in ran["08"] and "lexicon_seeds" not in ran["05"]  # 08's is per profile: smoke's
     gens = tmp_path / "data" / "paper" / "generations"
     bold = {p.name for p in gens.glob("bold__*.parquet")}
     assert {f"bold__{m}.parquet" for m in ("gpt2", "ctrl-wiki", "ctrl-tht", "ctrl-opn", "bert-large-cased")} <= bold

@@ -391,10 +391,23 @@ DEFAULTS: dict[str, dict[str, dict]] = {
     s.notebook: {prof: _profiled(s, prof) for prof in PROFILES} for s in STUDIES.values()}
 
 
+#: the dry run's values of parameters declared with one default for every profile, where that
+#: default is a size the dry run does not need to check the paper's path (it applies where a
+#: study declares the parameter with one default; a per-profile one takes the smoke value):
+#: notebook 04 trains one net beside the graded one for the lexicon-seed range (the paper's
+#: path, at one seed), not four; notebook 07 draws 100 permutations and 100 bootstrap resamples,
+#: not 1000 (the same tests and intervals; the dry run's numbers mean nothing)
+DRY_RUN_SIZES = {"lexicon_seeds": [1], "n_perm": 100, "n_boot": 100}
+if any(not any(k in s.names and not s[k].profiled for s in STUDIES.values()) for k in DRY_RUN_SIZES):
+    raise ValueError("DRY_RUN_SIZES names a parameter no study declares with one default for every profile")
+
+
 def defaults(key: str, profile: str) -> dict:
     """The profile-dependent defaults of a study (``key``: its name or notebook number) in
     ``profile`` (a copy). In a dry run (:func:`dry_run`) the ``paper`` profile keeps its models
-    and takes the smoke sizes."""
+    and takes the smoke sizes, and the values of :data:`DRY_RUN_SIZES` that the study declares
+    with one default for every profile (the runner gives these to the notebook: its parameters
+    cell shows their default, not ``None``)."""
     check_profile(profile)
     s = study(key)
     table = _profiled(s, profile)
@@ -402,24 +415,9 @@ def defaults(key: str, profile: str) -> dict:
         smoke = _profiled(s, "smoke")
         table = {k: (v if k in MODEL_PARAMETERS or (k in _SIZE_OF and table[_SIZE_OF[k]] is None)
                      else smoke[k]) for k, v in table.items()}
+        table |= {k: check_value(s, k, list(v) if isinstance(v, list) else v)
+                  for k, v in DRY_RUN_SIZES.items() if k in s.names and not s[k].profiled}
     return table
-
-
-#: the dry run's values of parameters declared with one default for every profile, where that
-#: default is a size the dry run does not need to check the paper's path: notebook 04 trains
-#: one net beside the graded one for the lexicon-seed range (the paper's path, at one seed),
-#: not four. The runner gives them to the notebooks that declare them (a given value wins).
-DRY_RUN_SIZES = {"lexicon_seeds": [1]}
-
-
-def dry_run_values(key: str, profile: str) -> dict:
-    """The values of :data:`DRY_RUN_SIZES` that the study ``key`` declares, in the ``paper``
-    profile's dry run (:func:`dry_run`); empty otherwise (every other run keeps its defaults)."""
-    if profile != "paper" or not dry_run():
-        return {}
-    s = study(key)
-    return {k: check_value(s, k, list(v) if isinstance(v, list) else v)
-            for k, v in DRY_RUN_SIZES.items() if k in s.names}
 
 
 def resolve_params(key: str, profile: str, **given) -> dict:
@@ -497,7 +495,7 @@ def main() -> int:
 
 
 __all__ = ["DEFAULTS", "DRY_RUN_ENV", "DRY_RUN_SIZES", "KINDS", "MODEL_PARAMETERS", "PROFILES", "STUDIES", "Param", "Study",
-           "check_value", "defaults", "dry_run", "dry_run_values", "literal", "resolve_params", "show", "study"]
+           "check_value", "defaults", "dry_run", "literal", "resolve_params", "show", "study"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -338,7 +338,11 @@ def run(profile: str = "quick", only: list[str] | None = None, start: str | None
         print(f"[run_all] ({i}/{len(selected)}) {nb.name} (profile {profile}{hint}) ...", flush=True)
         try:
             given = for_notebook(nb, parameters)
-            given = {**profiles.dry_run_values(nb.stem, profile), **given}  # a dry run's own sizes
+            # a dry run's values of parameters its cell shows with their one default, which
+            # resolve_params cannot fill (profiles.DRY_RUN_SIZES); a given value wins
+            s = profiles.study(nb.stem)
+            given = {**{k: v for k, v in profiles.defaults(nb.stem, profile).items()
+                        if not s[k].profiled}, **given}
             executed = execute(nb, profile, out_dir, given, progress=True)
         except pm.PapermillExecutionError as exc:
             if exc.ename == "NotebookSkipped":
