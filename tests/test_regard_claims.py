@@ -412,13 +412,17 @@ print(json.dumps({"weights": R.head_digest(clf.head),
 def test_training_twice_gives_the_same_bytes():
     """Two processes with other hash seeds, thread counts and texts embedded first train the
     same heads (the features of a text never depend on its batch)."""
-    out = []
+    procs = []  # the two processes run at once (one thread each beside the other's two)
     for warm, hashseed, threads in (("test", "1", "2"), ("train_other", "2", "1")):
         env = {**os.environ, "PYTHONHASHSEED": hashseed, "NLGBIAS_THREADS": threads,
                "OMP_NUM_THREADS": threads}
-        r = subprocess.run([sys.executable, "-c", _TRAIN, warm], capture_output=True, text=True,
-                           env=env, timeout=900, check=True)
-        out.append(json.loads(r.stdout.strip().splitlines()[-1]))
+        procs.append(subprocess.Popen([sys.executable, "-c", _TRAIN, warm], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=env))
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=900)
+        assert p.returncode == 0, stderr[-3000:]
+        out.append(json.loads(stdout.strip().splitlines()[-1]))
     assert out[0] == out[1]
 
 
