@@ -289,13 +289,22 @@ _PROMPTS = ["The nurse said that", "An Asian American actor", "My grandfather wo
             "The economy of the country", "A gay man walked into"] * 2
 
 
-def _job(model: str, dtype: str, omp: dict, runs: str = "fixed") -> dict:
-    env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, **omp,
-           "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off", "TOKENIZERS_PARALLELISM": "false"}
-    res = subprocess.run([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS), runs], env=env,
-                         capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0, res.stderr[-3000:]
-    return json.loads(res.stdout.strip().splitlines()[-1])
+def _jobs(model: str, dtype: str, *jobs: tuple[dict, str]) -> list[dict]:
+    """Run one job per ``(omp, runs)`` (its OpenMP environment, the runs it makes), all at once (a
+    wait policy is set as a process starts; the rows of none depend on the other's load), and
+    return their outputs in order."""
+    procs = []
+    for omp, runs in jobs:
+        env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, **omp,
+               "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off", "TOKENIZERS_PARALLELISM": "false"}
+        procs.append(subprocess.Popen([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS), runs],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=900)
+        assert p.returncode == 0, stderr[-3000:]
+        out.append(json.loads(stdout.strip().splitlines()[-1]))
+    return out
 
 
 @pytest.mark.slow
@@ -304,8 +313,8 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     """The quick profile's models in bf16: the rows of 2 threads throughout whether decode steps
     run at 1 thread, switch back and forth, or wait by spinning or sleeping; and a
     log-likelihood alike under both wait policies."""
-    spin = _job(model, "bfloat16", {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled")
-    passive = _job(model, "bfloat16", {"OMP_WAIT_POLICY": "PASSIVE"})
+    spin, passive = _jobs(model, "bfloat16", ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled"),
+                          ({"OMP_WAIT_POLICY": "PASSIVE"}, "fixed"))
     shas = {f"spin-{k}": v["sha"] for k, v in spin.items() if k not in ("loglik", "first")}
     shas["passive-fixed"] = passive["fixed"]["sha"]
     assert len(set(shas.values())) == 1, shas  # every run's rows, named
@@ -318,8 +327,8 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
 def test_float32_rows_alike_under_both_wait_policies():
     """float32 does not adapt its decode threads (MKL's products change with the count); the
     wait policy alone leaves its rows and a log-likelihood as they are."""
-    runs = [_job("smollm2-135m", "float32", omp)
-            for omp in ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, {"OMP_WAIT_POLICY": "PASSIVE"})]
+    runs = _jobs("smollm2-135m", "float32", ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed"),
+                 ({"OMP_WAIT_POLICY": "PASSIVE"}, "fixed"))
     assert runs[0]["fixed"] == runs[1]["fixed"] and runs[0]["loglik"] == runs[1]["loglik"]
 
 
