@@ -419,10 +419,16 @@ def test_training_twice_gives_the_same_bytes():
         procs.append(subprocess.Popen([sys.executable, "-c", _TRAIN, warm], stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True, env=env))
     out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=900)
-        assert p.returncode == 0, stderr[-3000:]
-        out.append(json.loads(stdout.strip().splitlines()[-1]))
+    try:
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=900)
+            assert p.returncode == 0, stderr[-3000:]
+            out.append(json.loads(stdout.strip().splitlines()[-1]))
+    finally:  # a failed or timed-out process leaves the other not running
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
     assert out[0] == out[1]
 
 

@@ -300,10 +300,16 @@ def _jobs(model: str, dtype: str, *jobs: tuple[dict, str]) -> list[dict]:
         procs.append(subprocess.Popen([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS), runs],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=900)
-        assert p.returncode == 0, stderr[-3000:]
-        out.append(json.loads(stdout.strip().splitlines()[-1]))
+    try:
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=900)
+            assert p.returncode == 0, stderr[-3000:]
+            out.append(json.loads(stdout.strip().splitlines()[-1]))
+    finally:  # a failed or timed-out job leaves no other job running
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
     return out
 
 
