@@ -270,3 +270,19 @@ def test_permutation_chi2_in_blocks_equals_one_at_a_time():
             assert stats.k_proportions_test(counts, totals, n_perm=n_perm, seed=3) == want
             assert stats.k_proportions_test(pd.Series(counts), pd.Series(totals), n_perm=n_perm,
                                             seed=3) == want  # remembered
+
+
+def test_spearman_rows_is_scipys_spearmanr_on_every_row():
+    from nlgbias.stats import spearman_rows
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, size=(400, 9)).astype(float)  # many ties, some constant rows
+    y = rng.normal(size=(400, 9)).round(1)
+    x[5] = 2.0
+    got = spearman_rows(x, y)
+    for k in range(len(x)):
+        if (x[k] == x[k, 0]).all() or (y[k] == y[k, 0]).all():
+            assert np.isnan(got[k])
+        else:
+            assert got[k] == pytest.approx(sps.spearmanr(x[k], y[k])[0], abs=1e-12)
+    assert np.isnan(got[5]) and np.isfinite(got).sum() > 350

@@ -128,3 +128,23 @@ EXPECTED_COUNTS = {
     ("replication", "not comparable"): 18,
     ("calibration", "agrees"): 2, ("calibration", "disagrees"): 4,
 }
+
+
+def test_lms_ss_relation_interval_is_spearmanr_per_resample():
+    """The vectorised bootstrap draws the same resamples as a ``spearmanr`` call per draw (one
+    ``integers`` call each, constant resamples left out) and gives the same interval."""
+    from scipy.stats import spearmanr
+
+    from nlgbias.stats import percentile_interval
+
+    t = PP.TABLE4_DEV
+    m = t[~t["model"].isin((*SC.BASELINES, "Ensemble"))].dropna(subset=["lms", "ss"])
+    x, y = m["lms"].to_numpy(float), m["ss"].to_numpy(float)
+    rng, reps = np.random.default_rng(0), []
+    for _ in range(1500):
+        i = rng.integers(0, len(x), len(x))
+        if len(np.unique(x[i])) > 1 and len(np.unique(y[i])) > 1:
+            reps.append(spearmanr(x[i], y[i])[0])
+    lo, hi = percentile_interval(np.array(reps))
+    c = SC.lms_ss_relation_checks({"dev": t}, n_boot=1500, seed=0)[0]
+    assert f"[{lo:.2f}, {hi:.2f}]" in c.this_run

@@ -319,6 +319,24 @@ def percentile_interval(dist: np.ndarray, level: float = 0.95) -> tuple[np.ndarr
     return lo, hi
 
 
+def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each row of ``x`` with the same row of ``y`` (two ``(rows, n)`` arrays,
+    e.g. bootstrap resamples): ties take their average rank, as in ``scipy.stats.spearmanr``,
+    whose value each row equals to rounding (~1e-15); NaN where a row of either is constant.
+    One vectorised pass instead of a ``spearmanr`` call per row (about 1 ms each).
+
+    >>> float(spearman_rows(np.array([[1., 2, 3, 4]]), np.array([[1., 3, 2, 4]]))[0])
+    0.8
+    """
+    rx = sps.rankdata(np.asarray(x, dtype=float), axis=1)
+    ry = sps.rankdata(np.asarray(y, dtype=float), axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (rx * ry).sum(axis=1) / np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    return np.clip(rho, -1.0, 1.0)
+
+
 # --------------------------------------------------------------------------- exact and paired tests
 #: the two-sided 95 % normal quantile
 Z975 = float(sps.norm.ppf(0.975))
