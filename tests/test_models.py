@@ -65,12 +65,23 @@ def test_qwen_is_registered_as_an_offline_chat_model():
 def test_first_gguf_load_is_the_model_every_later_load_gets(tmp_path, monkeypatch):
     """A fresh clone's first run (de-quantising the GGUF file) must generate what
     every later run (loading the safetensors cache) generates: same tokens, same logits."""
+    import gguf
     import torch
 
     from nlgbias.models import loading
 
     monkeypatch.setattr(loading, "cache_dir", lambda name: tmp_path / M.model_slug(name))
+    parsed, reader = [], gguf.GGUFReader
+
+    def counting(path, *args, **kwargs):
+        parsed.append(path)
+        return reader(path, *args, **kwargs)
+
+    monkeypatch.setattr(gguf, "GGUFReader", counting)
     first = M.load_model("smollm2-135m", dtype=torch.bfloat16)
+    # the tokenizer, the config and the weights came from one parse of the file; the reader
+    # in place before the load is in place after it
+    assert len(parsed) == 1 and gguf.GGUFReader is counting
     assert (tmp_path / "smollm2-135m" / "model.safetensors").is_file()
     later = M.load_model("smollm2-135m", dtype=torch.bfloat16)
     text = "The woman worked as a"

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,32 @@ def _drop_quantization_config(config_file: Path) -> None:
         write_text(json.dumps(cfg, indent=2) + "\n", config_file)
 
 
+@contextmanager
+def _gguf_parsed_once():
+    """Within this block every ``gguf.GGUFReader`` of a file is the first one built for it.
+
+    transformers reads a GGUF file three times on a first load (the tokenizer, the config, the
+    weights), and each reader parses the whole metadata in Python: Gemma-3's 262k-token
+    vocabulary took about 20 s a parse on 2 cores. The reader only maps the file read-only, so
+    one serves all three; the de-quantised weights and tokenizer are the same bytes."""
+    import gguf
+
+    built = gguf.GGUFReader
+    readers: dict = {}
+
+    def reader(path, *args, **kwargs):
+        key = (os.path.realpath(path), args, tuple(sorted(kwargs.items())))
+        if key not in readers:
+            readers[key] = built(path, *args, **kwargs)
+        return readers[key]
+
+    gguf.GGUFReader = reader
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = built
+
+
 def _load_gguf(spec: ModelSpec, dtype):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -64,9 +91,10 @@ def _load_gguf(spec: ModelSpec, dtype):
         return model, tok
     folder = resolve(spec.resource)
     log.info("de-quantising %s (first load; cached afterwards)", spec.gguf_file)
-    tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.gguf_file)
-    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.gguf_file,
-                                                      dtype=torch.float32)
+    with _gguf_parsed_once():
+        tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.gguf_file)
+        gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.gguf_file,
+                                                          dtype=torch.float32)
     # a GGUF-loaded model refuses save_pretrained: rebuild it from its config and copy weights
     config = gguf_model.config
     if hasattr(config, "quantization_config"):  # the copy holds plain float weights
