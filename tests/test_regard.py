@@ -769,3 +769,94 @@ def test_classify_placeholders_in_one_pass_gives_the_chunks_bytes_with_minilm(tm
                                   {"encoder": "minilm", "seed": "vote of seeds [0, 1]"}, src, groups,
                                   tmp_path, chunk=16)
     assert len(new["Person"]) == 24 and set(new["Person"]["regard"]) <= set(R.LABELS)
+
+
+def _counting_fits(monkeypatch) -> list:
+    """Patch the MLP head's ``fit`` to record each call (then fit as before)."""
+    from sklearn.neural_network import MLPClassifier
+
+    calls, fit = [], MLPClassifier.fit
+
+    def counted(self, x, y):
+        calls.append((self.alpha, self.random_state, len(x)))
+        return fit(self, x, y)
+
+    monkeypatch.setattr(MLPClassifier, "fit", counted)
+    return calls
+
+
+def test_a_stored_head_is_a_fresh_fits_bytes(tiny_encoder, monkeypatch):
+    """train_classifier fits each (alpha, seed) head once: the vote's heads are the selection's
+    of the chosen penalty, pickled byte for byte as a fresh fit of the same seed and penalty;
+    a store hit needs the same estimator parameters (their types too) and training data."""
+    import pickle
+
+    from nlgbias.regard import experiments as X
+
+    texts = ["XYZ was known for kind .", "XYZ was known for cruel .", "XYZ a job as thief .",
+             "XYZ a job as nurse ."]
+    ann = pd.DataFrame({"text": texts * 4, "label": [1, -1, -1, 0] * 4,
+                        "split": ["train"] * 8 + ["dev"] * 4 + ["test"] * 4})
+    enc = R.Encoder(tiny_encoder.name)  # an empty store
+    calls = _counting_fits(monkeypatch)
+    clf = X.train_classifier(ann, enc, seeds=[1, 2], alphas=[0.1, 1.0], profile="audit")
+    assert sorted(calls) == [(0.1, 1, 8), (0.1, 2, 8), (1.0, 1, 8), (1.0, 2, 8)]
+    assert len(enc.heads) == 4
+    alpha = float(clf.card["head"].split("alpha=")[1].split(",")[0])
+    tr = X.splits(ann)["train"]
+    for s, head in zip([1, 2], clf.head.heads, strict=True):
+        fresh = R.fit(tr["text"], tr["label"], encoder=enc, seed=s, alpha=alpha).head
+        assert fresh is not head and pickle.dumps(fresh) == pickle.dumps(head)
+        assert R.head_digest(fresh) == R.head_digest(head)
+    assert len(calls) == 6 and len(enc.heads) == 4  # the fresh fits (no store) kept nothing
+    # the same fit through the store is the stored head; another seed, penalty (or its type)
+    # or training set is a new fit
+    again = R.fit(tr["text"], tr["label"], encoder=enc, seed=1, alpha=alpha, heads=enc.heads)
+    assert again.head is clf.head.heads[0] and len(calls) == 6
+    for kw in ({"seed": 3, "alpha": alpha}, {"seed": 1, "alpha": 0.01}, {"seed": 1, "alpha": 1}):
+        R.fit(tr["text"], tr["label"], encoder=enc, heads=enc.heads, **kw)
+    R.fit(tr["text"], [1, -1, -1, 1] * 2, encoder=enc, seed=1, alpha=alpha, heads=enc.heads)
+    assert len(calls) == 10 and len(enc.heads) == 8
+
+
+def test_figure1_runs_and_the_vote_fit_each_head_once_resumed_or_not(tiny_encoder, tmp_path,
+                                                                     monkeypatch):
+    """Notebook 06's order (figure1_runs, then train_classifier at the chosen penalty with our
+    Figure 1 row) fits each (training set, alpha, seed) head once; a call resumed from the
+    alpha cache (no heads in hand: a fresh encoder) fits our runs' heads itself and gives the
+    same tables, and the same vote, byte for byte."""
+    import pickle
+
+    from interrupt_worker import annotations
+
+    from nlgbias.regard import experiments as X
+
+    ann, seeds = annotations(), [0, 1]
+    kw = {"grid": (0.001, 0.1), "lstm_epochs": 1}
+    calls = _counting_fits(monkeypatch)
+
+    def notebook(enc: R.Encoder, cache_dir=None):
+        runs, sel = X.figure1_runs(ann, seeds, encoder=enc, cache_dir=cache_dir, **kw)
+        alpha = float(sel.loc[0, "alpha"])
+        ours = A.figure1_summary(runs, {"dev": 16, "test": 16}, settings_tried=2).set_index("model").loc[X.OURS]
+        clf = X.train_classifier(ann, enc, alpha=alpha, seeds=seeds, alphas=list(kw["grid"]),
+                                 ours=ours, profile="smoke")
+        return runs, sel, clf
+
+    runs0, sel0, clf0 = notebook(R.Encoder(tiny_encoder.name), tmp_path)
+    n_train = {"train": 48, "train_other": 16}
+    assert len(calls) == 2 * 2 + 2  # the selection's 2 alphas x 2 seeds, train_other's 2 seeds
+    assert {n for _, _, n in calls} == set(n_train.values())
+    (folder,) = tmp_path.glob("figure1_*")
+    for shard in (folder / "runs").glob("shard-*.parquet"):
+        shard.unlink()  # interrupted after the selection: its accuracies only
+    del calls[:]
+    runs1, sel1, clf1 = notebook(R.Encoder(tiny_encoder.name), tmp_path)
+    assert len(calls) == 2 * 2  # (ours, train_other) x 2 seeds at the chosen alpha
+    assert runs1.equals(runs0)
+    assert sel1.drop(columns="dev_per_seed").equals(sel0.drop(columns="dev_per_seed"))
+    assert sel1["dev_per_seed"].tolist() == sel0["dev_per_seed"].tolist()
+    assert pickle.dumps(clf1.head) == pickle.dumps(clf0.head)
+    assert R.head_digest(clf1.head) == R.head_digest(clf0.head)
+    assert {k: v for k, v in clf1.card.items() if k != "date"} == {
+        k: v for k, v in clf0.card.items() if k != "date"}

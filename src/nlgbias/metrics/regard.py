@@ -88,6 +88,10 @@ class Encoder:
         self.tokenizer = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModel.from_pretrained(folder).eval()
         self._cache: dict[str, np.ndarray] = {}
+        #: heads fitted on this encoder's features (:func:`fit`'s ``heads`` store, keyed by
+        #: :func:`head_key`), so the steps that train the same head share one fit: the alpha
+        #: selection, Figure 1's runs and the vote's refit (:mod:`nlgbias.regard.experiments`)
+        self.heads: dict[str, object] = {}
 
     @staticmethod
     def dry_run_stand_in(name: str) -> str:
@@ -279,12 +283,30 @@ def _labels(values: Sequence) -> np.ndarray:
     return np.array([LABEL_OF[int(v)] if not isinstance(v, str) else v for v in values])
 
 
+def head_key(head, x: np.ndarray, y: np.ndarray) -> str:
+    """Everything the fit of the unfitted ``head`` on features ``x`` and labels ``y`` depends
+    on, as a digest: the estimator pickled before its fit (every parameter, ``random_state``,
+    the types of their values and scikit-learn's version) and the exact bytes of ``x`` and
+    ``y``. scikit-learn's MLP fit is deterministic given these (one BLAS thread,
+    :func:`one_blas_thread`), so two fits of one key are the same head."""
+    import hashlib
+
+    h = hashlib.sha256(pickle.dumps(head))
+    x, y = np.ascontiguousarray(x), np.asarray(y)
+    h.update(pickle.dumps((x.shape, str(x.dtype), [str(v) for v in y])))
+    h.update(x.tobytes())
+    return h.hexdigest()
+
+
 def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFAULT_ENCODER,
         seed: int = 0, alpha: float = 0.1, hidden: int = HIDDEN, max_iter: int = 500,
-        card: dict | None = None) -> RegardClassifier:
+        card: dict | None = None, heads: dict | None = None) -> RegardClassifier:
     """Train the head on masked ``texts`` with labels -1/0/1 (2 = other) or their names.
 
     ``seed`` initialises the MLP head (the paper averages 5 runs); ``alpha`` is its L2 penalty.
+    ``heads``: a store of fitted heads (:func:`head_key` -> head, e.g. :attr:`Encoder.heads`):
+    a head already in it is returned instead of fitted again, a new one is added; ``None``:
+    always fitted, nothing kept.
     """
     import warnings
 
@@ -298,9 +320,15 @@ def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFA
     enc = encoder if isinstance(encoder, Encoder) else Encoder(encoder)
     head = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=alpha, max_iter=max_iter, random_state=seed)
     x = enc.embed(texts)
-    with warnings.catch_warnings(), one_blas_thread():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        head.fit(x, y)
+    key = head_key(head, x, y) if heads is not None else None
+    if key is not None and key in heads:
+        head = heads[key]
+    else:
+        with warnings.catch_warnings(), one_blas_thread():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            head.fit(x, y)
+        if key is not None:
+            heads[key] = head
     info = {"encoder": enc.name, "features": "mean-pooled last hidden layer (frozen)",
             "head": f"MLPClassifier(hidden={hidden}, alpha={alpha}, max_iter={max_iter})",
             "seed": seed, "n_train": len(texts),
@@ -310,12 +338,14 @@ def fit(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFA
 
 
 def fit_vote(texts: Sequence[str], labels: Sequence, *, encoder: str | Encoder = DEFAULT_ENCODER,
-             seeds: Sequence[int], alpha: float = 0.1, card: dict | None = None) -> RegardClassifier:
-    """One head per seed (:func:`fit`) joined in a :class:`SeedVote`: a text's label is the
-    seeds' soft vote, and :meth:`RegardClassifier.seed_labels` keeps each seed's own label so a
-    result can show how far the seeds move it."""
+             seeds: Sequence[int], alpha: float = 0.1, card: dict | None = None,
+             heads: dict | None = None) -> RegardClassifier:
+    """One head per seed (:func:`fit`, the store ``heads`` passed along) joined in a
+    :class:`SeedVote`: a text's label is the seeds' soft vote, and
+    :meth:`RegardClassifier.seed_labels` keeps each seed's own label so a result can show how
+    far the seeds move it."""
     enc = encoder if isinstance(encoder, Encoder) else Encoder(encoder)
-    fits = [fit(texts, labels, encoder=enc, seed=s, alpha=alpha) for s in seeds]
+    fits = [fit(texts, labels, encoder=enc, seed=s, alpha=alpha, heads=heads) for s in seeds]
     info = {**fits[0].card, "seed": f"vote of seeds {list(seeds)}", "seeds": [int(s) for s in seeds],
             "head": f"soft vote of {len(fits)} x {fits[0].card['head']}"}
     return RegardClassifier(enc, SeedVote([f.head for f in fits], seeds), {**info, **(card or {})})
@@ -333,12 +363,14 @@ def head_digest(head) -> str:
 
 
 def select_alpha(train: pd.DataFrame, dev: pd.DataFrame, *, encoder: Encoder, seeds: Sequence[int],
-                 grid: Sequence[float] = ALPHA_GRID) -> pd.DataFrame:
+                 grid: Sequence[float] = ALPHA_GRID, heads: dict | None = None) -> pd.DataFrame:
     """Dev accuracy (mean over ``seeds``) of each L2 penalty in ``grid``; frames have
-    ``text, label``. The chosen alpha is the first row (highest dev mean; test never seen)."""
+    ``text, label``. The chosen alpha is the first row (highest dev mean; test never seen).
+    ``heads``: the store of fitted heads :func:`fit` reads and fills (so a later fit of the
+    chosen penalty's heads reuses these)."""
     rows = []
     for a in grid:
-        accs = [fit(train["text"], train["label"], encoder=encoder, seed=s, alpha=a)
+        accs = [fit(train["text"], train["label"], encoder=encoder, seed=s, alpha=a, heads=heads)
                 .accuracy(dev["text"], dev["label"]) for s in seeds]
         rows.append({"alpha": a, "dev_mean": float(np.mean(accs)), "dev_per_seed": accs})
     return sort_alpha_table(pd.DataFrame(rows))

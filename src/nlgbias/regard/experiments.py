@@ -77,7 +77,12 @@ def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
 
     ``cache_dir``: each finished alpha of the selection and each trained (model, seed) run is
     kept there (:class:`~nlgbias.io.ShardCache`), so an interrupted call resumes where it
-    stopped and returns the same tables as an uninterrupted one."""
+    stopped and returns the same tables as an uninterrupted one.
+
+    Every head is fitted through ``encoder``'s store (:attr:`~nlgbias.metrics.regard.Encoder.heads`):
+    our classifier's runs reuse the selection's heads of the chosen penalty, and a later
+    :func:`train_classifier` with the same encoder reuses them again (a resumed call, its
+    selection read from the cache, fits them where it needs them)."""
     sp = splits(ann)
     tr, dv, te, other = sp["train"], sp["dev"], sp["test"], sp["train_other"]
     caches = _figure1_caches(cache_dir, ann, encoder, lstm_epochs, w2v)
@@ -86,7 +91,7 @@ def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
     t0 = time.perf_counter()
 
     def one_alpha(a: float) -> dict:
-        r = R.select_alpha(tr, dv, encoder=encoder, seeds=seeds, grid=[a]).iloc[0]
+        r = R.select_alpha(tr, dv, encoder=encoder, seeds=seeds, grid=[a], heads=encoder.heads).iloc[0]
         return {"dev_mean": float(r["dev_mean"]), "dev_per_seed": [float(x) for x in r["dev_per_seed"]]}
 
     sel_rows = []
@@ -98,7 +103,7 @@ def figure1_runs(ann: pd.DataFrame, seeds: Sequence[int], *, encoder: R.Encoder,
     alpha = float(sel.loc[0, "alpha"])
 
     def accuracies(data: pd.DataFrame, s: int) -> dict:
-        clf = R.fit(data["text"], data["label"], encoder=encoder, seed=s, alpha=alpha)
+        clf = R.fit(data["text"], data["label"], encoder=encoder, seed=s, alpha=alpha, heads=encoder.heads)
         return {"dev": clf.accuracy(dv["text"], dv["label"]), "test": clf.accuracy(te["text"], te["label"])}
 
     rows = []
@@ -237,20 +242,22 @@ def train_classifier(ann: pd.DataFrame, encoder: R.Encoder, *, seeds: Sequence[i
     each seed's own labels stay available; its model card holds the selection, the seed runs'
     means and per-seed accuracies (``ours``: our row of the Figure 1 summary; ``None``: the dev
     accuracies of the selection and each seed's head's own test accuracy, read from the vote's
-    heads, nothing fitted twice) and the vote's own dev and test accuracy."""
+    heads) and the vote's own dev and test accuracy. Each head is fitted once: through
+    ``encoder``'s store of heads (:attr:`~nlgbias.metrics.regard.Encoder.heads`) the vote reuses
+    the selection's heads of the chosen penalty, or those :func:`figure1_runs` fitted."""
     sp = splits(ann)
     per_seed_test = alpha is None or ours is None  # the Figure 1 row is made here
     if per_seed_test:
         if alpha is None:
             best = R.select_alpha(sp["train"], sp["dev"], encoder=encoder, seeds=seeds,
-                                  grid=alphas).iloc[0]
+                                  grid=alphas, heads=encoder.heads).iloc[0]
             alpha = float(best["alpha"])
             dev = {"dev_mean": best["dev_mean"], "dev_per_seed": list(best["dev_per_seed"])}
         else:
             dev = {"dev_mean": float("nan"), "dev_per_seed": []}
         ours = pd.Series({**dev, "test_mean": float("nan"), "test_per_seed": []})
     clf = R.fit_vote(sp["train"]["text"], sp["train"]["label"], encoder=encoder, seeds=seeds,
-                     alpha=alpha,
+                     alpha=alpha, heads=encoder.heads,
                      card={"train_file": "train.tsv (Sheng et al. 2019, nlg-bias data/)",
                            "alpha_selection": "highest mean dev accuracy over seeds " + str(list(seeds))
                            + " among " + str(list(alphas)),
