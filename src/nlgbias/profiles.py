@@ -350,10 +350,10 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("min_delta", "number", "progress: a drop of the validation loss by at least this share of "
            "the last progress's loss (0: any new lowest loss; a plateau rule)", 0.0, 0.0, 0.0),
         PP("lora_r", "int", "LoRA rank; its alpha is twice the rank", 8, 4, 8),
-        PP("val_texts", "int", "validation pairs for early stopping (seeded sample)", 16, None, None,
+        PP("val_texts", "int", "validation pairs for early stopping (seeded sample)", 8, None, None,
            none_means="every validation pair"),
         PP("guard_sentences", "int", "validation sentences the weight-choice guard answers at each "
-           "evaluation (seeded sample)", 16, 64, 64),
+           "evaluation (seeded sample)", 8, 64, 64),
         PP("ppl_texts", "int", "texts per corpus for the perplexity cost", 8, 30, 2000),
         PP("n_boot", "int", "bootstrap resamples (descriptors and seeds)", 200, 1000, 2000),
         _device("where the model is tuned (cpu, cuda)"),
