@@ -3,10 +3,7 @@ seeds inside every regard interval, and the classifier's training giving the sam
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -412,23 +409,11 @@ print(json.dumps({"weights": R.head_digest(clf.head),
 def test_training_twice_gives_the_same_bytes():
     """Two processes with other hash seeds, thread counts and texts embedded first train the
     same heads (the features of a text never depend on its batch)."""
-    procs = []  # the two processes run at once (one thread each beside the other's two)
-    for warm, hashseed, threads in (("test", "1", "2"), ("train_other", "2", "1")):
-        env = {**os.environ, "PYTHONHASHSEED": hashseed, "NLGBIAS_THREADS": threads,
-               "OMP_NUM_THREADS": threads}
-        procs.append(subprocess.Popen([sys.executable, "-c", _TRAIN, warm], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, env=env))
-    out = []
-    try:
-        for p in procs:
-            stdout, stderr = p.communicate(timeout=900)
-            assert p.returncode == 0, stderr[-3000:]
-            out.append(json.loads(stdout.strip().splitlines()[-1]))
-    finally:  # a failed or timed-out process leaves the other not running
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+    from at_once import run_at_once
+
+    out = run_at_once([([_TRAIN, warm], {**os.environ, "PYTHONHASHSEED": hashseed, "NLGBIAS_THREADS": threads,
+                                         "OMP_NUM_THREADS": threads})  # one thread each beside the other's two
+                       for warm, hashseed, threads in (("test", "1", "2"), ("train_other", "2", "1"))])
     assert out[0] == out[1]
 
 

@@ -293,24 +293,12 @@ def _jobs(model: str, dtype: str, *jobs: tuple[dict, str]) -> list[dict]:
     """Run one job per ``(omp, runs)`` (its OpenMP environment, the runs it makes), all at once (a
     wait policy is set as a process starts; the rows of none depend on the other's load), and
     return their outputs in order."""
-    procs = []
-    for omp, runs in jobs:
-        env = {**{k: v for k, v in os.environ.items() if k not in OMP_VARS}, **omp,
-               "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off", "TOKENIZERS_PARALLELISM": "false"}
-        procs.append(subprocess.Popen([sys.executable, "-c", _JOB, model, dtype, json.dumps(_PROMPTS), runs],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    out = []
-    try:
-        for p in procs:
-            stdout, stderr = p.communicate(timeout=900)
-            assert p.returncode == 0, stderr[-3000:]
-            out.append(json.loads(stdout.strip().splitlines()[-1]))
-    finally:  # a failed or timed-out job leaves no other job running
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-    return out
+    from at_once import run_at_once
+
+    base = {k: v for k, v in os.environ.items() if k not in OMP_VARS}
+    return run_at_once([([_JOB, model, dtype, json.dumps(_PROMPTS), runs],
+                         {**base, **omp, "NLGBIAS_THREADS": "2", "NLGBIAS_PROGRESS": "off",
+                          "TOKENIZERS_PARALLELISM": "false"}) for omp, runs in jobs])
 
 
 @pytest.mark.slow
