@@ -1,6 +1,6 @@
 """Loading a model of the registry (:mod:`nlgbias.models.registry`) with its tokenizer.
 
-GGUF files dequantise on load (~25-80 s on 2 cores); the first load writes a float32
+GGUF files dequantise on load (~20-50 s on 2 cores); the first load writes a float32
 safetensors copy under ``<cache>/models/<name>/`` (``nlgbias.paths.cache_root``) so later
 loads take seconds.
 """
