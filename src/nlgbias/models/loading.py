@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nlgbias.hardware import set_torch_threads
-from nlgbias.io import write_text
+from nlgbias.io import atomic_dir, write_text
 from nlgbias.models.registry import (
     KINDS,
     ModelSpec,
@@ -78,12 +78,17 @@ def _gguf_parsed_once():
         gguf.GGUFReader = built
 
 
+def _complete(cache: Path) -> bool:
+    """Whether ``cache`` holds a de-quantised copy (weights and config)."""
+    return (cache / "model.safetensors").is_file() and (cache / "config.json").is_file()
+
+
 def _load_gguf(spec: ModelSpec, dtype):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     cache = cache_dir(spec.name)
-    if (cache / "model.safetensors").is_file() and (cache / "config.json").is_file():
+    if _complete(cache):
         log.info("loading %s from the safetensors cache %s", spec.name, rel(cache))
         _drop_quantization_config(cache / "config.json")
         tok = AutoTokenizer.from_pretrained(cache)
@@ -103,14 +108,12 @@ def _load_gguf(spec: ModelSpec, dtype):
     model.load_state_dict(gguf_model.state_dict())
     model.generation_config = gguf_model.generation_config
     del gguf_model
-    tmp = cache.with_name(cache.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    if cache.exists():
-        shutil.rmtree(cache)
-    os.replace(tmp, cache)
+    if not _complete(cache):
+        if cache.exists():  # a copy without its weights or config (not written by atomic_dir)
+            shutil.rmtree(cache, ignore_errors=True)
+        with atomic_dir(cache) as tmp:  # another process converting it at once: one copy stays
+            model.save_pretrained(tmp)
+            tok.save_pretrained(tmp)
     del model
     # load back from the cache just written, so the first run uses exactly the model and tokenizer
     # every later run loads (the GGUF-converted tokenizer and a float32 -> bf16 cast after the fact
