@@ -22,7 +22,7 @@ lint=(src tests notebooks/src)
 # one process, the files' order.
 procs="${NLGBIAS_TEST_PROCESSES:-2}"
 args=()
-[[ "$procs" != 0 ]] && args+=(-n "$procs" --dist loadgroup --no-loadscope-reorder)
+[[ "$procs" != 0 ]] && args+=(-n "$procs" --dist loadfile --no-loadscope-reorder)
 for a in "$@"; do
     if [[ "$a" == "--fast" ]]; then args+=(-m "not notebook"); else args+=("$a"); fi
 done

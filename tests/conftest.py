@@ -48,35 +48,50 @@ def in_notebook_tier(item: pytest.Item) -> bool:
 def pytest_configure(config):
     config.addinivalue_line("markers", "notebook: the notebook tier (notebook runs, SIGKILL and "
                             "determinism runs, real models); `-m 'not notebook'` is the unit tier")
-    config.addinivalue_line("markers", "xdist_group(name): the tests that run in one process "
-                            "(set here: group_of)")
 
 
-#: the tests of one test process (``./run_tests.sh`` runs the suite in two, pytest-xdist's
-#: ``--dist loadgroup``): every test that uses the smoke chain's root in one (the chain runs once),
-#: every other test with the rest of its file (its module fixtures are built once)
+#: the files whose tests share the smoke chain's root (the session fixtures ``smoke_root`` and
+#: ``folder_root``): when the suite runs in several processes (``./run_tests.sh``: pytest-xdist,
+#: ``--dist loadfile``) they run in one, so the chain runs once
+CHAIN_FILES = ("test_notebooks.py", "test_determinism.py")
 CHAIN_GROUP = "smoke-chain"
 #: the longest groups (minutes each), started first when the suite runs in several processes:
 #: the group that starts last decides when the run ends
 LONGEST_FIRST = (CHAIN_GROUP, "test_dry_run.py", "test_audit.py", "test_interrupt.py")
 
 
-def group_of(item: pytest.Item) -> str:
-    """The group ``item`` runs in when the suite runs in several processes."""
-    if NOTEBOOK_TIER_FIXTURES & set(getattr(item, "fixturenames", ())):
-        return CHAIN_GROUP
-    return Path(str(item.fspath)).name
+def group_of(nodeid: str) -> str:
+    """The group a test runs in when the suite runs in several processes: the smoke chain's files
+    together, every other file on its own (its module fixtures are built once)."""
+    name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return CHAIN_GROUP if name in CHAIN_FILES else name
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the smoke chain's files as one file (:func:`group_of`)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByGroup(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return ByGroup(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if in_notebook_tier(item):
             item.add_marker(pytest.mark.notebook)
-        item.add_marker(pytest.mark.xdist_group(group_of(item)))
+        if NOTEBOOK_TIER_FIXTURES & set(getattr(item, "fixturenames", ())) and \
+                group_of(item.nodeid) != CHAIN_GROUP:
+            raise pytest.UsageError(f"{item.nodeid} uses the smoke chain's root: add its file to "
+                                    "CHAIN_FILES in tests/conftest.py")
     if os.environ.get("PYTEST_XDIST_WORKER"):  # in one process the order stays the files' order
         rank = {g: i for i, g in enumerate(LONGEST_FIRST)}
-        items.sort(key=lambda it: rank.get(group_of(it), len(rank)))
+        items.sort(key=lambda it: rank.get(group_of(it.nodeid), len(rank)))
 
 
 @pytest.fixture(scope="session")
