@@ -144,17 +144,18 @@ H.set_torch_threads(2)
 x = torch.ones(1 << 22)
 def idle():  # a 2-thread region, then the CPU time its idle thread burns in 0.3 s
     x.add_(1.0); t = time.process_time(); time.sleep(0.3); return time.process_time() - t
+def until_spinning():  # idle() until the idle thread burns over 0.1 s (at most 8 times)
+    got = [idle()]
+    while got[-1] <= 0.1 and len(got) < 8:
+        got.append(idle())
+    return got
 th = H.SpinThrottle(2)
-out = {"plain": [idle()]}  # spinning; beside other busy processes a spin may get less of a core
-while out["plain"][-1] <= 0.1 and len(out["plain"]) < 8:
-    out["plain"].append(idle())
+out = {"plain": until_spinning()}  # beside other busy processes a spin may get less of a core
 th.engage(); out["engaged"] = idle(); out["size"] = th.team_size()
 th.release()
 # the parked team's threads leave libgomp's count as they exit, after the parked thread ends:
 # until then an idle thread still sleeps; it spins again within a few regions
-out["released"] = [idle() for _ in range(1)]
-while out["released"][-1] <= 0.1 and len(out["released"]) < 8:
-    out["released"].append(idle())
+out["released"] = until_spinning()
 print(json.dumps(out))
 """
 
