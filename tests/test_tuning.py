@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -174,6 +175,67 @@ def test_response_nll_equals_forward_pass():
         assert n == sum(1 for x in labels[1:] if x != -100)
         assert nll == pytest.approx(want, rel=1e-5)
     assert TU.perplexity_of(scores) == pytest.approx(math.exp(scores["nll"].sum() / scores["n_tokens"].sum()))
+
+
+def _random_batch(vocab: int, seed: int = 0):
+    """8 right-padded rows of 20-40 tokens whose last 5-15 tokens are labelled (as responses are)."""
+    g = torch.Generator().manual_seed(seed)
+    lens = torch.randint(20, 41, (8,), generator=g).tolist()
+    n = max(lens)
+    ids = torch.zeros((8, n), dtype=torch.long)
+    att = torch.zeros((8, n), dtype=torch.long)
+    labels = torch.full((8, n), -100, dtype=torch.long)
+    for i, length in enumerate(lens):
+        ids[i, :length] = torch.randint(3, vocab, (length,), generator=g)
+        att[i, :length] = 1
+        r = int(torch.randint(5, 16, (1,), generator=g))
+        labels[i, length - r:length] = ids[i, length - r:length]
+    return ids, att, labels
+
+
+@pytest.mark.parametrize("arch", ["llama", "qwen2"])
+@pytest.mark.parametrize("method", ["lora", "full"])
+def test_losses_on_the_labelled_positions_are_the_model_s_own_bytes(arch, method):
+    """The training loss and the per-example NLL with the output layer run on the labelled
+    positions only equal, byte for byte, the model's own ``labels=`` loss and the NLL from the
+    whole logits (and so do the gradients): a vocabulary of 5,000 tokens, float32 training and
+    bfloat16 scoring."""
+    from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
+
+    kw = dict(vocab_size=5000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128)
+    cfg = LlamaConfig(**kw) if arch == "llama" else Qwen2Config(**kw)
+    torch.manual_seed(0)
+    base = AutoModelForCausalLM.from_config(cfg)
+    assert TU._plain_head(base)
+    ids, att, labels = _random_batch(5000)
+    model = TU._prepare(base, TU.TuningConfig(method=method, lora_r=4, seed=0))
+    if method == "lora":  # B starts at zero: give the adapters weights so their gradients differ
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if "lora_B" in name:
+                    p.normal_(0, 0.02)
+
+    def loss_and_grads(fn):
+        model.zero_grad(set_to_none=True)
+        loss = fn()
+        loss.backward()
+        return loss.detach(), [p.grad.clone() for p in model.parameters() if p.requires_grad]
+
+    want, want_g = loss_and_grads(lambda: model(input_ids=ids, attention_mask=att, labels=labels).loss)
+    got, got_g = loss_and_grads(lambda: TU._train_loss(model, ids, att, labels))
+    assert torch.equal(got, want)
+    assert len(got_g) == len(want_g) and all(torch.equal(a, b) for a, b in zip(got_g, want_g, strict=True))
+
+    for m in (model, copy.deepcopy(base).to(torch.bfloat16)):
+        m.eval()
+        with torch.no_grad():
+            logits = m(input_ids=ids, attention_mask=att).logits[:, :-1].float()
+            target = labels[:, 1:]
+            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), target.clamp(min=0), reduction="none")
+            mask = target != -100
+            sums, counts = TU._example_nll(m, ids, att, labels)
+        assert torch.equal(sums, (nll * mask).sum(1)) and torch.equal(counts, mask.sum(1))
 
 
 # --------------------------------------------------------------------------- training

@@ -211,15 +211,62 @@ def _pad_id(tokenizer) -> int:
     return 0  # pragma: no cover
 
 
+#: model types whose causal-LM forward is its decoder followed by the output layer and nothing
+#: else (no logit scaling or soft-capping): their losses need the output layer only at the
+#: positions whose next token is labelled (the response), which saves most of its product
+PLAIN_HEAD_TYPES = frozenset({"llama", "qwen2"})
+
+
+def _plain_head(model) -> bool:
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
+    return getattr(getattr(base, "config", None), "model_type", None) in PLAIN_HEAD_TYPES
+
+
+def _hidden(model, ids, att):
+    """The decoder's last hidden states (the output layer's input), for a plain-head model."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return base.get_decoder()(input_ids=ids, attention_mask=att).last_hidden_state
+
+
+def _train_loss(model, ids, att, labels):
+    """The mean NLL of the labelled tokens, the model's own ``labels=`` loss bit for bit.
+
+    For a plain-head model (:data:`PLAIN_HEAD_TYPES`) the output layer runs on the labelled
+    positions only; their log-probabilities go back to their places among the batch's positions
+    and ``nll_loss`` averages them as the model's loss does (same values, same order of
+    summation), so the loss and its gradients are the same bytes (tested)."""
+    import torch
+    import torch.nn.functional as F
+
+    if not _plain_head(model):
+        return model(input_ids=ids, attention_mask=att, labels=labels).loss
+    h = _hidden(model, ids, att)
+    target = F.pad(labels, (0, 1), value=-100)[:, 1:].reshape(-1)  # the next token's label
+    keep = (target != -100).nonzero().squeeze(1)
+    logits = model.get_output_embeddings()(h.reshape(-1, h.shape[-1])[keep]).float()
+    logp = logits.log_softmax(-1).gather(1, target[keep, None])
+    placed = logp.new_zeros(target.numel(), 1).index_copy(0, keep, logp)
+    return F.nll_loss(placed, torch.where(target != -100, 0, -100), ignore_index=-100)
+
+
 def _example_nll(model, ids, att, labels):
-    """Per-example (sum of token NLL, number of scored tokens)."""
+    """Per-example (sum of token NLL, number of scored tokens). For a plain-head model the output
+    layer runs on the labelled positions only (the other positions' logits are zeros, which no
+    scored token reads): the same bytes (tested)."""
     import torch
 
-    logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
     target = labels[:, 1:]
+    mask = target != -100
+    if _plain_head(model):
+        h = _hidden(model, ids, att)[:, :-1]
+        at = mask.nonzero(as_tuple=True)
+        kept = model.get_output_embeddings()(h[at]).float()
+        logits = kept.new_zeros(*h.shape[:2], kept.shape[-1])
+        logits[at] = kept
+    else:
+        logits = model(input_ids=ids, attention_mask=att).logits[:, :-1].float()
     nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), target.clamp(min=0),
                                             reduction="none")
-    mask = target != -100
     return (nll * mask).sum(1), mask.sum(1)
 
 
@@ -503,7 +550,7 @@ def train(lm, train_examples: Sequence[tuple[list[int], list[int]]],
         while step < config.max_steps and not stopped:
             idx = _batch_indices(step, len(train_examples), config.batch_size, config.seed)
             ids, att, labels = _collate([train_examples[i] for i in idx], pad)
-            loss = model(input_ids=ids, attention_mask=att, labels=labels).loss
+            loss = _train_loss(model, ids, att, labels)
             loss.backward()
             opt.step()
             sched.step()
