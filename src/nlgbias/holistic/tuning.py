@@ -217,15 +217,18 @@ def _pad_id(tokenizer) -> int:
 PLAIN_HEAD_TYPES = frozenset({"llama", "qwen2"})
 
 
+def _causal_lm(model):
+    """The transformers model itself (a peft model's base model, with its adapters in place)."""
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
 def _plain_head(model) -> bool:
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
-    return getattr(getattr(base, "config", None), "model_type", None) in PLAIN_HEAD_TYPES
+    return getattr(getattr(_causal_lm(model), "config", None), "model_type", None) in PLAIN_HEAD_TYPES
 
 
 def _hidden(model, ids, att):
     """The decoder's last hidden states (the output layer's input), for a plain-head model."""
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return base.get_decoder()(input_ids=ids, attention_mask=att).last_hidden_state
+    return _causal_lm(model).get_decoder()(input_ids=ids, attention_mask=att).last_hidden_state
 
 
 def _train_loss(model, ids, att, labels):
