@@ -86,6 +86,8 @@ def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
     assert mon.busy_others() > 2
     write(1000 + 100 * H.LoadMonitor._hz, 9000)  # only idle time since
     assert mon.busy_others() == 0.0
+    stat.write_text(f"cpu  {1000 + 100 * H.LoadMonitor._hz} 0 0 9000 0 0 0 {50 * H.LoadMonitor._hz} 0 0\n")
+    assert mon.busy_others() == 0.0  # steal (the host's, not a process here) is not load
     assert H.LoadMonitor(stat=str(tmp_path / "missing")).busy_others() is None
     assert H._cpu_jiffies(str(tmp_path / "missing")) is None
     real = H.other_busy_cores(window=0.05)
