@@ -1,4 +1,4 @@
-"""Benchmark: how much compute this machine's cores give the project's three heavy kinds of work,
+"""Benchmark: how much compute this machine's cores give the project's heavy kinds of work,
 side by side in ONE run: one process at 1 thread, one process at 2 threads, and two processes at
 once (1 thread each, then 2 threads each). The work (SmolLM2-135M):
 
@@ -18,8 +18,9 @@ and each configuration over one process at 1 thread. Two processes at 1 thread e
 process at 1 thread is how many cores' worth of this work the machine gives (2.0 on two
 independent cores); one process at 2 threads over 1 thread is what a second thread gives a run.
 
-Run: ``.venv/bin/python benchmarks/bench_cores.py --reps 3 --out benchmarks/results/cores`` with
-nothing else computing (about 10 min).
+Run: ``.venv/bin/python benchmarks/bench_cores.py --reps 3 --out benchmarks/results/cores_smollm2``
+with nothing else computing (the first three kinds took about 15 min on 2026-11-28; ``--kinds`` and
+``--configs`` choose fewer).
 """
 
 from __future__ import annotations

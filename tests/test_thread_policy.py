@@ -76,8 +76,8 @@ def test_importing_nlgbias_sets_a_wait_policy_before_torch_loads():
 def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
     stat = tmp_path / "stat"
 
-    def write(busy: int, idle: int):  # user nice system idle iowait irq softirq steal
-        stat.write_text(f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+    def write(busy: int, idle: int, steal: int = 0):  # user nice system idle iowait irq softirq steal
+        stat.write_text(f"cpu  {busy} 0 0 {idle} 0 0 0 {steal} 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
 
     write(1000, 5000)
     mon = H.LoadMonitor(interval=0.0, stat=str(stat))
@@ -86,7 +86,7 @@ def test_the_load_monitor_counts_other_processes_busy_cores(tmp_path):
     assert mon.busy_others() > 2
     write(1000 + 100 * H.LoadMonitor._hz, 9000)  # only idle time since
     assert mon.busy_others() == 0.0
-    stat.write_text(f"cpu  {1000 + 100 * H.LoadMonitor._hz} 0 0 9000 0 0 0 {50 * H.LoadMonitor._hz} 0 0\n")
+    write(1000 + 100 * H.LoadMonitor._hz, 9000, steal=50 * H.LoadMonitor._hz)
     assert mon.busy_others() == 0.0  # steal (the host's, not a process here) is not load
     assert H.LoadMonitor(stat=str(tmp_path / "missing")).busy_others() is None
     assert H._cpu_jiffies(str(tmp_path / "missing")) is None
