@@ -40,9 +40,10 @@ class Busy:
 
 # --------------------------------------------------------------------------- the wait policy
 def test_the_wait_policy_follows_the_load_at_start_unless_the_user_chose():
-    for busy in (0.0, 1000.0, None):  # the default: a bounded spin, the governor throttles it
+    for busy in (0.0, 1000.0, None):  # the default: libgomp's full spin, the governor throttles it
         env = {}
-        assert H.set_wait_policy(env, busy_others=busy) == "SPIN" and env == {"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}
+        assert H.set_wait_policy(env, busy_others=busy) == "SPIN"
+        assert env == {"GOMP_SPINCOUNT": str(H.GOVERNED_SPIN_COUNT)} == {"GOMP_SPINCOUNT": "300000"}
     one = {"NLGBIAS_UNDER_LOAD": "one"}
     env = dict(one)
     assert H.set_wait_policy(env, busy_others=0.1) == "SPIN"
@@ -66,7 +67,7 @@ def test_importing_nlgbias_sets_a_wait_policy_before_torch_loads():
     code = ("import os, nlgbias, torch; "
             "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
     base = {k: v for k, v in os.environ.items() if k not in OMP_VARS}
-    for extra, want in (({}, {"PASSIVE None", f"None {H.SPIN_COUNT}"}),
+    for extra, want in (({}, {f"None {H.GOVERNED_SPIN_COUNT}"}),
                         ({"OMP_WAIT_POLICY": "ACTIVE"}, {"ACTIVE None"})):
         out = subprocess.run([sys.executable, "-c", code], env={**base, **extra},
                              capture_output=True, text=True, check=True).stdout.strip()
@@ -312,7 +313,7 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
     """The quick profile's models in bf16: the rows of 2 threads throughout whether decode steps
     run at 1 thread, switch back and forth, or wait by spinning or sleeping; and a
     log-likelihood alike under both wait policies."""
-    spin, passive = _jobs(model, "bfloat16", ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed,one,switching,throttled"),
+    spin, passive = _jobs(model, "bfloat16", ({"GOMP_SPINCOUNT": str(H.GOVERNED_SPIN_COUNT)}, "fixed,one,switching,throttled"),
                           ({"OMP_WAIT_POLICY": "PASSIVE"}, "fixed"))
     shas = {f"spin-{k}": v["sha"] for k, v in spin.items() if k not in ("loglik", "first")}
     shas["passive-fixed"] = passive["fixed"]["sha"]
@@ -326,7 +327,7 @@ def test_thread_policy_leaves_real_rows_and_loglik_byte_identical(model):
 def test_float32_rows_alike_under_both_wait_policies():
     """float32 does not adapt its decode threads (MKL's products change with the count); the
     wait policy alone leaves its rows and a log-likelihood as they are."""
-    runs = _jobs("smollm2-135m", "float32", ({"GOMP_SPINCOUNT": str(H.SPIN_COUNT)}, "fixed"),
+    runs = _jobs("smollm2-135m", "float32", ({"GOMP_SPINCOUNT": str(H.GOVERNED_SPIN_COUNT)}, "fixed"),
                  ({"OMP_WAIT_POLICY": "PASSIVE"}, "fixed"))
     assert runs[0]["fixed"] == runs[1]["fixed"] and runs[0]["loglik"] == runs[1]["loglik"]
 

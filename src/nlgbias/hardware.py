@@ -77,9 +77,17 @@ def torch_threads(threads: int | None = None):
         set_torch_threads(before)
 
 
-#: libgomp's spin count (``GOMP_SPINCOUNT``) when the machine is quiet as the process starts:
-#: an idle thread spins this many pauses (~0.7 ms on a Xeon, ~0.3 ms on an EPYC) for the next
-#: parallel region, then sleeps; libgomp's own default is 300,000
+#: libgomp's spin count (``GOMP_SPINCOUNT``) under the default load governor
+#: (``$NLGBIAS_UNDER_LOAD=throttle``): an idle thread spins this many pauses for the next parallel
+#: region, then sleeps; libgomp's own default. The governor throttles it to 100 pauses while other
+#: processes keep cores busy, so it only ever spins this long on a quiet machine, where spinning
+#: is fastest. On a cloud VM (Intel Xeon, AMX) a 2-thread decode run read 1.49x the speed of the
+#: bounded :data:`SPIN_COUNT` under the same governor, and the same speed beside another job
+#: (``benchmarks/results/load_smollm2.md``)
+GOVERNED_SPIN_COUNT = 300000
+#: the bounded spin count of ``$NLGBIAS_UNDER_LOAD=one`` when the machine is quiet as the process
+#: starts (no governor then to shorten it under load): an idle thread spins this many pauses
+#: (~0.7 ms on a Xeon, ~0.3 ms on an EPYC), then sleeps
 SPIN_COUNT = 10000
 #: the machine counts as loaded for a run of ``t`` threads when other processes leave fewer than
 #: ``t - BUSY_CORES`` cores free (2 cores, 2 threads: from half a core busy); it decides the wait
@@ -179,7 +187,7 @@ def wait_policy_for(busy_others: float | None, threads: int | None = None,
 def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -> str | None:
     """Choose how idle OpenMP threads wait, from the machine's load as the process starts, unless
     the environment already sets ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` (kept as they are).
-    Returns ``"SPIN"`` (a bounded spin), ``"PASSIVE"``, or the user's ``OMP_WAIT_POLICY``
+    Returns ``"SPIN"`` (a spin count set), ``"PASSIVE"``, or the user's ``OMP_WAIT_POLICY``
     (``None``: the runtime's default under a user's spin count). ``busy_others``: other
     processes' busy cores (default: measured over :data:`LOAD_WINDOW`, see
     :func:`wait_policy_for`).
@@ -195,9 +203,10 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
     The policy decides how threads wait, not how work is split, so every number is
     bit-identical (tested).
 
-    With ``$NLGBIAS_UNDER_LOAD=throttle`` (the default) the choice is always the bounded spin,
-    without a measurement: the process's :class:`LoadGovernor` makes it a brief spin (libgomp's
-    throttled count) for as long as other processes keep cores busy, whenever the load comes.
+    With ``$NLGBIAS_UNDER_LOAD=throttle`` (the default) the choice is always libgomp's full spin
+    (:data:`GOVERNED_SPIN_COUNT`), without a measurement: the process's :class:`LoadGovernor`
+    makes it a brief spin (libgomp's throttled count) for as long as other processes keep cores
+    busy, whenever the load comes.
 
     OpenMP reads the variables once, when torch loads: importing :mod:`nlgbias` sets them. A
     process that imported torch before nlgbias keeps libgomp's default (logged at INFO).
@@ -210,7 +219,7 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
                  "spin (slow on a loaded machine); import nlgbias first or set OMP_WAIT_POLICY")
         return None
     if under_load_mode(env) == "throttle":  # the load governor throttles the spin when load comes
-        chosen = {"GOMP_SPINCOUNT": str(SPIN_COUNT)}
+        chosen = {"GOMP_SPINCOUNT": str(GOVERNED_SPIN_COUNT)}
     else:
         busy = other_busy_cores() if busy_others == "measure" else busy_others
         chosen = wait_policy_for(busy)
@@ -271,7 +280,7 @@ def _omp_cpus() -> int:
 
 
 class SpinThrottle:
-    """Switch libgomp's spinning at barriers from the process's spin count (a bounded spin, see
+    """Switch libgomp's spinning at barriers from the process's spin count (see
     :func:`set_wait_policy`) to its throttled count (100 pauses, then sleep) and back, at any time.
 
     libgomp reads its wait policy once, when torch loads, but it uses the throttled count for as
