@@ -9,15 +9,15 @@ by side in ONE run, per thread policy:
   OpenMP thread spin only briefly (libgomp's throttled count, 100 pauses) while another process
   keeps half a core or more busy (``hardware.SpinThrottle``); 2 threads throughout (the same
   bytes, tested);
-- ``auto-bounded``: the default before, the same governor over a bounded spin
+- ``auto-bounded``: the default until 2026-11-29, the same governor over a bounded spin
   (``GOMP_SPINCOUNT=10000``, ``hardware.SPIN_COUNT``);
-- ``auto-one``: the previous default (``NLGBIAS_UNDER_LOAD=one``): the wait policy chosen from
+- ``auto-one``: the default until 2026-11-27 (``NLGBIAS_UNDER_LOAD=one``): the wait policy chosen from
   the load as the process starts (quiet: the bounded spin; loaded: ``OMP_WAIT_POLICY=PASSIVE``),
   and a decode step at 1 thread while another process keeps a core busy;
-- ``passive``: the default before, ``OMP_WAIT_POLICY=PASSIVE`` and 2 threads throughout
+- ``passive``: the default before ``auto-one``, ``OMP_WAIT_POLICY=PASSIVE`` and 2 threads throughout
   (``NLGBIAS_DECODE_THREADS=fixed``): idle OpenMP threads sleep;
 - ``spin``: libgomp's default (``GOMP_SPINCOUNT=300000``: idle threads spin ~300,000 pauses
-  before they sleep) and 2 threads throughout;
+  before they sleep) and 2 threads throughout, without the governor;
 - ``one`` (not run unless named in ``--policies``): 1 thread throughout, a reference for what
   one core does (its prefill sums differ from 2 threads', so its rows are not compared).
 - ``auto-started-loaded`` (not run unless named): ``auto`` in a worker started while another
@@ -33,7 +33,7 @@ average at the start and the end (other jobs on a shared machine count: "quiet" 
 of ours), and whether every repetition wrote the same rows (sha1 of the texts; a policy must not
 change a byte). ``--out PREFIX`` also writes ``PREFIX.md`` and ``PREFIX.json``.
 
-Run (nothing else on the machine; about 20 min with these arguments):
+Run (nothing else on the machine; about 13 min with these arguments):
 ``.venv/bin/python benchmarks/bench_load.py --prompts 48 --reps 6 --out benchmarks/results/load_smollm2``.
 The targets: ``auto`` at least ``spin``'s quiet speed, and loaded at least 85 % of its own quiet.
 

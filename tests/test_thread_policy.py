@@ -44,6 +44,10 @@ def test_the_wait_policy_follows_the_load_at_start_unless_the_user_chose():
         env = {}
         assert H.set_wait_policy(env, busy_others=busy) == "SPIN"
         assert env == {"GOMP_SPINCOUNT": str(H.GOVERNED_SPIN_COUNT)} == {"GOMP_SPINCOUNT": "300000"}
+    fixed = {"NLGBIAS_DECODE_THREADS": "fixed"}  # no governor will throttle it: the bounded spin
+    for env, stat in ((dict(fixed), "/proc/stat"), ({}, "/nonexistent/stat")):
+        assert H.set_wait_policy(env, busy_others=0.0, stat=stat) == "SPIN"
+        assert env.get("GOMP_SPINCOUNT") == str(H.SPIN_COUNT) == "10000"
     one = {"NLGBIAS_UNDER_LOAD": "one"}
     env = dict(one)
     assert H.set_wait_policy(env, busy_others=0.1) == "SPIN"

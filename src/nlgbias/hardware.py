@@ -77,17 +77,19 @@ def torch_threads(threads: int | None = None):
         set_torch_threads(before)
 
 
-#: libgomp's spin count (``GOMP_SPINCOUNT``) under the default load governor
-#: (``$NLGBIAS_UNDER_LOAD=throttle``): an idle thread spins this many pauses for the next parallel
-#: region, then sleeps; libgomp's own default. The governor throttles it to 100 pauses while other
-#: processes keep cores busy, so it only ever spins this long on a quiet machine, where spinning
-#: is fastest. On a cloud VM (Intel Xeon, AMX) a 2-thread decode run read 1.49x the speed of the
-#: bounded :data:`SPIN_COUNT` under the same governor, and the same speed beside another job
-#: (``benchmarks/results/load_smollm2.md``)
+#: libgomp's spin count (``GOMP_SPINCOUNT``) in a process whose load governor will run (the
+#: default: ``$NLGBIAS_DECODE_THREADS=auto``, ``$NLGBIAS_UNDER_LOAD=throttle``, ``/proc/stat``
+#: readable): an idle thread spins this many pauses for the next parallel region, then sleeps;
+#: libgomp's own default. Once the governor runs (from the first 2-thread model load, engine or
+#: trainer) it throttles the spin to 100 pauses while other processes keep cores busy, so the
+#: full spin runs on a quiet machine, where spinning is fastest. On a cloud VM (Intel Xeon, AMX),
+#: quiet, a 2-thread decode run read 1.49x and 1.84x the speed of the bounded
+#: :data:`SPIN_COUNT` under the same governor in two runs, and about the same speed beside another
+#: job (``benchmarks/results/load_smollm2_full_spin_trial.json``, ``load_smollm2.md``)
 GOVERNED_SPIN_COUNT = 300000
-#: the bounded spin count of ``$NLGBIAS_UNDER_LOAD=one`` when the machine is quiet as the process
-#: starts (no governor then to shorten it under load): an idle thread spins this many pauses
-#: (~0.7 ms on a Xeon, ~0.3 ms on an EPYC), then sleeps
+#: the bounded spin count of a process no governor will watch (``$NLGBIAS_DECODE_THREADS=fixed``,
+#: no ``/proc/stat``) and of ``$NLGBIAS_UNDER_LOAD=one`` when the machine is quiet as the process
+#: starts: an idle thread spins this many pauses (~0.7 ms on a Xeon, ~0.3 ms on an EPYC), then sleeps
 SPIN_COUNT = 10000
 #: the machine counts as loaded for a run of ``t`` threads when other processes leave fewer than
 #: ``t - BUSY_CORES`` cores free (2 cores, 2 threads: from half a core busy); it decides the wait
@@ -184,13 +186,14 @@ def wait_policy_for(busy_others: float | None, threads: int | None = None,
     return {"OMP_WAIT_POLICY": "PASSIVE"}
 
 
-def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -> str | None:
+def set_wait_policy(environ=None, busy_others: float | None | str = "measure",
+                    stat: str = "/proc/stat") -> str | None:
     """Choose how idle OpenMP threads wait, from the machine's load as the process starts, unless
     the environment already sets ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` (kept as they are).
     Returns ``"SPIN"`` (a spin count set), ``"PASSIVE"``, or the user's ``OMP_WAIT_POLICY``
     (``None``: the runtime's default under a user's spin count). ``busy_others``: other
     processes' busy cores (default: measured over :data:`LOAD_WINDOW`, see
-    :func:`wait_policy_for`).
+    :func:`wait_policy_for`); ``stat``: where the machine's CPU times are read.
 
     Why: torch's OpenMP threads wait at the end of every parallel region, and a decode step is
     hundreds of tiny regions. Spinning threads catch the next region at once (the fastest alone
@@ -203,10 +206,11 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
     The policy decides how threads wait, not how work is split, so every number is
     bit-identical (tested).
 
-    With ``$NLGBIAS_UNDER_LOAD=throttle`` (the default) the choice is always libgomp's full spin
-    (:data:`GOVERNED_SPIN_COUNT`), without a measurement: the process's :class:`LoadGovernor`
-    makes it a brief spin (libgomp's throttled count) for as long as other processes keep cores
-    busy, whenever the load comes.
+    With ``$NLGBIAS_UNDER_LOAD=throttle`` (the default) the choice is made without a measurement:
+    libgomp's full spin (:data:`GOVERNED_SPIN_COUNT`) where the process's :class:`LoadGovernor`
+    will run, which makes it a brief spin (libgomp's throttled count) for as long as other
+    processes keep cores busy, whenever the load comes; the bounded :data:`SPIN_COUNT` where no
+    governor will (``$NLGBIAS_DECODE_THREADS=fixed``, no ``/proc/stat``).
 
     OpenMP reads the variables once, when torch loads: importing :mod:`nlgbias` sets them. A
     process that imported torch before nlgbias keeps libgomp's default (logged at INFO).
@@ -219,7 +223,8 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure") -
                  "spin (slow on a loaded machine); import nlgbias first or set OMP_WAIT_POLICY")
         return None
     if under_load_mode(env) == "throttle":  # the load governor throttles the spin when load comes
-        chosen = {"GOMP_SPINCOUNT": str(GOVERNED_SPIN_COUNT)}
+        governed = decode_threads_mode(env) == "auto" and _cpu_jiffies(stat) is not None
+        chosen = {"GOMP_SPINCOUNT": str(GOVERNED_SPIN_COUNT if governed else SPIN_COUNT)}
     else:
         busy = other_busy_cores() if busy_others == "measure" else busy_others
         chosen = wait_policy_for(busy)
