@@ -223,7 +223,7 @@ def set_wait_policy(environ=None, busy_others: float | None | str = "measure",
                  "spin (slow on a loaded machine); import nlgbias first or set OMP_WAIT_POLICY")
         return None
     if under_load_mode(env) == "throttle":  # the load governor throttles the spin when load comes
-        governed = decode_threads_mode(env) == "auto" and _cpu_jiffies(stat) is not None
+        governed = _governor_wanted(env) and _cpu_jiffies(stat) is not None
         chosen = {"GOMP_SPINCOUNT": str(GOVERNED_SPIN_COUNT if governed else SPIN_COUNT)}
     else:
         busy = other_busy_cores() if busy_others == "measure" else busy_others
@@ -259,6 +259,13 @@ def decode_threads_mode(environ=None) -> str:
 def under_load_mode(environ=None) -> str:
     """``$NLGBIAS_UNDER_LOAD`` (``throttle`` unless set; see :data:`UNDER_LOAD`)."""
     return _env_choice("NLGBIAS_UNDER_LOAD", UNDER_LOAD, environ)
+
+
+def _governor_wanted(environ=None) -> bool:
+    """Whether the environment asks for the process's :class:`LoadGovernor`
+    (``$NLGBIAS_DECODE_THREADS=auto`` and ``$NLGBIAS_UNDER_LOAD=throttle``, the defaults); it runs
+    where ``/proc/stat`` can be read (:func:`govern`)."""
+    return decode_threads_mode(environ) == "auto" and under_load_mode(environ) == "throttle"
 
 
 def _under_load(loaded: bool, busy: float | None, threads: int, cores: int | None) -> bool:
@@ -418,7 +425,7 @@ def govern(threads: int, environ=None) -> LoadGovernor | None:
     ``$NLGBIAS_DECODE_THREADS=fixed`` or ``$NLGBIAS_UNDER_LOAD=one`` (then ``None``), or
     ``/proc/stat`` does not exist. Idempotent; a forked child starts its own."""
     global _GOVERNOR
-    if decode_threads_mode(environ) != "auto" or under_load_mode(environ) != "throttle" or threads < 2:
+    if not _governor_wanted(environ) or threads < 2:
         return None
     if _GOVERNOR is None or _GOVERNOR._pid != os.getpid():
         mon = LoadMonitor()
