@@ -196,10 +196,10 @@ def _random_batch(vocab: int, seed: int = 0):
 @pytest.mark.parametrize("arch", ["llama", "qwen2"])
 @pytest.mark.parametrize("method", ["lora", "full"])
 def test_losses_on_the_labelled_positions_are_the_model_s_own_bytes(arch, method):
-    """The training loss and the per-example NLL with the output layer run on the labelled
+    """The training loss (LoRA) and the per-example NLL with the output layer run on the labelled
     positions only equal, byte for byte, the model's own ``labels=`` loss and the NLL from the
-    whole logits (and so do the gradients): a vocabulary of 5,000 tokens, float32 training and
-    bfloat16 scoring."""
+    whole logits (and so do the gradients; full tuning's loss is the model's own): a vocabulary
+    of 5,000 tokens, float32 training and bfloat16 scoring."""
     from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
 
     kw = dict(vocab_size=5000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
@@ -223,7 +223,14 @@ def test_losses_on_the_labelled_positions_are_the_model_s_own_bytes(arch, method
         return loss.detach(), [p.grad.clone() for p in model.parameters() if p.requires_grad]
 
     want, want_g = loss_and_grads(lambda: model(input_ids=ids, attention_mask=att, labels=labels).loss)
+    rows = []
+    hook = model.get_output_embeddings().register_forward_hook(
+        lambda mod, args, out: rows.append(args[0].reshape(-1, args[0].shape[-1]).shape[0]))
     got, got_g = loss_and_grads(lambda: TU._train_loss(model, ids, att, labels))
+    hook.remove()
+    # LoRA (a frozen output layer): the labelled positions only; full tuning: the model's own loss
+    # (its output layer's gradient sums over the positions, and fewer of them can round otherwise)
+    assert rows == [int((labels[:, 1:] != -100).sum()) if method == "lora" else ids.numel()]
     assert torch.equal(got, want)
     assert len(got_g) == len(want_g) and all(torch.equal(a, b) for a, b in zip(got_g, want_g, strict=True))
 

@@ -234,14 +234,17 @@ def _hidden(model, ids, att):
 def _train_loss(model, ids, att, labels):
     """The mean NLL of the labelled tokens, the model's own ``labels=`` loss bit for bit.
 
-    For a plain-head model (:data:`PLAIN_HEAD_TYPES`) the output layer runs on the labelled
-    positions only; their log-probabilities go back to their places among the batch's positions
-    and ``nll_loss`` averages them as the model's loss does (same values, same order of
-    summation), so the loss and its gradients are the same bytes (tested)."""
+    For a plain-head model (:data:`PLAIN_HEAD_TYPES`) whose output layer is frozen (LoRA) the
+    output layer runs on the labelled positions only; their log-probabilities go back to their
+    places among the batch's positions and ``nll_loss`` averages them as the model's loss does
+    (same values, same order of summation), so the loss and its gradients are the same bytes
+    (tested). A trained output layer (full tuning) takes the model's own loss: its weight's
+    gradient sums over the positions, and a sum over fewer of them can round differently (it did
+    on an AMD EPYC, by one float32 step, while an Intel Xeon with AMX gave the same bytes)."""
     import torch
     import torch.nn.functional as F
 
-    if not _plain_head(model):
+    if not _plain_head(model) or model.get_output_embeddings().weight.requires_grad:
         return model(input_ids=ids, attention_mask=att, labels=labels).loss
     h = _hidden(model, ids, att)
     target = F.pad(labels, (0, 1), value=-100)[:, 1:].reshape(-1)  # the next token's label
