@@ -6,6 +6,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 bash scripts/setup_env.sh
 export TOKENIZERS_PARALLELISM=false
-# OpenMP's wait: importing nlgbias sets a bounded spin, and its load governor shortens the spin
-# while other processes keep a core busy (nlgbias.hardware; the same numbers either way)
+# OpenMP's wait: importing nlgbias sets libgomp's full spin, and its load governor shortens the
+# spin while other processes keep a core busy (nlgbias.hardware; the same numbers either way)
 exec .venv/bin/python -m nlgbias.runner "$@"

@@ -11,8 +11,8 @@ cd "$ROOT"
 bash scripts/setup_env.sh
 bash scripts/browser.sh   # Chromium for the audit report's browser test, where it can be installed
 export PYTHONHASHSEED=0 TOKENIZERS_PARALLELISM=false
-# OpenMP's wait: importing nlgbias sets a bounded spin, and its load governor shortens the spin
-# while other processes keep a core busy (nlgbias.hardware; the same numbers either way)
+# OpenMP's wait: importing nlgbias sets libgomp's full spin, and its load governor shortens the
+# spin while other processes keep a core busy (nlgbias.hardware; the same numbers either way)
 lint=(src tests notebooks/src)
 [[ -d benchmarks ]] && lint+=(benchmarks)
 .venv/bin/ruff check "${lint[@]}"
