@@ -219,19 +219,67 @@ def _head_weights(parts):
     return body, (head.weight, getattr(head, "bias", None)), cap
 
 
+#: rows of an output layer's logits taken to float32 at once. A few rows of a 262k-token
+#: vocabulary stay in the CPU's cache; all of them at once (a few hundred MB) go to memory and
+#: back in each of the log-softmax's passes. Every operation is per row, so the numbers are the
+#: same bytes at any chunking (tested), except that a lone row is never a chunk of its own: its
+#: sum would be split between threads and round differently.
+LOGIT_ROWS = 8
+
+
+def _row_chunks(n: int, rows: int = LOGIT_ROWS) -> list[slice]:
+    """Slices of ``range(n)`` of ``rows`` rows each; a last chunk of one row joins the one
+    before it (one row is one chunk only when ``n`` is 1).
+
+    >>> _row_chunks(17, 8)
+    [slice(0, 8, None), slice(8, 17, None)]
+    >>> _row_chunks(3, 2)
+    [slice(0, 3, None)]
+    """
+    starts = list(range(0, n, rows))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return [slice(a, b) for a, b in zip(starts, starts[1:] + [n])]
+
+
+def _float_logits(logits, cap):
+    torch = _torch()
+    x = logits.float()
+    return torch.tanh(x / cap) * cap if cap else x
+
+
+def _target_logprobs(logits, tgt, cap=None, rows=None):
+    """``logit[tgt] - logsumexp(logits)`` in float32 per row of ``logits`` [N, V] (the output
+    layer's dtype; softcapped by ``cap``), for row ``rows[k]`` (default: row ``k``) and target
+    ``tgt[k]``: the float32 copy is made :data:`LOGIT_ROWS` rows at a time."""
+    torch = _torch()
+    lse = torch.empty(len(logits), dtype=torch.float32, device=logits.device)
+    for sl in _row_chunks(len(logits)):
+        lse[sl] = torch.logsumexp(_float_logits(logits[sl], cap), dim=-1)
+    if rows is None:
+        return _float_logits(logits.gather(-1, tgt[:, None]).squeeze(-1), cap) - lse
+    return _float_logits(logits[rows, tgt], cap) - lse[rows]
+
+
+def _log_softmax_at(logits, tgt, cap=None):
+    """``log_softmax(logits)[tgt]`` in float32 per row of ``logits`` [N, V] (softcapped by
+    ``cap``), :data:`LOGIT_ROWS` rows at a time (it rounds unlike :func:`_target_logprobs`:
+    each scoring path keeps the formula its numbers were made with)."""
+    torch = _torch()
+    out = [torch.log_softmax(_float_logits(logits[sl], cap), dim=-1).gather(-1, tgt[sl, None])[:, 0]
+           for sl in _row_chunks(len(logits))]
+    return torch.cat(out) if out else logits.new_zeros(0, dtype=torch.float32)
+
+
 def _scored_logprobs(model, ids, att, score_mask, parts):
     """log p of each scored target (flat, in ``score_mask`` order)."""
-    torch = _torch()
     tgt = ids[:, 1:][score_mask]
     if parts is not None:
         body, (w, b), cap = parts
         h = body(input_ids=ids, attention_mask=att).last_hidden_state[:, :-1]
-        logits = torch.nn.functional.linear(h[score_mask], w, b).float()
-        if cap:
-            logits = torch.tanh(logits / cap) * cap
-    else:
-        logits = model(input_ids=ids, attention_mask=att).logits[:, :-1][score_mask].float()
-    return logits.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+        return _target_logprobs(_torch().nn.functional.linear(h[score_mask], w, b), tgt, cap)
+    logits = model(input_ids=ids, attention_mask=att).logits[:, :-1][score_mask]
+    return _target_logprobs(logits, tgt)
 
 
 def _check_pairs(prefixes, continuations):
@@ -328,12 +376,9 @@ def _causal_shared(model, pad, parts, prefixes, continuations, groups, shared, *
                       position_ids=pos2.to(device), past_key_values=cache, use_cache=True)
             h1, h2 = o1.last_hidden_state, o2.last_hidden_state
             sel = [h1[r, p] if s == 0 else h2[r, p] for (s, r, p) in keys]
-            logits = torch.nn.functional.linear(torch.stack(sel), w, b).float()
-            if cap:
-                logits = torch.tanh(logits / cap) * cap
-            lse = torch.logsumexp(logits, dim=-1)
-            index_t = torch.tensor(index, device=logits.device)
-            lp = (logits[index_t, torch.tensor(tgt, device=logits.device)] - lse[index_t]).cpu()
+            logits = torch.nn.functional.linear(torch.stack(sel), w, b)
+            lp = _target_logprobs(logits, torch.tensor(tgt, device=logits.device), cap,
+                                  rows=torch.tensor(index, device=logits.device)).cpu()
         tot = torch.zeros(len(rows), dtype=lp.dtype).index_add_(0, torch.tensor(owner), lp)
         for k, (_, i) in enumerate(rows):
             sums[i] = float(tot[k])
@@ -430,12 +475,11 @@ def masked_positions_logprobs(model, tokenizer, enc: Sequence[Sequence[int]],
         if "token_type_ids" in tokenizer.model_input_names:
             kw["token_type_ids"] = tti.to(device)
         with torch.inference_mode():
-            logits = _mlm_logits(model(**kw)).float()
+            logits = _mlm_logits(model(**kw))
             rows = torch.arange(len(idx), device=logits.device)
             pos = torch.tensor([positions[i] for i in idx], device=logits.device)
-            sel = logits[rows, pos]  # [B, V]
             tgt = torch.tensor([targets[i] for i in idx], device=logits.device)
-            lp = sel.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(sel, dim=-1)
+            lp = _target_logprobs(logits[rows, pos], tgt)  # the masked position's row [B, V]
         out[idx] = lp.cpu().numpy()
         bar.update(len(idx))
     bar.close()
@@ -506,12 +550,8 @@ def _head_rows(parts, h, tgt, rows: int):
     positions at a time (a 262k-token head's logits stay a few hundred MB)."""
     torch = _torch()
     _, (w, b), cap = parts
-    out = []
-    for k in range(0, len(h), rows):
-        logits = torch.nn.functional.linear(h[k:k + rows], w, b).float()
-        if cap:
-            logits = torch.tanh(logits / cap) * cap
-        out.append(torch.log_softmax(logits, dim=-1).gather(-1, tgt[k:k + rows, None])[:, 0])
+    out = [_log_softmax_at(torch.nn.functional.linear(h[k:k + rows], w, b), tgt[k:k + rows], cap)
+           for k in range(0, len(h), rows)]
     return torch.cat(out) if out else h.new_zeros(0)
 
 
@@ -730,8 +770,7 @@ def causal_token_logprobs(model, tokenizer, texts: Sequence[str], *, batch_size:
                     parts = None
                 checked = True
             if parts is None:
-                logits = model(input_ids=ids, attention_mask=att).logits[:, :-1][mask].float()
-                flat = torch.log_softmax(logits, dim=-1).gather(-1, tgt[:, None])[:, 0]
+                flat = _log_softmax_at(model(input_ids=ids, attention_mask=att).logits[:, :-1][mask], tgt)
         flat = flat.cpu().numpy().astype(float)
         pos = 0
         for k in idx:
