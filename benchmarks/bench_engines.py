@@ -11,7 +11,9 @@ Workloads (GPT-2's sampling settings: top-k 40, top-p 0.95; the same BOLD prompt
 Engines (``--engines``; one that is not installed is reported as skipped, with the reason):
 
 - ``hf``: the project's engine (``CausalGenerator``: continuous batching, 32 slots, packed
-  bfloat16 weights), as the notebooks run it;
+  bfloat16 weights), as the notebooks run it; in workload ``a`` its delivered texts are counted
+  (re-tokenised, as CTranslate2's cut texts are): its stop rule generates one token past a
+  sentence's end, which the cut drops;
 - ``plain32``: ``model.generate`` on batches of 32 (left padding, KV cache), same bfloat16 model;
 - ``ct2-int8`` / ``ct2-float32``: CTranslate2 (``pip install 'nlgbias[bench]'``) on the float copy
   converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32. This
@@ -31,9 +33,10 @@ Throughput counts the new tokens an engine DELIVERS: in workload ``a`` an engine
 first-sentence stop generates 30 tokens and its text is cut at the first sentence afterwards;
 only the tokens up to that cut count (counted with the model's tokenizer). Each engine at each
 thread count (``--threads``, default 1 and 2) gets ``--reps`` interleaved repetitions; the table
-gives the median and the ratio to the ``hf`` engine's median in the same cell. The float32 and
-bfloat16 matmul peaks (``hardware.matmul_peak``) and the load average are measured at each thread
-count; the load average is recorded with every row (other jobs run on this machine).
+gives the median, the median over repetitions of the ratio to the ``hf`` engine of the same
+repetition, and the median seconds of the workload. The float32 and bfloat16 matmul peaks
+(``hardware.matmul_peak``) and the load average are measured at each thread count; the load
+average is recorded with every row (other jobs run on this machine).
 
 Run: ``.venv/bin/python benchmarks/bench_engines.py [--models smollm2-135m] [--prompts 64]
 [--out benchmarks/results/engines.md]``.
@@ -92,8 +95,12 @@ class HF:
         eng = self.engines[cut]
         before = eng.tokens_generated
         t0 = time.perf_counter()
-        eng.generate(prompts, 0)
-        return eng.tokens_generated - before, time.perf_counter() - t0
+        out = eng.generate(prompts, 0)
+        secs = time.perf_counter() - t0
+        if cut:  # the stop rule reads one token past the sentence's end, and the cut drops it:
+            # count the delivered text's tokens, as the other engines' are counted
+            return delivered(self.lm.tokenizer, [c.generation for c in out], cut), secs
+        return eng.tokens_generated - before, secs
 
 
 class Plain:
@@ -254,13 +261,15 @@ def build(engine, name, lm, threads, vllm_python):
 # ---------------------------------------------------------------- the run
 def table(rows, meta) -> str:
     """Markdown: per model, threads, workload and engine the median tok/s, each repetition's,
-    and the ratio to the hf engine: the median over repetitions of (engine / hf in the same
-    repetition), which the load shares more than the two medians do."""
+    the ratio to the hf engine: the median over repetitions of (engine / hf in the same
+    repetition), which the load shares more than the two medians do, and the median wall time
+    of the workload (whatever the engines count as a token)."""
     cells = {}
     for r in rows:
         cells.setdefault((r["model"], r["threads"], r["workload"], r["engine"]), []).append(r)
-    lines = ["| model | threads | workload | engine | tok/s (median) | each rep | x hf (median of per-rep ratios) | load avg |",
-             "|---|---:|---|---|---:|---|---:|---|"]
+    lines = ["| model | threads | workload | engine | tok/s (median) | each rep | x hf (median of per-rep ratios) "
+             "| seconds (median) | load avg |",
+             "|---|---:|---|---|---:|---|---:|---:|---|"]
     for (model, th, w, eng), rs in cells.items():
         med = statistics.median(r["tok_s"] for r in rs)
         hf = {r["rep"]: r["tok_s"] for r in cells.get((model, th, w, "hf"), [])}
@@ -268,7 +277,8 @@ def table(rows, meta) -> str:
         ratio = f"{statistics.median(ratios):.2f}" if ratios else ""
         loads = "-".join(f"{x:.1f}" for x in (min(r["load"] for r in rs), max(r["load"] for r in rs)))
         reps = ", ".join(f"{r['tok_s']:.0f}" for r in rs)
-        lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {loads} |")
+        secs = statistics.median(r["seconds"] for r in rs)
+        lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {secs:.2f} | {loads} |")
     head = [f"{k}: {v}" for k, v in meta.items()]
     return "\n".join(["- " + h for h in head] + ["", *lines])
 

@@ -242,25 +242,27 @@ def test_lm_kind_from_registry_kind_and_config(causal, bert):
 @pytest.mark.parametrize("cap", [None, 30.0])
 def test_chunked_log_probabilities_are_the_bytes_of_the_whole(vocab, dtype, cap):
     """The output layer's logits go to float32 a few rows at a time; the log-probabilities are
-    the bytes of the formulas on all rows at once (each path's own formula), at any row count,
-    a lone last row included (it joins the chunk before it)."""
+    the bytes of the formulas on all rows at once (each path's own formula), at 2 threads, at six
+    row counts from 1 to 200, a lone last row among them (it joins the chunk before it)."""
+    from nlgbias.hardware import torch_threads
     from nlgbias.likelihood import LOGIT_ROWS, _log_softmax_at, _row_chunks, _target_logprobs
 
     g = torch.Generator().manual_seed(vocab)
-    for n in (1, 2, LOGIT_ROWS + 1, 3 * LOGIT_ROWS, 37, 200):
-        chunks = _row_chunks(n)
-        assert [i for sl in chunks for i in range(n)[sl]] == list(range(n))
-        assert n == 1 or min(sl.stop - sl.start for sl in chunks) >= 2
-        logits = (torch.randn(n, vocab, generator=g) * 4).to(dtype)
-        tgt = torch.randint(0, vocab, (n,), generator=g)
-        whole = logits.float()
-        if cap:
-            whole = torch.tanh(whole / cap) * cap
-        lse = whole.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(whole, dim=-1)
-        assert torch.equal(_target_logprobs(logits, tgt, cap), lse)
-        ls = torch.log_softmax(whole, dim=-1).gather(-1, tgt[:, None])[:, 0]
-        assert torch.equal(_log_softmax_at(logits, tgt, cap), ls)
-        rows = torch.randint(0, n, (2 * n,), generator=g)  # a row may predict several targets
-        tgt2 = torch.randint(0, vocab, (2 * n,), generator=g)
-        ref = whole[rows, tgt2] - torch.logsumexp(whole, dim=-1)[rows]
-        assert torch.equal(_target_logprobs(logits, tgt2, cap, rows=rows), ref)
+    with torch_threads(2):
+        for n in (1, 2, LOGIT_ROWS + 1, 3 * LOGIT_ROWS, 37, 200):
+            chunks = _row_chunks(n)
+            assert [i for sl in chunks for i in range(n)[sl]] == list(range(n))
+            assert n == 1 or min(sl.stop - sl.start for sl in chunks) >= 2
+            logits = (torch.randn(n, vocab, generator=g) * 4).to(dtype)
+            tgt = torch.randint(0, vocab, (n,), generator=g)
+            whole = logits.float()
+            if cap:
+                whole = torch.tanh(whole / cap) * cap
+            lse = whole.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(whole, dim=-1)
+            assert torch.equal(_target_logprobs(logits, tgt, cap), lse)
+            ls = torch.log_softmax(whole, dim=-1).gather(-1, tgt[:, None])[:, 0]
+            assert torch.equal(_log_softmax_at(logits, tgt, cap), ls)
+            rows = torch.randint(0, n, (2 * n,), generator=g)  # a row may predict several targets
+            tgt2 = torch.randint(0, vocab, (2 * n,), generator=g)
+            ref = whole[rows, tgt2] - torch.logsumexp(whole, dim=-1)[rows]
+            assert torch.equal(_target_logprobs(logits, tgt2, cap, rows=rows), ref)
