@@ -223,9 +223,9 @@ def _head_weights(parts):
 #: vocabulary are about 8 MB, which a last-level cache can hold; a few hundred rows at once are a
 #: few hundred MB, written to memory and read back in each of the log-softmax's passes (Gemma-3's
 #: scoring: 1.1-1.3x). The numbers are the bytes of all rows at once (tested at 2 threads:
-#: vocabularies of 4,096 and 50,257, six row counts), but
-#: a lone last row joins the chunk before it: torch sums a reduction with a single output across
-#: threads, which rounds differently (seen: 1e-6 nats).
+#: vocabularies of 4,096 and 50,257, six row counts), but a lone last row joins the chunk before
+#: it: torch sums a reduction with a single output across threads, which rounds differently
+#: (seen: 1e-6 nats).
 LOGIT_ROWS = 8
 
 
