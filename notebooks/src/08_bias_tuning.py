@@ -68,6 +68,7 @@ lora_r = None           # LoRA rank; its alpha is twice the rank; None: the prof
 val_texts = None        # validation pairs for early stopping (seeded sample); None: the profile's (the README's profile table)
 guard_sentences = None  # validation sentences the weight-choice guard answers at each evaluation (seeded sample); None: the profile's (quick 64 · smoke 8 · paper 64)
 ppl_texts = None        # texts per corpus for the perplexity cost; None: the profile's (quick 30 · smoke 8 · paper 2000)
+collapse_texts = None   # test sentences whose responses' perplexity under the original model the collapse guard compares (seeded sample); None: the profile's (quick 64 · smoke 8 · paper 64)
 n_boot = None           # bootstrap resamples (descriptors and seeds); None: the profile's (quick 1000 · smoke 200 · paper 2000)
 device = "cpu"          # where the model is tuned (cpu, cuda)
 model_args = None       # the model's options: a dict, or lm-eval's model_args text (python -m nlgbias.lm --options)
@@ -111,8 +112,8 @@ set_style()
 cfg = resolve_params("08", profile, model=model, tune_shares=tune_shares, seeds=seeds, test_per_axis=test_per_axis,
                      val_per_axis=val_per_axis, max_steps=max_steps, batch_size=batch_size, lr=lr,
                      eval_every=eval_every, patience=patience, min_delta=min_delta, lora_r=lora_r,
-                     val_texts=val_texts, guard_sentences=guard_sentences, ppl_texts=ppl_texts, n_boot=n_boot,
-                     gen_batch_size=gen_batch_size)
+                     val_texts=val_texts, guard_sentences=guard_sentences, ppl_texts=ppl_texts,
+                     collapse_texts=collapse_texts, n_boot=n_boot, gen_batch_size=gen_batch_size)
 SPEC = parse_models([cfg["model"]], model_args=model_args, device=device, dtype="float32")[0]
 if not SPEC.local_weights:  # tuning needs the weights in this process
     raise NotebookSkipped(f"08 tunes the weights of {SPEC.display} in this process; a model behind the "
@@ -244,7 +245,7 @@ frames, LABELS = TS.held_out_responses(runs, S, generations=P.generations, cache
 timings["test responses"] = time.perf_counter() - t
 SHOW = [("original", None), ("tagged", SEEDS[0]), ("untagged", SEEDS[0])]
 example_table = TS.examples(frames, LABELS, SHOW, test, seed=seed)
-collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=64, seed=seed),
+collapse = TS.collapse_table(frames, LABELS, TS.response_perplexity(lm, frames, texts=cfg["collapse_texts"], seed=seed),
                             guard_passed={k: bool(r.info.get("guard_passed", True)) for k, (_, _, r) in runs.items()})
 save_table(collapse, P.results, "holistic_tuning_collapse",
            title=f"Collapse guard: refusal/boilerplate and canned help-offer shares and distinct responses of {NAME} on the test prompts, "

@@ -355,6 +355,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         PP("guard_sentences", "int", "validation sentences the weight-choice guard answers at each "
            "evaluation (seeded sample)", 8, 64, 64),
         PP("ppl_texts", "int", "texts per corpus for the perplexity cost", 8, 30, 2000),
+        PP("collapse_texts", "int", "test sentences whose responses' perplexity under the original "
+           "model the collapse guard compares (seeded sample)", 8, 64, 64),
         PP("n_boot", "int", "bootstrap resamples (descriptors and seeds)", 200, 1000, 2000),
         _device("where the model is tuned (cpu, cuda)"),
         P("model_args", "options", "the model's options: a dict, or lm-eval's model_args text "
