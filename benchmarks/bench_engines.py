@@ -11,9 +11,9 @@ Workloads (GPT-2's sampling settings: top-k 40, top-p 0.95; the same BOLD prompt
 Engines (``--engines``; one that is not installed is reported as skipped, with the reason):
 
 - ``hf``: the project's engine (``CausalGenerator``: continuous batching, 32 slots, packed
-  bfloat16 weights), as the notebooks run it; in workload ``a`` its delivered texts are counted
-  (re-tokenised, as CTranslate2's cut texts are): its stop rule generates one token past a
-  sentence's end, which the cut drops;
+  bfloat16 weights), as the notebooks run it; in workload ``a`` its delivered texts are counted,
+  as every engine's are (its stop rule generates one token past a sentence's end, which the cut
+  drops);
 - ``plain32``: ``model.generate`` on batches of 32 (left padding, KV cache), same bfloat16 model;
 - ``ct2-int8`` / ``ct2-float32``: CTranslate2 (``pip install 'nlgbias[bench]'``) on the float copy
   converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32. This
@@ -31,7 +31,11 @@ Engines (``--engines``; one that is not installed is reported as skipped, with t
 
 Throughput counts the new tokens an engine DELIVERS: in workload ``a`` an engine without the
 first-sentence stop generates 30 tokens and its text is cut at the first sentence afterwards;
-only the tokens up to that cut count (counted with the model's tokenizer). Each engine at each
+only the tokens up to that cut count. Every engine's texts are counted by one function
+(``bench_generate.delivered_tokens``: the decoded text with the white space at its ends removed,
+the form our engine delivers, cut at its first sentence and tokenised again with the model's
+tokenizer); in workload ``b`` our engine and CTranslate2 count their generated token ids,
+llama.cpp and vLLM their texts by the same function. Each engine at each
 thread count (``--threads``, default 1 and 2) gets ``--reps`` interleaved repetitions; the table
 gives the median, the median over repetitions of the ratio to the ``hf`` engine of the same
 repetition, and the median seconds of the workload. The float32 and bfloat16 matmul peaks
@@ -57,9 +61,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_generate import SETTINGS, kept_tokens, run_plain, workload_prompts
+from bench_generate import SETTINGS, delivered_tokens, kept_tokens, run_plain, workload_prompts
 
-from nlgbias.generation import CausalGenerator, DecodingParams, first_sentence
+from nlgbias.generation import CausalGenerator, DecodingParams
 from nlgbias.hardware import matmul_peak, set_torch_threads
 from nlgbias.models import cache_dir, get_spec, load_model
 from nlgbias.resources import resolve
@@ -70,12 +74,9 @@ VLLM_PYTHON = "/work/.cache/vllm-venv/bin/python"
 
 
 def delivered(tok, texts: list[str], cut: bool) -> int:
-    """Tokens of the texts an engine returned, up to the first-sentence cut in workload a."""
-    n = 0
-    for t in texts:
-        t = first_sentence(t) if cut else t
-        n += len(tok(t, add_special_tokens=False)["input_ids"])
-    return n
+    """Tokens of the texts an engine returned (:func:`bench_generate.delivered_tokens`: the one
+    count of every engine's texts)."""
+    return sum(delivered_tokens(tok, t, cut) for t in texts)
 
 
 # ---------------------------------------------------------------- engines
@@ -163,7 +164,7 @@ class LMBackend:
         t0 = time.perf_counter()
         out = self.lm.generate_until(prompts, params)
         secs = time.perf_counter() - t0
-        return delivered(self.tok, [g.text for g in out], False), secs
+        return delivered(self.tok, [g.text for g in out], cut), secs
 
 
 class LlamaCpp:

@@ -20,7 +20,9 @@ Methods (every one in ``--dtype``, default bfloat16 as the notebooks run):
 
 Throughput counts the new tokens a method DELIVERS: in workload ``a`` the baselines generate
 ``max_new_tokens`` and the continuation is cut at its first sentence afterwards, so only the
-tokens up to that cut count (the engine stops there). Share of peak: FLOPs per generated token
+tokens up to that cut count (the engine stops there; its stop rule reads one token past the
+sentence's end, which the cut drops); every method's texts are counted by one function,
+:func:`delivered_tokens`. Share of peak: FLOPs per generated token
 = 2 x (parameters of every matmul: the transformer blocks and the output layer, not the input
 embedding lookup) + the attention term 4 x layers x heads x head_dim x mean context length;
 prefill work is not counted. The bf16 and fp32 matmul peaks (``hardware.matmul_peak``, 2048 x
@@ -74,13 +76,21 @@ def flops_per_token(model, context: float) -> float:
     return 2 * matmul_params(model) + 4 * cfg.num_hidden_layers * heads * head_dim * context
 
 
+def delivered_tokens(tok, text: str, cut: bool) -> int:
+    """Tokens of a delivered continuation, counted the same way for every engine: the text with
+    the white space at its ends removed (the form the engine delivers) and, in workload ``a``
+    (``cut``), up to its first sentence's end, tokenised again with the model's tokenizer."""
+    text = text.strip()
+    return len(tok(first_sentence(text) if cut else text, add_special_tokens=False)["input_ids"])
+
+
 def kept_tokens(tok, prompt: str, cont_ids: list[int], cut: bool) -> tuple[int, int]:
-    """(tokens delivered, tokens of the full continuation) of a baseline's continuation."""
+    """(tokens delivered, tokens of the full continuation) of a baseline's continuation: in
+    workload ``a`` its decoded text counted by :func:`delivered_tokens`."""
     ids = [t for t in cont_ids if t not in (tok.pad_token_id, tok.eos_token_id)]
     if not cut:
         return len(ids), len(ids)
-    text = first_sentence(tok.decode(ids, skip_special_tokens=True))
-    return len(tok(text, add_special_tokens=False)["input_ids"]), len(ids)
+    return delivered_tokens(tok, tok.decode(ids, skip_special_tokens=True), cut), len(ids)
 
 
 def run_naive(lm, prompts, max_new, cut):
@@ -118,9 +128,12 @@ def run_engine(lm, prompts, max_new, cut, bs, continuous, packed=None):
     params = DecodingParams(max_new_tokens=max_new, first_sentence=cut, **SETTINGS)
     eng = CausalGenerator(lm, params, batch_size=bs, continuous=continuous, packed=packed)
     t0 = time.perf_counter()
-    eng.generate(prompts, 0)
+    out = eng.generate(prompts, 0)
     secs = time.perf_counter() - t0
-    return eng.tokens_generated, eng.tokens_generated, secs, len(prompts), eng.forwards
+    # workload a: the stop rule reads one token past a sentence's end and the cut drops it, so
+    # the delivered texts are counted as the baselines' are
+    kept = sum(delivered_tokens(lm.tokenizer, c.generation, cut) for c in out) if cut else eng.tokens_generated
+    return kept, eng.tokens_generated, secs, len(prompts), eng.forwards
 
 
 def main() -> None:
