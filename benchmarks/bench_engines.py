@@ -96,9 +96,13 @@ class HF:
             self.engines[cut] = CausalGenerator(self.lm, params, batch_size=32, num_threads=self.threads)
         eng = self.engines[cut]
         before = eng.tokens_generated
+        steps, throttled = sum(eng.threads.steps.values()), eng.threads.throttled
         t0 = time.perf_counter()
         out = eng.generate(prompts, 0)
         secs = time.perf_counter() - t0
+        # decode steps run while the load governor throttled the spin (another engine's process
+        # busy in the governor's last reading): the row reports them
+        self.last_throttled = (eng.threads.throttled - throttled, sum(eng.threads.steps.values()) - steps)
         if cut:  # the stop rule reads one token past the sentence's end, and the cut drops it:
             # count the delivered text's tokens, as the other engines' are counted
             return delivered(self.lm.tokenizer, [c.generation for c in out], cut), secs
@@ -303,8 +307,8 @@ def table(rows, meta) -> str:
     for r in rows:
         cells.setdefault((r["model"], r["threads"], r["workload"], r["engine"]), []).append(r)
     lines = ["| model | threads | workload | engine | tok/s (median) | each rep | x hf (median of per-rep ratios) "
-             "| seconds (median) | load avg |",
-             "|---|---:|---|---|---:|---|---:|---:|---|"]
+             "| seconds (median) | load avg | our decode steps throttled (all reps) |",
+             "|---|---:|---|---|---:|---|---:|---:|---|---|"]
     for (model, th, w, eng), rs in cells.items():
         med = statistics.median(r["tok_s"] for r in rs)
         hf = {r["rep"]: r["tok_s"] for r in cells.get((model, th, w, "hf"), [])}
@@ -313,7 +317,9 @@ def table(rows, meta) -> str:
         loads = "-".join(f"{x:.1f}" for x in (min(r["load"] for r in rs), max(r["load"] for r in rs)))
         reps = ", ".join(f"{r['tok_s']:.0f}" for r in rs)
         secs = statistics.median(r["seconds"] for r in rs)
-        lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {secs:.2f} | {loads} |")
+        thr = [tuple(map(int, r["throttled_steps"].split("/"))) for r in rs if "throttled_steps" in r]
+        thr = f"{sum(a for a, _ in thr)}/{sum(b for _, b in thr)}" if thr else ""
+        lines.append(f"| {model} | {th} | {w} | {eng} | {med:.1f} | {reps} | {ratio} | {secs:.2f} | {loads} | {thr} |")
     head = [f"{k}: {v}" for k, v in meta.items()]
     return "\n".join(["- " + h for h in head] + ["", *lines])
 
@@ -366,6 +372,8 @@ def main() -> None:
                         row = {"model": name, "threads": th, "workload": w, "engine": label,
                                "rep": rep, "tokens": kept, "seconds": round(secs, 2),
                                "tok_s": round(kept / secs, 1), "load": round(os.getloadavg()[0], 1)}
+                        if getattr(e, "last_throttled", None):
+                            row["throttled_steps"] = "{}/{}".format(*e.last_throttled)
                         rows.append(row)
                         print(json.dumps(row), flush=True)
             for e in engines.values():
@@ -374,6 +382,9 @@ def main() -> None:
         del lm
     for e, why in skipped.items():
         meta[f"skipped {e}"] = why
+    if "ct2-backend" in args.engines and len(args.engines) > 1:
+        meta["note"] = ("ct2-backend runs CTranslate2 in this process: once it has run, every engine of "
+                        "the process waits with libgomp's throttled spin at 2 threads (CT2's docstring)")
     text = table(rows, meta)
     print("\n" + text)
     if args.out:

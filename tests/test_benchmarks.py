@@ -32,3 +32,21 @@ def test_a_baselines_ids_and_our_engines_text_of_one_continuation_count_alike():
     assert delivered_tokens(tok, ours, True) == len(ours) == 19
     assert kept_tokens(tok, "prompt", ids, cut=False) == (30, 30)  # fixed length: the ids themselves
     assert delivered_tokens(tok, " The nurse was kind. She left ", False) == 28
+
+
+def test_a_leading_line_break_is_not_counted_with_a_byte_level_tokenizer():
+    """With a byte-level BPE (GPT-2's kind: a leading space joins the word, a line break is a token
+    of its own) a baseline's continuation that starts with a line break counts as many tokens as
+    the stripped text our engine delivers; counted unstripped it would count one more."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(["The nurse was kind. She left.", "\n The nurse was kind."] * 20,
+                            vocab_size=300, min_frequency=1, special_tokens=["<pad>", "<eos>"])
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token="<pad>", eos_token="<eos>")
+    ids = tok("\n The nurse was kind. She left", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    ours = "The nurse was kind."
+    n = len(tok(ours, add_special_tokens=False)["input_ids"])
+    assert kept_tokens(tok, "prompt", ids, cut=True)[0] == delivered_tokens(tok, ours, True) == n
+    assert len(tok("\n The nurse was kind.", add_special_tokens=False)["input_ids"]) == n + 1

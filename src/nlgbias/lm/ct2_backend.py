@@ -16,13 +16,14 @@ folder (``<cache>/ct2/<model>``) and run with ``compute_type`` (``int8`` default
   ids as the ``hf`` backend (:func:`nlgbias.likelihood.causal_items`); ``greedy`` is not
   available (CTranslate2 returns no ranks).
 
-In this process CTranslate2's parallel regions run on torch's OpenMP runtime (torch loads its
-libgomp into the global symbol scope). Once a generator has run, its thread team counts among
-the threads that libgomp manages; beside torch's own 2-thread team they exceed 2 CPUs, and
-libgomp then makes every idle thread of the process spin only briefly before it sleeps. torch's
-multi-threaded work in the same process then runs slower; the numbers do not change. On a
-2-core AMD EPYC our engine's decoding fell from about 300 to 180 tokens/s after a CTranslate2
-run, and it recovered when the generator was deleted (``benchmarks/results/engines_smollm2.md``).
+In one process with torch, CTranslate2 slows torch's multi-threaded work. Measured
+(``benchmarks/probe_ct2_openmp.py``; ``benchmarks/results/engines_smollm2.md``): on a 2-core AMD
+EPYC our engine's 2-thread decoding fell from about 300 to 180 tokens/s once a CTranslate2
+generator had run, and it recovered when the generator was deleted. The likely mechanism:
+CTranslate2's parallel regions run on torch's libgomp, which torch loads into the global symbol
+scope. Its thread team then counts among the threads libgomp manages, and beside torch's own
+team they exceed the CPUs, so libgomp has every idle thread spin only briefly before it sleeps.
+How threads wait does not change what they compute (tests/test_thread_policy.py).
 """
 
 from __future__ import annotations
