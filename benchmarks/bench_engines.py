@@ -18,7 +18,7 @@ Engines (``--engines``; one that is not installed is reported as skipped, with t
 - ``ct2-int8`` / ``ct2-float32``: CTranslate2 (``pip install 'nlgbias[bench]'``) on the float copy
   converted by its transformers converter; ``generate_batch`` with ``max_batch_size`` 32, in a
   process of its own with libgomp's own wait, as a user runs it (in ours it would share torch's
-  OpenMP runtime and throttle both engines' waits: :class:`CT2`). This CPU has no bfloat16 path in
+  OpenMP runtime and slow our engine at 2 threads: :class:`CT2`). This CPU has no bfloat16 path in
   CTranslate2 (float32, int8, int8_float32 only). One global seed, no per-row seed;
 - ``ct2-backend``: the ``ct2`` backend of :mod:`nlgbias.lm` (CTranslate2 int8 behind the LM
   interface: ``generate_until``, the first-sentence cut applied to its texts), in this process;
@@ -101,8 +101,12 @@ class HF:
         out = eng.generate(prompts, 0)
         secs = time.perf_counter() - t0
         # decode steps run while the load governor throttled the spin (another engine's process
-        # busy in the governor's last reading): the row reports them
-        self.last_throttled = (eng.threads.throttled - throttled, sum(eng.threads.steps.values()) - steps)
+        # busy in the governor's last reading): the row reports them. Only the governor's own
+        # throttle is counted, and only where it can act (a run of 2 threads or more that keeps
+        # its threads); a throttle libgomp applies by itself is not seen
+        threads = eng.threads
+        self.last_throttled = ((threads.throttled - throttled, sum(threads.steps.values()) - steps)
+                               if threads.adaptive and not threads.drops else None)
         if cut:  # the stop rule reads one token past the sentence's end, and the cut drops it:
             # count the delivered text's tokens, as the other engines' are counted
             return delivered(self.lm.tokenizer, [c.generation for c in out], cut), secs
@@ -189,12 +193,12 @@ def plain_openmp_env(threads: int) -> dict:
 
 
 class CT2(Worker):
-    """CTranslate2 in a process of its own. In ours it would share torch's OpenMP runtime (torch
-    loads libgomp into the global symbol scope, and CTranslate2's parallel regions bind to it):
-    its team then counts among the threads libgomp manages, which exceed the CPUs, and libgomp
-    switches every team of the process, ours and its own, to its throttled spin (measured: our
-    engine fell from about 300 to 180 tok/s at 2 threads after a CTranslate2 run in the same
-    process, and recovered when the generator was deleted)."""
+    """CTranslate2 in a process of its own. In ours it shares torch's OpenMP runtime (torch loads
+    libgomp into the global symbol scope, and CTranslate2's ``GOMP_parallel`` binds to it: shown
+    by ``probe_ct2_openmp.py``), and once it has run our engine is slower at 2 threads (measured:
+    270-352 tok/s before, 173-228 after in two probes, mostly recovered when the generator was
+    deleted). Inferred, not read: its team then counts among the threads libgomp manages, which exceed the
+    CPUs, and libgomp switches the process's teams to its throttled spin."""
 
     def __init__(self, name, tok, threads, quantization):
         self.tok = tok
@@ -383,8 +387,8 @@ def main() -> None:
     for e, why in skipped.items():
         meta[f"skipped {e}"] = why
     if "ct2-backend" in args.engines and len(args.engines) > 1:
-        meta["note"] = ("ct2-backend runs CTranslate2 in this process: once it has run, every engine of "
-                        "the process waits with libgomp's throttled spin at 2 threads (CT2's docstring)")
+        meta["note"] = ("ct2-backend runs CTranslate2 in this process: once it has run it likely slows this "
+                        "process's torch engines (hf, plain32) at 2 threads (see nlgbias.lm.ct2_backend)")
     text = table(rows, meta)
     print("\n" + text)
     if args.out:

@@ -16,16 +16,16 @@ folder (``<cache>/ct2/<model>``) and run with ``compute_type`` (``int8`` default
   ids as the ``hf`` backend (:func:`nlgbias.likelihood.causal_items`); ``greedy`` is not
   available (CTranslate2 returns no ranks).
 
-In one process with torch, CTranslate2 slows torch's multi-threaded work. Measured
-(``benchmarks/probe_ct2_openmp.py``; ``benchmarks/results/engines_smollm2.md``): on a 2-core AMD
-EPYC our engine's 2-thread decoding fell from about 300 to 180 tokens/s once a CTranslate2
-generator had run, and it recovered when the generator was deleted. CTranslate2's parallel
-regions run on torch's libgomp, which torch loads into the global symbol scope (the dynamic
-linker binds ``libctranslate2``'s ``GOMP_parallel`` there; the probe shows it). So its thread
-team counts among the threads that libgomp manages; beside torch's own team they exceed the
-CPUs, and libgomp then has every idle thread spin only briefly before it sleeps (its throttled
-spin; the thread counts were not read).
-How threads wait does not change what they compute (tests/test_thread_policy.py).
+In one process with torch, a CTranslate2 generator that has run slows torch's multi-threaded
+work. Measured in one case (``benchmarks/probe_ct2_openmp.py``,
+``benchmarks/results/engines_smollm2.md``): our engine decoding at 2 threads on a 2-core AMD
+EPYC went from 270-352 tokens/s to 173-228 (two probes) once a generator had run, and mostly
+recovered when the generator was deleted. CTranslate2's parallel regions run on torch's libgomp, which torch
+loads into the global symbol scope (the dynamic linker binds ``libctranslate2``'s
+``GOMP_parallel`` there; the probe shows it). Inferred, not read: its thread team then counts
+among the threads that libgomp manages, beside torch's own team they exceed the CPUs, and
+libgomp has every idle thread spin only briefly before it sleeps. How threads wait does not
+change what they compute (tests/test_thread_policy.py).
 """
 
 from __future__ import annotations
