@@ -201,6 +201,10 @@ class CT2(Worker):
     CPUs, and libgomp switches the process's teams to its throttled spin."""
 
     def __init__(self, name, tok, threads, quantization):
+        import importlib.util
+
+        if importlib.util.find_spec("ctranslate2") is None:  # the worker would only say it exited
+            raise ImportError("CTranslate2 is not installed: pip install 'nlgbias[bench]'")
         self.tok = tok
         super().__init__(f"CTranslate2 {quantization} ({threads} threads)",
                          [sys.executable, "-c", _CT2_WORKER, str(ct2_folder(name, quantization)),
