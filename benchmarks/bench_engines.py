@@ -197,8 +197,8 @@ class CT2(Worker):
     libgomp into the global symbol scope, and CTranslate2's ``GOMP_parallel`` binds to it: shown
     by ``probe_ct2_openmp.py``), and once it has run our engine is slower at 2 threads (measured:
     270-352 tok/s before, 173-228 after in two probes, mostly recovered when the generator was
-    deleted). Inferred, not read: its team then counts among the threads libgomp manages, which exceed the
-    CPUs, and libgomp switches the process's teams to its throttled spin."""
+    deleted). Inferred, not read: its team then counts among the threads libgomp manages, which
+    exceed the CPUs, and libgomp switches the process's teams to its throttled spin."""
 
     def __init__(self, name, tok, threads, quantization):
         import importlib.util

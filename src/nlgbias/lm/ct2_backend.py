@@ -20,9 +20,9 @@ In one process with torch, a CTranslate2 generator that has run slows torch's mu
 work. Measured in one case (``benchmarks/probe_ct2_openmp.py``,
 ``benchmarks/results/engines_smollm2.md``): our engine decoding at 2 threads on a 2-core AMD
 EPYC went from 270-352 tokens/s to 173-228 (two probes) once a generator had run, and mostly
-recovered when the generator was deleted. CTranslate2's parallel regions run on torch's libgomp, which torch
-loads into the global symbol scope (the dynamic linker binds ``libctranslate2``'s
-``GOMP_parallel`` there; the probe shows it). Inferred, not read: its thread team then counts
+recovered when the generator was deleted. CTranslate2's parallel regions run on torch's
+libgomp, which torch loads into the global symbol scope (the dynamic linker binds
+``libctranslate2``'s ``GOMP_parallel`` there; the probe shows it). Inferred, not read: its thread team then counts
 among the threads that libgomp manages, beside torch's own team they exceed the CPUs, and
 libgomp has every idle thread spin only briefly before it sleeps. How threads wait does not
 change what they compute (tests/test_thread_policy.py).
